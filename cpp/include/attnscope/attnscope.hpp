@@ -1,0 +1,6 @@
+/// attnscope: scaled dot-product and multi-head attention, exact against PyTorch, SIMD through xsimd.
+#pragma once
+
+#include "attnscope/attention.hpp"
+#include "attnscope/multihead_attention.hpp"
+#include "attnscope/tensor.hpp"

@@ -1,0 +1,76 @@
+/// Shapes, owning tensors and the non-owning views the attention entry points take.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+/// Row-major dimensions, outermost first: `[batch, seq, embed]`.
+using Shape = std::vector<std::size_t>;
+
+/// "[2, 3, 4]" — used in every error message so the caller sees what was given.
+std::string to_string(const Shape& shape);
+
+/// Product of the dimensions. Throws std::length_error naming `what` if it overflows size_t.
+std::size_t checked_numel(const Shape& shape, const char* what);
+
+/// An owning row-major float tensor.
+struct Tensor {
+    Shape shape;
+    std::vector<float> data;
+
+    Tensor() = default;
+    /// Zero-filled tensor of the given shape.
+    explicit Tensor(Shape shape);
+    /// Takes `data`; throws std::invalid_argument if its size does not match `shape`.
+    Tensor(Shape shape, std::vector<float> data);
+
+    std::size_t numel() const { return data.size(); }
+};
+
+/// A read-only view of caller-owned row-major floats. The caller keeps the memory alive
+/// for the duration of the call it is passed to.
+struct TensorView {
+    const float* data = nullptr;
+    Shape shape;
+
+    TensorView() = default;
+    TensorView(const float* data, Shape shape) : data(data), shape(std::move(shape)) {}
+    TensorView(const Tensor& t) : data(t.data.data()), shape(t.shape) {}  // NOLINT: implicit on purpose
+};
+
+/// How a mask's values are read.
+enum class MaskKind {
+    boolean,   ///< uint8: nonzero means the key is blocked (PyTorch nn.MultiheadAttention polarity)
+    additive,  ///< float: added to the scaled scores; -inf blocks
+};
+
+/// A read-only view of a caller-owned mask. An empty view (the default) means "no mask".
+struct MaskView {
+    MaskKind kind = MaskKind::boolean;
+    const std::uint8_t* blocked = nullptr;  ///< set when kind == boolean
+    const float* added = nullptr;           ///< set when kind == additive
+    Shape shape;
+
+    bool empty() const { return blocked == nullptr && added == nullptr; }
+
+    static MaskView boolean(const std::uint8_t* blocked, Shape shape) {
+        MaskView m;
+        m.kind = MaskKind::boolean;
+        m.blocked = blocked;
+        m.shape = std::move(shape);
+        return m;
+    }
+    static MaskView additive(const float* added, Shape shape) {
+        MaskView m;
+        m.kind = MaskKind::additive;
+        m.added = added;
+        m.shape = std::move(shape);
+        return m;
+    }
+};
+
+}  // namespace attnscope

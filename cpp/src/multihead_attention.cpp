@@ -1,0 +1,372 @@
+// MultiHeadAttention: parameters under PyTorch's names, seeded initialisation, and the forward pass.
+#include "attnscope/multihead_attention.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "attend.hpp"
+
+namespace attnscope {
+namespace {
+
+[[noreturn]] void fail(const char* where, const std::string& message)
+{
+    throw std::invalid_argument(std::string(where) + ": " + message);
+}
+
+// splitmix64: tiny, seedable, and gives the same stream natively and in WASM.
+class SeededUniform {
+public:
+    explicit SeededUniform(std::uint64_t seed) : state_(seed) {}
+    // Uniform in [-bound, bound).
+    float operator()(float bound)
+    {
+        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const float unit = float(z >> 40) * (1.0f / 16777216.0f);  // 24 random bits: exact in float
+        return (2.f * unit - 1.f) * bound;
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+void fill_uniform(SeededUniform& rng, float* data, std::size_t n, float bound)
+{
+    for (std::size_t i = 0; i < n; ++i) data[i] = rng(bound);
+}
+
+// PyTorch's xavier_uniform_ on a [fan_out, fan_in] matrix.
+float xavier_bound(std::size_t fan_in, std::size_t fan_out) { return std::sqrt(6.f / float(fan_in + fan_out)); }
+
+void transpose(const float* src, std::size_t rows, std::size_t cols, float* dst, std::size_t ld_dst)
+{
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) dst[c * ld_dst + r] = src[r * cols + c];
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
+    : embed_dim_(config.embed_dim),
+      num_heads_(config.num_heads),
+      kdim_(config.kdim ? config.kdim : config.embed_dim),
+      vdim_(config.vdim ? config.vdim : config.embed_dim),
+      bias_(config.bias)
+{
+    const char* where = "MultiHeadAttention";
+    if (embed_dim_ == 0) fail(where, "embed_dim must be at least 1, got 0");
+    if (num_heads_ == 0) fail(where, "num_heads must be at least 1, got 0");
+    if (embed_dim_ % num_heads_ != 0)
+        fail(where, "embed_dim (" + std::to_string(embed_dim_) + ") must be divisible by num_heads (" +
+                        std::to_string(num_heads_) + ")");
+
+    const std::size_t E = embed_dim_;
+    using detail::checked_mul;
+    const std::size_t in_features = E + kdim_ + vdim_;  // each below 2^32 in practice; overflow checked below
+    if (in_features < kdim_ || in_features < vdim_)
+        throw std::length_error("MultiHeadAttention: kdim and vdim too large for the address space");
+    in_proj_weight_.resize(packed_in_proj() ? checked_mul(checked_mul(3, E, where), E, where)
+                                            : checked_mul(E, in_features, where));
+    checked_mul(E, E, where);
+    if (bias_) in_proj_bias_.assign(3 * E, 0.f);
+    out_proj_weight_.resize(E * E);
+    if (bias_) out_proj_bias_.assign(E, 0.f);
+
+    // PyTorch's _reset_parameters: Xavier-uniform in-projection(s), zero biases; out_proj keeps
+    // nn.Linear's kaiming_uniform(a=√5), i.e. uniform(±1/√fan_in).
+    SeededUniform rng(config.seed);
+    if (packed_in_proj()) {
+        fill_uniform(rng, in_proj_weight_.data(), 3 * E * E, xavier_bound(E, 3 * E));
+    } else {
+        fill_uniform(rng, in_proj_weight_.data(), E * E, xavier_bound(E, E));
+        fill_uniform(rng, in_proj_weight_.data() + E * E, E * kdim_, xavier_bound(kdim_, E));
+        fill_uniform(rng, in_proj_weight_.data() + E * (E + kdim_), E * vdim_, xavier_bound(vdim_, E));
+    }
+    fill_uniform(rng, out_proj_weight_.data(), E * E, 1.f / std::sqrt(float(E)));
+    repack();
+}
+
+std::vector<std::string> MultiHeadAttention::state_dict_keys() const
+{
+    std::vector<std::string> keys;
+    if (packed_in_proj())
+        keys = {"in_proj_weight"};
+    else
+        keys = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+    if (bias_) keys.push_back("in_proj_bias");
+    keys.push_back("out_proj.weight");
+    if (bias_) keys.push_back("out_proj.bias");
+    return keys;
+}
+
+Shape MultiHeadAttention::state_dict_shape(const std::string& key) const
+{
+    const std::size_t E = embed_dim_;
+    if (packed_in_proj() && key == "in_proj_weight") return {3 * E, E};
+    if (!packed_in_proj() && key == "q_proj_weight") return {E, E};
+    if (!packed_in_proj() && key == "k_proj_weight") return {E, kdim_};
+    if (!packed_in_proj() && key == "v_proj_weight") return {E, vdim_};
+    if (bias_ && key == "in_proj_bias") return {3 * E};
+    if (key == "out_proj.weight") return {E, E};
+    if (bias_ && key == "out_proj.bias") return {E};
+    std::string expected;
+    for (const std::string& k : state_dict_keys()) expected += (expected.empty() ? "'" : ", '") + k + "'";
+    fail("state_dict", "unexpected key '" + key + "' (this layer has " + expected + ")");
+}
+
+float* MultiHeadAttention::parameter(const std::string& key)
+{
+    const std::size_t E = embed_dim_;
+    if (key == "in_proj_weight" || key == "q_proj_weight") return in_proj_weight_.data();
+    if (key == "k_proj_weight") return in_proj_weight_.data() + E * E;
+    if (key == "v_proj_weight") return in_proj_weight_.data() + E * (E + kdim_);
+    if (key == "in_proj_bias") return in_proj_bias_.data();
+    if (key == "out_proj.weight") return out_proj_weight_.data();
+    return out_proj_bias_.data();  // "out_proj.bias": callers validate keys with state_dict_shape() first
+}
+
+std::map<std::string, Tensor> MultiHeadAttention::state_dict() const
+{
+    std::map<std::string, Tensor> state;
+    for (const std::string& key : state_dict_keys()) {
+        const Shape shape = state_dict_shape(key);
+        const float* data = const_cast<MultiHeadAttention*>(this)->parameter(key);  // read only
+        state.emplace(key, Tensor(shape, std::vector<float>(data, data + checked_numel(shape, "state_dict"))));
+    }
+    return state;
+}
+
+void MultiHeadAttention::load_state_dict(const std::map<std::string, TensorView>& state)
+{
+    // Check everything first so that a bad state dict leaves the current weights untouched.
+    for (const auto& entry : state) {
+        const Shape expected = state_dict_shape(entry.first);  // throws for unknown keys
+        if (entry.second.shape != expected)
+            fail("load_state_dict", "'" + entry.first + "': expected shape " + to_string(expected) + ", got " +
+                                        to_string(entry.second.shape));
+        if (!entry.second.data) fail("load_state_dict", "'" + entry.first + "': data is null");
+    }
+    for (const std::string& key : state_dict_keys())
+        if (!state.count(key)) fail("load_state_dict", "missing key '" + key + "' of shape " + to_string(state_dict_shape(key)));
+
+    for (const auto& entry : state)
+        std::memcpy(parameter(entry.first), entry.second.data,
+                    checked_numel(entry.second.shape, "load_state_dict") * sizeof(float));
+    repack();
+}
+
+void MultiHeadAttention::load_state_dict(const std::map<std::string, Tensor>& state)
+{
+    std::map<std::string, TensorView> views;
+    for (const auto& entry : state) views.emplace(entry.first, TensorView(entry.second));
+    load_state_dict(views);
+}
+
+void MultiHeadAttention::repack()
+{
+    const std::size_t E = embed_dim_;
+    in_proj_weight_t_.resize(in_proj_weight_.size());
+    if (packed_in_proj()) {
+        transpose(in_proj_weight_.data(), 3 * E, E, in_proj_weight_t_.data(), 3 * E);
+    } else {
+        transpose(in_proj_weight_.data(), E, E, in_proj_weight_t_.data(), E);
+        transpose(in_proj_weight_.data() + E * E, E, kdim_, in_proj_weight_t_.data() + E * E, E);
+        transpose(in_proj_weight_.data() + E * (E + kdim_), E, vdim_, in_proj_weight_t_.data() + E * (E + kdim_), E);
+    }
+    out_proj_weight_t_.resize(E * E);
+    transpose(out_proj_weight_.data(), E, E, out_proj_weight_t_.data(), E);
+}
+
+MultiHeadAttention::Projection MultiHeadAttention::projection(int which) const
+{
+    const std::size_t E = embed_dim_;
+    const float* bias = bias_ ? in_proj_bias_.data() + which * E : nullptr;
+    if (packed_in_proj()) return {in_proj_weight_t_.data() + which * E, 3 * E, bias};
+    const std::size_t offsets[3] = {0, E * E, E * (E + kdim_)};
+    return {in_proj_weight_t_.data() + offsets[which], E, bias};
+}
+
+std::size_t MultiHeadAttention::weights_numel(const ForwardDims& dims, const ForwardOptions& options) const
+{
+    if (!options.need_weights) return 0;
+    return checked_numel(weights_shape(dims, options), "forward: weights");
+}
+
+Shape MultiHeadAttention::weights_shape(const ForwardDims& dims, const ForwardOptions& options) const
+{
+    if (!options.need_weights) return {};
+    if (options.average_weights) return {dims.batch, dims.query_len, dims.key_len};
+    return {dims.batch, num_heads_, dims.query_len, dims.key_len};
+}
+
+void MultiHeadAttention::validate(const ForwardDims& dims, const ForwardOptions& options) const
+{
+    const char* where = "forward";
+    if (dims.batch == 0) fail(where, "batch must be at least 1, got 0");
+    if (dims.query_len == 0) fail(where, "query length must be at least 1, got 0");
+    if (dims.key_len == 0) fail(where, "key length must be at least 1, got 0");
+    const MaskView& kpm = options.key_padding_mask;
+    if (!kpm.empty() && kpm.shape != Shape{dims.batch, dims.key_len})
+        fail(where, "key_padding_mask: expected shape " + to_string({dims.batch, dims.key_len}) + ", got " +
+                        to_string(kpm.shape));
+    const MaskView& am = options.attn_mask;
+    const Shape shared{dims.query_len, dims.key_len};
+    if (!am.empty() && am.shape != shared &&
+        am.shape != Shape{detail::checked_mul(dims.batch, num_heads_, where), dims.query_len, dims.key_len})
+        fail(where, "attn_mask: expected shape " + to_string(shared) + " or " +
+                        to_string({dims.batch * num_heads_, dims.query_len, dims.key_len}) + ", got " + to_string(am.shape));
+    weights_numel(dims, options);  // overflow check
+}
+
+float* MultiHeadAttention::workspace(std::size_t floats)
+{
+    if (workspace_.size() < floats) workspace_.resize(floats);
+    return workspace_.data();
+}
+
+void MultiHeadAttention::forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
+                                 const ForwardOptions& options, float* output, float* weights)
+{
+    validate(dims, options);
+    if (!query || !key || !value || !output) fail("forward", "query, key, value and output must not be null");
+    if (options.need_weights && !weights) fail("forward", "weights must not be null when need_weights is true");
+
+    const char* where = "forward";
+    const std::size_t E = embed_dim_, H = num_heads_, hd = head_dim();
+    const std::size_t B = dims.batch, Lq = dims.query_len, Lk = dims.key_len;
+    const bool fused_self = key == query && value == query && packed_in_proj() && Lk == Lq;
+
+    // Workspace: projections, concatenated heads, kᵀ of one head, one head's scores.
+    using detail::checked_mul;
+    const std::size_t q_rows = checked_mul(B, Lq, where), k_rows = checked_mul(B, Lk, where);
+    const std::size_t proj_floats = fused_self ? checked_mul(q_rows, 3 * E, where)
+                                               : checked_mul(q_rows + 2 * k_rows, E, where);
+    const std::size_t concat_floats = checked_mul(q_rows, E, where);
+    const std::size_t key_t_floats = checked_mul(hd, Lk, where);
+    const bool scores_in_weights = options.need_weights && !options.average_weights;
+    const std::size_t score_floats = scores_in_weights ? 0 : checked_mul(Lq, Lk, where);
+    std::size_t total = proj_floats;
+    for (std::size_t part : {concat_floats, key_t_floats, score_floats}) {
+        if (total > SIZE_MAX - part) throw std::length_error("forward: sizes too large for the address space");
+        total += part;
+    }
+    float* const proj = workspace(total);
+    float* const concat = proj + proj_floats;
+    float* const key_t = concat + concat_floats;
+    float* const scratch_scores = key_t + key_t_floats;
+
+    detail::Strided Q{}, K{}, V{};
+    if (fused_self) {
+        const Projection p = projection(0);  // q, k and v columns side by side: one product for all three
+        detail::matmul(q_rows, 3 * E, E, query, E, p.weight_t, p.ldb, proj, 3 * E, p.bias);
+        Q = {proj, 3 * E};
+        K = {proj + E, 3 * E};
+        V = {proj + 2 * E, 3 * E};
+    } else {
+        float* q = proj;
+        float* k = q + q_rows * E;
+        float* v = k + k_rows * E;
+        const Projection pq = projection(0), pk = projection(1), pv = projection(2);
+        detail::matmul(q_rows, E, E, query, E, pq.weight_t, pq.ldb, q, E, pq.bias);
+        detail::matmul(k_rows, E, kdim_, key, kdim_, pk.weight_t, pk.ldb, k, E, pk.bias);
+        detail::matmul(k_rows, E, vdim_, value, vdim_, pv.weight_t, pv.ldb, v, E, pv.bias);
+        Q = {q, E};
+        K = {k, E};
+        V = {v, E};
+    }
+
+    const MaskView& am = options.attn_mask;
+    const MaskView& kpm = options.key_padding_mask;
+    const bool am_per_head = am.shape.size() == 3;
+    const float scale = 1.f / std::sqrt(float(hd));
+    auto mask_at = [](const MaskView& m, std::size_t offset) -> const void* {
+        return m.kind == MaskKind::boolean ? static_cast<const void*>(m.blocked + offset)
+                                           : static_cast<const void*>(m.added + offset);
+    };
+
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t h = 0; h < H; ++h) {
+            detail::MaskRows masks[2];
+            std::size_t mask_count = 0;
+            if (!am.empty())
+                masks[mask_count++] = {am.kind, mask_at(am, am_per_head ? (b * H + h) * Lq * Lk : 0), Lk};
+            if (!kpm.empty()) masks[mask_count++] = {kpm.kind, mask_at(kpm, b * Lk), 0};
+            if (mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
+
+            float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : scratch_scores;
+            detail::attend(Lq, Lk, hd, hd, {Q.data + b * Lq * Q.ld + h * hd, Q.ld},
+                           {K.data + b * Lk * K.ld + h * hd, K.ld}, {V.data + b * Lk * V.ld + h * hd, V.ld}, scale,
+                           masks, mask_count, options.causal, key_t, scores, concat + b * Lq * E + h * hd, E);
+
+            if (options.need_weights && options.average_weights) {
+                float* average = weights + b * Lq * Lk;
+                const float inv_heads = 1.f / float(H);
+                if (h == 0)
+                    for (std::size_t x = 0; x < Lq * Lk; ++x) average[x] = scores[x] * inv_heads;
+                else
+                    for (std::size_t x = 0; x < Lq * Lk; ++x) average[x] += scores[x] * inv_heads;
+            }
+        }
+    }
+
+    detail::matmul(q_rows, E, E, concat, E, out_proj_weight_t_.data(), E, output, E,
+                   bias_ ? out_proj_bias_.data() : nullptr);
+}
+
+AttentionResult MultiHeadAttention::forward(const TensorView& query, const TensorView& key, const TensorView& value,
+                                            const ForwardOptions& options)
+{
+    const char* where = "forward";
+    const bool batched = query.shape.size() == 3;
+    if (query.shape.size() != 2 && query.shape.size() != 3)
+        fail(where, "query: expected shape [batch, query_len, " + std::to_string(embed_dim_) + "] or [query_len, " +
+                        std::to_string(embed_dim_) + "], got " + to_string(query.shape));
+    if (query.shape.back() != embed_dim_)
+        fail(where, "query: expected last dimension embed_dim = " + std::to_string(embed_dim_) + ", got " +
+                        to_string(query.shape));
+    ForwardDims dims;
+    dims.batch = batched ? query.shape[0] : 1;
+    dims.query_len = query.shape[query.shape.size() - 2];
+    dims.key_len = key.shape.size() == query.shape.size() ? key.shape[key.shape.size() - 2] : 0;
+    auto expect = [&](const char* name, const TensorView& t, std::size_t features) {
+        const Shape want = batched ? Shape{dims.batch, dims.key_len, features} : Shape{dims.key_len, features};
+        const std::string pattern = batched ? "[" + std::to_string(dims.batch) + ", key_len, " + std::to_string(features) + "]"
+                                            : "[key_len, " + std::to_string(features) + "]";
+        if (t.shape.size() != query.shape.size() || t.shape != want)
+            fail(where, std::string(name) + ": expected shape " + pattern + " to match query " + to_string(query.shape) +
+                            ", got " + to_string(t.shape));
+    };
+    expect("key", key, kdim_);
+    expect("value", value, vdim_);
+
+    ForwardOptions batched_options = options;
+    if (!batched && !options.key_padding_mask.empty()) {
+        if (options.key_padding_mask.shape != Shape{dims.key_len})
+            fail(where, "key_padding_mask: expected shape " + to_string({dims.key_len}) +
+                            " for unbatched input, got " + to_string(options.key_padding_mask.shape));
+        batched_options.key_padding_mask.shape = {1, dims.key_len};
+    }
+    validate(dims, batched_options);
+
+    Shape out_shape = query.shape;
+    AttentionResult result{Tensor(out_shape), Tensor()};
+    if (options.need_weights) {
+        Shape ws = weights_shape(dims, options);
+        if (!batched) ws.erase(ws.begin());
+        result.weights = Tensor(ws);
+    }
+    forward(query.data, key.data, value.data, dims, batched_options, result.output.data.data(),
+            options.need_weights ? result.weights.data.data() : nullptr);
+    return result;
+}
+
+AttentionResult MultiHeadAttention::forward(const TensorView& query, const ForwardOptions& options)
+{
+    return forward(query, query, query, options);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,36 @@
+// Shape helpers and the owning Tensor.
+#include "attnscope/tensor.hpp"
+
+#include <stdexcept>
+
+#include "attend.hpp"
+
+namespace attnscope {
+
+std::string to_string(const Shape& shape)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+std::size_t checked_numel(const Shape& shape, const char* what)
+{
+    std::size_t n = 1;
+    for (std::size_t d : shape) n = detail::checked_mul(n, d, what);
+    return n;
+}
+
+Tensor::Tensor(Shape s) : shape(std::move(s)), data(checked_numel(shape, "Tensor"), 0.f) {}
+
+Tensor::Tensor(Shape s, std::vector<float> d) : shape(std::move(s)), data(std::move(d))
+{
+    if (checked_numel(shape, "Tensor") != data.size())
+        throw std::invalid_argument("Tensor: data has " + std::to_string(data.size()) + " values but shape " +
+                                    to_string(shape) + " needs " + std::to_string(checked_numel(shape, "Tensor")));
+}
+
+}  // namespace attnscope

@@ -1,0 +1,223 @@
+// MultiHeadAttention and scaled_dot_product_attention against the scalar reference on random data,
+// and the properties the API promises (state dict round trip, seeding, unbatched = batched, masks).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "attnscope/attnscope.hpp"
+#include "kernels/reference.hpp"
+#include "test_utils.hpp"
+
+using namespace attnscope;
+using attnscope_test::max_relative_error;
+using attnscope_test::random_floats;
+
+namespace {
+
+// Random weights everywhere, biases included (PyTorch's zero biases would hide a missing bias add).
+void randomise(MultiHeadAttention& mha, std::uint32_t seed)
+{
+    std::map<std::string, Tensor> state;
+    for (const std::string& key : mha.state_dict_keys()) {
+        const Shape shape = mha.state_dict_shape(key);
+        state.emplace(key, Tensor(shape, random_floats(checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
+    }
+    mha.load_state_dict(state);
+}
+
+struct Case {
+    std::size_t E, H, kdim, vdim, B, Lq, Lk;
+    bool bias;
+};
+
+}  // namespace
+
+TEST_CASE("multi-head attention matches the reference across sizes, masks and options", "[mha]")
+{
+    const Case cases[] = {
+        {4, 1, 4, 4, 1, 1, 1, true},   {4, 4, 4, 4, 2, 3, 3, true},    {8, 2, 8, 8, 2, 5, 5, false},
+        {12, 3, 12, 12, 1, 7, 7, true}, {10, 2, 6, 9, 3, 4, 11, true}, {16, 4, 16, 16, 2, 9, 13, true},
+        {15, 5, 15, 15, 3, 7, 3, true}, {24, 3, 7, 5, 1, 8, 9, false}, {64, 8, 64, 64, 1, 33, 33, true},
+    };
+    std::uint32_t seed = 100;
+    for (const Case& c : cases)
+        for (int mask_variant = 0; mask_variant < 6; ++mask_variant)
+            for (bool average : {false, true}) {
+                CAPTURE(c.E, c.H, c.kdim, c.vdim, c.B, c.Lq, c.Lk, c.bias, mask_variant, average);
+                MultiHeadAttention mha({c.E, c.H, c.kdim, c.vdim, c.bias, 0});
+                randomise(mha, seed++);
+                const bool self = c.kdim == c.E && c.vdim == c.E && c.Lq == c.Lk;
+                const auto query = random_floats(c.B * c.Lq * c.E, seed++);
+                const auto key = self ? query : random_floats(c.B * c.Lk * c.kdim, seed++);
+                const auto value = self ? query : random_floats(c.B * c.Lk * c.vdim, seed++);
+
+                std::vector<std::uint8_t> kpm(c.B * c.Lk, 0), am_bool(c.B * c.H * c.Lq * c.Lk, 0);
+                std::vector<float> am_float = random_floats(c.Lq * c.Lk, seed++, -2.f, 2.f);
+                for (std::size_t j = 1; j < kpm.size(); j += 3) kpm[j] = 1;
+                for (std::size_t x = 0; x < am_bool.size(); x += 4) am_bool[x] = 1;
+                if (!am_float.empty()) am_float[0] = -std::numeric_limits<float>::infinity();
+
+                ForwardOptions options;
+                options.average_weights = average;
+                switch (mask_variant) {
+                case 1: options.key_padding_mask = MaskView::boolean(kpm.data(), {c.B, c.Lk}); break;
+                case 2: options.attn_mask = MaskView::additive(am_float.data(), {c.Lq, c.Lk}); break;
+                case 3: options.attn_mask = MaskView::boolean(am_bool.data(), {c.B * c.H, c.Lq, c.Lk}); break;
+                case 4: options.causal = true; break;
+                case 5:
+                    options.causal = true;
+                    options.key_padding_mask = MaskView::boolean(kpm.data(), {c.B, c.Lk});
+                    options.attn_mask = MaskView::additive(am_float.data(), {c.Lq, c.Lk});
+                    break;
+                default: break;
+                }
+                const ForwardDims dims{c.B, c.Lq, c.Lk};
+                std::vector<float> output(c.B * c.Lq * c.E), weights(mha.weights_numel(dims, options));
+                const float* k = self ? query.data() : key.data();
+                const float* v = self ? query.data() : value.data();
+                mha.forward(query.data(), k, v, dims, options, output.data(), weights.data());
+
+                const auto expected = reference::multihead_attention(mha.state_dict(), c.E, c.H, c.kdim, c.vdim, c.B,
+                                                                     c.Lq, c.Lk, query.data(), k, v, options);
+                REQUIRE(max_relative_error(output, expected.output) < 1e-5);
+                REQUIRE(max_relative_error(weights, expected.weights) < 1e-5);
+            }
+}
+
+TEST_CASE("need_weights = false gives the same output", "[mha]")
+{
+    MultiHeadAttention mha({16, 4, 0, 0, true, 3});
+    randomise(mha, 7);
+    const Tensor x({2, 5, 16}, random_floats(160, 8));
+    ForwardOptions options;
+    options.causal = true;
+    const auto with = mha.forward(x, options);
+    options.need_weights = false;
+    const auto without = mha.forward(x, options);
+    REQUIRE(without.weights.data.empty());
+    REQUIRE(without.output.data == with.output.data);
+}
+
+TEST_CASE("unbatched input equals a batch of one without the batch dimension", "[mha]")
+{
+    MultiHeadAttention mha({12, 3, 5, 7, true, 1});
+    randomise(mha, 9);
+    const auto q = random_floats(4 * 12, 1), k = random_floats(6 * 5, 2), v = random_floats(6 * 7, 3);
+    std::vector<std::uint8_t> kpm = {0, 1, 0, 0, 1, 0};
+    ForwardOptions batched_options, unbatched_options;
+    batched_options.key_padding_mask = MaskView::boolean(kpm.data(), {1, 6});
+    unbatched_options.key_padding_mask = MaskView::boolean(kpm.data(), {6});
+    const auto batched = mha.forward(TensorView(q.data(), {1, 4, 12}), TensorView(k.data(), {1, 6, 5}),
+                                     TensorView(v.data(), {1, 6, 7}), batched_options);
+    const auto unbatched = mha.forward(TensorView(q.data(), {4, 12}), TensorView(k.data(), {6, 5}),
+                                       TensorView(v.data(), {6, 7}), unbatched_options);
+    REQUIRE(unbatched.output.shape == Shape{4, 12});
+    REQUIRE(unbatched.weights.shape == Shape{3, 4, 6});
+    REQUIRE(batched.weights.shape == Shape{1, 3, 4, 6});
+    REQUIRE(unbatched.output.data == batched.output.data);
+    REQUIRE(unbatched.weights.data == batched.weights.data);
+}
+
+TEST_CASE("a query whose keys are all masked gets zero weights and the output bias", "[mha]")
+{
+    MultiHeadAttention mha({8, 2, 0, 0, true, 5});
+    randomise(mha, 11);
+    const Tensor x({2, 3, 8}, random_floats(48, 12));
+    std::vector<std::uint8_t> kpm = {1, 1, 1, 0, 1, 0};  // batch 0: every key padded
+    ForwardOptions options;
+    options.key_padding_mask = MaskView::boolean(kpm.data(), {2, 3});
+    const auto r = mha.forward(x, options);
+    const auto bias = mha.state_dict().at("out_proj.bias").data;
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t e = 0; e < 8; ++e) REQUIRE(r.output.data[i * 8 + e] == bias[e]);
+    for (std::size_t x_ = 0; x_ < 2 * 3 * 3; ++x_) REQUIRE(r.weights.data[x_] == 0.f);
+    for (float w : r.output.data) REQUIRE(std::isfinite(w));
+    // Batch 1 is untouched by batch 0's mask: its rows sum to 1 over the two open keys.
+    for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 3; ++i) {
+            const float* row = r.weights.data.data() + ((1 * 2 + h) * 3 + i) * 3;
+            REQUIRE(row[1] == 0.f);
+            REQUIRE(row[0] + row[2] == Approx(1.f).epsilon(1e-6));
+        }
+}
+
+TEST_CASE("state dict: PyTorch names and shapes, round trip, strict loading keeps old weights", "[mha]")
+{
+    MultiHeadAttention packed({8, 2, 0, 0, true, 0});
+    REQUIRE(packed.state_dict_keys() == std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
+    REQUIRE(packed.state_dict_shape("in_proj_weight") == Shape{24, 8});
+    MultiHeadAttention separate({8, 2, 3, 5, false, 0});
+    REQUIRE(separate.state_dict_keys() == std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight", "out_proj.weight"});
+    REQUIRE(separate.state_dict_shape("k_proj_weight") == Shape{8, 3});
+    REQUIRE(separate.state_dict_shape("v_proj_weight") == Shape{8, 5});
+
+    randomise(separate, 1);
+    const auto before = separate.state_dict();
+    MultiHeadAttention copy({8, 2, 3, 5, false, 99});
+    copy.load_state_dict(before);
+    REQUIRE(copy.state_dict().at("v_proj_weight").data == before.at("v_proj_weight").data);
+
+    auto bad = before;
+    bad.at("out_proj.weight") = Tensor({8, 7});
+    REQUIRE_THROWS_WITH(copy.load_state_dict(bad), Catch::Contains("out_proj.weight") && Catch::Contains("[8, 8]") && Catch::Contains("[8, 7]"));
+    bad = before;
+    bad.emplace("in_proj_bias", Tensor({24}));
+    REQUIRE_THROWS_WITH(copy.load_state_dict(bad), Catch::Contains("in_proj_bias"));
+    bad = before;
+    bad.erase("q_proj_weight");
+    REQUIRE_THROWS_WITH(copy.load_state_dict(bad), Catch::Contains("missing key 'q_proj_weight'"));
+    REQUIRE(copy.state_dict().at("q_proj_weight").data == before.at("q_proj_weight").data);
+}
+
+TEST_CASE("seeded initialisation: deterministic, PyTorch's bounds, zero biases", "[mha]")
+{
+    MultiHeadAttention a({16, 4, 0, 0, true, 42}), b({16, 4, 0, 0, true, 42}), c({16, 4, 0, 0, true, 43});
+    const auto sa = a.state_dict(), sb = b.state_dict(), sc = c.state_dict();
+    REQUIRE(sa.at("in_proj_weight").data == sb.at("in_proj_weight").data);
+    REQUIRE(sa.at("in_proj_weight").data != sc.at("in_proj_weight").data);
+    const float xavier = std::sqrt(6.f / (16 + 48)), kaiming = 1.f / 4.f;
+    float largest_in = 0.f, largest_out = 0.f;
+    for (float w : sa.at("in_proj_weight").data) largest_in = std::max(largest_in, std::fabs(w));
+    for (float w : sa.at("out_proj.weight").data) largest_out = std::max(largest_out, std::fabs(w));
+    REQUIRE(largest_in <= xavier);
+    REQUIRE(largest_in > 0.9f * xavier);  // 768 draws: the largest is near the bound
+    REQUIRE(largest_out <= kaiming);
+    REQUIRE(largest_out > 0.9f * kaiming);
+    for (float x : sa.at("in_proj_bias").data) REQUIRE(x == 0.f);
+    for (float x : sa.at("out_proj.bias").data) REQUIRE(x == 0.f);
+}
+
+TEST_CASE("scaled_dot_product_attention matches the reference", "[sdpa]")
+{
+    struct S { Shape leading; std::size_t Lq, Lk, D, Dv; };
+    const S cases[] = {{{}, 1, 1, 1, 1}, {{2}, 3, 5, 4, 4}, {{2, 3}, 4, 9, 5, 3}, {{1}, 7, 3, 8, 11}, {{}, 13, 17, 9, 9}};
+    std::uint32_t seed = 500;
+    for (const S& c : cases)
+        for (int variant = 0; variant < 4; ++variant) {
+            CAPTURE(c.Lq, c.Lk, c.D, c.Dv, variant);
+            std::size_t count = 1;
+            for (auto d : c.leading) count *= d;
+            auto shape = [&](std::size_t a, std::size_t b) { Shape s = c.leading; s.push_back(a); s.push_back(b); return s; };
+            const auto q = random_floats(count * c.Lq * c.D, seed++), k = random_floats(count * c.Lk * c.D, seed++),
+                       v = random_floats(count * c.Lk * c.Dv, seed++);
+            std::vector<std::uint8_t> blocked(count * c.Lq * c.Lk, 0);
+            for (std::size_t x = 1; x < blocked.size(); x += 3) blocked[x] = 1;
+            const auto added = random_floats(c.Lq * c.Lk, seed++);
+            SdpaOptions options;
+            bool broadcast = true;
+            if (variant == 1) options.attn_mask = MaskView::boolean(blocked.data(), shape(c.Lq, c.Lk)), broadcast = false;
+            if (variant == 2) options.attn_mask = MaskView::additive(added.data(), {c.Lq, c.Lk});
+            if (variant == 3) options.causal = true, options.scale = 0.3f;
+            const auto r = scaled_dot_product_attention(TensorView(q.data(), shape(c.Lq, c.D)),
+                                                        TensorView(k.data(), shape(c.Lk, c.D)),
+                                                        TensorView(v.data(), shape(c.Lk, c.Dv)), options);
+            REQUIRE(r.output.shape == shape(c.Lq, c.Dv));
+            REQUIRE(r.weights.shape == shape(c.Lq, c.Lk));
+            const double scale = options.scale ? *options.scale : 1.0 / std::sqrt(double(c.D));
+            const auto expected = reference::sdpa(count, c.Lq, c.Lk, c.D, c.Dv, q.data(), k.data(), v.data(),
+                                                  options.attn_mask, broadcast, options.causal, scale);
+            REQUIRE(max_relative_error(r.output.data, expected.output) < 1e-5);
+            REQUIRE(max_relative_error(r.weights.data, expected.weights) < 1e-5);
+        }
+}

@@ -1,0 +1,38 @@
+// Helpers shared by the Catch2 tests: seeded random data and the error measure the tolerances refer to.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace attnscope_test {
+
+inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -1.f, float hi = 1.f)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(gen);
+    return v;
+}
+
+/// max |actual − expected| divided by max |expected|: the "relative to each tensor's largest
+/// magnitude" measure of the project's tolerances. NaN anywhere gives +inf so it cannot pass.
+template <class A, class E>
+double max_relative_error(const A& actual, const E& expected)
+{
+    if (actual.size() != expected.size()) return INFINITY;
+    double largest = 0.0, worst = 0.0;
+    for (std::size_t i = 0; i < expected.size(); ++i) largest = std::max(largest, std::fabs(double(expected[i])));
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const double diff = std::fabs(double(actual[i]) - double(expected[i]));
+        if (std::isnan(diff)) return INFINITY;
+        worst = std::max(worst, diff);
+    }
+    return largest > 0.0 ? worst / largest : worst;
+}
+
+}  // namespace attnscope_test
