@@ -4,6 +4,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <cmath>
 #include <new>
 #include <stdexcept>
@@ -44,6 +46,9 @@ int guarded(F&& body)
 }
 
 std::string get_last_error() { return last_error; }
+
+// Bytes malloc has handed out and not taken back: what a leak would make grow.
+double heap_bytes_in_use() { return double(mallinfo().uordblks); }
 
 template <class T>
 T* at(std::uintptr_t address)
@@ -118,13 +123,15 @@ public:
     val stateDict() const
     {
         val state = val::object();
-        for (const auto& entry : mha_.state_dict()) {
+        const auto tensors = mha_.state_dict();
+        for (const std::string& key : mha_.state_dict_keys()) {  // PyTorch's order, not the map's
+            const Tensor& t = tensors.at(key);
             val tensor = val::object();
-            tensor.set("data", fresh_float32_array(entry.second.data.data(), entry.second.data.size()));
+            tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
             val shape = val::array();
-            for (std::size_t d : entry.second.shape) shape.call<void>("push", double(d));
+            for (std::size_t d : t.shape) shape.call<void>("push", double(d));
             tensor.set("shape", shape);
-            state.set(entry.first, tensor);
+            state.set(key, tensor);
         }
         return state;
     }
@@ -225,6 +232,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
 {
     using namespace emscripten;
     function("_lastError", &get_last_error);
+    function("_heapBytesInUse", &heap_bytes_in_use);
 
     class_<Arena>("_Arena")
         .constructor<>()

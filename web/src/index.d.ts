@@ -1,0 +1,171 @@
+/// <reference lib="esnext.disposable" />
+/**
+ * attnscope — multi-head attention compiled to WebAssembly SIMD, with every head's weights.
+ *
+ * Shapes are row-major and batch first: inputs `[batch, seq, features]` (or unbatched `[seq, features]`),
+ * weights `[batch, heads, queryLen, keyLen]`. Semantics are PyTorch's `torch.nn.MultiheadAttention`
+ * with `batch_first=True`, except that a query whose keys are all masked gets all-zero weights and a zero
+ * per-head context (its output row is then `out_proj.bias`), never NaN.
+ *
+ * @packageDocumentation
+ */
+
+/** A row-major tensor. Results are always fresh arrays that the caller owns. */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/**
+ * A mask. `Uint8Array` data is boolean: nonzero means **blocked** (PyTorch `nn.MultiheadAttention`'s polarity,
+ * the opposite of `F.scaled_dot_product_attention`'s). `Float32Array` data is added to the scaled scores;
+ * `-Infinity` blocks. Nested arrays of booleans (true = blocked) or of numbers (added) are accepted too.
+ */
+export interface Mask {
+  data: Uint8Array | Float32Array;
+  shape: number[];
+}
+
+/** Nested number arrays, e.g. `[[1, 2], [3, 4]]` for shape `[2, 2]`. */
+export type NestedNumbers = number[] | NestedNumbers[];
+/** Nested boolean arrays (true = blocked). */
+export type NestedBooleans = boolean[] | NestedBooleans[];
+
+export type TensorLike = Tensor | NestedNumbers;
+export type MaskLike = Mask | NestedBooleans | NestedNumbers;
+
+/** Where the `.wasm` comes from. By default it sits beside this module (`new URL('./attnscope.wasm', import.meta.url)`). */
+export interface InitOptions {
+  /** URL (or, in Node, a `file:` URL) of `attnscope.wasm`. */
+  wasmUrl?: string | URL;
+  /** The bytes of `attnscope.wasm`, when the caller already has them. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/**
+ * Loads and instantiates the WebAssembly module. Call once before anything else; later calls return the same
+ * promise. Nothing is fetched from the network unless `wasmUrl` points there.
+ */
+export function init(options?: InitOptions): Promise<void>;
+
+/** Memory of the WebAssembly module. */
+export interface MemoryUsage {
+  /** Current size of the WebAssembly memory in bytes (it grows, never shrinks). */
+  wasmBytes: number;
+  /** Bytes currently allocated inside it; flat over a long loop means nothing leaks. */
+  heapBytesInUse: number;
+}
+
+/** How much WebAssembly memory the module holds and uses. Throws before `init()`. */
+export function memoryUsage(): MemoryUsage;
+
+/** Options of {@link MultiHeadAttention}'s constructor. */
+export interface MultiHeadAttentionOptions {
+  /** Model width `E`; must be divisible by `numHeads`. */
+  embedDim: number;
+  /** Number of heads `H`; each has `headDim = embedDim / numHeads` features. */
+  numHeads: number;
+  /** Key features (default `embedDim`). With `kdim`/`vdim` ≠ `embedDim` the state dict has separate q/k/v weights. */
+  kdim?: number;
+  /** Value features (default `embedDim`). */
+  vdim?: number;
+  /** Whether the projections have biases (default true). */
+  bias?: boolean;
+  /** Seed of the deterministic initialisation: Xavier-uniform projections, zero biases, as PyTorch (default 0). */
+  seed?: number;
+}
+
+/** Options of {@link MultiHeadAttention.forward}. */
+export interface ForwardOptions {
+  /** `[batch, keyLen]` (`[keyLen]` unbatched). Boolean: nonzero = ignore that key. Float: added to its scores. */
+  keyPaddingMask?: MaskLike | null;
+  /** `[queryLen, keyLen]` or `[batch * numHeads, queryLen, keyLen]`. Boolean: nonzero = blocked. Float: added. */
+  attnMask?: MaskLike | null;
+  /** Blocks key j for query i when j > i (default false). Combines with the masks. */
+  causal?: boolean;
+  /** Return the attention weights (default true). With false, `weights` is null and none are stored. */
+  needWeights?: boolean;
+  /** Average the weights over heads: `[batch, queryLen, keyLen]` instead of `[batch, numHeads, queryLen, keyLen]` (default false). */
+  averageWeights?: boolean;
+}
+
+/** The result of {@link MultiHeadAttention.forward}. */
+export interface ForwardResult {
+  /** Same shape as the query. */
+  output: Tensor;
+  /** `[batch, numHeads, queryLen, keyLen]` or averaged `[batch, queryLen, keyLen]`; no batch dimension for unbatched input; null when `needWeights` is false. */
+  weights: Tensor | null;
+}
+
+/** PyTorch's state-dict names of a `nn.MultiheadAttention`. */
+export type StateDictKey =
+  | 'in_proj_weight'
+  | 'q_proj_weight'
+  | 'k_proj_weight'
+  | 'v_proj_weight'
+  | 'in_proj_bias'
+  | 'out_proj.weight'
+  | 'out_proj.bias';
+
+/**
+ * Multi-head attention with learned projections:
+ * `Q = Xq·Wqᵀ + bq`, `K = Xk·Wkᵀ + bk`, `V = Xv·Wvᵀ + bv`, split into heads, per head
+ * `softmax(Q_h·K_hᵀ/√headDim + mask)·V_h`, heads concatenated, `output = concat·Woᵀ + bo`.
+ *
+ * Holds WebAssembly memory: call {@link MultiHeadAttention.dispose} (or use `using`) when done.
+ *
+ * @example
+ * ```js
+ * await init();
+ * const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2, seed: 1 });
+ * const x = { data: new Float32Array(3 * 8).fill(0.5), shape: [3, 8] };
+ * const { output, weights } = mha.forward(x);   // weights.shape = [2, 3, 3]
+ * mha.dispose();
+ * ```
+ */
+export class MultiHeadAttention {
+  /** @throws TypeError/RangeError for missing, non-integer or inconsistent sizes; Error before `init()`. */
+  constructor(options: MultiHeadAttentionOptions);
+  readonly embedDim: number;
+  readonly numHeads: number;
+  readonly headDim: number;
+  readonly kdim: number;
+  readonly vdim: number;
+  readonly bias: boolean;
+  /**
+   * Replaces every parameter, strictly like PyTorch's `load_state_dict`: every key of this configuration
+   * (`in_proj_weight` `[3E, E]` or `q_proj_weight` `[E, E]`, `k_proj_weight` `[E, kdim]`, `v_proj_weight` `[E, vdim]`;
+   * with bias `in_proj_bias` `[3E]` and `out_proj.bias` `[E]`; always `out_proj.weight` `[E, E]`) and no other.
+   * Values may be tensors, flat `Float32Array`s of the right length, or nested arrays. A failed load changes nothing.
+   */
+  loadStateDict(state: Partial<Record<StateDictKey, Tensor | Float32Array | NestedNumbers>> | Map<string, Tensor | Float32Array | NestedNumbers>): void;
+  /** Fresh copies of every parameter under PyTorch's names. */
+  stateDict(): Record<string, Tensor>;
+  /**
+   * Attention of `query` `[batch, queryLen, embedDim]` (or `[queryLen, embedDim]`) over `key` `[batch, keyLen, kdim]`
+   * and `value` `[batch, keyLen, vdim]`. `key` defaults to `query` (self-attention) and `value` to `key`.
+   * @throws TypeError for wrong types or unknown options, RangeError for wrong shapes or sizes beyond WebAssembly's memory,
+   *   Error after {@link MultiHeadAttention.dispose}.
+   */
+  forward(query: TensorLike, key?: TensorLike | null, value?: TensorLike | null, options?: ForwardOptions): ForwardResult;
+  /** Frees this layer's WebAssembly memory. Idempotent; any other call afterwards throws. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Options of {@link scaledDotProductAttention}. */
+export interface SdpaOptions {
+  /** `[queryLen, keyLen]` or `[..., queryLen, keyLen]`. Boolean: nonzero = **blocked** (unlike torch's SDPA). Float: added. */
+  attnMask?: MaskLike | null;
+  /** Blocks key j for query i when j > i (default false). */
+  causal?: boolean;
+  /** Multiplies q·k (default `1/√D`). */
+  scale?: number;
+}
+
+/**
+ * The tutorial's three steps: scores `q·kᵀ·scale`, softmax into weights, weighted sum of `v`.
+ * `q` `[..., Lq, D]`, `k` `[..., Lk, D]`, `v` `[..., Lk, Dv]` with equal leading dimensions.
+ * @returns output `[..., Lq, Dv]` and weights `[..., Lq, Lk]`.
+ */
+export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: SdpaOptions): { output: Tensor; weights: Tensor };

@@ -1,0 +1,4 @@
+// attnscope: multi-head attention compiled to WebAssembly SIMD, with every head's weights.
+export { init, memoryUsage } from './runtime.js';
+export { MultiHeadAttention } from './multihead-attention.js';
+export { scaledDotProductAttention } from './scaled-dot-product-attention.js';

@@ -1,0 +1,66 @@
+// scaledDotProductAttention: the functional form, on tensors of any leading shape.
+import { MAX_WASM_BYTES, check, copyIn, copyOut, formatBytes, module, reserve } from './runtime.js';
+import { booleanOption, checkOptions, expectShape, floatTensor, maskTensor, numel, shapeString } from './tensor.js';
+
+// One arena per loaded module, reused by every call.
+const arenas = new WeakMap();
+
+function arenaOf(wasm) {
+  let arena = arenas.get(wasm);
+  if (!arena) arenas.set(wasm, (arena = new wasm._Arena()));
+  return arena;
+}
+
+/**
+ * softmax(q·kᵀ·scale + mask)·v. See index.d.ts.
+ */
+export function scaledDotProductAttention(q, k, v, options) {
+  const caller = 'scaledDotProductAttention';
+  const wasm = module(caller);
+  const opts = checkOptions(options, ['attnMask', 'causal', 'scale'], `${caller}: options`);
+  const Q = floatTensor(q, `${caller}: q`);
+  const K = floatTensor(k, `${caller}: k`);
+  const V = floatTensor(v, `${caller}: v`);
+  const rank = Q.shape.length;
+  if (rank < 2) throw new RangeError(`${caller}: q: expected at least 2 dimensions [..., queryLen, D], got ${shapeString(Q.shape)}`);
+  const leading = Q.shape.slice(0, -2);
+  const [Lq, D] = Q.shape.slice(-2);
+  const Lk = K.shape.length === rank ? K.shape[rank - 2] : 0;
+  const lead = leading.length ? `${leading.join(', ')}, ` : '';
+  if (K.shape.length !== rank || K.shape[rank - 1] !== D || leading.some((d, i) => K.shape[i] !== d)) {
+    throw new RangeError(`${caller}: k: expected shape [${lead}keyLen, ${D}] to match q ${shapeString(Q.shape)}, got ${shapeString(K.shape)}`);
+  }
+  if (V.shape.length !== rank || V.shape[rank - 2] !== Lk || leading.some((d, i) => V.shape[i] !== d)) {
+    throw new RangeError(`${caller}: v: expected shape [${lead}${Lk}, valueDim] to match k ${shapeString(K.shape)}, got ${shapeString(V.shape)}`);
+  }
+  const Dv = V.shape[rank - 1];
+  const mask = opts.attnMask == null ? null : maskTensor(opts.attnMask, `${caller}: attnMask`);
+  if (mask) expectShape(mask.shape, leading.length ? [[Lq, Lk], [...leading, Lq, Lk]] : [[Lq, Lk]], `${caller}: attnMask`);
+  const causal = booleanOption(opts.causal, `${caller}: causal`, false);
+  let scale = NaN; // the binding's "default 1/√D"
+  if (opts.scale !== undefined) {
+    if (typeof opts.scale !== 'number') throw new TypeError(`${caller}: scale: expected a number, got ${typeof opts.scale}`);
+    if (!Number.isFinite(opts.scale)) throw new RangeError(`${caller}: scale: expected a finite number, got ${opts.scale}`);
+    scale = opts.scale;
+  }
+
+  const outputShape = [...leading, Lq, Dv];
+  const weightsShape = [...leading, Lq, Lk];
+  const sizes = [Q.data.byteLength, K.data.byteLength, V.data.byteLength, mask ? mask.data.byteLength : 0, 4 * numel(outputShape), 4 * numel(weightsShape)];
+  // The C++ call also holds its own result tensors and kᵀ while it runs.
+  const total = sizes.reduce((a, b) => a + b, 0) + sizes[4] + sizes[5] + 4 * D * Lk;
+  if (total > MAX_WASM_BYTES) {
+    throw new RangeError(`${caller}: these shapes need ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(MAX_WASM_BYTES)} limit`);
+  }
+  const [qAt, kAt, vAt, maskAt, outAt, weightsAt] = reserve(arenaOf(wasm), sizes, caller);
+  copyIn(qAt, Q.data);
+  copyIn(kAt, K.data);
+  copyIn(vAt, V.data);
+  if (mask) copyIn(maskAt, mask.data);
+  const maskCode = mask ? (mask.data instanceof Uint8Array ? 1 : 2) : 0;
+  check(wasm._scaledDotProductAttention(qAt, Q.shape, kAt, K.shape, vAt, V.shape, maskCode, maskAt, mask ? mask.shape : [], causal, scale, outAt, weightsAt), caller);
+  return {
+    output: { data: copyOut(outAt, numel(outputShape)), shape: outputShape },
+    weights: { data: copyOut(weightsAt, numel(weightsShape)), shape: weightsShape },
+  };
+}

@@ -1,0 +1,118 @@
+// Argument checks shared by the wrappers: every error names the argument, what was expected and what was given.
+import { describe } from './runtime.js';
+
+/** "[2, 3, 4]" */
+export function shapeString(shape) {
+  return `[${shape.join(', ')}]`;
+}
+
+export function numel(shape) {
+  return shape.reduce((n, d) => n * d, 1);
+}
+
+function checkShape(shape, name) {
+  if (!Array.isArray(shape)) throw new TypeError(`${name}.shape: expected an array of dimensions, got ${describe(shape)}`);
+  for (const d of shape) {
+    if (typeof d !== 'number' || !Number.isInteger(d)) {
+      throw new TypeError(`${name}.shape: expected whole numbers, got ${shapeString(shape.map(String))}`);
+    }
+    if (d < 1 || d > 2 ** 32) {
+      throw new RangeError(`${name}.shape: every dimension must be between 1 and 2^32, got ${shapeString(shape)}`);
+    }
+  }
+}
+
+// Nested arrays → { data, shape }; the innermost arrays must all have the same length.
+function fromNested(value, name, toTyped) {
+  const shape = [];
+  for (let level = value; Array.isArray(level); level = level[0]) shape.push(level.length);
+  const flat = value.flat(shape.length - 1);
+  if (flat.length !== numel(shape) || flat.some(Array.isArray)) {
+    throw new RangeError(`${name}: nested arrays must be rectangular (first row gives shape ${shapeString(shape)})`);
+  }
+  return { data: toTyped(flat), shape };
+}
+
+/**
+ * A float tensor argument: { data: Float32Array, shape } or nested number arrays.
+ * @returns {{ data: Float32Array, shape: number[] }}
+ */
+export function floatTensor(value, name) {
+  if (Array.isArray(value)) {
+    return fromNested(value, name, (flat) => {
+      if (flat.some((x) => typeof x !== 'number')) throw new TypeError(`${name}: nested arrays must hold numbers`);
+      return Float32Array.from(flat);
+    });
+  }
+  if (value === null || typeof value !== 'object' || !('data' in value) || !('shape' in value)) {
+    throw new TypeError(`${name}: expected a tensor { data: Float32Array, shape: number[] } or nested arrays, got ${describe(value)}`);
+  }
+  if (!(value.data instanceof Float32Array)) {
+    throw new TypeError(`${name}.data: expected a Float32Array, got ${describe(value.data)}`);
+  }
+  return checked(value, name);
+}
+
+/**
+ * A mask argument: Uint8Array data (nonzero = blocked), Float32Array data (added to the scores),
+ * or nested arrays of booleans (true = blocked) or numbers (added).
+ * @returns {{ data: Uint8Array | Float32Array, shape: number[] }}
+ */
+export function maskTensor(value, name) {
+  if (Array.isArray(value)) {
+    return fromNested(value, name, (flat) => {
+      if (flat.every((x) => typeof x === 'boolean')) return Uint8Array.from(flat, Number);
+      if (flat.every((x) => typeof x === 'number')) return Float32Array.from(flat);
+      throw new TypeError(`${name}: nested arrays must hold only booleans (true = blocked) or only numbers (added to the scores)`);
+    });
+  }
+  if (value === null || typeof value !== 'object' || !('data' in value) || !('shape' in value)) {
+    throw new TypeError(`${name}: expected a mask { data: Uint8Array | Float32Array, shape: number[] } or nested arrays, got ${describe(value)}`);
+  }
+  if (!(value.data instanceof Uint8Array) && !(value.data instanceof Float32Array)) {
+    throw new TypeError(`${name}.data: expected a Uint8Array (nonzero = blocked) or a Float32Array (added to the scores), got ${describe(value.data)}`);
+  }
+  return checked(value, name);
+}
+
+function checked(value, name) {
+  checkShape(value.shape, name);
+  const shape = [...value.shape];
+  if (value.data.length !== numel(shape)) {
+    throw new RangeError(`${name}: data has ${value.data.length} values but shape ${shapeString(shape)} needs ${numel(shape)}`);
+  }
+  return { data: value.data, shape };
+}
+
+/** Throws unless `shape` equals one of `allowed` (each an array of numbers). */
+export function expectShape(shape, allowed, name, context = '') {
+  if (allowed.some((a) => a.length === shape.length && a.every((d, i) => d === shape[i]))) return;
+  throw new RangeError(`${name}: expected shape ${allowed.map(shapeString).join(' or ')}${context}, got ${shapeString(shape)}`);
+}
+
+/** Rejects option keys the function does not know (a typo would otherwise be silently ignored). */
+export function checkOptions(options, known, name) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new TypeError(`${name}: unknown option '${key}' (expected one of ${known.join(', ')})`);
+  }
+  return options;
+}
+
+export function booleanOption(value, name, fallback) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new TypeError(`${name}: expected true or false, got ${describe(value)}`);
+  return value;
+}
+
+/** A whole number ≥ min (TypeError for non-numbers, RangeError for the rest). */
+export function integerOption(value, name, { min = 1, max = 2 ** 31 - 1 } = {}) {
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a whole number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name}: expected a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
