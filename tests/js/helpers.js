@@ -1,0 +1,38 @@
+// Shared by the JS tests: the error measure of the project's tolerances, seeded random tensors, and a fresh process.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** Runs an ES module snippet in a new Node process (a truly fresh attnscope instance) and returns its stdout. */
+export function runIsolated(code) {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    encoding: 'utf8',
+  });
+}
+/** max |actual − expected| / max |expected|; NaN anywhere gives Infinity so it cannot pass. */
+export function maxRelativeError(actual, expected) {
+  if (actual.length !== expected.length) return Infinity;
+  let largest = 0;
+  let worst = 0;
+  for (let i = 0; i < expected.length; i++) largest = Math.max(largest, Math.abs(expected[i]));
+  for (let i = 0; i < expected.length; i++) {
+    const diff = Math.abs(actual[i] - expected[i]);
+    if (Number.isNaN(diff)) return Infinity;
+    worst = Math.max(worst, diff);
+  }
+  return largest > 0 ? worst / largest : worst;
+}
+
+/** Deterministic uniform floats in [-1, 1) (mulberry32). */
+export function randomTensor(shape, seed = 1) {
+  let state = seed >>> 0;
+  const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  for (let i = 0; i < data.length; i++) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    data[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  }
+  return { data, shape };
+}

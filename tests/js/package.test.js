@@ -1,0 +1,64 @@
+// The packed tarball, installed into an empty project: import by name works and tsc type-checks a consumer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const sh = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+test('npm pack → npm install → import and tsc in a new project', { timeout: 180_000 }, () => {
+  const work = mkdtempSync(path.join(tmpdir(), 'attnscope-consumer-'));
+  try {
+    // dist/ was built by `npm run build` before the tests; --ignore-scripts keeps prepack's build log out of the JSON.
+    const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root));
+    const shipped = packed.files.map((f) => f.path).sort();
+    for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'package.json']) {
+      assert.ok(shipped.includes(file), `the tarball ships ${file}`);
+    }
+    assert.ok(!shipped.some((f) => f.startsWith('cpp/') || f.startsWith('tests/')), 'sources and tests stay out of the tarball');
+
+    writeFileSync(path.join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    sh('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], work);
+
+    writeFileSync(path.join(work, 'consumer.mjs'), `
+      import { init, MultiHeadAttention } from 'attnscope';
+      await init();
+      const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2, seed: 1 });
+      const { output, weights } = mha.forward({ data: new Float32Array(24).fill(0.5), shape: [3, 8] });
+      console.log(JSON.stringify({ output: output.shape, weights: weights.shape, sum: weights.data.slice(0, 3).reduce((a, b) => a + b) }));
+      mha.dispose();`);
+    const result = JSON.parse(sh(process.execPath, ['consumer.mjs'], work));
+    assert.deepEqual(result.output, [3, 8]);
+    assert.deepEqual(result.weights, [2, 3, 3]);
+    assert.ok(Math.abs(result.sum - 1) < 1e-6);
+
+    writeFileSync(path.join(work, 'consumer.ts'), `
+      import { init, MultiHeadAttention, scaledDotProductAttention, type Tensor, type ForwardResult } from 'attnscope';
+      await init({ wasmUrl: new URL('./attnscope.wasm', import.meta.url) });
+      const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2 });
+      const x: Tensor = { data: new Float32Array(24), shape: [3, 8] };
+      const r: ForwardResult = mha.forward(x, null, null, { causal: true, keyPaddingMask: { data: new Uint8Array(3), shape: [3] } });
+      const heads: number = mha.headDim + (r.weights ? r.weights.shape.length : 0);
+      const s = scaledDotProductAttention(x, x, x, { scale: 0.5 });
+      const firstWeight: number = s.weights.data[0];
+      mha.loadStateDict({ 'out_proj.bias': new Float32Array(8) });
+      mha.dispose();
+      export { heads, firstWeight };`);
+    writeFileSync(path.join(work, 'bad.ts'), `
+      import { MultiHeadAttention } from 'attnscope';
+      new MultiHeadAttention({ embedDim: '8', numHeads: 2 });`);
+    const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'] } };
+    writeFileSync(path.join(work, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['consumer.ts'] }));
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    sh(process.execPath, [tsc, '-p', 'tsconfig.json'], work);
+    // The declarations really constrain callers: a string embedDim does not type-check.
+    writeFileSync(path.join(work, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['bad.ts'] }));
+    assert.throws(() => sh(process.execPath, [tsc, '-p', 'tsconfig.json'], work), (e) => /bad\.ts\(3,.*error TS2322: Type 'string' is not assignable to type 'number'/.test(e.stdout));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
