@@ -169,8 +169,10 @@ export class MultiHeadAttention {
     const outputLength = B * Lq * E;
     const weightsShape = averageWeights ? [B, Lq, Lk] : [B, H, Lq, Lk];
     const weightsLength = needWeights ? numel(weightsShape) : 0;
-    // What the C++ side adds to the arena: projections, concatenated heads, one head's kᵀ and scores.
-    const workspaceBytes = 4 * ((B * Lq + 2 * B * Lk) * E + B * Lq * E + headDim * Lk + Lq * Lk);
+    // What the C++ side adds: projections, concatenated heads, one head's kᵀ, and one head's scores unless
+    // they are written straight into the per-head weights.
+    const scoreScratch = needWeights && !averageWeights ? 0 : Lq * Lk;
+    const workspaceBytes = 4 * ((B * Lq + 2 * B * Lk) * E + B * Lq * E + headDim * Lk + scoreScratch);
     const sizes = [bytesOf(q), self ? 0 : bytesOf(k), self || v === k ? 0 : bytesOf(v), bytesOf(kpm), bytesOf(am), 4 * outputLength, 4 * weightsLength];
     const total = sizes.reduce((a, b) => a + b, 0) + workspaceBytes;
     if (total > MAX_WASM_BYTES) {
