@@ -1,6 +1,8 @@
-// The per-head attention loop and the dispatch of the SIMD kernels.
+// The per-head attention loops and the dispatch of the SIMD kernels.
 #include "attend.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -12,11 +14,24 @@ namespace attnscope {
 namespace detail {
 
 using arch = xsimd::default_arch;
+constexpr std::size_t NR = kernels::panel_width<arch>;
+constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+static_assert(streaming_key_block % NR == 0, "key tiles must start on a panel boundary");
 
-void matmul(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
-            std::size_t ldb, float* C, std::size_t ldc, const float* bias)
+std::size_t packed_floats(std::size_t K, std::size_t N)
 {
-    kernels::gemm{}(arch{}, M, N, K, A, lda, B, ldb, C, ldc, bias);
+    return checked_mul((N + NR - 1) / NR * NR, K, "attention workspace");
+}
+
+void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
+                   float* C, std::size_t ldc, const float* bias)
+{
+    kernels::gemm_packed{}(arch{}, M, N, K, A, lda, packed, K * NR, C, ldc, bias, false);
+}
+
+void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)
+{
+    kernels::pack_b_transposed{}(arch{}, K, N, Bt, ldbt, packed);
 }
 
 std::size_t checked_mul(std::size_t a, std::size_t b, const char* what)
@@ -27,43 +42,97 @@ std::size_t checked_mul(std::size_t a, std::size_t b, const char* what)
     return a * b;
 }
 
-void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
-            float scale, const MaskRows* masks, std::size_t mask_count, bool causal, float* key_t, float* scores,
-            float* out, std::size_t ldo)
-{
-    // kᵀ made contiguous so q·kᵀ is the same row-major product as the projections, vectorised over keys.
-    for (std::size_t j = 0; j < Lk; ++j)
-        for (std::size_t d = 0; d < D; ++d) key_t[d * Lk + j] = k.data[j * k.ld + d];
-    matmul(Lq, Lk, D, q.data, q.ld, key_t, Lk, scores, Lk, nullptr);
+namespace {
 
-    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+// Scores of query i against keys j0..j0+n: scale, add or apply every mask, block later keys when causal.
+void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const AttendArgs& args)
+{
+    // The first additive mask rides along with the scaling pass; the others get a pass each.
+    const float* first_added = nullptr;
+    std::size_t m = 0;
+    if (args.mask_count > 0 && args.masks[0].kind == MaskKind::additive) {
+        first_added = static_cast<const float*>(args.masks[0].base) + i * args.masks[0].row_stride + j0;
+        m = 1;
+    }
+    kernels::scale_add{}(arch{}, row, n, args.scale, first_added);
+    for (; m < args.mask_count; ++m) {
+        const MaskRows& mask = args.masks[m];
+        if (mask.kind == MaskKind::additive) {
+            kernels::add_inplace{}(arch{}, row, n, static_cast<const float*>(mask.base) + i * mask.row_stride + j0);
+        } else {
+            const auto* blocked = static_cast<const std::uint8_t*>(mask.base) + i * mask.row_stride + j0;
+            for (std::size_t j = 0; j < n; ++j)
+                if (blocked[j]) row[j] = neg_inf;
+        }
+    }
+    if (args.causal)
+        for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < n; ++j) row[j] = neg_inf;
+}
+
+void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
+                          const AttendScratch& scratch)
+{
+    kernels::pack_b_transposed{}(arch{}, D, Lk, k.data, k.ld, scratch.key_panels);  // kᵀ: D×Lk
+    kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, scratch.value_panels);           // v: Lk×Dv
+}
+
+}  // namespace
+
+void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
+            const AttendArgs& args, const AttendScratch& scratch, float* scores, float* out, std::size_t ldo)
+{
+    pack_keys_and_values(Lk, D, Dv, k, v, scratch);
+    kernels::gemm_packed{}(arch{}, Lq, Lk, D, q.data, q.ld, scratch.key_panels, D * NR, scores, Lk, nullptr, false);
     for (std::size_t i = 0; i < Lq; ++i) {
         float* row = scores + i * Lk;
-        // The first additive mask rides along with the scaling pass; the others get a pass each.
-        const float* first_added = nullptr;
-        std::size_t m = 0;
-        if (mask_count > 0 && masks[0].kind == MaskKind::additive) {
-            first_added = static_cast<const float*>(masks[0].base) + i * masks[0].row_stride;
-            m = 1;
-        }
-        kernels::scale_add{}(arch{}, row, Lk, scale, first_added);
-        for (; m < mask_count; ++m) {
-            const MaskRows& mask = masks[m];
-            if (mask.kind == MaskKind::additive) {
-                kernels::add_inplace{}(arch{}, row, Lk, static_cast<const float*>(mask.base) + i * mask.row_stride);
-            } else {
-                const auto* blocked = static_cast<const std::uint8_t*>(mask.base) + i * mask.row_stride;
-                for (std::size_t j = 0; j < Lk; ++j)
-                    if (blocked[j]) row[j] = neg_inf;
-            }
-        }
-        // Causal: keys after the query take no part; softmax the allowed prefix and zero the rest.
-        const std::size_t allowed = causal ? (i + 1 < Lk ? i + 1 : Lk) : Lk;
-        kernels::softmax_inplace{}(arch{}, row, allowed);
-        for (std::size_t j = allowed; j < Lk; ++j) row[j] = 0.f;
+        prepare_row(row, i, 0, Lk, args);
+        kernels::softmax_inplace{}(arch{}, row, Lk);
     }
+    kernels::gemm_packed{}(arch{}, Lq, Dv, Lk, scores, Lk, scratch.value_panels, Lk * NR, out, ldo, nullptr, false);
+}
 
-    matmul(Lq, Dv, Lk, scores, Lk, v.data, v.ld, out, ldo, nullptr);
+void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
+                      const AttendArgs& args, const AttendScratch& scratch, float* block_scores, float* out,
+                      std::size_t ldo)
+{
+    constexpr std::size_t QB = streaming_query_block, KB = streaming_key_block;
+    pack_keys_and_values(Lk, D, Dv, k, v, scratch);
+    float running_max[QB], running_sum[QB];
+
+    for (std::size_t i0 = 0; i0 < Lq; i0 += QB) {
+        const std::size_t rows = std::min(QB, Lq - i0);
+        float* acc = out + i0 * ldo;
+        for (std::size_t r = 0; r < rows; ++r) {
+            std::fill(acc + r * ldo, acc + r * ldo + Dv, 0.f);
+            running_max[r] = neg_inf;
+            running_sum[r] = 0.f;
+        }
+        // Causal: keys after the block's last query never take part.
+        const std::size_t key_end = args.causal ? std::min(Lk, i0 + rows) : Lk;
+        for (std::size_t j0 = 0; j0 < key_end; j0 += KB) {
+            const std::size_t cols = std::min(KB, key_end - j0);
+            kernels::gemm_packed{}(arch{}, rows, cols, D, q.data + i0 * q.ld, q.ld, scratch.key_panels + j0 * D, D * NR,
+                                   block_scores, KB, nullptr, false);
+            for (std::size_t r = 0; r < rows; ++r) {
+                float* row = block_scores + r * KB;
+                prepare_row(row, i0 + r, j0, cols, args);
+                const float new_max = std::max(running_max[r], kernels::row_max{}(arch{}, row, cols));
+                if (new_max == neg_inf) {  // every key so far blocked: this tile adds nothing
+                    std::fill(row, row + cols, 0.f);
+                    continue;
+                }
+                // Rescale what was summed against the old maximum to the new one (exp(-inf) = 0 the first time).
+                const float correction = std::exp(running_max[r] - new_max);
+                running_sum[r] = running_sum[r] * correction + kernels::exp_sum{}(arch{}, row, cols, new_max);
+                running_max[r] = new_max;
+                if (correction != 1.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, correction);
+            }
+            kernels::gemm_packed{}(arch{}, rows, Dv, cols, block_scores, KB, scratch.value_panels + j0 * NR, Lk * NR,
+                                   acc, ldo, nullptr, true);
+        }
+        for (std::size_t r = 0; r < rows; ++r)  // a row with every key blocked keeps its zeros
+            if (running_sum[r] > 0.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, 1.f / running_sum[r]);
+    }
 }
 
 }  // namespace detail

@@ -1,5 +1,5 @@
 // One attention problem (one head of one batch element) on strided buffers: the loop both
-// scaled_dot_product_attention and MultiHeadAttention run.
+// scaled_dot_product_attention and MultiHeadAttention run, in a materialising and a streaming form.
 #pragma once
 
 #include <cstddef>
@@ -23,15 +23,43 @@ struct Strided {
     std::size_t ld;
 };
 
-/// scores[Lq×Lk] = softmax(q·kᵀ·scale + masks) (rows with every key blocked → 0), out[Lq×Dv] = scores·v.
-/// `key_t` is scratch of D·Lk floats; `scores` has row stride Lk.
-void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
-            float scale, const MaskRows* masks, std::size_t mask_count, bool causal, float* key_t, float* scores,
-            float* out, std::size_t ldo);
+/// Everything one attention problem reads besides q, k and v.
+struct AttendArgs {
+    float scale = 1.f;
+    const MaskRows* masks = nullptr;
+    std::size_t mask_count = 0;
+    bool causal = false;
+};
 
-/// Accumulating C[M×N] = A·B + bias, dispatched to the SIMD kernel.
-void matmul(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
-            std::size_t ldb, float* C, std::size_t ldc, const float* bias);
+/// Scratch an attention problem needs: k and v packed for the products (packed_floats of D×Lk and Lk×Dv).
+struct AttendScratch {
+    float* key_panels;
+    float* value_panels;
+};
+
+/// Floats of a K×N matrix packed into panels.
+std::size_t packed_floats(std::size_t K, std::size_t N);
+
+/// Query rows and keys per tile of attend_streaming(); its score scratch is their product.
+constexpr std::size_t streaming_query_block = 32;
+constexpr std::size_t streaming_key_block = 256;
+
+/// scores[Lq×Lk] = softmax(q·kᵀ·scale + masks) (rows with every key blocked → 0), out[Lq×Dv] = scores·v.
+void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
+            const AttendArgs& args, const AttendScratch& scratch, float* scores, float* out, std::size_t ldo);
+
+/// The same output without the Lq×Lk matrix: keys in tiles with a running maximum and sum (online softmax),
+/// so memory is O(block) instead of O(Lq·Lk). `block_scores` holds streaming_query_block·streaming_key_block floats.
+void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
+                      const AttendArgs& args, const AttendScratch& scratch, float* block_scores, float* out,
+                      std::size_t ldo);
+
+/// C[M×N] = A·B + bias with B packed by pack_transposed().
+void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
+                   float* C, std::size_t ldc, const float* bias);
+
+/// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
+void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);
 
 /// a·b, throwing std::length_error naming `what` when it overflows size_t.
 std::size_t checked_mul(std::size_t a, std::size_t b, const char* what);

@@ -72,7 +72,8 @@ AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorVi
     out_shape.insert(out_shape.end(), {Lq, Dv});
     weights_shape.insert(weights_shape.end(), {Lq, Lk});
     AttentionResult result{Tensor(out_shape), Tensor(weights_shape)};
-    std::vector<float> key_t(detail::checked_mul(D, Lk, "scaled_dot_product_attention"));
+    std::vector<float> key_panels(detail::packed_floats(D, Lk)), value_panels(detail::packed_floats(Lk, Dv));
+    const detail::AttendScratch scratch{key_panels.data(), value_panels.data()};
 
     const std::size_t element_size = mask.kind == MaskKind::boolean ? 1 : sizeof(float);
     const char* mask_base = mask.kind == MaskKind::boolean ? static_cast<const char*>(static_cast<const void*>(mask.blocked))
@@ -84,9 +85,14 @@ AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorVi
             rows.base = mask_base + (mask_broadcast ? 0 : c * Lq * Lk) * element_size;
             rows.row_stride = Lk;
         }
+        detail::AttendArgs args;
+        args.scale = scale;
+        args.masks = &rows;
+        args.mask_count = mask.empty() ? 0 : 1;
+        args.causal = options.causal;
         detail::attend(Lq, Lk, D, Dv, {q.data + c * Lq * D, D}, {k.data + c * Lk * D, D}, {v.data + c * Lk * Dv, Dv},
-                       scale, &rows, mask.empty() ? 0 : 1, options.causal, key_t.data(),
-                       result.weights.data.data() + c * Lq * Lk, result.output.data.data() + c * Lq * Dv, Dv);
+                       args, scratch, result.weights.data.data() + c * Lq * Lk, result.output.data.data() + c * Lq * Dv,
+                       Dv);
     }
     return result;
 }

@@ -42,12 +42,6 @@ void fill_uniform(SeededUniform& rng, float* data, std::size_t n, float bound)
 // PyTorch's xavier_uniform_ on a [fan_out, fan_in] matrix.
 float xavier_bound(std::size_t fan_in, std::size_t fan_out) { return std::sqrt(6.f / float(fan_in + fan_out)); }
 
-void transpose(const float* src, std::size_t rows, std::size_t cols, float* dst, std::size_t ld_dst)
-{
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c) dst[c * ld_dst + r] = src[r * cols + c];
-}
-
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
@@ -168,26 +162,18 @@ void MultiHeadAttention::load_state_dict(const std::map<std::string, Tensor>& st
 
 void MultiHeadAttention::repack()
 {
+    // PyTorch stores [out, in]; the products want Wᵀ in panels. Packed once here, not per call.
     const std::size_t E = embed_dim_;
-    in_proj_weight_t_.resize(in_proj_weight_.size());
-    if (packed_in_proj()) {
-        transpose(in_proj_weight_.data(), 3 * E, E, in_proj_weight_t_.data(), 3 * E);
-    } else {
-        transpose(in_proj_weight_.data(), E, E, in_proj_weight_t_.data(), E);
-        transpose(in_proj_weight_.data() + E * E, E, kdim_, in_proj_weight_t_.data() + E * E, E);
-        transpose(in_proj_weight_.data() + E * (E + kdim_), E, vdim_, in_proj_weight_t_.data() + E * (E + kdim_), E);
+    const std::size_t in_features[3] = {E, kdim_, vdim_};
+    const float* weights[3] = {in_proj_weight_.data(), in_proj_weight_.data() + E * E,
+                               in_proj_weight_.data() + E * (E + kdim_)};
+    for (int which = 0; which < 3; ++which) {
+        std::vector<float>& packed = packed_in_proj_[which];
+        packed.resize(detail::packed_floats(in_features[which], E));
+        detail::pack_transposed(in_features[which], E, weights[which], in_features[which], packed.data());
     }
-    out_proj_weight_t_.resize(E * E);
-    transpose(out_proj_weight_.data(), E, E, out_proj_weight_t_.data(), E);
-}
-
-MultiHeadAttention::Projection MultiHeadAttention::projection(int which) const
-{
-    const std::size_t E = embed_dim_;
-    const float* bias = bias_ ? in_proj_bias_.data() + which * E : nullptr;
-    if (packed_in_proj()) return {in_proj_weight_t_.data() + which * E, 3 * E, bias};
-    const std::size_t offsets[3] = {0, E * E, E * (E + kdim_)};
-    return {in_proj_weight_t_.data() + offsets[which], E, bias};
+    packed_out_proj_.resize(detail::packed_floats(E, E));
+    detail::pack_transposed(E, E, out_proj_weight_.data(), E, packed_out_proj_.data());
 }
 
 std::size_t MultiHeadAttention::weights_numel(const ForwardDims& dims, const ForwardOptions& options) const
@@ -238,51 +224,44 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
     const char* where = "forward";
     const std::size_t E = embed_dim_, H = num_heads_, hd = head_dim();
     const std::size_t B = dims.batch, Lq = dims.query_len, Lk = dims.key_len;
-    const bool fused_self = key == query && value == query && packed_in_proj() && Lk == Lq;
 
-    // Workspace: projections, concatenated heads, kᵀ of one head, one head's scores.
+    // Workspace: the three projections, concatenated heads, one head's packed k and v, and one head's scores
+    // (without weights only one streaming tile; none when the scores go straight into per-head weights).
     using detail::checked_mul;
     const std::size_t q_rows = checked_mul(B, Lq, where), k_rows = checked_mul(B, Lk, where);
-    const std::size_t proj_floats = fused_self ? checked_mul(q_rows, 3 * E, where)
-                                               : checked_mul(q_rows + 2 * k_rows, E, where);
-    const std::size_t concat_floats = checked_mul(q_rows, E, where);
-    const std::size_t key_t_floats = checked_mul(hd, Lk, where);
+    const bool streaming = !options.need_weights;
     const bool scores_in_weights = options.need_weights && !options.average_weights;
-    const std::size_t score_floats = scores_in_weights ? 0 : checked_mul(Lq, Lk, where);
-    std::size_t total = proj_floats;
-    for (std::size_t part : {concat_floats, key_t_floats, score_floats}) {
-        if (total > SIZE_MAX - part) throw std::length_error("forward: sizes too large for the address space");
+    const std::size_t parts[] = {
+        checked_mul(q_rows, E, where),  // q
+        checked_mul(k_rows, E, where),  // k
+        checked_mul(k_rows, E, where),  // v
+        checked_mul(q_rows, E, where),  // concatenated heads
+        detail::packed_floats(hd, Lk),  // kᵀ of one head, packed
+        detail::packed_floats(Lk, hd),  // v of one head, packed
+        streaming ? detail::streaming_query_block * detail::streaming_key_block
+                  : scores_in_weights ? 0 : checked_mul(Lq, Lk, where),
+    };
+    constexpr std::size_t part_count = sizeof(parts) / sizeof(parts[0]);
+    std::size_t total = 0;
+    for (std::size_t part : parts) {
+        if (total > SIZE_MAX / sizeof(float) - part) throw std::length_error("forward: sizes too large for the address space");
         total += part;
     }
-    float* const proj = workspace(total);
-    float* const concat = proj + proj_floats;
-    float* const key_t = concat + concat_floats;
-    float* const scratch_scores = key_t + key_t_floats;
+    float* slices[part_count];
+    slices[0] = workspace(total);
+    for (std::size_t p = 1; p < part_count; ++p) slices[p] = slices[p - 1] + parts[p - 1];
+    float *q = slices[0], *k = slices[1], *v = slices[2], *concat = slices[3];
+    const detail::AttendScratch scratch{slices[4], slices[5]};
+    float* const scratch_scores = slices[6];
 
-    detail::Strided Q{}, K{}, V{};
-    if (fused_self) {
-        const Projection p = projection(0);  // q, k and v columns side by side: one product for all three
-        detail::matmul(q_rows, 3 * E, E, query, E, p.weight_t, p.ldb, proj, 3 * E, p.bias);
-        Q = {proj, 3 * E};
-        K = {proj + E, 3 * E};
-        V = {proj + 2 * E, 3 * E};
-    } else {
-        float* q = proj;
-        float* k = q + q_rows * E;
-        float* v = k + k_rows * E;
-        const Projection pq = projection(0), pk = projection(1), pv = projection(2);
-        detail::matmul(q_rows, E, E, query, E, pq.weight_t, pq.ldb, q, E, pq.bias);
-        detail::matmul(k_rows, E, kdim_, key, kdim_, pk.weight_t, pk.ldb, k, E, pk.bias);
-        detail::matmul(k_rows, E, vdim_, value, vdim_, pv.weight_t, pv.ldb, v, E, pv.bias);
-        Q = {q, E};
-        K = {k, E};
-        V = {v, E};
-    }
+    const float* in_bias = bias_ ? in_proj_bias_.data() : nullptr;
+    detail::matmul_packed(q_rows, E, E, query, E, packed_in_proj_[0].data(), q, E, in_bias);
+    detail::matmul_packed(k_rows, E, kdim_, key, kdim_, packed_in_proj_[1].data(), k, E, in_bias ? in_bias + E : nullptr);
+    detail::matmul_packed(k_rows, E, vdim_, value, vdim_, packed_in_proj_[2].data(), v, E, in_bias ? in_bias + 2 * E : nullptr);
 
     const MaskView& am = options.attn_mask;
     const MaskView& kpm = options.key_padding_mask;
     const bool am_per_head = am.shape.size() == 3;
-    const float scale = 1.f / std::sqrt(float(hd));
     auto mask_at = [](const MaskView& m, std::size_t offset) -> const void* {
         return m.kind == MaskKind::boolean ? static_cast<const void*>(m.blocked + offset)
                                            : static_cast<const void*>(m.added + offset);
@@ -291,18 +270,25 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
     for (std::size_t b = 0; b < B; ++b) {
         for (std::size_t h = 0; h < H; ++h) {
             detail::MaskRows masks[2];
-            std::size_t mask_count = 0;
+            detail::AttendArgs args;
+            args.scale = 1.f / std::sqrt(float(hd));
+            args.causal = options.causal;
+            args.masks = masks;
             if (!am.empty())
-                masks[mask_count++] = {am.kind, mask_at(am, am_per_head ? (b * H + h) * Lq * Lk : 0), Lk};
-            if (!kpm.empty()) masks[mask_count++] = {kpm.kind, mask_at(kpm, b * Lk), 0};
-            if (mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
+                masks[args.mask_count++] = {am.kind, mask_at(am, am_per_head ? (b * H + h) * Lq * Lk : 0), Lk};
+            if (!kpm.empty()) masks[args.mask_count++] = {kpm.kind, mask_at(kpm, b * Lk), 0};
+            if (args.mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
 
+            const detail::Strided qh{q + b * Lq * E + h * hd, E}, kh{k + b * Lk * E + h * hd, E},
+                vh{v + b * Lk * E + h * hd, E};
+            float* context = concat + b * Lq * E + h * hd;
+            if (streaming) {
+                detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scratch_scores, context, E);
+                continue;
+            }
             float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : scratch_scores;
-            detail::attend(Lq, Lk, hd, hd, {Q.data + b * Lq * Q.ld + h * hd, Q.ld},
-                           {K.data + b * Lk * K.ld + h * hd, K.ld}, {V.data + b * Lk * V.ld + h * hd, V.ld}, scale,
-                           masks, mask_count, options.causal, key_t, scores, concat + b * Lq * E + h * hd, E);
-
-            if (options.need_weights && options.average_weights) {
+            detail::attend(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scores, context, E);
+            if (options.average_weights) {
                 float* average = weights + b * Lq * Lk;
                 const float inv_heads = 1.f / float(H);
                 if (h == 0)
@@ -313,8 +299,8 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
         }
     }
 
-    detail::matmul(q_rows, E, E, concat, E, out_proj_weight_t_.data(), E, output, E,
-                   bias_ ? out_proj_bias_.data() : nullptr);
+    detail::matmul_packed(q_rows, E, E, concat, E, packed_out_proj_.data(), output, E,
+                          bias_ ? out_proj_bias_.data() : nullptr);
 }
 
 AttentionResult MultiHeadAttention::forward(const TensorView& query, const TensorView& key, const TensorView& value,

@@ -19,32 +19,58 @@ constexpr std::size_t W = xsimd::batch<float, arch>::size;
 const std::vector<std::size_t> sizes = {1, W - 1 ? W - 1 : 1, W, W + 1, 2 * W, 2 * W + 3, 4 * W + 1, 11, 13, 37};
 }  // namespace
 
-TEST_CASE("gemm matches the double reference at sizes around the SIMD width", "[kernels][gemm]")
+TEST_CASE("packed gemm matches the double reference at sizes around the SIMD width", "[kernels][gemm]")
 {
+    constexpr std::size_t NR = kernels::panel_width<arch>;
     // float accumulation over K terms of magnitude ≤ 1: error grows like K·2^-24; 37 terms stay below 1e-5.
     for (std::size_t M : {std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9)})
         for (std::size_t N : sizes)
             for (std::size_t K : sizes)
-                for (bool with_bias : {false, true}) {
-                    CAPTURE(M, N, K, with_bias);
+                for (int variant = 0; variant < 3; ++variant) {  // plain, with bias, accumulating
+                    CAPTURE(M, N, K, variant);
                     // Leading dimensions larger than the logical sizes: the kernels must honour strides.
                     const std::size_t lda = K + 3, ldb = N + 2, ldc = N + 1;
                     const auto A = random_floats(M * lda, 1 + unsigned(M * 100 + K));
                     const auto B = random_floats(K * ldb, 2 + unsigned(N * 100 + K));
                     const auto bias = random_floats(N, 3);
-                    std::vector<float> C(M * ldc, -777.f);
-                    kernels::gemm{}(arch{}, M, N, K, A.data(), lda, B.data(), ldb, C.data(), ldc,
-                                    with_bias ? bias.data() : nullptr);
-                    const auto expected = reference::gemm(M, N, K, A.data(), lda, B.data(), ldb,
-                                                          with_bias ? bias.data() : nullptr);
-                    std::vector<float> packed(M * N);
+                    const float* b = variant == 1 ? bias.data() : nullptr;
+
+                    // Pack B both ways: directly, and as the transpose of Bᵀ; the panels must be identical.
+                    std::vector<float> packed(kernels::packed_floats<arch>(K, N), -1.f), from_t(packed.size(), -2.f);
+                    kernels::pack_b{}(arch{}, K, N, B.data(), ldb, packed.data());
+                    std::vector<float> Bt(N * K);
+                    for (std::size_t k = 0; k < K; ++k)
+                        for (std::size_t j = 0; j < N; ++j) Bt[j * K + k] = B[k * ldb + j];
+                    kernels::pack_b_transposed{}(arch{}, K, N, Bt.data(), K, from_t.data());
+                    REQUIRE(packed == from_t);
+
+                    std::vector<float> C(M * ldc, variant == 2 ? 0.5f : -777.f);
+                    kernels::gemm_packed{}(arch{}, M, N, K, A.data(), lda, packed.data(), K * NR, C.data(), ldc, b,
+                                           variant == 2);
+                    auto expected = reference::gemm(M, N, K, A.data(), lda, B.data(), ldb, b);
+                    if (variant == 2)
+                        for (double& x : expected) x += 0.5;
+                    std::vector<float> result(M * N);
                     for (std::size_t i = 0; i < M; ++i)
-                        for (std::size_t j = 0; j < N; ++j) packed[i * N + j] = C[i * ldc + j];
-                    REQUIRE(max_relative_error(packed, expected) < 1e-5);
+                        for (std::size_t j = 0; j < N; ++j) result[i * N + j] = C[i * ldc + j];
+                    REQUIRE(max_relative_error(result, expected) < 1e-5);
                     // Padding columns between rows are never written.
-                    for (std::size_t i = 0; i < M; ++i)
-                        for (std::size_t j = N; j < ldc && i * ldc + j < C.size(); ++j) REQUIRE(C[i * ldc + j] == -777.f);
+                    for (std::size_t i = 0; i + 1 < M; ++i) REQUIRE(C[i * ldc + N] == (variant == 2 ? 0.5f : -777.f));
                 }
+}
+
+TEST_CASE("packed gemm over a slice of rows of a bigger packed matrix (panel stride)", "[kernels][gemm]")
+{
+    constexpr std::size_t NR = kernels::panel_width<arch>;
+    const std::size_t M = 5, N = 2 * NR + 3, K_all = 3 * NR + 1, k0 = NR, K = NR + 1;
+    const auto A = random_floats(M * K, 4), B = random_floats(K_all * N, 5);
+    std::vector<float> packed(kernels::packed_floats<arch>(K_all, N));
+    kernels::pack_b{}(arch{}, K_all, N, B.data(), N, packed.data());
+    std::vector<float> C(M * N);
+    // Rows k0..k0+K of B: inside each panel they start at k0·NR, and panels stay K_all·NR apart.
+    kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data() + k0 * NR, K_all * NR, C.data(), N, nullptr, false);
+    const auto expected = reference::gemm(M, N, K, A.data(), K, B.data() + k0 * N, N, nullptr);
+    REQUIRE(max_relative_error(C, expected) < 1e-5);
 }
 
 TEST_CASE("softmax matches the double reference and sums to one", "[kernels][softmax]")

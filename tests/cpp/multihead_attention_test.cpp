@@ -85,18 +85,42 @@ TEST_CASE("multi-head attention matches the reference across sizes, masks and op
             }
 }
 
-TEST_CASE("need_weights = false gives the same output", "[mha]")
+TEST_CASE("need_weights = false (streaming tiles) matches the reference across tile boundaries", "[mha][streaming]")
 {
-    MultiHeadAttention mha({16, 4, 0, 0, true, 3});
-    randomise(mha, 7);
-    const Tensor x({2, 5, 16}, random_floats(160, 8));
-    ForwardOptions options;
-    options.causal = true;
-    const auto with = mha.forward(x, options);
-    options.need_weights = false;
-    const auto without = mha.forward(x, options);
-    REQUIRE(without.weights.data.empty());
-    REQUIRE(without.output.data == with.output.data);
+    // Query tiles are 32 rows and key tiles 256 keys: sizes on both sides of each boundary, masks that block
+    // whole tiles, whole rows, and the causal triangle.
+    std::uint32_t seed = 900;
+    for (std::size_t Lq : {std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(70)})
+        for (std::size_t Lk : {std::size_t(1), std::size_t(255), std::size_t(257), std::size_t(600)})
+            for (int variant = 0; variant < 4; ++variant) {
+                CAPTURE(Lq, Lk, variant);
+                const std::size_t E = 8, H = 2, B = 2;
+                MultiHeadAttention mha({E, H, 0, 0, true, 0});
+                randomise(mha, seed++);
+                const auto query = random_floats(B * Lq * E, seed++, -3.f, 3.f);
+                const auto key = random_floats(B * Lk * E, seed++, -3.f, 3.f);
+                const auto value = random_floats(B * Lk * E, seed++);
+                std::vector<std::uint8_t> kpm(B * Lk, 0), am_bool(B * H * Lq * Lk, 0);
+                auto am_float = random_floats(Lq * Lk, seed++, -2.f, 2.f);
+                for (std::size_t j = 0; j < std::min<std::size_t>(Lk, 300); ++j) kpm[j] = 1;  // batch 0: the first tile and more
+                for (std::size_t i = 0; i < Lq; i += 3)
+                    for (std::size_t j = 0; j < Lk; ++j) am_bool[i * Lk + j] = 1;  // head 0 of batch 0: whole rows blocked
+                for (std::size_t x = 0; x < am_float.size(); x += 7) am_float[x] = -std::numeric_limits<float>::infinity();
+
+                ForwardOptions options;
+                options.need_weights = false;
+                if (variant == 1) options.key_padding_mask = MaskView::boolean(kpm.data(), {B, Lk});
+                if (variant == 2) options.attn_mask = MaskView::boolean(am_bool.data(), {B * H, Lq, Lk});
+                if (variant == 3) {
+                    options.causal = true;
+                    options.attn_mask = MaskView::additive(am_float.data(), {Lq, Lk});
+                }
+                std::vector<float> output(B * Lq * E);
+                mha.forward(query.data(), key.data(), value.data(), {B, Lq, Lk}, options, output.data(), nullptr);
+                const auto expected = reference::multihead_attention(mha.state_dict(), E, H, E, E, B, Lq, Lk,
+                                                                     query.data(), key.data(), value.data(), options);
+                REQUIRE(max_relative_error(output, expected.output) < 1e-5);
+            }
 }
 
 TEST_CASE("unbatched input equals a batch of one without the batch dimension", "[mha]")

@@ -81,7 +81,7 @@ public:
     /// The allocation-free entry point (after the workspace has grown once): caller-owned row-major buffers.
     /// query `[batch, query_len, embed_dim]`, key `[batch, key_len, kdim]`, value `[batch, key_len, vdim]`,
     /// output `[batch, query_len, embed_dim]`, weights per ForwardOptions (may be null when need_weights is
-    /// false). Passing query as key and value (the same pointer) selects the fused self-attention projection.
+    /// false). For self-attention pass query as key and value.
     void forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
                  const ForwardOptions& options, float* output, float* weights);
 
@@ -101,12 +101,6 @@ public:
     void validate(const ForwardDims& dims, const ForwardOptions& options) const;
 
 private:
-    struct Projection {
-        const float* weight_t;  // [in_features, embed_dim] with row stride ldb
-        std::size_t ldb;
-        const float* bias;  // [embed_dim] or null
-    };
-    Projection projection(int which) const;
     float* parameter(const std::string& key);  // where a validated state-dict key's values live
     void repack();
     float* workspace(std::size_t floats);
@@ -118,9 +112,9 @@ private:
     std::vector<float> in_proj_bias_;     // [3E] or empty
     std::vector<float> out_proj_weight_;  // [E, E]
     std::vector<float> out_proj_bias_;    // [E] or empty
-    // Transposed copies, made once when weights change, so the projections are row-major GEMMs.
-    std::vector<float> in_proj_weight_t_;  // packed: [E, 3E]; else q_t [E,E], k_t [kdim,E], v_t [vdim,E]
-    std::vector<float> out_proj_weight_t_;  // [E, E]
+    // Wᵀ of the q, k, v and output projections packed into panels for the products, made when weights change.
+    std::vector<float> packed_in_proj_[3];
+    std::vector<float> packed_out_proj_;
     std::vector<float> workspace_;
 };
 

@@ -1,6 +1,8 @@
-// C = A·B (+ bias per column): the matrix product behind every projection and both attention products.
+// C = A·B (+ bias) with B packed into column panels: the matrix product behind every projection and both
+// attention products.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include <xsimd/xsimd.hpp>
@@ -8,68 +10,126 @@
 namespace attnscope {
 namespace kernels {
 
-// One MR×(NB·W) tile of C kept in registers for the whole k loop, so each loaded B vector feeds MR
-// multiply-adds and each broadcast A value feeds NB: that reuse is what makes the product fast.
-template <class Arch, std::size_t MR, std::size_t NB>
-inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* B, std::size_t ldb, float* C,
-                      std::size_t ldc, const float* bias)
+/// Columns per packed panel: two SIMD vectors, the width of the register tile.
+template <class Arch>
+constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
+
+/// Floats needed to pack a K×N matrix (N rounded up to whole panels).
+template <class Arch>
+constexpr std::size_t packed_floats(std::size_t K, std::size_t N)
+{
+    return (N + panel_width<Arch> - 1) / panel_width<Arch> * panel_width<Arch> * K;
+}
+
+/// Packs B[K×N] (row-major, leading dimension ldb) into panels of panel_width columns: panel p holds rows
+/// 0..K of columns p·NR..p·NR+NR contiguously, zero-padded past N. The product then reads B sequentially.
+struct pack_b {
+    template <class Arch>
+    void operator()(Arch, std::size_t K, std::size_t N, const float* B, std::size_t ldb, float* packed) const
+    {
+        constexpr std::size_t NR = panel_width<Arch>;
+        for (std::size_t j0 = 0; j0 < N; j0 += NR) {
+            const std::size_t cols = std::min(NR, N - j0);
+            for (std::size_t k = 0; k < K; ++k, packed += NR) {
+                std::size_t c = 0;
+                for (; c < cols; ++c) packed[c] = B[k * ldb + j0 + c];
+                for (; c < NR; ++c) packed[c] = 0.f;
+            }
+        }
+    }
+};
+
+/// Packs B = Btᵀ given Bt[N×K] (row-major, leading dimension ldbt): PyTorch's [out, in] weights, or keys [Lk, D]
+/// for q·kᵀ. Same panel layout as pack_b.
+struct pack_b_transposed {
+    template <class Arch>
+    void operator()(Arch, std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed) const
+    {
+        constexpr std::size_t NR = panel_width<Arch>;
+        for (std::size_t j0 = 0; j0 < N; j0 += NR) {
+            const std::size_t cols = std::min(NR, N - j0);
+            for (std::size_t k = 0; k < K; ++k, packed += NR) {
+                std::size_t c = 0;
+                for (; c < cols; ++c) packed[c] = Bt[(j0 + c) * ldbt + k];
+                for (; c < NR; ++c) packed[c] = 0.f;
+            }
+        }
+    }
+};
+
+// One MR×NR tile of C held in registers for the whole k loop: each packed B vector feeds MR multiply-adds and
+// each broadcast A value feeds two. `cols` < NR only in the last panel, whose result goes through a buffer.
+template <class Arch, std::size_t MR>
+inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, float* C, std::size_t ldc,
+                      const float* bias, std::size_t cols, bool accumulate)
 {
     using batch = xsimd::batch<float, Arch>;
     constexpr std::size_t W = batch::size;
-    batch acc[MR][NB];
-    for (std::size_t nb = 0; nb < NB; ++nb) {
-        const batch init = bias ? batch::load_unaligned(bias + nb * W) : batch(0.f);
-        for (std::size_t r = 0; r < MR; ++r) acc[r][nb] = init;
+    constexpr std::size_t NR = 2 * W;
+
+    batch acc0[MR], acc1[MR];
+    {
+        alignas(64) float init[NR] = {};
+        if (bias) std::copy(bias, bias + cols, init);
+        const batch b0 = batch::load_aligned(init), b1 = batch::load_aligned(init + W);
+        for (std::size_t r = 0; r < MR; ++r) acc0[r] = b0, acc1[r] = b1;
     }
-    for (std::size_t k = 0; k < K; ++k) {
-        batch b[NB];
-        for (std::size_t nb = 0; nb < NB; ++nb) b[nb] = batch::load_unaligned(B + k * ldb + nb * W);
+    for (std::size_t k = 0; k < K; ++k, panel += NR) {
+        const batch b0 = batch::load_unaligned(panel), b1 = batch::load_unaligned(panel + W);
         for (std::size_t r = 0; r < MR; ++r) {
             const batch a(A[r * lda + k]);
-            for (std::size_t nb = 0; nb < NB; ++nb) acc[r][nb] = xsimd::fma(a, b[nb], acc[r][nb]);
+            acc0[r] = xsimd::fma(a, b0, acc0[r]);
+            acc1[r] = xsimd::fma(a, b1, acc1[r]);
         }
     }
-    for (std::size_t r = 0; r < MR; ++r)
-        for (std::size_t nb = 0; nb < NB; ++nb) acc[r][nb].store_unaligned(C + r * ldc + nb * W);
-}
-
-// Columns past the last full SIMD vector: plain dot products.
-template <std::size_t MR>
-inline void gemm_scalar_columns(std::size_t j0, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                                const float* B, std::size_t ldb, float* C, std::size_t ldc, const float* bias)
-{
     for (std::size_t r = 0; r < MR; ++r) {
-        for (std::size_t j = j0; j < N; ++j) {
-            float sum = bias ? bias[j] : 0.f;
-            for (std::size_t k = 0; k < K; ++k) sum += A[r * lda + k] * B[k * ldb + j];
-            C[r * ldc + j] = sum;
+        float* c = C + r * ldc;
+        if (cols == NR) {
+            if (accumulate) {
+                acc0[r] += batch::load_unaligned(c);
+                acc1[r] += batch::load_unaligned(c + W);
+            }
+            acc0[r].store_unaligned(c);
+            acc1[r].store_unaligned(c + W);
+        } else {
+            alignas(64) float out[NR];
+            acc0[r].store_aligned(out);
+            acc1[r].store_aligned(out + W);
+            for (std::size_t j = 0; j < cols; ++j) c[j] = accumulate ? c[j] + out[j] : out[j];
         }
     }
 }
 
-template <class Arch, std::size_t MR>
-inline void gemm_row_panel(std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
-                           std::size_t ldb, float* C, std::size_t ldc, const float* bias)
-{
-    constexpr std::size_t W = xsimd::batch<float, Arch>::size;
-    constexpr std::size_t NB = 2;
-    std::size_t j = 0;
-    for (; j + NB * W <= N; j += NB * W)
-        gemm_tile<Arch, MR, NB>(K, A, lda, B + j, ldb, C + j, ldc, bias ? bias + j : nullptr);
-    for (; j + W <= N; j += W) gemm_tile<Arch, MR, 1>(K, A, lda, B + j, ldb, C + j, ldc, bias ? bias + j : nullptr);
-    if (j < N) gemm_scalar_columns<MR>(j, N, K, A, lda, B, ldb, C, ldc, bias);
-}
-
-/// C[M×N] = A[M×K]·B[K×N] + bias[N] (bias may be null). Row-major with leading dimensions lda, ldb, ldc.
-struct gemm {
+/// C[M×N] = A[M×K]·B + bias[N] (bias may be null), or C += A·B with `accumulate` (then bias must be null).
+/// B is packed (pack_b / pack_b_transposed); panel p starts at packed + p·panel_stride, normally K·panel_width,
+/// larger when A·B multiplies a slice of the rows of a bigger packed matrix.
+struct gemm_packed {
     template <class Arch>
-    void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* B,
-                    std::size_t ldb, float* C, std::size_t ldc, const float* bias) const
+    void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                    const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
+                    bool accumulate) const
     {
+        constexpr std::size_t NR = panel_width<Arch>;
         constexpr std::size_t MR = 4;
-        std::size_t i = 0;
-        for (; i + MR <= M; i += MR) gemm_row_panel<Arch, MR>(N, K, A + i * lda, lda, B, ldb, C + i * ldc, ldc, bias);
-        for (; i < M; ++i) gemm_row_panel<Arch, 1>(N, K, A + i * lda, lda, B, ldb, C + i * ldc, ldc, bias);
+        // Rows of A per block: about 128 KB of A stays in L2 while every panel of B (in L1) passes over it.
+        const std::size_t block_rows = std::max<std::size_t>(MR, (32768 / std::max<std::size_t>(K, 1)) / MR * MR);
+        for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
+            const std::size_t i_end = std::min(M, i0 + block_rows);
+            for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
+                const float* panel = packed + p * panel_stride;
+                const std::size_t cols = std::min(NR, N - j0);
+                const float* panel_bias = bias ? bias + j0 : nullptr;
+                std::size_t i = i0;
+                for (; i + MR <= i_end; i += MR)
+                    gemm_tile<Arch, MR>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
+                switch (i_end - i) {
+                case 3: gemm_tile<Arch, 3>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
+                case 2: gemm_tile<Arch, 2>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
+                case 1: gemm_tile<Arch, 1>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
+                default: break;
+                }
+            }
+        }
     }
 };
 

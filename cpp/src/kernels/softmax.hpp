@@ -1,6 +1,7 @@
 // Row kernels of the attention scores: scale and add a mask, then softmax in place.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -44,51 +45,74 @@ struct add_inplace {
     }
 };
 
-/// Softmax of x[0..n) in place, subtracting the row maximum first so large logits cannot overflow.
-/// A row whose entries are all -inf (every key blocked) becomes all zeros instead of 0/0 = NaN.
-struct softmax_inplace {
+/// The largest of x[0..n), -inf for n == 0.
+struct row_max {
     template <class Arch>
-    void operator()(Arch, float* x, std::size_t n) const
+    float operator()(Arch, const float* x, std::size_t n) const
     {
         using batch = xsimd::batch<float, Arch>;
         constexpr std::size_t W = batch::size;
-        constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-
-        float row_max = neg_inf;
+        float result = -std::numeric_limits<float>::infinity();
         std::size_t j = 0;
         if (n >= W) {
-            batch vmax(neg_inf);
-            for (; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(x + j));
+            batch vmax = batch::load_unaligned(x);
+            for (j = W; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(x + j));
             alignas(64) float lanes[W];
             vmax.store_aligned(lanes);
-            for (std::size_t l = 0; l < W; ++l) row_max = lanes[l] > row_max ? lanes[l] : row_max;
+            for (std::size_t l = 0; l < W; ++l) result = lanes[l] > result ? lanes[l] : result;
         }
-        for (; j < n; ++j) row_max = x[j] > row_max ? x[j] : row_max;
+        for (; j < n; ++j) result = x[j] > result ? x[j] : result;
+        return result;
+    }
+};
 
-        if (row_max == neg_inf) {
-            for (j = 0; j < n; ++j) x[j] = 0.f;
-            return;
-        }
-
-        const batch vrow_max(row_max);
+/// x[j] = exp(x[j] − shift) in place; returns the sum. The vectorised exp is where the softmax spends its time.
+struct exp_sum {
+    template <class Arch>
+    float operator()(Arch, float* x, std::size_t n, float shift) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch vshift(shift);
         batch vsum(0.f);
-        j = 0;
+        std::size_t j = 0;
         for (; j + W <= n; j += W) {
-            const batch e = xsimd::exp(batch::load_unaligned(x + j) - vrow_max);
+            const batch e = xsimd::exp(batch::load_unaligned(x + j) - vshift);
             e.store_unaligned(x + j);
             vsum += e;
         }
         float sum = xsimd::hadd(vsum);
-        for (; j < n; ++j) {
-            x[j] = std::exp(x[j] - row_max);
-            sum += x[j];
-        }
+        for (; j < n; ++j) sum += (x[j] = std::exp(x[j] - shift));
+        return sum;
+    }
+};
 
-        const float inv_sum = 1.f / sum;
-        const batch vinv(inv_sum);
-        j = 0;
-        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vinv).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] *= inv_sum;
+/// x[j] *= factor.
+struct scale_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n, float factor) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch vfactor(factor);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vfactor).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] *= factor;
+    }
+};
+
+/// Softmax of x[0..n) in place, subtracting the row maximum first so large logits cannot overflow.
+/// A row whose entries are all -inf (every key blocked) becomes all zeros instead of 0/0 = NaN.
+struct softmax_inplace {
+    template <class Arch>
+    void operator()(Arch arch, float* x, std::size_t n) const
+    {
+        const float largest = row_max{}(arch, x, n);
+        if (largest == -std::numeric_limits<float>::infinity()) {
+            std::fill(x, x + n, 0.f);
+            return;
+        }
+        scale_inplace{}(arch, x, n, 1.f / exp_sum{}(arch, x, n, largest));
     }
 };
 
