@@ -106,7 +106,8 @@ test('averageWeights is the mean of the per-head weights; needWeights false give
   for (let b = 0; b < 2; b++) for (let h = 0; h < 3; h++) for (let i = 0; i < 16; i++) mean[b * 16 + i] += perHead.weights.data[(b * 3 + h) * 16 + i] / 3;
   assert.ok(maxRelativeError(averaged.weights.data, mean) < 1e-6);
   assert.equal(none.weights, null);
-  assert.deepEqual(none.output.data, perHead.output.data);
+  // Without weights the keys are processed in tiles (online softmax): same result up to float round-off.
+  assert.ok(maxRelativeError(none.output.data, perHead.output.data) < 1e-6);
   // Causal: no query sees a later key.
   for (let r = 0; r < 2 * 3 * 4; r++) for (let j = (r % 4) + 1; j < 4; j++) assert.equal(perHead.weights.data[r * 4 + j], 0);
   mha.dispose();
