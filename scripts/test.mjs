@@ -28,10 +28,8 @@ const suites = {
 
 const requested = process.argv.slice(2);
 for (const name of requested) if (!(name in suites)) throw new Error(`unknown suite '${name}' (have ${Object.keys(suites).join(', ')})`);
-// TODO(demo issue): drop this condition once the demo and its browser tests are committed.
-const demoReady = existsSync(path.join(root, 'web', 'demo', 'vite.config.js')) && existsSync(path.join(root, 'tests', 'browser'));
-const selected = requested.length ? requested : Object.keys(suites).filter((s) => s !== 'browser' || demoReady);
-if (selected.includes('js') && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
+const selected = requested.length ? requested : Object.keys(suites);
+if ((selected.includes('js') || selected.includes('browser')) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
 
 const results = [];
 for (const name of selected) {

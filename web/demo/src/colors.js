@@ -1,0 +1,64 @@
+// Colour scales of the demo: colour-blind-safe sequential maps for weights, a diverging map for
+// signed vectors, and one colour per head.
+
+// Ten evenly spaced stops of matplotlib's viridis and cividis (as R's viridisLite prints them);
+// linear interpolation between them stays within a few RGB units of the full 256-entry tables.
+const STOPS = {
+  viridis: ['#440154', '#482878', '#3e4a89', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6dcd59', '#b4de2c', '#fde725'],
+  cividis: ['#00204d', '#00336f', '#39486b', '#575c6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#e4cf5b', '#ffea46'],
+};
+
+// ColorBrewer RdBu (11 classes, reversed: blue = negative, red = positive); rated colour-blind safe.
+const DIVERGING = ['#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b', '#67001f'];
+
+/** Okabe–Ito: eight colours that stay distinct under the common colour-vision deficiencies. */
+export const HEAD_COLORS = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#000000', '#C8B400'];
+
+export const COLORMAPS = Object.keys(STOPS);
+
+function hexToRgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+function buildLut(stops, size = 256) {
+  const rgb = stops.map(hexToRgb);
+  const lut = new Uint8ClampedArray(size * 3);
+  for (let i = 0; i < size; i++) {
+    const t = (i / (size - 1)) * (rgb.length - 1);
+    const k = Math.min(rgb.length - 2, Math.floor(t));
+    const f = t - k;
+    for (let c = 0; c < 3; c++) lut[i * 3 + c] = rgb[k][c] + (rgb[k + 1][c] - rgb[k][c]) * f;
+  }
+  return lut;
+}
+
+const LUTS = Object.fromEntries(Object.entries(STOPS).map(([k, v]) => [k, buildLut(v)]));
+const DIV_LUT = buildLut(DIVERGING);
+
+/** Colour of t in [0, 1] under the named sequential map, as [r, g, b]. */
+export function seqRgb(name, t) {
+  const lut = LUTS[name] ?? LUTS.viridis;
+  const i = Math.max(0, Math.min(255, Math.round(t * 255))) * 3;
+  return [lut[i], lut[i + 1], lut[i + 2]];
+}
+
+/** Colour of t in [-1, 1] under the diverging map, as [r, g, b]. */
+export function divRgb(t) {
+  const i = Math.max(0, Math.min(255, Math.round((t + 1) * 127.5))) * 3;
+  return [DIV_LUT[i], DIV_LUT[i + 1], DIV_LUT[i + 2]];
+}
+
+export const css = ([r, g, b]) => `rgb(${r | 0},${g | 0},${b | 0})`;
+
+/** Black or white text, whichever reads better on [r, g, b]. */
+export function inkOn([r, g, b]) {
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#111' : '#fff';
+}
+
+/** CSS linear-gradient of a sequential map, for legends. */
+export function gradientCss(name, dir = 'to right') {
+  return `linear-gradient(${dir}, ${(STOPS[name] ?? STOPS.viridis).join(', ')})`;
+}
+
+export const divergingGradientCss = (dir = 'to right') => `linear-gradient(${dir}, ${DIVERGING.join(', ')})`;

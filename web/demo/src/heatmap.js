@@ -1,0 +1,214 @@
+// Heat maps of one head's weights: layout, canvas drawing (screen and PNG) and SVG export.
+import { seqRgb, css } from './colors.js';
+
+export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif';
+const font = (px, weight = 400) => `${weight} ${px}px ${FONT_FAMILY}`;
+
+let measureCtx = null;
+function textWidth(s, px, weight) {
+  measureCtx ??= document.createElement('canvas').getContext('2d');
+  measureCtx.font = font(px, weight);
+  return measureCtx.measureText(s).width;
+}
+const maxWidth = (labels, px) => labels.reduce((m, s) => Math.max(m, textWidth(s, px, 600)), 0);
+
+/** Truncate long tokens on the axes (the tooltip always shows the whole token). */
+export const axisLabel = (s) => (s.length > 12 ? s.slice(0, 11) + '…' : s);
+
+/**
+ * Where things go for an L×S map that should fit `width` CSS pixels.
+ * labels: true, false or 'auto' (drop the axis labels when the cells get too small to carry them).
+ */
+export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 11, fontPx = 11, labels = 'auto', pad = 4 }) {
+  const L = rows.length, S = cols.length;
+  const withLabels = () => {
+    const left = Math.ceil(maxWidth(rows.map(axisLabel), fontPx)) + 10;
+    const colW = Math.ceil(maxWidth(cols.map(axisLabel), fontPx));
+    const cell = Math.max(1, Math.min(maxCell, Math.floor((width - left - pad) / Math.max(1, S))));
+    // Column labels that fit their cell (single CJK characters, short words) stay upright;
+    // longer ones are turned to read upwards.
+    const upright = colW <= cell - 2;
+    return { left, top: upright ? fontPx + 10 : colW + 10, cell, upright };
+  };
+  let g = labels ? withLabels() : null;
+  let showLabels = !!g;
+  if (!g || (labels === 'auto' && g.cell < minLabelCell)) {
+    showLabels = false;
+    const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
+    g = { left: pad, top: pad, cell, upright: false };
+  }
+  return { ...g, L, S, fontPx, showLabels, pad, width: g.left + S * g.cell + pad, height: g.top + L * g.cell + pad };
+}
+
+/** Which cell (row i, column j) is at CSS pixel (x, y), or null. */
+export function cellAt(layout, x, y) {
+  const j = Math.floor((x - layout.left) / layout.cell);
+  const i = Math.floor((y - layout.top) / layout.cell);
+  return i >= 0 && j >= 0 && i < layout.L && j < layout.S ? { i, j } : null;
+}
+
+let scratch = null;
+
+/**
+ * Paint a rows×cols grid of colours, each cell cw×rh CSS pixels, at (x, y): one pixel per cell in a
+ * scratch canvas, scaled up without smoothing. Far cheaper than one fillRect (and one colour string) per cell.
+ * @param {(k: number) => number[]} rgbAt  colour of cell k = i * cols + j
+ */
+export function paintCells(ctx, rows, cols, rgbAt, x, y, cw, rh) {
+  if (!rows || !cols) return;
+  scratch ??= document.createElement('canvas');
+  scratch.width = cols; scratch.height = rows;
+  const sctx = scratch.getContext('2d');
+  const img = sctx.createImageData(cols, rows);
+  for (let k = 0; k < rows * cols; k++) {
+    const [r, g, b] = rgbAt(k);
+    img.data[k * 4] = r; img.data[k * 4 + 1] = g; img.data[k * 4 + 2] = b; img.data[k * 4 + 3] = 255;
+  }
+  sctx.putImageData(img, 0, 0);
+  ctx.save();
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(scratch, x, y, cols * cw, rows * rh);
+  ctx.restore();
+}
+
+/**
+ * Draw the map into ctx (already scaled to CSS pixels) at (ox, oy).
+ * spec: { data, offset, rows, cols, vmax, cmap, selectedRow, hover: {i, j} }
+ */
+export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
+  const { L, S, cell, left, top } = layout;
+  const { data, offset = 0, vmax, cmap } = spec;
+  paintCells(ctx, L, S, (k) => seqRgb(cmap, data[offset + k] / vmax), ox + left, oy + top, cell, cell);
+  ctx.save();
+  if (cell >= 10) {
+    // Hairline gaps between cells read as a table rather than a blur.
+    ctx.strokeStyle = 'rgba(255,255,255,0.55)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let j = 1; j < S; j++) { ctx.moveTo(ox + left + j * cell, oy + top); ctx.lineTo(ox + left + j * cell, oy + top + L * cell); }
+    for (let i = 1; i < L; i++) { ctx.moveTo(ox + left, oy + top + i * cell); ctx.lineTo(ox + left + S * cell, oy + top + i * cell); }
+    ctx.stroke();
+  }
+  const sel = spec.selectedRow;
+  if (sel != null && sel >= 0 && sel < L) {
+    // The row the walkthrough explains: a white frame with a dark edge reads on every colour.
+    ctx.strokeStyle = '#fff'; ctx.lineWidth = 2;
+    ctx.strokeRect(ox + left + 1, oy + top + sel * cell + 1, S * cell - 2, cell - 2);
+    ctx.strokeStyle = '#111'; ctx.lineWidth = 1;
+    ctx.strokeRect(ox + left - 0.5, oy + top + sel * cell - 0.5, S * cell + 1, cell + 1);
+  }
+  if (spec.hover) {
+    const { i, j } = spec.hover;
+    ctx.strokeStyle = '#fff'; ctx.lineWidth = 2;
+    ctx.strokeRect(ox + left + j * cell + 1, oy + top + i * cell + 1, cell - 2, cell - 2);
+    ctx.strokeStyle = '#111'; ctx.lineWidth = 1;
+    ctx.strokeRect(ox + left + j * cell + 0.5, oy + top + i * cell + 0.5, cell - 1, cell - 1);
+  }
+  if (layout.showLabels) {
+    ctx.fillStyle = '#333';
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    spec.rows.forEach((s, i) => {
+      ctx.font = font(layout.fontPx, i === sel ? 700 : 400);
+      ctx.fillStyle = i === sel ? '#000' : '#444';
+      ctx.fillText(axisLabel(s), ox + left - 6, oy + top + (i + 0.5) * cell);
+    });
+    ctx.font = font(layout.fontPx);
+    ctx.fillStyle = '#444';
+    ctx.textAlign = layout.upright ? 'center' : 'left';
+    spec.cols.forEach((s, j) => {
+      ctx.save();
+      ctx.translate(ox + left + (j + 0.5) * cell, oy + top - (layout.upright ? layout.fontPx / 2 + 4 : 6));
+      if (!layout.upright) ctx.rotate(-Math.PI / 2);
+      ctx.fillText(axisLabel(s), 0, 0);
+      ctx.restore();
+    });
+  }
+  ctx.restore();
+}
+
+/** Size a canvas for `layout` at the screen's pixel ratio and return its scaled 2D context. */
+export function prepareCanvas(canvas, w, h, ratio = window.devicePixelRatio || 1) {
+  canvas.width = Math.round(w * ratio);
+  canvas.height = Math.round(h * ratio);
+  canvas.style.width = `${w}px`;
+  canvas.style.height = `${h}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  return ctx;
+}
+
+const LEGEND_W = 16, LEGEND_GAP = 56;
+
+/** Layout of a standalone figure (title + map + legend) used by both PNG and SVG export. */
+function figureLayout(spec) {
+  // Cells of 28 px for short sentences, shrinking so a 64-token map stays about 1000 px wide.
+  const map = heatmapLayout(spec.rows, spec.cols, { width: 200 + Math.min(28 * spec.cols.length, 900), maxCell: 28, fontPx: 13, labels: true });
+  const titleH = 44;
+  const w = map.width + LEGEND_GAP + LEGEND_W + 90;
+  const h = Math.max(titleH + map.height + 20, titleH + 220);
+  return { map, titleH, w, h, legendX: map.width + LEGEND_GAP / 2, legendY: titleH + map.top, legendH: Math.max(120, map.L * map.cell) };
+}
+
+/** A PNG (2× pixel ratio) of one map with its title, axis note and legend. */
+export function heatmapPng(spec) {
+  const f = figureLayout(spec);
+  const canvas = document.createElement('canvas');
+  const ctx = prepareCanvas(canvas, f.w, f.h, 2);
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, f.w, f.h);
+  ctx.fillStyle = '#111'; ctx.font = font(16, 700); ctx.textBaseline = 'alphabetic'; ctx.textAlign = 'left';
+  ctx.fillText(spec.title, 12, 22);
+  ctx.fillStyle = '#666'; ctx.font = font(12);
+  ctx.fillText(spec.subtitle ?? '', 12, 38);
+  drawHeatmap(ctx, f.map, { ...spec, hover: null }, 0, f.titleH);
+  const grad = ctx.createLinearGradient(0, f.legendY + f.legendH, 0, f.legendY);
+  for (let k = 0; k <= 10; k++) grad.addColorStop(k / 10, css(seqRgb(spec.cmap, k / 10)));
+  ctx.fillStyle = grad;
+  ctx.fillRect(f.legendX, f.legendY, LEGEND_W, f.legendH);
+  ctx.fillStyle = '#333'; ctx.font = font(11); ctx.textBaseline = 'middle';
+  for (const v of [0, 0.5, 1]) ctx.fillText(fmtTick(v * spec.vmax), f.legendX + LEGEND_W + 4, f.legendY + f.legendH * (1 - v));
+  if (spec.legendTitle) {
+    ctx.textBaseline = 'alphabetic'; ctx.fillStyle = '#666';
+    ctx.fillText(spec.legendTitle, f.legendX - 8, f.legendY - 10);
+  }
+  return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+}
+
+const fmtTick = (v) => (v === 0 ? '0' : v.toFixed(v >= 0.1 ? 2 : 3));
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+/** The same figure as a standalone SVG document, one rect per cell with its value as a tooltip. */
+export function heatmapSvg(spec) {
+  const f = figureLayout(spec);
+  const { map } = f;
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${f.w}" height="${f.h}" viewBox="0 0 ${f.w} ${f.h}" font-family='${FONT_FAMILY.replace(/'/g, '')}'>`);
+  out.push(`<rect width="100%" height="100%" fill="#fff"/>`);
+  out.push(`<text x="12" y="22" font-size="16" font-weight="700" fill="#111">${esc(spec.title)}</text>`);
+  out.push(`<text x="12" y="38" font-size="12" fill="#666">${esc(spec.subtitle ?? '')}</text>`);
+  out.push(`<g transform="translate(0 ${f.titleH})">`);
+  for (let i = 0; i < map.L; i++) {
+    for (let j = 0; j < map.S; j++) {
+      const v = spec.data[(spec.offset ?? 0) + i * map.S + j];
+      out.push(`<rect x="${map.left + j * map.cell}" y="${map.top + i * map.cell}" width="${map.cell}" height="${map.cell}" fill="${css(seqRgb(spec.cmap, v / spec.vmax))}" stroke="#fff" stroke-width="0.5"><title>${esc(spec.rows[i])} → ${esc(spec.cols[j])}: ${v.toFixed(6)}</title></rect>`);
+    }
+  }
+  spec.rows.forEach((s, i) => out.push(`<text x="${map.left - 6}" y="${map.top + (i + 0.5) * map.cell}" font-size="${map.fontPx}" text-anchor="end" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`));
+  spec.cols.forEach((s, j) => {
+    const x = map.left + (j + 0.5) * map.cell;
+    out.push(map.upright
+      ? `<text x="${x}" y="${map.top - map.fontPx / 2 - 4}" font-size="${map.fontPx}" text-anchor="middle" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`
+      : `<text transform="translate(${x} ${map.top - 6}) rotate(-90)" font-size="${map.fontPx}" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`);
+  });
+  out.push('</g>');
+  out.push('<defs><linearGradient id="legend" x1="0" y1="1" x2="0" y2="0">');
+  for (let k = 0; k <= 10; k++) out.push(`<stop offset="${k / 10}" stop-color="${css(seqRgb(spec.cmap, k / 10))}"/>`);
+  out.push('</linearGradient></defs>');
+  out.push(`<rect x="${f.legendX}" y="${f.legendY}" width="${LEGEND_W}" height="${f.legendH}" fill="url(#legend)"/>`);
+  for (const v of [0, 0.5, 1]) out.push(`<text x="${f.legendX + LEGEND_W + 4}" y="${f.legendY + f.legendH * (1 - v)}" font-size="11" dominant-baseline="middle" fill="#333">${fmtTick(v * spec.vmax)}</text>`);
+  if (spec.legendTitle) out.push(`<text x="${f.legendX - 8}" y="${f.legendY - 10}" font-size="11" fill="#666">${esc(spec.legendTitle)}</text>`);
+  out.push('</svg>');
+  return out.join('\n');
+}

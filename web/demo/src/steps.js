@@ -1,0 +1,100 @@
+// The walkthrough's numbers, recomputed in plain JS (float64) from the layer's state dict, so the
+// page can show every intermediate value that the WASM forward pass never exposes.
+
+// Projected rows, remembered per weight tensor and per input row: while someone types, most rows
+// (same token at the same position) are unchanged, so only the edited ones cost E² multiply-adds.
+const rowCache = new WeakMap();
+const CACHE_ROWS = 4096;
+
+/** Two 32-bit FNV-1a hashes of a row's bytes (in two orders): a collision would need both to collide. */
+function rowKey(x, from, n, r0) {
+  const u = new Uint32Array(x.buffer, x.byteOffset + from * 4, n);
+  let a = 0x811c9dc5, b = 0x01000193 ^ r0;
+  for (let k = 0; k < n; k++) {
+    a = Math.imul(a ^ u[k], 0x01000193);
+    b = Math.imul(b ^ u[n - 1 - k], 0x85ebca6b);
+  }
+  return `${r0}:${n}:${a >>> 0}:${b >>> 0}`;
+}
+
+/** X [n, inDim] times rows r0..r0+outDim-1 of W (transposed) plus bias: the Q, K or V slice of in_proj. */
+function project(x, n, inDim, w, b, r0, outDim) {
+  let cache = rowCache.get(w);
+  if (!cache) rowCache.set(w, (cache = new Map()));
+  if (cache.size > CACHE_ROWS) cache.clear();
+  const y = new Float64Array(n * outDim);
+  for (let i = 0; i < n; i++) {
+    const xi = i * inDim;
+    const key = x instanceof Float32Array ? rowKey(x, xi, inDim, r0) : null;
+    const hit = key && cache.get(key);
+    if (hit) { y.set(hit, i * outDim); continue; }
+    for (let o = 0; o < outDim; o++) {
+      const wo = (r0 + o) * inDim;
+      let s = b ? b[r0 + o] : 0;
+      for (let k = 0; k < inDim; k++) s += x[xi + k] * w[wo + k];
+      y[i * outDim + o] = s;
+    }
+    if (key) cache.set(key, y.slice(i * outDim, (i + 1) * outDim));
+  }
+  return y;
+}
+
+/**
+ * Everything the walkthrough shows for query row `qi`.
+ * @param {object} a
+ * @param {Record<string, {data: Float32Array, shape: number[]}>} a.stateDict
+ * @param {number} a.numHeads
+ * @param {{data: Float32Array, shape: number[]}} a.query  [L, E] embeddings
+ * @param {{data: Float32Array, shape: number[]}} a.key    [S, E] embeddings (= value)
+ * @param {number} a.qi
+ * @param {boolean} a.causal
+ */
+export function explainQuery({ stateDict, numHeads, query, key, qi, causal }) {
+  const [L, E] = query.shape;
+  const S = key.shape[0];
+  const d = E / numHeads;
+  const w = stateDict.in_proj_weight.data;
+  const b = stateDict.in_proj_bias?.data;
+  const Q = project(query.data, L, E, w, b, 0, E);
+  const K = project(key.data, S, E, w, b, E, E);
+  const V = project(key.data, S, E, w, b, 2 * E, E);
+  const scale = 1 / Math.sqrt(d);
+
+  const heads = [];
+  for (let h = 0; h < numHeads; h++) {
+    const scores = new Float64Array(S);
+    const scaled = new Float64Array(S);
+    const weights = new Float64Array(S);
+    const masked = new Uint8Array(S);
+    let max = -Infinity;
+    for (let j = 0; j < S; j++) {
+      let s = 0;
+      for (let c = 0; c < d; c++) s += Q[qi * E + h * d + c] * K[j * E + h * d + c];
+      scores[j] = s;
+      scaled[j] = s * scale;
+      masked[j] = causal && j > qi ? 1 : 0;
+      if (!masked[j]) max = Math.max(max, scaled[j]);
+    }
+    let z = 0;
+    for (let j = 0; j < S; j++) z += weights[j] = masked[j] ? 0 : Math.exp(scaled[j] - max);
+    // A row whose keys are all masked has zero weights (the package's convention, as torch SDPA ≥ 2.5).
+    for (let j = 0; j < S; j++) weights[j] = z > 0 ? weights[j] / z : 0;
+    const context = new Float64Array(d);
+    for (let j = 0; j < S; j++) for (let c = 0; c < d; c++) context[c] += weights[j] * V[j * E + h * d + c];
+    heads.push({ scores, scaled, weights, masked, context });
+  }
+
+  const concat = new Float64Array(E);
+  heads.forEach((hd, h) => concat.set(hd.context, h * d));
+  const wo = stateDict['out_proj.weight'].data;
+  const bo = stateDict['out_proj.bias']?.data;
+  const output = project(concat, 1, E, wo, bo, 0, E);
+  return { L, S, E, d, numHeads, qi, scale, Q, K, V, heads, concat, output };
+}
+
+/** Largest |a[i] - b[off + i]| over a's length. */
+export function maxAbsDiff(a, b, off = 0) {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[off + i]));
+  return m;
+}

@@ -1,0 +1,185 @@
+// The walkthrough panel: score → scale → softmax → weighted sum for one query token and head,
+// then the multi-head part (split, per-head contexts, concatenation, output projection).
+import { HEAD_COLORS, divRgb, css, inkOn } from './colors.js';
+import { prepareCanvas, paintCells } from './heatmap.js';
+import { t } from './i18n.js';
+import { escapeHtml, escapeAttr } from './headview.js';
+import { maxAbsDiff } from './steps.js';
+
+const headColor = (h) => HEAD_COLORS[h % HEAD_COLORS.length];
+const fmt = (v, n = 3) => (Object.is(v, -0) ? 0 : v).toFixed(n).replace(/^-(0\.0+)$/, '$1');
+const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
+// Differences up to this are float32 rounding (the WASM side computes in float32, we in float64).
+export const CHECK_TOL = 1e-4;
+
+function maxAbs(a, from = 0, to = a.length, stride = 1, width = 1) {
+  let m = 1e-12;
+  for (let k = from; k < to; k += stride) for (let c = 0; c < width; c++) m = Math.max(m, Math.abs(a[k + c]));
+  return m;
+}
+
+/**
+ * One value vector as a CSS gradient with hard stops, faded by its weight: the context vector is
+ * literally the sum of these rows. (Gradients, not 64 little canvases: far cheaper per keystroke.)
+ */
+function valueRowStyle(V, off, d, scale, opacity) {
+  const stops = [];
+  for (let k = 0; k < d; k++) stops.push(`${css(divRgb(V[off + k] / scale))} ${(k * 100) / d}% ${((k + 1) * 100) / d}%`);
+  return `width:${Math.max(1, Math.min(8, Math.floor(160 / d))) * d}px;opacity:${opacity.toFixed(3)};background:linear-gradient(to right,${stops.join(',')})`;
+}
+
+/** Cells with numbers on a diverging background (hover for more digits). */
+function vectorCells(values, scale, cls = '') {
+  let html = `<div class="vec ${cls}">`;
+  for (let c = 0; c < values.length; c++) {
+    const rgb = divRgb(values[c] / scale);
+    html += `<span style="background:${css(rgb)};color:${inkOn(rgb)}" title="[${c}] ${values[c].toFixed(6)}">${fmt(values[c], 2)}</span>`;
+  }
+  return html + '</div>';
+}
+
+/** A strip of E cells (colour only) with head blocks marked underneath; values on hover. */
+function stripCanvas(canvas, values, scale, numHeads, width) {
+  const E = values.length;
+  const cw = Math.max(1, Math.floor(width / E));
+  const w = cw * E, h = 26;
+  const ctx = prepareCanvas(canvas, w, h);
+  paintCells(ctx, 1, E, (c) => divRgb(values[c] / scale), 0, 0, cw, 18);
+  const d = E / numHeads;
+  for (let hd = 0; hd < numHeads; hd++) {
+    ctx.fillStyle = headColor(hd);
+    ctx.fillRect(hd * d * cw + (hd ? 1 : 0), 21, d * cw - (hd ? 1 : 0), 5);
+    if (hd) { ctx.fillStyle = '#fff'; ctx.fillRect(hd * d * cw - 1, 0, 2, 18); }
+  }
+  canvas.dataset.cw = cw;
+  canvas._values = values;
+}
+
+/** Q, K or V as a [rows, E] colour matrix with the head blocks above and one row outlined. */
+function matrixCanvas(canvas, M, rows, E, numHeads, scale, outlined, width) {
+  const cw = Math.max(1, Math.floor(width / E));
+  const rh = Math.max(3, Math.min(10, Math.floor(150 / Math.max(1, rows))));
+  const top = 8, w = cw * E, h = top + rh * rows + 2;
+  const ctx = prepareCanvas(canvas, w, h);
+  paintCells(ctx, rows, E, (k) => divRgb(M[k] / scale), 0, top, cw, rh);
+  const d = E / numHeads;
+  for (let hd = 0; hd < numHeads; hd++) {
+    ctx.fillStyle = headColor(hd);
+    ctx.fillRect(hd * d * cw + (hd ? 1 : 0), 0, d * cw - (hd ? 1 : 0), 5);
+    if (hd) { ctx.fillStyle = '#fff'; ctx.fillRect(hd * d * cw - 1, top, 2, rh * rows); }
+  }
+  if (outlined != null) {
+    ctx.strokeStyle = '#111'; ctx.lineWidth = 2;
+    ctx.strokeRect(1, top + outlined * rh, w - 2, rh);
+  }
+  Object.assign(canvas.dataset, { cw, rh, top });
+  canvas._matrix = { M, rows, E };
+}
+
+/**
+ * Render the panel.
+ * @param {HTMLElement} root
+ * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput }
+ */
+export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput }) {
+  const { S, E, d, numHeads, qi } = ex;
+  const hd = ex.heads[head];
+  const tok = rows[qi];
+  const maxScore = maxAbs(hd.scores);
+  const maxScaled = maxAbs(hd.scaled);
+  let maxW = 1e-12;
+  for (let j = 0; j < S; j++) maxW = Math.max(maxW, hd.weights[j]);
+  const vScale = maxAbs(ex.V, head * d, ex.V.length, E, d);
+  const weightSum = hd.weights.reduce((a, b) => a + b, 0);
+  const fwdRowOffset = (head * ex.L + qi) * S;
+  const wDiff = maxAbsDiff(hd.weights, fwdWeights, fwdRowOffset);
+  const oDiff = maxAbsDiff(ex.output, fwdOutput, qi * E);
+  const check = (x) => `<p class="check ${x <= CHECK_TOL ? 'ok' : 'bad'}">${x <= CHECK_TOL ? '✓ ' : '✗ '}${t(x <= CHECK_TOL ? 'checkOk' : 'checkBad', { x: sci(x) })}</p>`;
+  const sbar = (v, m) => {
+    const f = Math.min(1, Math.abs(v) / m) * 50;
+    return `<span class="sbar"><span class="${v < 0 ? 'neg' : 'pos'}" style="${v < 0 ? `right:50%` : `left:50%`};width:${f}%"></span></span>`;
+  };
+
+  let table = `<table class="steps-table" style="--head:${headColor(head)}"><thead><tr>
+      <th class="k">${t('col.key')}</th>
+      <th><span class="num">1</span> ${t('col.score')}</th>
+      <th><span class="num">2</span> ${t('col.scaled')}</th>
+      <th><span class="num">3</span> ${t('col.weight')}</th>
+      <th class="vcol"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody>`;
+  for (let j = 0; j < S; j++) {
+    const m = hd.masked[j];
+    const w = hd.weights[j];
+    table += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}">
+      <td class="k" title="${escapeAttr(cols[j])}">${escapeHtml(cols[j])}<sub>${j}</sub></td>
+      <td class="n">${sbar(hd.scores[j], maxScore)}<span>${fmt(hd.scores[j])}</span></td>
+      <td class="n">${m ? `<span class="mask-tag">${t('masked')}</span>` : sbar(hd.scaled[j], maxScaled)}<span>${m ? '−∞' : fmt(hd.scaled[j])}</span></td>
+      <td class="n w" data-value="${w.toPrecision(9)}"><span class="wbar"><span style="width:${(w / maxW) * 100}%"></span></span><span>${fmt(w, 4)}</span></td>
+      <td class="vcol"><span class="vrow" style="${valueRowStyle(ex.V, j * E + head * d, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
+  }
+  table += `</tbody><tfoot><tr><td class="k">${t('sum')}</td><td></td><td></td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table>`;
+
+  const mhWidth = Math.min(540, Math.max(160, Math.floor(root.clientWidth / 2) - 40));
+  const ctxScale = maxAbs(ex.concat);
+  root.innerHTML = `
+    <ol class="step-list">
+      <li><h4><span class="num">1</span>${t('step1.title')}</h4><p>${t('step1.text')}</p></li>
+      <li><h4><span class="num">2</span>${t('step2.title')}</h4><p>${t('step2.text', { d, s: fmt(ex.scale, 4) })}</p></li>
+      <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
+      <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
+    </ol>
+    <div class="table-wrap">${table}</div>
+    <div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
+    ${check(wDiff)}
+    <h3 class="mh-title">${t('mh.title')}</h3>
+    <div class="mh-split">
+      <div class="mh-step"><h4><span class="num">5</span>${t('mh.split')}</h4><p>${t('mh.splitText', { E, H: numHeads, d })}</p></div>
+      <div class="qkv">
+        <figure><canvas class="mat" data-m="Q"></canvas><figcaption>Q <span class="muted">[${ex.L} × ${E}]</span></figcaption></figure>
+        <figure><canvas class="mat" data-m="K"></canvas><figcaption>K <span class="muted">[${S} × ${E}]</span></figcaption></figure>
+        <figure><canvas class="mat" data-m="V"></canvas><figcaption>V <span class="muted">[${S} × ${E}]</span></figcaption></figure>
+      </div>
+    </div>
+    <div class="mh-step mh-heads"><h4><span class="num">6</span>${t('mh.heads', { tok: escapeHtml(tok) })}</h4>
+      ${ex.heads.map((x, h) => `<div class="head-ctx" style="--head:${headColor(h)}"><span class="head-tag">${t('head', { n: h + 1 })}</span>${d <= 24 ? vectorCells(x.context, ctxScale, 'small') : `<canvas class="strip" data-h="${h}"></canvas>`}</div>`).join('')}
+    </div>
+    <div class="mh-grid">
+      <div class="mh-step"><h4><span class="num">7</span>${t('mh.concat')}</h4><p>${t('mh.concatText', { H: numHeads, E })}</p><canvas class="strip" data-v="concat"></canvas></div>
+      <div class="mh-step"><h4><span class="num">8</span>${t('mh.out')}</h4><p>${t('mh.outText')}</p><canvas class="strip" data-v="output"></canvas>
+        ${check(oDiff)}
+      </div>
+    </div>
+    <div class="div-legend"><span class="bar"></span><span>${t('mh.legend')}</span></div>`;
+
+  const qkvScale = Math.max(maxAbs(ex.Q), maxAbs(ex.K), maxAbs(ex.V));
+  const matW = Math.min(300, Math.max(120, Math.floor((root.querySelector('.qkv').clientWidth - 30) / 3)));
+  root.querySelectorAll('canvas.mat').forEach((c) => {
+    const m = c.dataset.m;
+    matrixCanvas(c, ex[m], m === 'Q' ? ex.L : S, E, numHeads, qkvScale, m === 'Q' ? qi : null, matW);
+  });
+  root.querySelectorAll('canvas.strip').forEach((c) => {
+    if (c.dataset.h != null) stripCanvas(c, ex.heads[Number(c.dataset.h)].context, ctxScale, 1, Math.min(860, root.clientWidth - 110));
+    else if (c.dataset.v === 'concat') stripCanvas(c, ex.concat, ctxScale, numHeads, mhWidth);
+    else stripCanvas(c, ex.output, maxAbs(ex.output), numHeads, mhWidth);
+  });
+  return { weightSum, wDiff, oDiff };
+}
+
+/** Hover text for the canvases of the panel (strips and matrices), or null. */
+export function stepsTooltip(target, x) {
+  if (target.matches('canvas.strip') && target._values) {
+    const c = Math.floor(x / Number(target.dataset.cw));
+    if (c >= 0 && c < target._values.length) return `[${c}] ${target._values[c].toFixed(6)}`;
+  }
+  return null;
+}
+
+/** Hover text for a Q/K/V matrix cell at (x, y). */
+export function matrixTooltip(target, x, y, rows, cols) {
+  const mtx = target._matrix;
+  if (!mtx) return null;
+  const c = Math.floor(x / Number(target.dataset.cw));
+  const i = Math.floor((y - Number(target.dataset.top)) / Number(target.dataset.rh));
+  if (c < 0 || c >= mtx.E || i < 0 || i >= mtx.rows) return null;
+  const names = target.dataset.m === 'Q' ? rows : cols;
+  return `${target.dataset.m}[${escapeHtml(names[i])}, ${c}] = ${mtx.M[i * mtx.E + c].toFixed(4)}`;
+}
