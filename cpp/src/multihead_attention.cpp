@@ -208,57 +208,91 @@ void MultiHeadAttention::validate(const ForwardDims& dims, const ForwardOptions&
     weights_numel(dims, options);  // overflow check
 }
 
-float* MultiHeadAttention::workspace(std::size_t floats)
-{
-    if (workspace_.size() < floats) workspace_.resize(floats);
-    return workspace_.data();
-}
-
 void MultiHeadAttention::forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
                                  const ForwardOptions& options, float* output, float* weights)
 {
     validate(dims, options);
     if (!query || !key || !value || !output) fail("forward", "query, key, value and output must not be null");
     if (options.need_weights && !weights) fail("forward", "weights must not be null when need_weights is true");
+    const Buffers buffers = plan(dims, options, true);
+    const std::size_t q_rows = dims.batch * dims.query_len, k_rows = dims.batch * dims.key_len;
+    project(0, query, q_rows, buffers.q);
+    project(1, key, k_rows, buffers.k);
+    project(2, value, k_rows, buffers.v);
+    attend_heads(buffers.q, buffers.k, buffers.v, dims, options, buffers, output, weights);
+}
 
+void MultiHeadAttention::project_key_value(const float* key, const float* value, std::size_t rows, float* key_out,
+                                           float* value_out) const
+{
+    if (!key || !value || !key_out || !value_out) fail("project_key_value", "pointers must not be null");
+    project(1, key, rows, key_out);
+    project(2, value, rows, value_out);
+}
+
+void MultiHeadAttention::forward_projected(const float* query, std::size_t query_len, const float* projected_key,
+                                           const float* projected_value, std::size_t key_len,
+                                           const ForwardOptions& options, float* output, float* weights)
+{
+    const ForwardDims dims{1, query_len, key_len};
+    validate(dims, options);
+    if (!query || !projected_key || !projected_value || !output)
+        fail("forward_projected", "query, keys, values and output must not be null");
+    if (options.need_weights && !weights) fail("forward_projected", "weights must not be null when need_weights is true");
+    const Buffers buffers = plan(dims, options, false);
+    project(0, query, query_len, buffers.q);
+    attend_heads(buffers.q, projected_key, projected_value, dims, options, buffers, output, weights);
+}
+
+void MultiHeadAttention::project(int which, const float* input, std::size_t rows, float* out) const
+{
+    const std::size_t in_features[3] = {embed_dim_, kdim_, vdim_};
+    const float* bias = bias_ ? in_proj_bias_.data() + which * embed_dim_ : nullptr;
+    detail::matmul_packed(rows, embed_dim_, in_features[which], input, in_features[which],
+                          packed_in_proj_[which].data(), out, embed_dim_, bias);
+}
+
+MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, const ForwardOptions& options,
+                                                     bool with_key_value)
+{
+    // The projections, concatenated heads, one head's packed k and v, and one head's scores (without weights
+    // only one streaming tile; none when the scores go straight into per-head weights).
     const char* where = "forward";
-    const std::size_t E = embed_dim_, H = num_heads_, hd = head_dim();
-    const std::size_t B = dims.batch, Lq = dims.query_len, Lk = dims.key_len;
-
-    // Workspace: the three projections, concatenated heads, one head's packed k and v, and one head's scores
-    // (without weights only one streaming tile; none when the scores go straight into per-head weights).
     using detail::checked_mul;
-    const std::size_t q_rows = checked_mul(B, Lq, where), k_rows = checked_mul(B, Lk, where);
-    const bool streaming = !options.need_weights;
+    const std::size_t E = embed_dim_, hd = head_dim(), Lq = dims.query_len, Lk = dims.key_len;
+    const std::size_t q_floats = checked_mul(checked_mul(dims.batch, Lq, where), E, where);
+    const std::size_t kv_floats = with_key_value ? checked_mul(checked_mul(dims.batch, Lk, where), E, where) : 0;
     const bool scores_in_weights = options.need_weights && !options.average_weights;
     const std::size_t parts[] = {
-        checked_mul(q_rows, E, where),  // q
-        checked_mul(k_rows, E, where),  // k
-        checked_mul(k_rows, E, where),  // v
-        checked_mul(q_rows, E, where),  // concatenated heads
+        q_floats,                       // q
+        kv_floats,                      // k
+        kv_floats,                      // v
+        q_floats,                       // concatenated heads
         detail::packed_floats(hd, Lk),  // kᵀ of one head, packed
         detail::packed_floats(Lk, hd),  // v of one head, packed
-        streaming ? detail::streaming_query_block * detail::streaming_key_block
-                  : scores_in_weights ? 0 : checked_mul(Lq, Lk, where),
+        !options.need_weights ? detail::streaming_query_block * detail::streaming_key_block
+                              : scores_in_weights ? 0 : checked_mul(Lq, Lk, where),
     };
-    constexpr std::size_t part_count = sizeof(parts) / sizeof(parts[0]);
     std::size_t total = 0;
     for (std::size_t part : parts) {
         if (total > SIZE_MAX / sizeof(float) - part) throw std::length_error("forward: sizes too large for the address space");
         total += part;
     }
-    float* slices[part_count];
-    slices[0] = workspace(total);
-    for (std::size_t p = 1; p < part_count; ++p) slices[p] = slices[p - 1] + parts[p - 1];
-    float *q = slices[0], *k = slices[1], *v = slices[2], *concat = slices[3];
-    const detail::AttendScratch scratch{slices[4], slices[5]};
-    float* const scratch_scores = slices[6];
+    if (workspace_.size() < total) workspace_.resize(total);
+    float* slice[7];
+    slice[0] = workspace_.data();
+    for (std::size_t p = 1; p < 7; ++p) slice[p] = slice[p - 1] + parts[p - 1];
+    return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6]};
+}
 
-    const float* in_bias = bias_ ? in_proj_bias_.data() : nullptr;
-    detail::matmul_packed(q_rows, E, E, query, E, packed_in_proj_[0].data(), q, E, in_bias);
-    detail::matmul_packed(k_rows, E, kdim_, key, kdim_, packed_in_proj_[1].data(), k, E, in_bias ? in_bias + E : nullptr);
-    detail::matmul_packed(k_rows, E, vdim_, value, vdim_, packed_in_proj_[2].data(), v, E, in_bias ? in_bias + 2 * E : nullptr);
-
+void MultiHeadAttention::attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
+                                      const ForwardOptions& options, const Buffers& buffers, float* output,
+                                      float* weights) const
+{
+    const std::size_t E = embed_dim_, H = num_heads_, hd = head_dim();
+    const std::size_t B = dims.batch, Lq = dims.query_len, Lk = dims.key_len;
+    const bool scores_in_weights = options.need_weights && !options.average_weights;
+    const detail::AttendScratch scratch{buffers.key_panels, buffers.value_panels};
     const MaskView& am = options.attn_mask;
     const MaskView& kpm = options.key_padding_mask;
     const bool am_per_head = am.shape.size() == 3;
@@ -281,12 +315,12 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
 
             const detail::Strided qh{q + b * Lq * E + h * hd, E}, kh{k + b * Lk * E + h * hd, E},
                 vh{v + b * Lk * E + h * hd, E};
-            float* context = concat + b * Lq * E + h * hd;
-            if (streaming) {
-                detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scratch_scores, context, E);
+            float* context = buffers.concat + b * Lq * E + h * hd;
+            if (!options.need_weights) {
+                detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, buffers.scores, context, E);
                 continue;
             }
-            float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : scratch_scores;
+            float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : buffers.scores;
             detail::attend(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scores, context, E);
             if (options.average_weights) {
                 float* average = weights + b * Lq * Lk;
@@ -298,8 +332,7 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
             }
         }
     }
-
-    detail::matmul_packed(q_rows, E, E, concat, E, packed_out_proj_.data(), output, E,
+    detail::matmul_packed(B * Lq, E, E, buffers.concat, E, packed_out_proj_.data(), output, E,
                           bias_ ? out_proj_bias_.data() : nullptr);
 }
 

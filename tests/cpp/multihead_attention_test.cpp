@@ -245,3 +245,26 @@ TEST_CASE("scaled_dot_product_attention matches the reference", "[sdpa]")
             REQUIRE(max_relative_error(r.weights.data, expected.weights) < 1e-5);
         }
 }
+
+TEST_CASE("a key/value cache step by step gives the rows of the causal forward pass", "[mha][cache]")
+{
+    const std::size_t E = 12, H = 3, L = 9;
+    MultiHeadAttention mha({E, H, 0, 0, true, 0});
+    randomise(mha, 77);
+    const auto x = random_floats(L * E, 78);
+    ForwardOptions causal;
+    causal.causal = true;
+    const auto full = mha.forward(TensorView(x.data(), {L, E}), causal);
+
+    std::vector<float> key_cache(L * E), value_cache(L * E), out(E), weights(H * L);
+    ForwardOptions step;  // the cache only holds the past: no mask needed
+    for (std::size_t t = 0; t < L; ++t) {
+        CAPTURE(t);
+        mha.project_key_value(x.data() + t * E, x.data() + t * E, 1, key_cache.data() + t * E, value_cache.data() + t * E);
+        mha.forward_projected(x.data() + t * E, 1, key_cache.data(), value_cache.data(), t + 1, step, out.data(), weights.data());
+        const std::vector<float> expected_out(full.output.data.begin() + t * E, full.output.data.begin() + (t + 1) * E);
+        REQUIRE(max_relative_error(out, expected_out) < 1e-6);
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t j = 0; j <= t; ++j) REQUIRE(weights[h * (t + 1) + j] == Approx(full.weights.data[(h * L + t) * L + j]).margin(1e-6));
+    }
+}

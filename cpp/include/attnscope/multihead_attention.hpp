@@ -85,6 +85,17 @@ public:
     void forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
                  const ForwardOptions& options, float* output, float* weights);
 
+    /// For incremental decoding with a key/value cache: the key and value projections of `rows` rows
+    /// (key `[rows, kdim]`, value `[rows, vdim]`) into `[rows, embed_dim]` each.
+    void project_key_value(const float* key, const float* value, std::size_t rows, float* key_out,
+                           float* value_out) const;
+    /// Attention of unbatched `query` `[query_len, embed_dim]` over keys and values already projected by
+    /// project_key_value() (`[key_len, embed_dim]` each). Same options, output and weights as forward()
+    /// with batch 1; forward() is project_key_value() followed by this.
+    void forward_projected(const float* query, std::size_t query_len, const float* projected_key,
+                           const float* projected_value, std::size_t key_len, const ForwardOptions& options,
+                           float* output, float* weights);
+
     /// Convenience: shapes are checked and results are returned as tensors. Unbatched input `[seq, dim]` gives
     /// unbatched output and weights without the batch dimension.
     AttentionResult forward(const TensorView& query, const TensorView& key, const TensorView& value,
@@ -101,9 +112,16 @@ public:
     void validate(const ForwardDims& dims, const ForwardOptions& options) const;
 
 private:
+    // Slices of the workspace for one call.
+    struct Buffers {
+        float *q, *k, *v, *concat, *key_panels, *value_panels, *scores;
+    };
     float* parameter(const std::string& key);  // where a validated state-dict key's values live
     void repack();
-    float* workspace(std::size_t floats);
+    Buffers plan(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value);
+    void project(int which, const float* input, std::size_t rows, float* out) const;  // 0 q, 1 k, 2 v
+    void attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
+                      const ForwardOptions& options, const Buffers& buffers, float* output, float* weights) const;
 
     std::size_t embed_dim_, num_heads_, kdim_, vdim_;
     bool bias_;
