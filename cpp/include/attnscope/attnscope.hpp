@@ -4,3 +4,4 @@
 #include "attnscope/attention.hpp"
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
+#include "attnscope/transformer.hpp"

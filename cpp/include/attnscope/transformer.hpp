@@ -1,0 +1,114 @@
+/// Small pre-LayerNorm transformers built on MultiHeadAttention: a decoder-only language model and an
+/// encoder–decoder (Seq2Seq) model, with every layer's attention weights returned, and greedy decoding with
+/// a key/value cache. Parameter names follow the PyTorch modules of tools/train_*.py (see tools/MODEL_FORMAT.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnscope/tensor.hpp"
+
+namespace attnscope {
+
+/// Sizes of a decoder-only language model: token + learned position embeddings, `num_layers` blocks of
+/// x += attn(ln1(x)) (causal), x += fc2(gelu(fc1(ln2(x)))), then logits = head(ln_f(x)).
+struct DecoderLMConfig {
+    std::size_t vocab_size = 0;
+    std::size_t max_len = 0;
+    std::size_t d_model = 0;
+    std::size_t num_heads = 1;
+    std::size_t d_ff = 0;
+    std::size_t num_layers = 0;
+};
+
+/// Sizes of an encoder–decoder model. Encoder blocks as DecoderLM's but not causal, then enc_ln_f; decoder
+/// blocks x += self_attn(ln1(x)) (causal), x += cross_attn(ln2(x), memory), x += mlp(ln3(x)); logits = head(dec_ln_f(x)).
+struct Seq2SeqConfig {
+    std::size_t src_vocab_size = 0;
+    std::size_t tgt_vocab_size = 0;
+    std::size_t max_src_len = 0;
+    std::size_t max_tgt_len = 0;
+    std::size_t d_model = 0;
+    std::size_t num_heads = 1;
+    std::size_t d_ff = 0;
+    std::size_t encoder_layers = 0;
+    std::size_t decoder_layers = 0;
+};
+
+namespace detail {
+struct ModelParts;
+}
+
+/// Strict state-dict loading shared by the models: the names and shapes a model has, and loading them all at once.
+class StateDictModel {
+public:
+    virtual ~StateDictModel();
+    /// Every parameter name, in a stable order.
+    std::vector<std::string> state_dict_keys() const;
+    /// The shape of `key`; throws std::invalid_argument for a name the model does not have.
+    Shape state_dict_shape(const std::string& key) const;
+    /// Every key with its shape and no other; checked before anything changes.
+    void load_state_dict(const std::map<std::string, TensorView>& state);
+
+protected:
+    StateDictModel();
+    std::unique_ptr<detail::ModelParts> parts_;
+};
+
+/// A decoder-only transformer language model.
+class DecoderLM : public StateDictModel {
+public:
+    /// Throws std::invalid_argument for zero sizes or d_model not divisible by num_heads. Parameters start at zero.
+    explicit DecoderLM(const DecoderLMConfig& config);
+    const DecoderLMConfig& config() const { return config_; }
+
+    struct Output {
+        Tensor logits;     ///< [T, vocab_size]
+        Tensor attention;  ///< [num_layers, num_heads, T, T]; empty without need_attention
+    };
+    /// Every position's logits for `tokens` (1 ≤ T ≤ max_len, ids < vocab_size).
+    Output forward(const std::vector<std::int32_t>& tokens, bool need_attention = true);
+    /// Greedy continuation of `prompt` by up to `max_new_tokens` tokens with a key/value cache, stopping after
+    /// `stop_token` when it is ≥ 0 or at max_len. Returns only the new tokens.
+    std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
+                                       std::int32_t stop_token = -1);
+
+private:
+    DecoderLMConfig config_;
+};
+
+/// An encoder–decoder transformer.
+class Seq2Seq : public StateDictModel {
+public:
+    explicit Seq2Seq(const Seq2SeqConfig& config);
+    const Seq2SeqConfig& config() const { return config_; }
+
+    struct Output {
+        Tensor logits;             ///< [T, tgt_vocab_size]
+        Tensor encoder_attention;  ///< [encoder_layers, num_heads, S, S]
+        Tensor decoder_attention;  ///< [decoder_layers, num_heads, T, T]
+        Tensor cross_attention;    ///< [decoder_layers, num_heads, T, S]
+    };
+    /// Teacher-forced pass: `target` is the decoder input (starting with BOS). Attention tensors are empty
+    /// without need_attention.
+    Output forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                   bool need_attention = true);
+
+    struct Decoded {
+        std::vector<std::int32_t> tokens;  ///< generated tokens, without BOS, ending with EOS if it was produced
+        Tensor encoder_attention;          ///< [encoder_layers, num_heads, S, S]
+        Tensor decoder_attention;          ///< [decoder_layers, num_heads, N, N], row t = the step producing tokens[t]
+        Tensor cross_attention;            ///< [decoder_layers, num_heads, N, S], N = tokens.size()
+    };
+    /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or `max_steps` tokens.
+    Decoded greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
+                          std::size_t max_steps);
+
+private:
+    Seq2SeqConfig config_;
+};
+
+}  // namespace attnscope
