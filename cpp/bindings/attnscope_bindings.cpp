@@ -23,9 +23,10 @@ namespace {
 enum Status : int { status_ok = 0, status_invalid_argument = 1, status_out_of_range = 2, status_internal = 3 };
 
 std::string last_error;
+int last_status = status_ok;
 
 template <class F>
-int guarded(F&& body)
+int guarded_call(F&& body)
 {
     try {
         body();
@@ -45,7 +46,15 @@ int guarded(F&& body)
     }
 }
 
+// Every entry point goes through here: the status is kept for calls that return a value (null on failure).
+template <class F>
+int guarded(F&& body)
+{
+    return last_status = guarded_call(body);
+}
+
 std::string get_last_error() { return last_error; }
+int get_last_status() { return last_status; }
 
 // Bytes malloc has handed out and not taken back: what a leak would make grow.
 double heap_bytes_in_use() { return double(mallinfo().uordblks); }
@@ -226,12 +235,133 @@ int scaled_dot_product_attention_raw(std::uintptr_t q, const val& q_shape, std::
     });
 }
 
+// {data: Float32Array, shape: number[]} copied out of a Tensor; null for an empty tensor.
+val tensor_value(const Tensor& t)
+{
+    if (t.data.empty()) return val::null();
+    val tensor = val::object();
+    tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
+    val shape = val::array();
+    for (std::size_t d : t.shape) shape.call<void>("push", double(d));
+    tensor.set("shape", shape);
+    return tensor;
+}
+
+std::vector<std::int32_t> token_ids(const val& array) { return emscripten::convertJSArrayToNumberVector<std::int32_t>(array); }
+
+val int_array(const std::vector<std::int32_t>& values)
+{
+    val array = val::array();
+    for (std::int32_t v : values) array.call<void>("push", v);
+    return array;
+}
+
+// The models' state dicts arrive like MultiHeadAttention's: [[key, address, shape], ...].
+int load_model_state(StateDictModel& model, const val& entries)
+{
+    return guarded([&] {
+        std::map<std::string, TensorView> state;
+        const unsigned n = entries["length"].as<unsigned>();
+        for (unsigned i = 0; i < n; ++i) {
+            const val entry = entries[i];
+            state.emplace(entry[0].as<std::string>(),
+                          TensorView(at<const float>(entry[1].as<std::uintptr_t>()), shape_of(entry[2])));
+        }
+        model.load_state_dict(state);
+    });
+}
+
+val model_keys(const StateDictModel& model)
+{
+    val keys = val::array();
+    for (const std::string& key : model.state_dict_keys()) {
+        val entry = val::array();
+        entry.call<void>("push", key);
+        val shape = val::array();
+        for (std::size_t d : model.state_dict_shape(key)) shape.call<void>("push", double(d));
+        entry.call<void>("push", shape);
+        keys.call<void>("push", entry);
+    }
+    return keys;
+}
+
+DecoderLM* create_decoder_lm(double vocab, double max_len, double d, double heads, double d_ff, double layers)
+{
+    DecoderLM* created = nullptr;
+    guarded([&] {
+        created = new DecoderLM({std::size_t(vocab), std::size_t(max_len), std::size_t(d), std::size_t(heads),
+                                 std::size_t(d_ff), std::size_t(layers)});
+    });
+    return created;
+}
+
+Seq2Seq* create_seq2seq(const val& c)
+{
+    Seq2Seq* created = nullptr;
+    guarded([&] {
+        auto size = [&](const char* key) { return std::size_t(c[key].as<double>()); };
+        created = new Seq2Seq({size("srcVocabSize"), size("tgtVocabSize"), size("maxSrcLen"), size("maxTgtLen"),
+                               size("dModel"), size("numHeads"), size("dFF"), size("encoderLayers"),
+                               size("decoderLayers")});
+    });
+    return created;
+}
+
+// {logits, attention} or null with the status set.
+val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention)
+{
+    val result = val::null();
+    guarded([&] {
+        const DecoderLM::Output out = lm.forward(token_ids(tokens), need_attention);
+        result = val::object();
+        result.set("logits", tensor_value(out.logits));
+        result.set("attention", tensor_value(out.attention));
+    });
+    return result;
+}
+
+val lm_generate(DecoderLM& lm, const val& prompt, double max_new_tokens, int stop_token)
+{
+    val result = val::null();
+    guarded([&] { result = int_array(lm.generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token)); });
+    return result;
+}
+
+val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool need_attention)
+{
+    val result = val::null();
+    guarded([&] {
+        const Seq2Seq::Output out = model.forward(token_ids(source), token_ids(target), need_attention);
+        result = val::object();
+        result.set("logits", tensor_value(out.logits));
+        result.set("encoderAttention", tensor_value(out.encoder_attention));
+        result.set("decoderAttention", tensor_value(out.decoder_attention));
+        result.set("crossAttention", tensor_value(out.cross_attention));
+    });
+    return result;
+}
+
+val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double max_steps)
+{
+    val result = val::null();
+    guarded([&] {
+        const Seq2Seq::Decoded out = model.greedy_decode(token_ids(source), bos, eos, std::size_t(max_steps));
+        result = val::object();
+        result.set("tokens", int_array(out.tokens));
+        result.set("encoderAttention", tensor_value(out.encoder_attention));
+        result.set("decoderAttention", tensor_value(out.decoder_attention));
+        result.set("crossAttention", tensor_value(out.cross_attention));
+    });
+    return result;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnscope)
 {
     using namespace emscripten;
     function("_lastError", &get_last_error);
+    function("_lastStatus", &get_last_status);
     function("_heapBytesInUse", &heap_bytes_in_use);
 
     class_<Arena>("_Arena")
@@ -247,4 +377,17 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_createAttention", &create_attention, allow_raw_pointers());
     function("_attentionDim", &attention_dim);
     function("_scaledDotProductAttention", &scaled_dot_product_attention_raw);
+
+    class_<DecoderLM>("_DecoderLM")
+        .function("keys", optional_override([](const DecoderLM& m) { return model_keys(m); }))
+        .function("loadStateDict", optional_override([](DecoderLM& m, const val& e) { return load_model_state(m, e); }))
+        .function("forward", &lm_forward)
+        .function("generate", &lm_generate);
+    function("_createDecoderLM", &create_decoder_lm, allow_raw_pointers());
+    class_<Seq2Seq>("_Seq2Seq")
+        .function("keys", optional_override([](const Seq2Seq& m) { return model_keys(m); }))
+        .function("loadStateDict", optional_override([](Seq2Seq& m, const val& e) { return load_model_state(m, e); }))
+        .function("forward", &seq2seq_forward)
+        .function("decode", &seq2seq_decode);
+    function("_createSeq2Seq", &create_seq2seq, allow_raw_pointers());
 }

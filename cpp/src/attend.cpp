@@ -116,8 +116,12 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
             for (std::size_t r = 0; r < rows; ++r) {
                 float* row = block_scores + r * KB;
                 prepare_row(row, i0 + r, j0, cols, args);
-                const float new_max = std::max(running_max[r], kernels::row_max{}(arch{}, row, cols));
-                if (new_max == neg_inf) {  // every key so far blocked: this tile adds nothing
+                const float tile_max = kernels::row_max{}(arch{}, row, cols);
+                const float new_max = std::max(running_max[r], tile_max);
+                if (new_max == neg_inf || std::isnan(tile_max)) {
+                    // Every key so far blocked: this tile adds nothing. A NaN score poisons the row's sum instead,
+                    // so the row comes out NaN, as the materialising path gives.
+                    if (std::isnan(tile_max)) running_sum[r] = tile_max;
                     std::fill(row, row + cols, 0.f);
                     continue;
                 }
@@ -131,7 +135,7 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                                    acc, ldo, nullptr, true);
         }
         for (std::size_t r = 0; r < rows; ++r)  // a row with every key blocked keeps its zeros
-            if (running_sum[r] > 0.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, 1.f / running_sum[r]);
+            if (running_sum[r] != 0.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, 1.f / running_sum[r]);
     }
 }
 

@@ -268,3 +268,46 @@ TEST_CASE("a key/value cache step by step gives the rows of the causal forward p
             for (std::size_t j = 0; j <= t; ++j) REQUIRE(weights[h * (t + 1) + j] == Approx(full.weights.data[(h * L + t) * L + j]).margin(1e-6));
     }
 }
+
+TEST_CASE("NaN and infinities: NaN propagates to its rows only, -inf in a float mask blocks", "[mha][numbers]")
+{
+    const std::size_t E = 8, H = 2, L = 5;
+    MultiHeadAttention mha({E, H, 0, 0, true, 0});
+    randomise(mha, 31);
+    auto x = random_floats(L * E, 32);
+    x[2 * E + 3] = std::numeric_limits<float>::quiet_NaN();  // one feature of query/key row 2
+    for (bool need_weights : {true, false}) {
+        CAPTURE(need_weights);
+        ForwardOptions options;
+        options.causal = true;
+        options.need_weights = need_weights;
+        const auto r = mha.forward(TensorView(x.data(), {L, E}), options);
+        // Weights: rows 0 and 1 never score key 2 (causal) and stay finite; rows 2.. score it NaN: NaN.
+        // Outputs: value row 2 is NaN, and 0·NaN = NaN, so every context row is NaN — as torch's bmm gives.
+        for (float v : r.output.data) REQUIRE(std::isnan(v));
+        if (need_weights)
+            for (std::size_t h = 0; h < H; ++h)
+                for (std::size_t i = 0; i < L; ++i) REQUIRE(std::isnan(r.weights.data[(h * L + i) * L]) == (i >= 2));
+    }
+
+    // NaN in one query row only (cross-attention, clean keys and values): only that row is NaN.
+    auto q = random_floats(L * E, 34);
+    q[3 * E] = std::numeric_limits<float>::quiet_NaN();
+    const auto kv = random_floats(7 * E, 35);
+    for (bool need_weights : {true, false}) {
+        ForwardOptions options;
+        options.need_weights = need_weights;
+        const auto r = mha.forward(TensorView(q.data(), {L, E}), TensorView(kv.data(), {7, E}), TensorView(kv.data(), {7, E}), options);
+        for (std::size_t i = 0; i < L; ++i)
+            for (std::size_t e = 0; e < E; ++e) REQUIRE(std::isnan(r.output.data[i * E + e]) == (i == 3));
+    }
+
+    const auto y = random_floats(L * E, 33);
+    std::vector<float> mask(L * L, 0.f);
+    for (std::size_t i = 0; i < L; ++i) mask[i * L + 1] = -std::numeric_limits<float>::infinity();
+    ForwardOptions options;
+    options.attn_mask = MaskView::additive(mask.data(), {L, L});
+    const auto r = mha.forward(TensorView(y.data(), {L, E}), options);
+    for (std::size_t row = 0; row < H * L; ++row) REQUIRE(r.weights.data[row * L + 1] == 0.f);
+    for (float v : r.output.data) REQUIRE(std::isfinite(v));
+}

@@ -45,7 +45,8 @@ struct add_inplace {
     }
 };
 
-/// The largest of x[0..n), -inf for n == 0.
+/// The largest of x[0..n): -inf for n == 0 or a row of -inf, NaN if any entry is NaN (so NaN scores propagate
+/// through the softmax as IEEE arithmetic would, instead of being mistaken for a fully blocked row).
 struct row_max {
     template <class Arch>
     float operator()(Arch, const float* x, std::size_t n) const
@@ -53,16 +54,26 @@ struct row_max {
         using batch = xsimd::batch<float, Arch>;
         constexpr std::size_t W = batch::size;
         float result = -std::numeric_limits<float>::infinity();
+        bool has_nan = false;
         std::size_t j = 0;
         if (n >= W) {
             batch vmax = batch::load_unaligned(x);
-            for (j = W; j + W <= n; j += W) vmax = xsimd::max(vmax, batch::load_unaligned(x + j));
+            auto nan_lanes = xsimd::isnan(vmax);
+            for (j = W; j + W <= n; j += W) {
+                const batch v = batch::load_unaligned(x + j);
+                nan_lanes = nan_lanes || xsimd::isnan(v);
+                vmax = xsimd::max(vmax, v);
+            }
+            has_nan = xsimd::any(nan_lanes);
             alignas(64) float lanes[W];
             vmax.store_aligned(lanes);
             for (std::size_t l = 0; l < W; ++l) result = lanes[l] > result ? lanes[l] : result;
         }
-        for (; j < n; ++j) result = x[j] > result ? x[j] : result;
-        return result;
+        for (; j < n; ++j) {
+            has_nan = has_nan || std::isnan(x[j]);
+            result = x[j] > result ? x[j] : result;
+        }
+        return has_nan ? std::numeric_limits<float>::quiet_NaN() : result;
     }
 };
 
@@ -110,6 +121,10 @@ struct softmax_inplace {
         const float largest = row_max{}(arch, x, n);
         if (largest == -std::numeric_limits<float>::infinity()) {
             std::fill(x, x + n, 0.f);
+            return;
+        }
+        if (std::isnan(largest)) {  // softmax of a row holding NaN is NaN everywhere, as in PyTorch
+            std::fill(x, x + n, largest);
             return;
         }
         scale_inplace{}(arch, x, n, 1.f / exp_sum{}(arch, x, n, largest));
