@@ -9,6 +9,7 @@ const debianPackages = [
   'emscripten', // em++ 3.1.6 with clang 14 and binaryen
   'libxsimd-dev', // the SIMD kernels
   'catch2', // C++ tests
+  'nlohmann-json3-dev', // the C++ tests read the trained models' JSON headers
   'cmake',
   'ninja-build',
   'g++',
