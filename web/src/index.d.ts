@@ -169,3 +169,83 @@ export interface SdpaOptions {
  * @returns output `[..., Lq, Dv]` and weights `[..., Lq, Lk]`.
  */
 export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: SdpaOptions): { output: Tensor; weights: Tensor };
+
+/** The JSON header of a model file (tools/MODEL_FORMAT.md). */
+export interface ModelHeader {
+  format: 1;
+  kind: 'decoder_lm' | 'seq2seq';
+  config: Record<string, number | string | boolean>;
+  vocab: Record<string, unknown>;
+  tensors: { name: string; shape: number[]; offset: number }[];
+  named_heads?: NamedHead[];
+  training?: Record<string, unknown>;
+}
+
+/** A head named from its measured behaviour on held-out data. */
+export interface NamedHead {
+  /** Layer index within its stack. */
+  layer: number;
+  /** Head index, 0-based. */
+  head: number;
+  /** State-dict prefix of the attention layer, e.g. `blocks.1.attn` or `dec_blocks.0.cross_attn`. */
+  module?: string;
+  /** Seq2seq only: which attention of the layer. */
+  attn?: 'enc_self' | 'dec_self' | 'dec_cross';
+  /** Human-readable name, e.g. "previous token". */
+  name: string;
+  /** The measurement behind the name and its value. */
+  metric: string;
+  score: number;
+  threshold?: number;
+}
+
+/**
+ * Loads a trained model file: a {@link LanguageModel} (kind `decoder_lm`) or a {@link Seq2SeqModel} (kind `seq2seq`).
+ * `source` is the file's bytes or where to get them (fetched in browsers, read from disk for `file:` URLs and paths in Node).
+ */
+export function loadModel(source: ArrayBuffer | Uint8Array | string | URL): Promise<LanguageModel | Seq2SeqModel>;
+
+declare abstract class TrainedModel {
+  readonly header: ModelHeader;
+  readonly config: ModelHeader['config'];
+  readonly vocab: ModelHeader['vocab'];
+  /** Heads named from their measured behaviour. */
+  readonly namedHeads: NamedHead[];
+  /** The training record: data, sizes, steps, losses, head scores. */
+  readonly training: Record<string, unknown>;
+  /** Frees the model's WebAssembly memory. Idempotent. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A decoder-only character language model: pre-LN transformer blocks with causal multi-head self-attention. */
+export class LanguageModel extends TrainedModel {
+  readonly kind: 'decoder_lm';
+  /** `<bos>` then one token per Unicode code point (unknown ones → `<unk>`), the last `max_len` kept. */
+  tokenize(text: string): { ids: number[]; tokens: string[] };
+  /** Ids → text, special tokens dropped. */
+  detokenize(ids: number[]): string;
+  /** Logits `[T, vocab]` and every layer's attention `[layers, heads, T, T]` (null with `needAttention: false`). */
+  forward(input: string | number[], options?: { needAttention?: boolean }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
+  /** Greedy continuation with a key/value cache; stops at end of document or `max_len`. */
+  generate(prompt: string | number[], options?: { maxNewTokens?: number }): { ids: number[]; text: string };
+}
+
+/** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */
+export class Seq2SeqModel extends TrainedModel {
+  readonly kind: 'seq2seq';
+  /** ASCII lower case, split on anything but a–z and 0–9, at most `max_src_len` words. */
+  tokenizeSource(text: string): { ids: number[]; tokens: string[] };
+  /**
+   * Greedy decoding with key/value caches. `crossAttention` `[decoderLayers, heads, outputTokens, sourceWords]`: row t is
+   * what output token t read; `decoderAttention` `[decoderLayers, heads, N, N]`; `encoderAttention` `[encoderLayers, heads, S, S]`.
+   */
+  translate(source: string | number[], options?: { maxSteps?: number }): {
+    sourceIds: number[]; sourceTokens: string[]; outputIds: number[]; outputTokens: string[]; text: string;
+    encoderAttention: Tensor; decoderAttention: Tensor; crossAttention: Tensor;
+  };
+  /** Teacher-forced pass; `target` starts with `<bos>`. */
+  forward(source: string | number[], target: number[], options?: { needAttention?: boolean }): {
+    logits: Tensor; encoderAttention: Tensor | null; decoderAttention: Tensor | null; crossAttention: Tensor | null;
+  };
+}
