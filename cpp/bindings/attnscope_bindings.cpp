@@ -88,6 +88,31 @@ val fresh_float32_array(const float* data, std::size_t n)
     return val::global("Float32Array").new_(emscripten::typed_memory_view(n, data));
 }
 
+// {data: Float32Array, shape: number[]} copied out of a Tensor; null for an empty tensor.
+val tensor_value(const Tensor& t)
+{
+    if (t.data.empty()) return val::null();
+    val tensor = val::object();
+    tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
+    val shape = val::array();
+    for (std::size_t d : t.shape) shape.call<void>("push", double(d));
+    tensor.set("shape", shape);
+    return tensor;
+}
+
+// [[key, address, shape], ...] of float32 data the wrapper copied into the heap → views for load_state_dict.
+std::map<std::string, TensorView> state_views(const val& entries)
+{
+    std::map<std::string, TensorView> state;
+    const unsigned n = entries["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+        const val entry = entries[i];
+        state.emplace(entry[0].as<std::string>(),
+                      TensorView(at<const float>(entry[1].as<std::uintptr_t>()), shape_of(entry[2])));
+    }
+    return state;
+}
+
 // A growable buffer on the WASM heap that the wrapper copies inputs into and reads outputs from,
 // reused across calls so a forward pass costs no malloc/free pair per argument.
 class Arena {
@@ -128,36 +153,18 @@ public:
         return keys;
     }
 
-    // {key: {data: Float32Array, shape: number[]}} with fresh copies.
+    // {key: {data: Float32Array, shape: number[]}} with fresh copies, in PyTorch's order.
     val stateDict() const
     {
         val state = val::object();
         const auto tensors = mha_.state_dict();
-        for (const std::string& key : mha_.state_dict_keys()) {  // PyTorch's order, not the map's
-            const Tensor& t = tensors.at(key);
-            val tensor = val::object();
-            tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
-            val shape = val::array();
-            for (std::size_t d : t.shape) shape.call<void>("push", double(d));
-            tensor.set("shape", shape);
-            state.set(key, tensor);
-        }
+        for (const std::string& key : mha_.state_dict_keys()) state.set(key, tensor_value(tensors.at(key)));
         return state;
     }
 
-    // entries: [[key, address, shape], ...] of float32 data already in the WASM heap.
     int loadStateDict(const val& entries)
     {
-        return guarded([&] {
-            std::map<std::string, TensorView> state;
-            const unsigned n = entries["length"].as<unsigned>();
-            for (unsigned i = 0; i < n; ++i) {
-                const val entry = entries[i];
-                state.emplace(entry[0].as<std::string>(),
-                              TensorView(at<const float>(entry[1].as<std::uintptr_t>()), shape_of(entry[2])));
-            }
-            mha_.load_state_dict(state);
-        });
+        return guarded([&] { mha_.load_state_dict(state_views(entries)); });
     }
 
     // flags: bit 0 causal, bit 1 need_weights, bit 2 average_weights.
@@ -235,18 +242,6 @@ int scaled_dot_product_attention_raw(std::uintptr_t q, const val& q_shape, std::
     });
 }
 
-// {data: Float32Array, shape: number[]} copied out of a Tensor; null for an empty tensor.
-val tensor_value(const Tensor& t)
-{
-    if (t.data.empty()) return val::null();
-    val tensor = val::object();
-    tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
-    val shape = val::array();
-    for (std::size_t d : t.shape) shape.call<void>("push", double(d));
-    tensor.set("shape", shape);
-    return tensor;
-}
-
 std::vector<std::int32_t> token_ids(const val& array) { return emscripten::convertJSArrayToNumberVector<std::int32_t>(array); }
 
 val int_array(const std::vector<std::int32_t>& values)
@@ -256,19 +251,9 @@ val int_array(const std::vector<std::int32_t>& values)
     return array;
 }
 
-// The models' state dicts arrive like MultiHeadAttention's: [[key, address, shape], ...].
 int load_model_state(StateDictModel& model, const val& entries)
 {
-    return guarded([&] {
-        std::map<std::string, TensorView> state;
-        const unsigned n = entries["length"].as<unsigned>();
-        for (unsigned i = 0; i < n; ++i) {
-            const val entry = entries[i];
-            state.emplace(entry[0].as<std::string>(),
-                          TensorView(at<const float>(entry[1].as<std::uintptr_t>()), shape_of(entry[2])));
-        }
-        model.load_state_dict(state);
-    });
+    return guarded([&] { model.load_state_dict(state_views(entries)); });
 }
 
 val model_keys(const StateDictModel& model)

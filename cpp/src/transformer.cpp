@@ -175,6 +175,19 @@ void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, floa
     kernels::add_inplace{}(arch{}, x, T * d, a);
 }
 
+// x += self_attn(ln1(x)) for the one new position `position`, appending its key and value to the caches;
+// the new row's weights [H, position + 1] go to `weights` when it is not null.
+void cached_self_attention(const Block& b, float* x, std::size_t d, float* keys, float* values, std::size_t position,
+                           float* h, float* a, float* weights)
+{
+    ForwardOptions options;  // the cache holds only the past: no causal mask needed
+    options.need_weights = weights != nullptr;
+    b.ln1.apply(x, 1, d, h);
+    b.self_attn->project_key_value(h, h, 1, keys + position * d, values + position * d);
+    b.self_attn->forward_projected(h, 1, keys, values, position + 1, options, a, weights);
+    kernels::add_inplace{}(arch{}, x, d, a);
+}
+
 std::int32_t argmax(const float* logits, std::size_t n)
 {
     return std::int32_t(std::max_element(logits, logits + n) - logits);
@@ -290,8 +303,6 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
     std::vector<float> key_cache(L * config_.max_len * d), value_cache(key_cache.size());
     std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
-    ForwardOptions options;
-    options.need_weights = false;
 
     // One position through every block, appending its keys and values to the caches.
     auto step = [&](std::int32_t token, std::size_t position) {
@@ -300,10 +311,7 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * config_.max_len * d;
             float* values = value_cache.data() + l * config_.max_len * d;
-            b.ln1.apply(x.data(), 1, d, h.data());
-            b.self_attn->project_key_value(h.data(), h.data(), 1, keys + position * d, values + position * d);
-            b.self_attn->forward_projected(h.data(), 1, keys, values, position + 1, options, a.data(), nullptr);
-            kernels::add_inplace{}(detail::arch{}, x.data(), d, a.data());
+            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr);
             detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
         }
         logits_of(m, x.data(), 1, d, h.data(), logits.data());
@@ -412,7 +420,7 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
     std::vector<float> key_cache(L * steps * d), value_cache(key_cache.size());
     std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
     std::vector<float> self_weights(L * H * steps * steps, 0.f), cross_weights(L * H * steps * S), step_weights(H * std::max(S, steps));
-    ForwardOptions options;  // the cache holds only the past: no causal mask needed
+    ForwardOptions options;
 
     std::int32_t token = bos;
     for (std::size_t t = 0; t < steps; ++t) {
@@ -421,13 +429,10 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * steps * d;
             float* values = value_cache.data() + l * steps * d;
-            b.ln1.apply(x.data(), 1, d, h.data());
-            b.self_attn->project_key_value(h.data(), h.data(), 1, keys + t * d, values + t * d);
-            b.self_attn->forward_projected(h.data(), 1, keys, values, t + 1, options, a.data(), step_weights.data());
+            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data());
             for (std::size_t hh = 0; hh < H; ++hh)
                 std::copy(step_weights.begin() + hh * (t + 1), step_weights.begin() + (hh + 1) * (t + 1),
                           self_weights.begin() + ((l * H + hh) * steps + t) * steps);
-            kernels::add_inplace{}(detail::arch{}, x.data(), d, a.data());
 
             b.ln2.apply(x.data(), 1, d, h.data());
             b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * S * d, cross_values.data() + l * S * d,

@@ -21,39 +21,40 @@ constexpr std::size_t packed_floats(std::size_t K, std::size_t N)
     return (N + panel_width<Arch> - 1) / panel_width<Arch> * panel_width<Arch> * K;
 }
 
-/// Packs B[K×N] (row-major, leading dimension ldb) into panels of panel_width columns: panel p holds rows
-/// 0..K of columns p·NR..p·NR+NR contiguously, zero-padded past N. The product then reads B sequentially.
+/// Packs the K×N matrix whose element (k, j) is src[k·k_stride + j·n_stride] into panels of panel_width columns:
+/// panel p holds rows 0..K of columns p·NR..p·NR+NR contiguously, zero-padded past N, so the product reads B
+/// sequentially.
+template <class Arch>
+void pack_panels(std::size_t K, std::size_t N, const float* src, std::size_t k_stride, std::size_t n_stride,
+                 float* packed)
+{
+    constexpr std::size_t NR = panel_width<Arch>;
+    for (std::size_t j0 = 0; j0 < N; j0 += NR) {
+        const std::size_t cols = std::min(NR, N - j0);
+        for (std::size_t k = 0; k < K; ++k, packed += NR) {
+            std::size_t c = 0;
+            for (; c < cols; ++c) packed[c] = src[k * k_stride + (j0 + c) * n_stride];
+            for (; c < NR; ++c) packed[c] = 0.f;
+        }
+    }
+}
+
+/// Packs B[K×N] (row-major, leading dimension ldb).
 struct pack_b {
     template <class Arch>
     void operator()(Arch, std::size_t K, std::size_t N, const float* B, std::size_t ldb, float* packed) const
     {
-        constexpr std::size_t NR = panel_width<Arch>;
-        for (std::size_t j0 = 0; j0 < N; j0 += NR) {
-            const std::size_t cols = std::min(NR, N - j0);
-            for (std::size_t k = 0; k < K; ++k, packed += NR) {
-                std::size_t c = 0;
-                for (; c < cols; ++c) packed[c] = B[k * ldb + j0 + c];
-                for (; c < NR; ++c) packed[c] = 0.f;
-            }
-        }
+        pack_panels<Arch>(K, N, B, ldb, 1, packed);
     }
 };
 
 /// Packs B = Btᵀ given Bt[N×K] (row-major, leading dimension ldbt): PyTorch's [out, in] weights, or keys [Lk, D]
-/// for q·kᵀ. Same panel layout as pack_b.
+/// for q·kᵀ.
 struct pack_b_transposed {
     template <class Arch>
     void operator()(Arch, std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed) const
     {
-        constexpr std::size_t NR = panel_width<Arch>;
-        for (std::size_t j0 = 0; j0 < N; j0 += NR) {
-            const std::size_t cols = std::min(NR, N - j0);
-            for (std::size_t k = 0; k < K; ++k, packed += NR) {
-                std::size_t c = 0;
-                for (; c < cols; ++c) packed[c] = Bt[(j0 + c) * ldbt + k];
-                for (; c < NR; ++c) packed[c] = 0.f;
-            }
-        }
+        pack_panels<Arch>(K, N, Bt, 1, ldbt, packed);
     }
 };
 
