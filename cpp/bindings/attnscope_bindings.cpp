@@ -345,6 +345,7 @@ val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double m
 EMSCRIPTEN_BINDINGS(attnscope)
 {
     using namespace emscripten;
+    last_error.reserve(1024);  // room for any message up front, so an error never shows up as heap growth
     function("_lastError", &get_last_error);
     function("_lastStatus", &get_last_status);
     function("_heapBytesInUse", &heap_bytes_in_use);

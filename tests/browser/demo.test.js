@@ -1,62 +1,20 @@
-// Browser tests of the demo page: build/site served on 127.0.0.1, driven in Debian's Chromium.
-// Needs `npm run build && npm run build:demo` first. Screenshots go to test-artifacts/browser/.
-import { test, before, after } from 'node:test';
+// Browser tests of the demo page's seeded ('untrained') view: build/site served on 127.0.0.1, driven in
+// Debian's Chromium. Needs `npm run build && npm run build:demo` first. Screenshots go to test-artifacts/browser/.
+// The page opens on the trained language model; these tests ask for the untrained layer in the URL
+// (`#model=untrained`), except where they switch away from the default themselves.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useBrowser, open, demo, shot, canvasData, settled, ART } from './helpers.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SITE = join(ROOT, 'build/site');
-const ART = join(ROOT, 'test-artifacts/browser');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13).
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const EN = 'The animal didn’t cross the street because it was too tired.';
+const UNTRAINED = '#model=untrained';
 
-let server, url, browser;
-
-before(async () => {
-  if (!existsSync(join(SITE, 'index.html'))) {
-    throw new Error(`${SITE}/index.html is missing: run \`npm run build && npm run build:demo\` before the browser tests`);
-  }
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install --no-install-recommends chromium)`);
-  mkdirSync(ART, { recursive: true });
-  ({ server, url } = await startServer(SITE, 0));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-});
-
-after(async () => {
-  await browser?.close();
-  await new Promise((ok) => (server ? server.close(ok) : ok()));
-});
-
-/** A fresh page on the demo; records console errors, page errors and any request off this server. */
-async function open(hash = '', { locale = 'en-US', width = 1280, height = 900 } = {}) {
-  const context = await browser.newContext({ locale, viewport: { width, height }, acceptDownloads: true });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(url) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`off-site request: ${u}`);
-  });
-  await page.goto(url + hash);
-  await page.waitForSelector('body.ready', { timeout: 15_000 });
-  return { page, problems, close: () => context.close() };
-}
-
-const demo = (page) => page.evaluate(() => window.__attnscopeDemo);
-const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });
-const canvasData = (page, sel) => page.$eval(sel, (c) => c.toDataURL());
-/** Wait until the page has recomputed (the next animation frame has run the update). */
-const settled = (page) => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+const env = useBrowser();
 
 test('loads without errors and draws one heat map per head plus the average', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   const d = await demo(page);
   assert.equal(d.state.lang, 'en');
   assert.deepEqual(d.last.rows, ['The', 'animal', 'didn’t', 'cross', 'the', 'street', 'because', 'it', 'was', 'too', 'tired', '.']);
@@ -79,7 +37,7 @@ test('loads without errors and draws one heat map per head plus the average', as
 });
 
 test('typing recomputes tokens and maps on every keystroke', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   const before = await canvasData(page, '#maps .map-card[data-head="1"] canvas');
   await page.fill('#text', 'Colourless green ideas sleep furiously');
   await settled(page);
@@ -119,7 +77,7 @@ test('typing recomputes tokens and maps on every keystroke', async () => {
 });
 
 test('changing the number of heads changes the number of maps', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   await page.selectOption('#num-heads', '8');
   await settled(page);
   assert.equal(await page.$$eval('#maps .map-card', (els) => els.length), 9);
@@ -141,7 +99,7 @@ test('changing the number of heads changes the number of maps', async () => {
 });
 
 test('head toggles and token hover change the head view', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   const lines = () => canvasData(page, '#headview canvas.hv-lines');
   const all = await lines();
   await page.click('#headview .head-chip[data-head="1"]');
@@ -191,7 +149,7 @@ async function stepsVersusForward(page) {
 }
 
 test('the three-steps panel shows weights that sum to 1 and equal forward()', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   let { shown, sum, fresh } = await stepsVersusForward(page);
   assert.deepEqual(fresh.shape, [4, 12, 12]);
   assert.equal(shown.length, 12);
@@ -266,7 +224,7 @@ test('cross-attention draws target × source alignments', async () => {
 });
 
 test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   const grab = async (click) => {
     const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
     return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
@@ -310,7 +268,7 @@ test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
 });
 
 test('the URL carries the whole state: a copied link reproduces the view', async () => {
-  const { page, problems, close } = await open();
+  const { page, problems, close } = await open(UNTRAINED);
   await page.fill('#text', 'Le chat boit du lait, il a soif.');
   await page.selectOption('#embed-dim', '32');
   await page.selectOption('#num-heads', '2');
@@ -323,10 +281,10 @@ test('the URL carries the whole state: a copied link reproduces the view', async
   await page.click('#copy-link');
   await page.waitForSelector('#copy-link[data-url]');
   const link = await page.getAttribute('#copy-link', 'data-url');
-  assert.ok(link.startsWith(url + '#'));
+  assert.ok(link.startsWith(env.url + '#'));
   const a = await demo(page);
 
-  const other = await open(link.slice(url.length), { locale: 'en-US' });
+  const other = await open(link.slice(env.url.length), { locale: 'en-US' });
   const b = await demo(other.page);
   assert.equal(await other.page.inputValue('#text'), 'Le chat boit du lait, il a soif.');
   assert.equal(await other.page.inputValue('#embed-dim'), '32');
@@ -348,7 +306,7 @@ test('the URL carries the whole state: a copied link reproduces the view', async
 });
 
 test('the interface follows navigator.language and switches language', async () => {
-  const zh = await open('', { locale: 'zh-CN' });
+  const zh = await open(UNTRAINED, { locale: 'zh-CN' });
   assert.equal(await zh.page.getAttribute('html', 'lang'), 'zh-CN');
   assert.equal(await zh.page.textContent('#maps-title'), '逐个头看注意力权重');
   // The Chinese default sentence, one token per character.

@@ -5,7 +5,7 @@ export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto 
 const font = (px, weight = 400) => `${weight} ${px}px ${FONT_FAMILY}`;
 
 let measureCtx = null;
-function textWidth(s, px, weight) {
+export function textWidth(s, px, weight) {
   measureCtx ??= document.createElement('canvas').getContext('2d');
   measureCtx.font = font(px, weight);
   return measureCtx.measureText(s).width;
@@ -23,19 +23,25 @@ export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 
   const L = rows.length, S = cols.length;
   const withLabels = () => {
     const left = Math.ceil(maxWidth(rows.map(axisLabel), fontPx)) + 10;
-    const colW = Math.ceil(maxWidth(cols.map(axisLabel), fontPx));
+    const colWs = cols.map((s) => textWidth(axisLabel(s), fontPx, 600));
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - left - pad) / Math.max(1, S))));
-    // Column labels that fit their cell (single CJK characters, short words) stay upright;
-    // longer ones are turned to read upwards.
-    const upright = colW <= cell - 2;
-    return { left, top: upright ? fontPx + 10 : colW + 10, cell, upright };
+    // Column labels that fit their cell (single characters, short words) stay upright; longer ones are
+    // turned to read upwards — all of them, unless nearly every label fits (characters and a '<bos>').
+    let fits = colWs.map((w) => w <= cell - 2);
+    const nFit = fits.filter(Boolean).length;
+    const upright = nFit === S;
+    const mixed = !upright && nFit >= 0.8 * S;
+    // Mixed, a label a little wider than its cell (an 'm' among letters) still reads better upright.
+    if (mixed) fits = colWs.map((w) => w <= cell + 2);
+    const turned = Math.ceil(Math.max(0, ...colWs.filter((w, j) => !mixed || !fits[j])));
+    return { left, top: upright ? fontPx + 10 : Math.max(turned, fontPx) + 10, cell, upright, uprightCols: mixed ? fits : null };
   };
   let g = labels ? withLabels() : null;
   let showLabels = !!g;
   if (!g || (labels === 'auto' && g.cell < minLabelCell)) {
     showLabels = false;
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
-    g = { left: pad, top: pad, cell, upright: false };
+    g = { left: pad, top: pad, cell, upright: false, uprightCols: null };
   }
   return { ...g, L, S, fontPx, showLabels, pad, width: g.left + S * g.cell + pad, height: g.top + L * g.cell + pad };
 }
@@ -115,11 +121,12 @@ export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
     });
     ctx.font = font(layout.fontPx);
     ctx.fillStyle = '#444';
-    ctx.textAlign = layout.upright ? 'center' : 'left';
     spec.cols.forEach((s, j) => {
+      const up = layout.uprightCols ? layout.uprightCols[j] : layout.upright;
       ctx.save();
-      ctx.translate(ox + left + (j + 0.5) * cell, oy + top - (layout.upright ? layout.fontPx / 2 + 4 : 6));
-      if (!layout.upright) ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = up ? 'center' : 'left';
+      ctx.translate(ox + left + (j + 0.5) * cell, oy + top - (up ? layout.fontPx / 2 + 4 : 6));
+      if (!up) ctx.rotate(-Math.PI / 2);
       ctx.fillText(axisLabel(s), 0, 0);
       ctx.restore();
     });
@@ -198,7 +205,7 @@ export function heatmapSvg(spec) {
   spec.rows.forEach((s, i) => out.push(`<text x="${map.left - 6}" y="${map.top + (i + 0.5) * map.cell}" font-size="${map.fontPx}" text-anchor="end" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`));
   spec.cols.forEach((s, j) => {
     const x = map.left + (j + 0.5) * map.cell;
-    out.push(map.upright
+    out.push((map.uprightCols ? map.uprightCols[j] : map.upright)
       ? `<text x="${x}" y="${map.top - map.fontPx / 2 - 4}" font-size="${map.fontPx}" text-anchor="middle" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`
       : `<text transform="translate(${x} ${map.top - 6}) rotate(-90)" font-size="${map.fontPx}" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`);
   });

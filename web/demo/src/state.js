@@ -8,7 +8,20 @@ export const EXAMPLES = {
   zh: '小猫没有吃鱼，因为它一点也不饿。',
   pair: { src: 'The animal didn’t cross the street because it was too tired.', tgt: '这只动物没有过马路，因为它太累了。' },
   pairFr: { src: 'The animal didn’t cross the street because it was too tired.', tgt: 'L’animal n’a pas traversé la rue car il était trop fatigué.' },
+  // For the trained character model: parallel lines of a Tang poem, and a repeated phrase.
+  poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
+  repeat: 'The cat sat on the mat. The cat sat on the mat. The cat',
+  // For the trained dates model (English dates in words; years must be spelled out).
+  dates: ['the fifth of march nineteen ninety', 'on friday the 13th of september twenty twenty four', 'december the thirty first nineteen ninety nine', '12 october nineteen oh five'],
 };
+
+export const MODES = ['self', 'cross', 's2s'];
+/** Self-attention runs the trained character model or the seeded single layer. */
+export const MODELS = ['trained', 'untrained'];
+/** Which attention of the dates model the maps show: encoder self, decoder self, or cross. */
+export const ATTNS = ['enc', 'dec', 'cross'];
+/** Milliseconds per decoding step while playing. */
+export const SPEEDS = { slow: 1200, normal: 600, fast: 150 };
 
 export function defaultState(lang) {
   return {
@@ -26,6 +39,12 @@ export function defaultState(lang) {
     query: -1, // -1: pick a sensible token (the pronoun, if there is one)
     head: 0,
     off: [], // heads switched off in the head view
+    model: 'trained', // self-attention: the trained character model, or the seeded ('untrained') layer
+    layer: -1, // trained models: the layer of the maps and the head view (-1: pick one)
+    attn: 'cross', // dates model: which attention the maps show
+    date: EXAMPLES.dates[0], // dates model: the source sentence
+    step: -1, // dates model: output tokens shown so far (-1: all of them)
+    speed: 'normal',
   };
 }
 
@@ -39,8 +58,13 @@ export function parseHash(hash, defaults) {
   const p = new URLSearchParams(String(hash).replace(/^#/, ''));
   const s = { ...defaults, off: [...defaults.off] };
   if (p.get('lang') === 'en' || p.get('lang') === 'zh') s.lang = p.get('lang');
-  if (p.get('mode') === 'self' || p.get('mode') === 'cross') s.mode = p.get('mode');
-  for (const k of ['text', 'src', 'tgt']) if (p.has(k)) s[k] = p.get(k);
+  if (MODES.includes(p.get('mode'))) s.mode = p.get('mode');
+  for (const k of ['text', 'src', 'tgt', 'date']) if (p.has(k)) s[k] = p.get(k);
+  if (MODELS.includes(p.get('model'))) s.model = p.get('model');
+  if (ATTNS.includes(p.get('attn'))) s.attn = p.get('attn');
+  if (Object.hasOwn(SPEEDS, p.get('speed') ?? '')) s.speed = p.get('speed');
+  s.layer = Math.max(-1, Math.min(63, int(p.get('layer'), s.layer)));
+  s.step = Math.max(-1, Math.min(1000, int(p.get('step'), s.step)));
   const d = int(p.get('d'), s.embedDim);
   if (EMBED_SIZES.includes(d)) s.embedDim = d;
   const h = int(p.get('h'), s.numHeads);
@@ -59,8 +83,15 @@ export function toHash(s) {
   const p = new URLSearchParams();
   p.set('lang', s.lang);
   p.set('mode', s.mode);
-  if (s.mode === 'self') p.set('text', s.text);
-  else { p.set('src', s.src); p.set('tgt', s.tgt); }
+  if (s.mode === 'self') { p.set('model', s.model); p.set('text', s.text); }
+  else if (s.mode === 'cross') { p.set('src', s.src); p.set('tgt', s.tgt); }
+  else {
+    p.set('date', s.date);
+    p.set('step', s.step);
+    p.set('attn', s.attn);
+    p.set('speed', s.speed);
+  }
+  if (s.mode === 's2s' || (s.mode === 'self' && s.model === 'trained')) p.set('layer', s.layer);
   p.set('d', s.embedDim);
   p.set('h', s.numHeads);
   p.set('seed', s.seed);

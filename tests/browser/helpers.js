@@ -1,0 +1,62 @@
+// Shared set-up of the browser tests: build/site served on 127.0.0.1, driven in Debian's Chromium.
+// Not a test file itself (node --test runs *.test.js only). Screenshots go to test-artifacts/browser/.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const SITE = join(ROOT, 'build/site');
+export const ART = join(ROOT, 'test-artifacts/browser');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13).
+const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
+const env = { server: null, url: '', browser: null };
+
+/** Registers the suite's before/after hooks: one server and one browser per test file. */
+export function useBrowser() {
+  before(async () => {
+    if (!existsSync(join(SITE, 'index.html'))) {
+      throw new Error(`${SITE}/index.html is missing: run \`npm run build && npm run build:demo\` before the browser tests`);
+    }
+    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install --no-install-recommends chromium)`);
+    mkdirSync(ART, { recursive: true });
+    ({ server: env.server, url: env.url } = await startServer(SITE, 0));
+    env.browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+  after(async () => {
+    await env.browser?.close();
+    await new Promise((ok) => (env.server ? env.server.close(ok) : ok()));
+  });
+  return env;
+}
+
+/**
+ * A fresh page on the demo, once it has drawn (and loaded the trained model it needs, if any);
+ * records console errors and warnings, page errors and any request off this server.
+ */
+export async function open(hash = '', { locale = 'en-US', width = 1280, height = 900 } = {}) {
+  const context = await env.browser.newContext({ locale, viewport: { width, height }, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(env.url) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`off-site request: ${u}`);
+  });
+  await page.goto(env.url + hash);
+  await page.waitForSelector('body.ready:not([data-loading])', { timeout: 15_000 });
+  await settled(page);
+  return { page, problems, close: () => context.close() };
+}
+
+export const demo = (page) => page.evaluate(() => window.__attnscopeDemo);
+export const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });
+export const canvasData = (page, sel) => page.$eval(sel, (c) => c.toDataURL());
+/** Wait until the page has recomputed (the next animation frame has run the update). */
+export const settled = (page) => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));

@@ -1,0 +1,83 @@
+// The trained models (models/*.attnscope) against their PyTorch golden cases (tests/fixtures/models, made by
+// tools/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
+// magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5).
+#include <catch2/catch.hpp>
+
+#include "fixture_reader.hpp"
+#include "model_file.hpp"
+#include "test_utils.hpp"
+
+using namespace attnscope;
+using attnscope_test::FixtureCase;
+using attnscope_test::max_relative_error;
+
+namespace {
+
+constexpr double tolerance = 1e-4;
+
+std::vector<std::int32_t> ids_of(const attnscope_test::FixtureTensor& t)
+{
+    return std::vector<std::int32_t>(t.f32.begin(), t.f32.end());
+}
+
+// Layer `layer` of an [L, ...] tensor.
+std::vector<float> layer_of(const Tensor& t, std::size_t layer)
+{
+    const std::size_t size = t.data.size() / t.shape[0];
+    return std::vector<float>(t.data.begin() + layer * size, t.data.begin() + (layer + 1) * size);
+}
+
+// The fixture's logits are the last rows only, from logits_first_row on.
+std::vector<float> logits_rows(const Tensor& logits, const FixtureCase& c)
+{
+    const std::size_t first = std::size_t(c.get_int("logits_first_row")), V = logits.shape[1];
+    return std::vector<float>(logits.data.begin() + first * V, logits.data.end());
+}
+
+const attnscope_test::ModelFile& model_file(const std::string& name)
+{
+    static std::map<std::string, attnscope_test::ModelFile> cache;
+    auto it = cache.find(name);
+    if (it == cache.end()) it = cache.emplace(name, attnscope_test::read_model_file(std::string(ATTNSCOPE_MODEL_DIR) + "/" + name)).first;
+    return it->second;
+}
+
+}  // namespace
+
+TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
+{
+    const auto fixtures = attnscope_test::load_fixture_dir(ATTNSCOPE_MODEL_FIXTURE_DIR);
+    REQUIRE(fixtures.size() >= 4);
+    for (const FixtureCase& c : fixtures) {
+        SECTION(c.name)
+        {
+            const auto& file = model_file(c.strs.at("model"));
+            if (c.strs.at("kind") == "model_lm") {
+                const auto lm = attnscope_test::make_decoder_lm(file);
+                const auto out = lm->forward(ids_of(c.tensor("tokens")));
+                for (std::size_t l = 0; l < std::size_t(c.get_int("num_layers")); ++l) {
+                    CAPTURE(l);
+                    CHECK(max_relative_error(layer_of(out.attention, l), c.tensor("attn_weights_" + std::to_string(l)).f32) < tolerance);
+                }
+                CHECK(max_relative_error(logits_rows(out.logits, c), c.tensor("logits").f32) < tolerance);
+            } else {
+                const auto model = attnscope_test::make_seq2seq(file);
+                const auto source = ids_of(c.tensor("src_tokens"));
+                const auto out = model->forward(source, ids_of(c.tensor("tokens")));
+                for (std::size_t l = 0; l < std::size_t(c.get_int("num_enc_layers")); ++l)
+                    CHECK(max_relative_error(layer_of(out.encoder_attention, l), c.tensor("enc_self_" + std::to_string(l)).f32) < tolerance);
+                for (std::size_t l = 0; l < std::size_t(c.get_int("num_dec_layers")); ++l) {
+                    CAPTURE(l);
+                    CHECK(max_relative_error(layer_of(out.decoder_attention, l), c.tensor("dec_self_" + std::to_string(l)).f32) < tolerance);
+                    CHECK(max_relative_error(layer_of(out.cross_attention, l), c.tensor("dec_cross_" + std::to_string(l)).f32) < tolerance);
+                }
+                CHECK(max_relative_error(logits_rows(out.logits, c), c.tensor("logits").f32) < tolerance);
+
+                const auto& vocab = file.header.at("vocab");
+                const auto decoded = model->greedy_decode(source, vocab.at("tgt_bos_id"), vocab.at("tgt_eos_id"),
+                                                          std::size_t(file.header.at("config").at("max_tgt_len")) - 1);
+                CHECK(decoded.tokens == ids_of(c.tensor("expected_decoded")));
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+"""Write golden fixtures for the two demo models into tests/fixtures/models/.
+
+    /usr/bin/python3 tools/make_model_fixtures.py
+
+Reads models/char-lm.attnscope and models/dates-seq2seq.attnscope (tools/attnscope_model.py),
+rebuilds the torch modules (tools/attnscope_nets.py), converts them to float64
+(model.double()) and writes one file per case, in the project's fixture text format
+(tests/fixtures/make_fixtures.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
+Stale *.txt files in tests/fixtures/models/ are removed first.
+
+Decoder LM case (str kind model_lm):
+    str model <file name under models/>, str model_sha256 <hex>, str text_json <JSON string>
+    int seq_len T, int vocab_size V, int num_layers, int num_heads, int logits_first_row
+    tensor tokens f32 1 T                 token ids (element 0 = <bos>) as floats
+    tensor attn_weights_<l> f32 3 H T T   per-head weights of blocks.<l>.attn (causal)
+    tensor logits f32 2 R V               logits of positions logits_first_row .. T-1
+
+Seq2seq case (str kind model_seq2seq):
+    str model, str model_sha256, str src_text_json, str expected_text
+    int src_len S, int seq_len T, int tgt_vocab_size, int num_enc_layers, int num_dec_layers,
+    int num_heads, int logits_first_row
+    tensor src_tokens f32 1 S             source word ids (no BOS/EOS)
+    tensor expected_decoded f32 1 N       greedy output ids after <bos>, up to and including <eos>
+    tensor tokens f32 1 T                 teacher-forced decoder input = <bos> + expected_decoded
+                                          without its final <eos> (T = N), i.e. the input of
+                                          the last greedy step
+    tensor enc_self_<l> f32 3 H S S       enc_blocks.<l>.attn
+    tensor dec_self_<l> f32 3 H T T       dec_blocks.<l>.self_attn (causal)
+    tensor dec_cross_<l> f32 3 H T S      dec_blocks.<l>.cross_attn
+    tensor logits f32 2 R Vt              decoder logits of positions logits_first_row .. T-1
+                                          (argmax of the last row = <eos>)
+
+All values are computed in float64 and printed as the shortest text that round-trips the
+float32 rounding of the float64 value. The script checks that float32 torch agrees with the
+float64 values (weights to 1e-5, logits to 1e-4 relative to the largest magnitude) and that
+float32 greedy decoding gives the same output.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _runtime  # noqa: E402
+
+_runtime.setup(threads=1)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import attnscope_model  # noqa: E402
+from attnscope_nets import CharLM, Seq2Seq  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+MODELS = os.path.join(ROOT, "models")
+OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
+HEADER = "# attnscope model fixture v1 \u2014 made by tools/make_model_fixtures.py"
+LOGIT_ROWS = 2
+
+LM_CASES = [
+    ("char_lm_poem", "床前明月光，疑是地上霜。\n举头望明月，"),
+    ("char_lm_english", "The cat sat on the mat."),
+    ("char_lm_mixed_unk", "Hi 你好 \u2603"),  # U+2603 SNOWMAN is not in the vocabulary -> <unk>
+]
+S2S_CASES = [
+    ("dates_seq2seq_of", "the fifth of march nineteen ninety"),
+    ("dates_seq2seq_weekday", "On Friday, the 13th of September, two thousand and nineteen"),
+    ("dates_seq2seq_md", "December 25 nineteen sixty-nine"),
+]
+
+
+# --------------------------------------------------------------------------- serialisation
+# (same number formatting as tests/fixtures/make_fixtures.py)
+
+def _fmt_f32(x):
+    x = np.float32(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = str(x)
+    if s.endswith(".0"):
+        s = s[:-2]
+    if s.startswith("-") and s[1:] in ("0", "0.0"):
+        s = "-0"
+    ok = (np.float32(s).tobytes() == x.tobytes() and np.float32(float(s)).tobytes() == x.tobytes())
+    if not ok:
+        s = "%.9g" % float(x)
+        assert np.float32(float(s)).tobytes() == x.tobytes(), s
+    return s
+
+
+def _tensor_block(name, t):
+    t = torch.as_tensor(t).detach().cpu()
+    shape = list(t.shape)
+    arr = t.to(torch.float64).numpy().astype(np.float32).reshape(-1)
+    vals = " ".join(_fmt_f32(v) for v in arr)
+    return f"tensor {name} f32 {len(shape)} " + " ".join(str(d) for d in shape) + "\n" + vals + "\n"
+
+
+def write_case(name, strs, ints, tensors):
+    assert all(c.isalnum() or c in "_-" for c in name), name
+    out = [HEADER + "\n", f"case {name}\n"]
+    for k, v in strs:
+        assert "\n" not in v
+        out.append(f"str {k} {v}\n")
+    for k, v in ints:
+        out.append(f"int {k} {int(v)}\n")
+    for k, t in tensors:
+        out.append(_tensor_block(k, t))
+    out.append("end\n")
+    path = os.path.join(OUT_DIR, name + ".txt")
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("".join(out))
+    return path
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def check_close(name, a64, a32, tol):
+    a64 = torch.as_tensor(a64, dtype=torch.float64)
+    a32 = torch.as_tensor(a32).to(torch.float64)
+    scale = max(1.0, float(a64.abs().max()))
+    err = float((a64 - a32).abs().max()) / scale
+    assert err <= tol, f"{name}: float32 vs float64 max rel err {err:.3g} > {tol}"
+    return err
+
+
+# --------------------------------------------------------------------------- models
+
+def load_lm():
+    path = os.path.join(MODELS, "char-lm.attnscope")
+    h, ts = attnscope_model.read_model(path)
+    c = h["config"]
+    m = CharLM(c["vocab_size"], c["d_model"], c["n_heads"], c["n_layers"], c["d_ff"], c["max_len"])
+    attnscope_model.load_state_dict_into(m, ts)
+    return path, h, m
+
+
+def load_s2s():
+    path = os.path.join(MODELS, "dates-seq2seq.attnscope")
+    h, ts = attnscope_model.read_model(path)
+    c = h["config"]
+    m = Seq2Seq(c["src_vocab_size"], c["tgt_vocab_size"], c["d_model"], c["n_heads"], c["n_enc_layers"],
+                c["n_dec_layers"], c["d_ff"], c["max_src_len"], c["max_tgt_len"])
+    attnscope_model.load_state_dict_into(m, ts)
+    return path, h, m
+
+
+def lm_tokenize(vocab, text):
+    """Code point -> id (ids below len(specials) are never produced from text), <bos> first."""
+    nspec = len(vocab["specials"])
+    index = {t: i for i, t in enumerate(vocab["tokens"]) if i >= nspec}
+    return [vocab["bos_id"]] + [index.get(ch, vocab["unk_id"]) for ch in text]
+
+
+def s2s_tokenize(vocab, text, max_len):
+    import re
+    t = re.sub(r"[A-Z]", lambda m: m.group(0).lower(), text)
+    words = [w for w in re.split(r"[^a-z0-9]+", t) if w]
+    index = {w: i for i, w in enumerate(vocab["src_tokens"]) if i not in (vocab["src_pad_id"], vocab["src_unk_id"])}
+    return [index.get(w, vocab["src_unk_id"]) for w in words][:max_len]
+
+
+@torch.no_grad()
+def lm_cases():
+    path, h, m32 = load_lm()
+    m64 = load_lm()[2].double()
+    digest = sha256(path)
+    written = []
+    for name, text in LM_CASES:
+        ids = lm_tokenize(h["vocab"], text)
+        T = len(ids)
+        assert T <= 24, (name, T)
+        x = torch.tensor([ids])
+        lg64, w64 = m64(x, need_weights=True)
+        lg32, w32 = m32(x, need_weights=True)
+        r0 = T - LOGIT_ROWS
+        for l in range(len(w64)):
+            check_close(f"{name} attn {l}", w64[l], w32[l], 1e-5)
+        check_close(f"{name} logits", lg64, lg32, 1e-4)
+        tensors = [("tokens", torch.tensor(ids, dtype=torch.float64))]
+        tensors += [(f"attn_weights_{l}", w64[l][0]) for l in range(len(w64))]
+        tensors.append(("logits", lg64[0, r0:]))
+        strs = [("kind", "model_lm"), ("model", os.path.basename(path)), ("model_sha256", digest),
+                ("text_json", json.dumps(text, ensure_ascii=False))]
+        ints = [("seq_len", T), ("vocab_size", h["config"]["vocab_size"]), ("num_layers", len(w64)),
+                ("num_heads", h["config"]["n_heads"]), ("logits_first_row", r0)]
+        written.append(write_case(name, strs, ints, tensors))
+        top = [h["vocab"]["tokens"][i] for i in lg64[0, -1].topk(5).indices.tolist()]
+        print(f"{name}: T={T} ids={ids} next-char top5 {top}")
+    return written
+
+
+@torch.no_grad()
+def s2s_cases():
+    path, h, m32 = load_s2s()
+    m64 = load_s2s()[2].double()
+    v, c = h["vocab"], h["config"]
+    digest = sha256(path)
+    written = []
+    for name, text in S2S_CASES:
+        src = s2s_tokenize(v, text, c["max_src_len"])
+        s = torch.tensor([src])
+        out64 = m64.greedy(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
+        out32 = m32.greedy(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
+        assert out64 == out32, (name, out64, out32)
+        assert out64[-1] == v["tgt_eos_id"], (name, out64)
+        tin = [v["tgt_bos_id"]] + out64[:-1]
+        T = len(tin)
+        t = torch.tensor([tin])
+        lg64, w64 = m64(s, t, need_weights=True)
+        lg32, w32 = m32(s, t, need_weights=True)
+        assert int(lg64[0, -1].argmax()) == v["tgt_eos_id"]
+        for k in w64:
+            for l in range(len(w64[k])):
+                check_close(f"{name} {k} {l}", w64[k][l], w32[k][l], 1e-5)
+        check_close(f"{name} logits", lg64, lg32, 1e-4)
+        r0 = T - LOGIT_ROWS
+        decoded = "".join(v["tgt_tokens"][i] for i in out64[:-1])
+        tensors = [("src_tokens", torch.tensor(src, dtype=torch.float64)),
+                   ("expected_decoded", torch.tensor(out64, dtype=torch.float64)),
+                   ("tokens", torch.tensor(tin, dtype=torch.float64))]
+        for k in ("enc_self", "dec_self", "dec_cross"):
+            tensors += [(f"{k}_{l}", w64[k][l][0]) for l in range(len(w64[k]))]
+        tensors.append(("logits", lg64[0, r0:]))
+        strs = [("kind", "model_seq2seq"), ("model", os.path.basename(path)), ("model_sha256", digest),
+                ("src_text_json", json.dumps(text)), ("expected_text", decoded)]
+        ints = [("src_len", len(src)), ("seq_len", T), ("tgt_vocab_size", c["tgt_vocab_size"]),
+                ("num_enc_layers", c["n_enc_layers"]), ("num_dec_layers", c["n_dec_layers"]),
+                ("num_heads", c["n_heads"]), ("logits_first_row", r0)]
+        written.append(write_case(name, strs, ints, tensors))
+        print(f"{name}: {text!r} -> src {src} -> {decoded!r} (ids {out64})")
+    return written
+
+
+def main():
+    os.makedirs(OUT_DIR, exist_ok=True)
+    for f in os.listdir(OUT_DIR):
+        if f.endswith(".txt"):
+            os.remove(os.path.join(OUT_DIR, f))
+    files = lm_cases() + s2s_cases()
+    total = 0
+    for p in files:
+        n = os.path.getsize(p)
+        total += n
+        print(f"  {os.path.relpath(p, ROOT)}  {n} bytes")
+    print(f"total {total} bytes")
+    assert total < 300_000, total
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,555 @@
+#!/usr/bin/python3
+"""Train attnscope's character LM (Chinese poems + English fortunes) and write
+models/char-lm.attnscope and tools/records/char-lm.md.
+
+    /usr/bin/python3 tools/train_lm.py                 # train (deterministic, seed 1234)
+    /usr/bin/python3 tools/train_lm.py --steps 200     # quick smoke run
+    /usr/bin/python3 tools/train_lm.py --analyse-only  # re-run the head analysis on the
+                                                       # existing model file and rewrite it
+
+Tokenisation (also stored in the model file, see tools/MODEL_FORMAT.md): one token per
+Unicode code point; id 0 = <unk> (any code point not in the vocabulary), id 1 = <bos>
+(prepended to every input, and placed before every document when documents are packed);
+ids 2.. = the most frequent code points of the training text, by descending count
+(ties: ascending code point). No other normalisation.
+"""
+
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _runtime  # noqa: E402
+
+BLAS = _runtime.setup(threads=1)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import attnscope_model  # noqa: E402
+import lm_data  # noqa: E402
+from attnscope_nets import CharLM  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+MODEL_PATH = os.path.join(ROOT, "models", "char-lm.attnscope")
+RECORD_PATH = os.path.join(HERE, "records", "char-lm.md")
+
+UNK, BOS = 0, 1
+SPECIALS = ["<unk>", "<bos>"]
+
+CFG = dict(vocab_size=1500, d_model=96, n_heads=4, n_layers=3, d_ff=384, max_len=128)
+TRAIN = dict(seed=1234, steps=3600, batch=32, seq_len=128, lr=3e-3, min_lr_frac=0.1, warmup=100,
+             weight_decay=0.1, grad_clip=1.0, betas=(0.9, 0.98), pos_init="sinusoidal x 0.1",
+             mix={"en": 0.5, "zh_verse": 0.2, "zh_other": 0.3}, heldout_frac=0.05)
+
+# separators used by the head analysis (Chinese + ASCII punctuation and line breaks)
+ZH_SEP = set("，。？！；：、\n")
+SEP = ZH_SEP | set(",.?!;:")
+
+
+# ----------------------------------------------------------------------------- vocab / data
+
+def build_vocab(train_docs, size):
+    cnt = collections.Counter()
+    for docs in train_docs.values():
+        for d in docs:
+            cnt.update(d)
+    chars = sorted(cnt.items(), key=lambda kv: (-kv[1], ord(kv[0])))[: size - len(SPECIALS)]
+    tokens = SPECIALS + [c for c, _ in chars]
+    covered = sum(n for _, n in chars) / sum(cnt.values())
+    return tokens, covered
+
+
+class Tokenizer:
+    def __init__(self, tokens):
+        self.tokens = tokens
+        self.index = {t: i for i, t in enumerate(tokens) if i >= len(SPECIALS)}
+
+    def encode(self, text, bos=True):
+        ids = [self.index.get(ch, UNK) for ch in text]
+        return ([BOS] if bos else []) + ids
+
+    def decode(self, ids):
+        return "".join(self.tokens[i] if i >= len(SPECIALS) else ("\u241e" if i == BOS else "\ufffd")
+                       for i in ids)
+
+
+def pack_random(rng, docs_ids, T):
+    """One training sequence of T+1 ids: <bos> doc <bos> doc ... (random docs), cut to T+1."""
+    seq = []
+    while len(seq) < T + 1:
+        seq.extend(docs_ids[rng.randint(len(docs_ids))])
+    return seq[: T + 1]
+
+
+def pack_in_order(docs_ids, T):
+    """Deterministic held-out sequences: each starts at a document start; documents are
+    appended while they fit, the one that does not fit is truncated and the next sequence
+    starts with the following document."""
+    seqs, seq = [], []
+    for ids in docs_ids:
+        seq.extend(ids)
+        if len(seq) >= T + 1:
+            seqs.append(seq[: T + 1])
+            seq = []
+    if len(seq) > 8:
+        seqs.append(seq + [BOS] * (T + 1 - len(seq)))  # tail; padded targets are ignored below
+    return seqs
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+@torch.no_grad()
+def eval_loss(model, seqs, batch=32):
+    """Mean next-char cross-entropy over targets that are not <bos> (document boundaries are
+    not predictable). Returns (loss, n_targets, n_unk_targets)."""
+    tot, n, nunk = 0.0, 0, 0
+    for i in range(0, len(seqs), batch):
+        x = torch.tensor([s[:-1] for s in seqs[i:i + batch]])
+        y = torch.tensor([s[1:] for s in seqs[i:i + batch]])
+        logits = model(x)
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
+        m = (y.reshape(-1) != BOS)
+        tot += float(ce[m].sum())
+        n += int(m.sum())
+        nunk += int((y.reshape(-1) == UNK).sum())
+    return tot / max(n, 1), n, nunk
+
+
+# ----------------------------------------------------------------------------- head analysis
+
+METRICS = {
+    # name: (description, threshold on score, minimum lift over the uniform baseline, head name)
+    "prev_token": ("mean weight on key i-1 (queries i>=2)", 0.5, 3.0, "previous token"),
+    "current_token": ("mean weight on key i (queries i>=1)", 0.5, 3.0, "current token"),
+    "first_token": ("mean weight on key 0 = <bos> (queries i>=1)", 0.5, 3.0, "first token (<bos>)"),
+    "separator_mass": ("mean total weight on separator keys (，。？！；：、\\n ,.?!;:) (queries i>=1)",
+                       0.5, 2.0, "punctuation / line break"),
+    "last_separator": ("mean weight on the most recent separator key j<i (queries with one in the same document)",
+                       0.4, 3.0, "last separator"),
+    "duplicate_token": ("mean weight on the most recent earlier occurrence j<i of the query's own character "
+                        "(queries whose character occurred before in the same document; spaces excluded)", 0.3, 4.0,
+                        "earlier occurrence of the same char"),
+    "induction": ("mean weight on the key right after the most recent earlier occurrence of the query's "
+                  "character (j+1 < i; spaces excluded)", 0.3, 4.0, "induction (char after an earlier copy)"),
+    "prev_line_same": ("Chinese parallel lines: mean weight on the key at the query's offset in the previous "
+                       "line (lines split at ，。？！；：、\\n; both lines of equal length)", 0.25, 4.0,
+                       "same position in previous line"),
+    "prev_line_next": ("Chinese parallel lines: mean weight on the key in the previous line at the offset of the "
+                       "character being predicted (the one aligned with position i+1)", 0.25, 4.0,
+                       "aligned position in previous line (for the next char)"),
+}
+
+
+def _annotate(seq_ids, tokens):
+    """Per-position targets for one sequence (list of ids, length T). Returns dict metric ->
+    list of (i, j) single-key targets, plus the separator mask."""
+    T = len(seq_ids)
+    ch = [tokens[t] if t >= len(SPECIALS) else None for t in seq_ids]
+    is_sep = [c in SEP for c in ch]
+    is_zsep = [(c in ZH_SEP) or (seq_ids[p] == BOS) for p, c in enumerate(ch)]
+    doc_start = []
+    cur = 0
+    for p, t in enumerate(seq_ids):
+        if t == BOS:
+            cur = p
+        doc_start.append(cur)
+    tg = {k: [] for k in ("prev_token", "current_token", "first_token", "last_separator",
+                          "duplicate_token", "induction", "prev_line_same", "prev_line_next")}
+    last_seen = {}
+    for i, t in enumerate(seq_ids):
+        if t == BOS:
+            last_seen = {}
+            continue
+        if ch[i] != " " and t != UNK and t in last_seen:
+            j = last_seen[t]
+            tg["duplicate_token"].append((i, j))
+            if j + 1 < i:
+                tg["induction"].append((i, j + 1))
+        last_seen[t] = i
+    last_sep = -1
+    for i in range(T):
+        if i >= 2:
+            tg["prev_token"].append((i, i - 1))
+        if i >= 1:
+            tg["current_token"].append((i, i))
+            tg["first_token"].append((i, 0))
+            if last_sep >= doc_start[i] and last_sep >= 0:
+                tg["last_separator"].append((i, last_sep))
+        if is_sep[i]:
+            last_sep = i
+    # Chinese lines: maximal runs of non-separator positions inside a document.
+    lines = []  # (start, end_exclusive)
+    p = 0
+    while p < T:
+        if is_zsep[p]:
+            p += 1
+            continue
+        q = p
+        while q < T and not is_zsep[q]:
+            q += 1
+        lines.append((p, q))
+        p = q
+    line_of = [-1] * T
+    for li, (a, b) in enumerate(lines):
+        for p in range(a, b):
+            line_of[p] = li
+
+    def prev_parallel(li):
+        if li <= 0:
+            return None
+        a, b = lines[li]
+        pa, pb = lines[li - 1]
+        if pa < doc_start[a] or (pb - pa) != (b - a) or (b - a) < 2:
+            return None
+        if b == T:  # line cut by the window: length unknown
+            return None
+        # all chars of both lines must be CJK-ish (not latin words)
+        for x in list(range(pa, pb)) + list(range(a, b)):
+            c = ch[x]
+            if c is None or not ("\u3400" <= c <= "\u9fff"):
+                return None
+        return pa
+
+    for i in range(T):
+        li = line_of[i]
+        if li >= 0:
+            pa = prev_parallel(li)
+            if pa is not None:
+                tg["prev_line_same"].append((i, pa + (i - lines[li][0])))
+        if i + 1 < T and line_of[i + 1] >= 0:
+            ln = line_of[i + 1]
+            pa = prev_parallel(ln)
+            if pa is not None:
+                tg["prev_line_next"].append((i, pa + (i + 1 - lines[ln][0])))
+    return tg, is_sep
+
+
+@torch.no_grad()
+def analyse_heads(model, seqs_by_src, tokens):
+    """Scores [metric][layer][head] and uniform baselines, over held-out sequences."""
+    L = len(model.blocks)
+    H = model.blocks[0].attn.num_heads
+    sums = {m: np.zeros((L, H)) for m in METRICS}
+    counts = {m: 0 for m in METRICS}
+    base = {m: 0.0 for m in METRICS}
+    for src, seqs in seqs_by_src.items():
+        for s0 in range(0, len(seqs), 16):
+            chunk = [s[:-1] for s in seqs[s0:s0 + 16]]
+            x = torch.tensor(chunk)
+            _, ws = model(x, need_weights=True)
+            W = torch.stack(ws, 1).double().numpy()  # [B, L, H, T, T]
+            for b, ids in enumerate(chunk):
+                tg, is_sep = _annotate(ids, tokens)
+                sep = np.array(is_sep, dtype=np.float64)
+                T = len(ids)
+                # separator mass for queries i >= 1 (causal: keys j <= i)
+                mass = (W[b] * sep[None, None, None, :]).sum(-1)[:, :, 1:]  # [L,H,T-1]
+                sums["separator_mass"] += mass.sum(-1)
+                counts["separator_mass"] += T - 1
+                csum = np.cumsum(sep)
+                base["separator_mass"] += float(sum(csum[i] / (i + 1) for i in range(1, T)))
+                for m, pairs in tg.items():
+                    if src == "en" and m.startswith("prev_line"):
+                        continue
+                    if not pairs:
+                        continue
+                    qi = np.array([p[0] for p in pairs])
+                    kj = np.array([p[1] for p in pairs])
+                    sums[m] += W[b][:, :, qi, kj].sum(-1)
+                    counts[m] += len(pairs)
+                    base[m] += float((1.0 / (qi + 1)).sum())
+    scores, baselines = {}, {}
+    for m in METRICS:
+        c = max(counts[m], 1)
+        scores[m] = (sums[m] / c).tolist()
+        baselines[m] = base[m] / c
+    return scores, baselines, counts
+
+
+def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
+    """A head gets the name of the metric whose score passes its threshold (and its minimum
+    lift over the uniform baseline); when several pass, the largest score/threshold wins."""
+    L = len(next(iter(scores.values())))
+    H = len(next(iter(scores.values()))[0])
+    named = []
+    for l in range(L):
+        for h in range(H):
+            best = None
+            for m, (desc, thr, lift, hname) in METRICS.items():
+                s = scores[m][l][h]
+                if s >= thr and s >= lift * baselines[m]:
+                    r = s / thr
+                    if best is None or r > best[0]:
+                        best = (r, m, s, thr, hname)
+            if best:
+                _, m, s, thr, hname = best
+                named.append({"layer": l, "head": h, "module": module_fmt.format(layer=l),
+                              "name": hname, "metric": m, "score": round(s, 4), "threshold": thr})
+    return named
+
+
+def heads_table(scores, baselines, counts, named):
+    ms = list(METRICS)
+    nm = {(n["layer"], n["head"]): n["name"] for n in named}
+    out = ["| layer | head | " + " | ".join(ms) + " | name |",
+           "|---|---|" + "---|" * len(ms) + "---|",
+           "| uniform baseline | | " + " | ".join(f"{baselines[m]:.3f}" for m in ms) + " | |"]
+    L = len(scores[ms[0]])
+    H = len(scores[ms[0]][0])
+    for l in range(L):
+        for h in range(H):
+            cells = []
+            for m in ms:
+                s = scores[m][l][h]
+                thr, lift = METRICS[m][1], METRICS[m][2]
+                mark = "**" if (s >= thr and s >= lift * baselines[m]) else ""
+                cells.append(f"{mark}{s:.3f}{mark}")
+            out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((l, h), '')} |")
+    out.append("")
+    out.append("Queries/targets per metric: " + ", ".join(f"{m} {counts[m]}" for m in ms) + ".")
+    out.append("")
+    out.append("| metric | definition | threshold | min lift over baseline |")
+    out.append("|---|---|---|---|")
+    for m in ms:
+        d, thr, lift, _ = METRICS[m]
+        out.append(f"| {m} | {d} | {thr} | {lift}x |")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- generation
+
+@torch.no_grad()
+def sample(model, tok, prompt, n, temperature=0.0, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ids = tok.encode(prompt)
+    for _ in range(n):
+        x = torch.tensor([ids[-model.max_len:]])
+        logits = model(x)[0, -1]
+        logits[UNK] = -1e9
+        if temperature <= 0:
+            nxt = int(logits.argmax())
+        else:
+            p = torch.softmax(logits / temperature, -1)
+            nxt = int(torch.multinomial(p, 1, generator=g))
+        if nxt == BOS:
+            break
+        ids.append(nxt)
+    return tok.decode(ids[1:])
+
+
+# ----------------------------------------------------------------------------- main
+
+def lr_at(step, total, base, warmup, min_frac):
+    if step < warmup:
+        return base * (step + 1) / warmup
+    p = (step - warmup) / max(1, total - warmup)
+    return base * (min_frac + (1 - min_frac) * 0.5 * (1 + math.cos(math.pi * p)))
+
+
+def write_model(model, tokens, named, record):
+    vocab = {"tokenizer": "codepoint", "tokens": tokens, "unk_id": UNK, "bos_id": BOS,
+             "specials": SPECIALS}
+    config = dict(CFG)
+    config.update({"vocab_size": len(tokens), "ln_eps": 1e-5, "activation": "gelu_erf",
+                   "norm": "pre", "pos_emb": "learned", "causal": True, "head_dim": CFG["d_model"] // CFG["n_heads"]})
+    os.makedirs(os.path.dirname(MODEL_PATH), exist_ok=True)
+    return attnscope_model.write_model(MODEL_PATH, "decoder_lm", config, vocab, model.state_dict(),
+                                       named_heads=named, training=record)
+
+
+def write_record(record, table, samples):
+    os.makedirs(os.path.dirname(RECORD_PATH), exist_ok=True)
+    r = record
+    lines = [
+        "# char-lm training record",
+        "",
+        f"Written by `tools/train_lm.py` on {r['date']} ({r['blas']}, torch {r['torch']}, 1 thread).",
+        "",
+        "## Data",
+        "",
+    ]
+    for k, v in r["data"]["sources"].items():
+        s = r["data"]["stats"][k]
+        lines.append(f"- **{k}**: {v}. {s['docs']} documents, {s['chars']} characters; held out "
+                     f"{s['heldout_docs']} documents ({s['heldout_chars']} chars) by content hash.")
+    lines += [
+        f"- Mixture per training sequence: {r['train']['mix']}; zh_verse = the regular-verse documents of "
+        f"zh_poems + zh_misc (every line, split at ，。？！；：、 and line breaks, has the same length 4-7), "
+        f"zh_other = the other Chinese documents ({r['data'].get('pools')}). A sequence is <bos> doc <bos> doc ... "
+        f"from one pool, documents drawn uniformly, cut to {r['train']['seq_len']} + 1 tokens.",
+        f"- Vocabulary: {r['data']['vocab_size']} tokens (<unk>, <bos>, then the most frequent code points); "
+        f"covers {100 * r['data']['vocab_coverage']:.2f}% of the training characters.",
+        "",
+        "## Model",
+        "",
+        f"Decoder-only, pre-LN: d={CFG['d_model']}, heads={CFG['n_heads']}, layers={CFG['n_layers']}, "
+        f"dff={CFG['d_ff']}, max_len={CFG['max_len']}, vocab={r['data']['vocab_size']}; "
+        f"{r['params']} parameters ({4 * r['params'] / 1e6:.2f} MB float32).",
+        "",
+        "## Training",
+        "",
+        f"Positional table initialised with {r['train'].get('pos_init', 'N(0, 0.02)')} (still learned), other "
+        f"embeddings and linear layers N(0, 0.02), attention layers PyTorch's default. "
+        f"AdamW (betas {r['train']['betas']}, weight decay {r['train']['weight_decay']} on matrices), "
+        f"lr {r['train']['lr']} with {r['train']['warmup']} warm-up steps and cosine decay to "
+        f"{r['train']['min_lr_frac']}x, grad clip {r['train']['grad_clip']}, batch {r['train']['batch']} x "
+        f"{r['train']['seq_len']} tokens, {r['train']['steps']} steps, seed {r['train']['seed']}; "
+        f"{r['train_seconds']:.0f} s of training.",
+        "",
+        f"- Final train loss (mean of the last 50 steps): {r['final_train_loss']:.4f}",
+    ]
+    for k, v in r["heldout"].items():
+        lines.append(f"- Held-out {k}: loss {v['loss']:.4f} nats/char, perplexity {v['ppl']:.2f} "
+                     f"({v['targets']} targets, {v['unk_targets']} of them <unk>)")
+    lines += ["", "Progress:", "", "| step | train loss (avg) | held-out loss | lr |", "|---|---|---|---|"]
+    for p in r["progress"]:
+        lines.append(f"| {p['step']} | {p['train_loss']:.4f} | {p.get('heldout_loss', float('nan')):.4f} | {p['lr']:.2e} |")
+    lines += ["", "## Head analysis (held-out text)", "",
+              "Each score is an average attention weight (float64, per head, weights from "
+              "`need_weights=True, average_attn_weights=False`). Bold = passes the threshold and the "
+              "minimum lift over the score a uniform causal head would get. Named heads are stored in "
+              "the model file's `named_heads`.", "", table, "", "## Samples (greedy, then T=0.8)", ""]
+    for p, s in samples:
+        lines.append(f"- `{json.dumps(p, ensure_ascii=False)}` → `{json.dumps(s, ensure_ascii=False)}`")
+    lines.append("")
+    with open(RECORD_PATH, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=TRAIN["steps"])
+    ap.add_argument("--analyse-only", action="store_true")
+    args = ap.parse_args()
+    TRAIN["steps"] = args.steps
+
+    src = lm_data.load_sources()
+    train_docs, held_docs = lm_data.split_sources(src, TRAIN["heldout_frac"])
+    tokens, coverage = build_vocab(train_docs, CFG["vocab_size"])
+    tok = Tokenizer(tokens)
+    T = TRAIN["seq_len"]
+    enc = {k: [tok.encode(d) for d in v] for k, v in train_docs.items()}
+    zh = [(d, e) for k in ("zh_poems", "zh_misc") for d, e in zip(train_docs[k], enc[k])]
+    pools = {"en": enc["en"],
+             "zh_verse": [e for d, e in zh if lm_data.is_regular_verse(d)],
+             "zh_other": [e for d, e in zh if not lm_data.is_regular_verse(d)]}
+    for k, v in pools.items():
+        print(f"pool {k}: {len(v)} docs, {sum(len(x) - 1 for x in v)} chars")
+    held = {k: pack_in_order([tok.encode(d) for d in v], T) for k, v in held_docs.items()}
+    print(f"blas: {BLAS}")
+    for k in src:
+        print(f"{k}: {len(train_docs[k])} train docs, {len(held_docs[k])} held-out docs, "
+              f"{len(held[k])} held-out sequences")
+    print(f"vocab {len(tokens)} covers {coverage:.4f} of training chars")
+
+    torch.manual_seed(TRAIN["seed"])
+    model = CharLM(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
+                   pos_init_scale=0.1)
+    nparams = sum(p.numel() for p in model.parameters())
+    print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")
+
+    if args.analyse_only:
+        header, tensors = attnscope_model.read_model(MODEL_PATH)
+        assert header["vocab"]["tokens"] == tokens, "vocabulary changed since training"
+        attnscope_model.load_state_dict_into(model, tensors)
+        record = header["training"]
+    else:
+        decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
+        no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": TRAIN["weight_decay"]},
+                                 {"params": no_decay, "weight_decay": 0.0}],
+                                lr=TRAIN["lr"], betas=TRAIN["betas"])
+        rng = np.random.RandomState(TRAIN["seed"])
+        quick_held = {k: v[:24] for k, v in held.items()}
+        progress, losses = [], []
+        t0 = time.time()
+        for step in range(TRAIN["steps"]):
+            lr = lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            for g in opt.param_groups:
+                g["lr"] = lr
+            seqs = []
+            names = list(TRAIN["mix"])
+            probs = np.array([TRAIN["mix"][k] for k in names])
+            for _ in range(TRAIN["batch"]):
+                pool = pools[names[rng.choice(len(names), p=probs / probs.sum())]]
+                seqs.append(pack_random(rng, pool, T))
+            b = torch.tensor(seqs)
+            x, y = b[:, :-1], b[:, 1:]
+            logits = model(x)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), TRAIN["grad_clip"])
+            opt.step()
+            losses.append(float(loss))
+            if (step + 1) % 50 == 0 or step == 0:
+                avg = float(np.mean(losses[-50:]))
+                entry = {"step": step + 1, "train_loss": avg, "lr": lr}
+                msg = f"step {step + 1:5d}  loss {avg:.4f}  lr {lr:.2e}  {time.time() - t0:6.0f}s"
+                if (step + 1) % 250 == 0 or step + 1 == TRAIN["steps"]:
+                    hl = [eval_loss(model, v)[0] for v in quick_held.values()]
+                    entry["heldout_loss"] = float(np.mean(hl))
+                    msg += "  held-out(quick) " + " ".join(f"{k}={v:.3f}" for k, v in zip(quick_held, hl))
+                    progress.append(entry)
+                print(msg, flush=True)
+        train_seconds = time.time() - t0
+        record = {
+            "script": "tools/train_lm.py", "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
+            "blas": os.path.basename(os.path.dirname(BLAS)) + "/" + os.path.basename(BLAS),
+            "params": nparams, "train": dict(TRAIN), "train_seconds": round(train_seconds, 1),
+            "final_train_loss": float(np.mean(losses[-50:])), "progress": progress,
+            "data": {"sources": lm_data.sources_info(), "vocab_size": len(tokens),
+                     "vocab_coverage": round(coverage, 5),
+                     "pools": {k: {"docs": len(v), "chars": sum(len(x) - 1 for x in v)} for k, v in pools.items()},
+                     "stats": {k: {"docs": len(src[k]), "chars": sum(len(d) for d in src[k]),
+                                   "heldout_docs": len(held_docs[k]),
+                                   "heldout_chars": sum(len(d) for d in held_docs[k])} for k in src}},
+        }
+    # full held-out evaluation
+    record["heldout"] = {}
+    tot, totn = 0.0, 0
+    for k, v in held.items():
+        loss, n, nunk = eval_loss(model, v)
+        record["heldout"][k] = {"loss": round(loss, 4), "ppl": round(math.exp(loss), 3),
+                                "targets": n, "unk_targets": nunk}
+        tot += loss * n
+        totn += n
+        print(f"held-out {k}: loss {loss:.4f} ppl {math.exp(loss):.2f} ({n} targets, {nunk} unk)")
+    record["heldout"]["all"] = {"loss": round(tot / totn, 4), "ppl": round(math.exp(tot / totn), 3),
+                                "targets": totn, "unk_targets": sum(v["unk_targets"] for v in record["heldout"].values())}
+
+    # head analysis on held-out sequences (all of zh, up to 96 English sequences)
+    full = {k: [s for s in v if s[-8:] != [BOS] * 8] for k, v in held.items()}  # no padded tails
+    ana = {"zh_poems": full["zh_poems"], "zh_misc": full["zh_misc"], "en": full["en"][:96]}
+    scores, baselines, counts = analyse_heads(model, ana, tokens)
+    named = name_heads(scores, baselines)
+    table = heads_table(scores, baselines, counts, named)
+    print(table)
+    record["head_analysis"] = {"scores": {m: [[round(s, 4) for s in row] for row in v] for m, v in scores.items()},
+                               "baselines": {m: round(v, 4) for m, v in baselines.items()},
+                               "counts": counts,
+                               "thresholds": {m: {"score": METRICS[m][1], "lift": METRICS[m][2]} for m in METRICS},
+                               "data": "held-out sequences: zh_poems, zh_misc (all), en (first 96)"}
+    samples = []
+    for p in ["床前明月光，", "春眠不觉晓，", "白日依山尽，黄河入海流。\n", "The meaning of life is", "A fool and "]:
+        samples.append((p, sample(model, tok, p, 40)))
+    for p in ["春风", "Love is"]:
+        samples.append((p, sample(model, tok, p, 60, temperature=0.8, seed=1)))
+    for p, s in samples:
+        print(repr(p), "->", repr(s))
+    size = write_model(model, tokens, named, record)
+    write_record(record, table, samples)
+    print(f"wrote {MODEL_PATH} ({size} bytes) and {RECORD_PATH}")
+    for n in named:
+        print("named head:", json.dumps(n, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

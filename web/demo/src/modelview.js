@@ -1,0 +1,148 @@
+// The model view: one small heat map per layer and head of every attention of a trained model, heads
+// named from their measured behaviour badged; clicking a map enlarges it and selects its layer.
+import { HEAD_COLORS } from './colors.js';
+import { drawHeatmap, prepareCanvas, cellAt } from './heatmap.js';
+import { t } from './i18n.js';
+import { escapeHtml } from './headview.js';
+
+const PAD = 1;
+
+/** Where a cell is, for a map of L×S fitting width × maxHeight CSS pixels (no labels: these maps are small). */
+function smallLayout(L, S, width, maxHeight) {
+  let cell = Math.min(24, (width - 2 * PAD) / Math.max(1, S), (maxHeight - 2 * PAD) / Math.max(1, L));
+  if (cell >= 4) cell = Math.floor(cell);
+  cell = Math.max(0.5, cell);
+  return { left: PAD, top: PAD, cell, L, S, showLabels: false, pad: PAD, width: Math.ceil(2 * PAD + S * cell), height: Math.ceil(2 * PAD + L * cell) };
+}
+
+function canvasPoint(canvas, e) {
+  const rect = canvas.getBoundingClientRect();
+  const k = (parseFloat(canvas.style.width) || rect.width) / (rect.width || 1);
+  return [(e.clientX - rect.left) * k, (e.clientY - rect.top) * k];
+}
+
+export class ModelView {
+  /**
+   * @param {HTMLElement} root
+   * @param {{ onPick: (attn: string, layer: number, head: number) => void,
+   *           onHover: (cell: {attn: string, layer: number, head: number, i: number, j: number}, e: MouseEvent) => void,
+   *           onLeave: () => void }} callbacks
+   */
+  constructor(root, { onPick, onHover, onLeave }) {
+    this.root = root;
+    this.cells = [];
+    this.signature = '';
+    const cellOf = (el) => this.cells.find((c) => c.el === el);
+    root.addEventListener('click', (e) => {
+      const el = e.target.closest('.mv-cell');
+      if (el && !el.classList.contains('blank')) onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
+    });
+    root.addEventListener('keydown', (e) => {
+      const el = e.target.closest('.mv-cell');
+      if (el && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
+      }
+    });
+    root.addEventListener('mousemove', (e) => {
+      const canvas = e.target.closest('canvas');
+      const c = canvas && cellOf(canvas.closest('.mv-cell'));
+      const hit = c?.layout && cellAt(c.layout, ...canvasPoint(canvas, e));
+      if (hit) onHover({ attn: c.attn, layer: c.layer, head: c.head, ...hit }, e);
+      else onLeave();
+    });
+    root.addEventListener('mouseleave', onLeave);
+  }
+
+  /**
+   * @param {{ groups: { attn: string, title?: string, axes?: string, layers: number, H: number,
+   *                     map: (layer: number, head: number) => { data: Float32Array, offset: number, rows: string[], cols: string[] } }[],
+   *           selected: { attn: string, layer: number }, cmap: string, vmax: number,
+   *           named: (attn: string, layer: number, head: number) => { label: string, title: string } | null }} v
+   */
+  update({ groups, selected, cmap, vmax, named }) {
+    const signature = groups.map((g) => `${g.attn}:${g.layers}x${g.H}`).join('|');
+    if (signature !== this.signature) this.build(groups, signature);
+    for (const g of groups) {
+      for (const el of this.root.querySelectorAll(`.mv-group[data-attn="${g.attn}"] .mv-title`)) {
+        el.innerHTML = g.title ? `${escapeHtml(g.title)} <span class="muted">${escapeHtml(g.axes ?? '')}</span>` : '';
+      }
+    }
+    this.root.querySelectorAll('.mv-rowhead').forEach((el) => {
+      el.textContent = t('mv.layer', { n: Number(el.dataset.layer) + 1 });
+      el.classList.toggle('current', el.dataset.attn === selected.attn && Number(el.dataset.layer) === selected.layer);
+    });
+    // Narrow columns (phones, the dates model's three groups) get short head names.
+    this.root.querySelectorAll('.mv-colhead').forEach((el) => {
+      const n = Number(el.dataset.head) + 1;
+      el.lastChild.textContent = el.clientWidth < 72 ? t('mv.headShort', { n }) : t('head', { n });
+      el.title = t('head', { n });
+    });
+    for (const g of groups) {
+      const names = new Map();
+      for (let l = 0; l < g.layers; l++) for (let h = 0; h < g.H; h++) {
+        const n = named(g.attn, l, h);
+        if (!n) continue;
+        const e = names.get(n.name) ?? { def: n.def, heads: [] };
+        e.heads.push(`${t('mv.layer', { n: l + 1 })} ${t('mv.headShort', { n: h + 1 })}${groups.length === 1 ? ` (${n.score})` : ''}`);
+        names.set(n.name, e);
+      }
+      const legend = this.root.querySelector(`.mv-group[data-attn="${g.attn}"] .mv-legend`);
+      legend.hidden = !names.size;
+      legend.innerHTML = [...names].map(([name, e]) => `<span><b>★ ${escapeHtml(name)}</b>: ${escapeHtml(e.heads.join(', '))}${e.def ? `<br><span class="mv-def">${escapeHtml(e.def)}</span>` : ''}</span>`).join('');
+    }
+    // All maps of a group share one width: the grid's column width.
+    const widths = new Map();
+    for (const c of this.cells) {
+      const g = groups.find((x) => x.attn === c.attn);
+      if (!widths.has(c.attn)) widths.set(c.attn, c.el.querySelector('.mv-canvas').clientWidth || 120);
+      const width = widths.get(c.attn);
+      const m = g.map(c.layer, c.head);
+      const L = m.rows.length, S = m.cols.length;
+      const current = c.attn === selected.attn && c.layer === selected.layer;
+      c.el.classList.toggle('current', current);
+      c.el.classList.toggle('blank', !L || !S);
+      const n = named(c.attn, c.layer, c.head);
+      c.el.classList.toggle('named', !!n);
+      const badge = c.el.querySelector('.mv-badge');
+      badge.hidden = !n;
+      // Side by side (the dates model) the cells are narrow: the score on the cell, the name in the legend.
+      badge.textContent = n ? (groups.length > 1 ? n.score : n.label) : '';
+      badge.classList.toggle('compact', groups.length > 1);
+      badge.title = n ? n.title : '';
+      c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
+      c.el.setAttribute('aria-label', c.el.title);
+      const empty = c.el.querySelector('.mv-empty');
+      empty.hidden = !!(L && S);
+      empty.textContent = t('mv.empty');
+      if (!L || !S) {
+        c.layout = null;
+        prepareCanvas(c.canvas, width, Math.min(width, 40));
+        continue;
+      }
+      c.layout = smallLayout(L, S, width, Math.max(width, 60));
+      const ctx = prepareCanvas(c.canvas, c.layout.width, c.layout.height);
+      drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, selectedRow: null, hover: null });
+    }
+  }
+
+  build(groups, signature) {
+    this.signature = signature;
+    this.root.innerHTML = `<div class="mv-groups${groups.length > 1 ? ' multi' : ''}">${groups.map((g) => `
+      <section class="mv-group" data-attn="${g.attn}">
+        <h3 class="mv-title"></h3>
+        <div class="mv-grid" style="--heads:${g.H}">
+          <span></span>${[...Array(g.H).keys()].map((h) => `<span class="mv-colhead" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}"><span class="swatch"></span><span></span></span>`).join('')}
+          ${[...Array(g.layers).keys()].map((l) => `<span class="mv-rowhead" data-attn="${g.attn}" data-layer="${l}"></span>${[...Array(g.H).keys()].map((h) => `
+            <figure class="mv-cell" tabindex="0" role="button" data-attn="${g.attn}" data-layer="${l}" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}">
+              <div class="mv-canvas"><canvas></canvas><span class="mv-empty" hidden></span></div>
+              <figcaption class="mv-badge" hidden></figcaption>
+            </figure>`).join('')}`).join('')}
+        </div>
+        <p class="mv-legend" hidden></p>
+      </section>`).join('')}</div>`;
+    this.cells = [...this.root.querySelectorAll('.mv-cell')].map((el) => ({
+      el, canvas: el.querySelector('canvas'), attn: el.dataset.attn, layer: Number(el.dataset.layer), head: Number(el.dataset.head), layout: null,
+    }));
+  }
+}

@@ -1,0 +1,149 @@
+// The trained models of the page (models/*.attnscope, see tools/MODEL_FORMAT.md): fetched on first
+// use with progress, run by attnscope's LanguageModel / Seq2SeqModel, and turned into what the views draw.
+import { loadModel } from 'attnscope';
+
+// Vite emits the files as assets; each is fetched only when its page needs it.
+const FILES = {
+  lm: new URL('../../../models/char-lm.attnscope', import.meta.url),
+  s2s: new URL('../../../models/dates-seq2seq.attnscope', import.meta.url),
+};
+export const FILE_NAMES = { lm: 'char-lm.attnscope', s2s: 'dates-seq2seq.attnscope' };
+
+const entries = new Map();
+
+/**
+ * The model `name` ('lm' or 's2s'): `{ status: 'loading' | 'ready' | 'error', loaded, total, model, error }`.
+ * The first call starts the download; `onChange` runs on progress and when it is done.
+ */
+export function modelEntry(name, onChange) {
+  let e = entries.get(name);
+  if (e) return e;
+  e = { name, status: 'loading', loaded: 0, total: 0, model: null, error: null };
+  entries.set(name, e);
+  (async () => {
+    const res = await fetch(FILES[name]);
+    if (!res.ok) throw new Error(`${FILE_NAMES[name]}: HTTP ${res.status}`);
+    e.total = Number(res.headers.get('content-length')) || 0;
+    let bytes;
+    if (res.body?.getReader) {
+      const chunks = [];
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        e.loaded += value.length;
+        onChange();
+      }
+      bytes = new Uint8Array(e.loaded);
+      let at = 0;
+      for (const c of chunks) { bytes.set(c, at); at += c.length; }
+    } else {
+      bytes = new Uint8Array(await res.arrayBuffer());
+      e.loaded = bytes.length;
+    }
+    e.model = await loadModel(bytes);
+    e.status = 'ready';
+  })()
+    .catch((err) => { e.status = 'error'; e.error = err; console.error(err); })
+    .finally(onChange);
+  return e;
+}
+
+/** How a token is drawn: spaces and line breaks made visible. */
+export const showToken = (tok) => (tok === ' ' ? '␣' : tok === '\n' ? '↵' : tok === '\t' ? '⇥' : tok);
+
+/** Average over heads of one layer: [H, L, S] at `offset` → [L, S]. */
+export function headAverage(data, offset, H, L, S) {
+  const avg = new Float32Array(L * S);
+  for (let h = 0; h < H; h++) for (let x = 0; x < L * S; x++) avg[x] += data[offset + h * L * S + x] / H;
+  return avg;
+}
+
+/** The k most likely entries of softmax(logits[row]): [{ id, p }]. */
+export function topK(logits, row, k) {
+  const V = logits.shape[1];
+  const x = logits.data.subarray(row * V, (row + 1) * V);
+  let m = -Infinity;
+  for (const v of x) m = Math.max(m, v);
+  let z = 0;
+  for (const v of x) z += Math.exp(v - m);
+  const ids = [...Array(V).keys()].sort((a, b) => x[b] - x[a]).slice(0, k);
+  return ids.map((id) => ({ id, p: Math.exp(x[id] - m) / z }));
+}
+
+/**
+ * The named heads of one attention of a model, by `${layer}/${head}`.
+ * `attn`: undefined for the language model, 'enc' | 'dec' | 'cross' for the dates model.
+ */
+export function namedHeadMap(model, attn) {
+  const want = { enc: 'enc_self', dec: 'dec_self', cross: 'dec_cross' }[attn];
+  const map = new Map();
+  for (const n of model.namedHeads ?? []) {
+    if (want && n.attn !== want) continue;
+    map.set(`${n.layer}/${n.head}`, n);
+  }
+  return map;
+}
+
+/**
+ * The language model on `text`: `<bos>` + the first max_len − 1 characters, every layer's attention,
+ * and the distribution of the next character.
+ */
+export function runLM(lm, text) {
+  const chars = Array.from(text);
+  const room = lm.config.max_len - 1;
+  const used = chars.slice(0, room);
+  const { ids } = lm.tokenize(used.join(''));
+  const t0 = performance.now();
+  const out = lm.forward(ids, { needAttention: true });
+  const ms = performance.now() - t0;
+  const [layers, H, T] = out.attention.shape;
+  const { unk_id: unk, bos_id: bos, tokens } = lm.vocab;
+  const next = topK(out.logits, T - 1, 5).map(({ id, p }) => ({ id, p, token: id === bos ? null : tokens[id] }));
+  return {
+    ids,
+    labels: ['<bos>', ...used.map(showToken)],
+    unk: ids.map((id, i) => i > 0 && id === unk),
+    chars: used,
+    total: chars.length,
+    truncated: chars.length > room,
+    attention: out.attention.data,
+    layers, H, T, ms, next,
+  };
+}
+
+/** Words of a source sentence exactly as Seq2SeqModel.tokenizeSource splits them, before the max_src_len cut. */
+export const sourceWordCount = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean).length;
+
+/**
+ * The dates model on `text`: greedy decoding (KV cache, in the core) with every attention map, plus the
+ * probability of each step's choice from a teacher-forced pass over the same tokens.
+ */
+export function runS2S(s2s, text) {
+  const src = s2s.tokenizeSource(text);
+  const total = sourceWordCount(text);
+  if (!src.ids.length) return { empty: true, sourceTokens: [], total };
+  const t0 = performance.now();
+  const tr = s2s.translate(text);
+  const ms = performance.now() - t0;
+  const { tgt_bos_id: bos, src_unk_id: unk, tgt_tokens: tgtTokens } = s2s.vocab;
+  // Row t of every decoder map is the step that wrote output token t (its query is the token before).
+  const forced = s2s.forward(src.ids, [bos, ...tr.outputIds.slice(0, -1)], { needAttention: false });
+  const steps = tr.outputIds.map((id, t) => {
+    const top = topK(forced.logits, t, 3);
+    const alt = top.find((x) => x.id !== id);
+    return { id, token: tgtTokens[id], p: top.find((x) => x.id === id)?.p ?? 0, alt: alt ? { token: tgtTokens[alt.id], p: alt.p } : null };
+  });
+  return {
+    sourceTokens: tr.sourceTokens,
+    unk: tr.sourceIds.map((id) => id === unk),
+    outputTokens: tr.outputTokens,
+    text: tr.text,
+    steps,
+    total,
+    truncated: total > s2s.config.max_src_len,
+    enc: tr.encoderAttention, dec: tr.decoderAttention, cross: tr.crossAttention,
+    ms,
+  };
+}
