@@ -13,6 +13,8 @@ const debianPackages = [
   'cmake',
   'ninja-build',
   'g++',
+  'clang-14', // the fuzzer: libFuzzer with ASan and UBSan
+  'libclang-rt-14-dev',
   'chromium', // browser tests (installed without recommends: 9 packages instead of 95)
 ];
 

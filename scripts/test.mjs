@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan wasm js browser; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser; default all)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
@@ -17,6 +17,8 @@ const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
   native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release']), () => ctest('build/native')),
   asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON']), () => ctest('build/asan')),
+  // libFuzzer (clang-14, ASan + UBSan) over the C++ API for 30 s from the committed seed corpus.
+  fuzz: () => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.

@@ -205,7 +205,8 @@ void MultiHeadAttention::validate(const ForwardDims& dims, const ForwardOptions&
         am.shape != Shape{detail::checked_mul(dims.batch, num_heads_, where), dims.query_len, dims.key_len})
         fail(where, "attn_mask: expected shape " + to_string(shared) + " or " +
                         to_string({dims.batch * num_heads_, dims.query_len, dims.key_len}) + ", got " + to_string(am.shape));
-    weights_numel(dims, options);  // overflow check
+    weights_numel(dims, options);  // overflow checks
+    workspace_parts(dims, options, true);
 }
 
 void MultiHeadAttention::forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
@@ -252,8 +253,9 @@ void MultiHeadAttention::project(int which, const float* input, std::size_t rows
                           packed_in_proj_[which].data(), out, embed_dim_, bias);
 }
 
-MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, const ForwardOptions& options,
-                                                     bool with_key_value)
+MultiHeadAttention::WorkspaceParts MultiHeadAttention::workspace_parts(const ForwardDims& dims,
+                                                                       const ForwardOptions& options,
+                                                                       bool with_key_value) const
 {
     // The projections, concatenated heads, one head's packed k and v, and one head's scores (without weights
     // only one streaming tile; none when the scores go straight into per-head weights).
@@ -263,7 +265,7 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     const std::size_t q_floats = checked_mul(checked_mul(dims.batch, Lq, where), E, where);
     const std::size_t kv_floats = with_key_value ? checked_mul(checked_mul(dims.batch, Lk, where), E, where) : 0;
     const bool scores_in_weights = options.need_weights && !options.average_weights;
-    const std::size_t parts[] = {
+    WorkspaceParts parts = {{
         q_floats,                       // q
         kv_floats,                      // k
         kv_floats,                      // v
@@ -272,12 +274,22 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
         detail::packed_floats(Lk, hd),  // v of one head, packed
         !options.need_weights ? detail::streaming_query_block * detail::streaming_key_block
                               : scores_in_weights ? 0 : checked_mul(Lq, Lk, where),
-    };
+    }};
+    // The whole workspace must be addressable in bytes. (Compare before adding: a part alone may be near SIZE_MAX.)
     std::size_t total = 0;
     for (std::size_t part : parts) {
-        if (total > SIZE_MAX / sizeof(float) - part) throw std::length_error("forward: sizes too large for the address space");
+        if (part > SIZE_MAX / sizeof(float) - total) throw std::length_error("forward: sizes too large for the address space");
         total += part;
     }
+    return parts;
+}
+
+MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, const ForwardOptions& options,
+                                                     bool with_key_value)
+{
+    const WorkspaceParts parts = workspace_parts(dims, options, with_key_value);
+    std::size_t total = 0;
+    for (std::size_t part : parts) total += part;
     if (workspace_.size() < total) workspace_.resize(total);
     float* slice[7];
     slice[0] = workspace_.data();

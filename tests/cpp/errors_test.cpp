@@ -74,3 +74,20 @@ TEST_CASE("Tensor rejects data of the wrong size", "[errors]")
 {
     REQUIRE_THROWS_WITH(Tensor({2, 3}, std::vector<float>(5)), Contains("5 values") && Contains("[2, 3]") && Contains("6"));
 }
+
+TEST_CASE("sizes whose workspace cannot exist: validate() and forward() both throw length_error", "[errors]")
+{
+    // Found by the fuzzer: one workspace part alone above SIZE_MAX/4 floats used to wrap the size check, and
+    // validate() used to pass sizes forward() rejects.
+    MultiHeadAttention mha({4, 4, 0, 0, true, 0});
+    std::vector<float> x(4), out(4);
+    ForwardOptions options;
+    options.need_weights = false;
+    for (std::size_t batch : {std::size_t(1) << (sizeof(std::size_t) * 8 - 3), std::size_t(1) << (sizeof(std::size_t) * 8 - 5)}) {
+        CAPTURE(batch);
+        const ForwardDims dims{batch, 1, 1};
+        REQUIRE_THROWS_AS(mha.validate(dims, options), std::length_error);
+        REQUIRE_THROWS_AS(mha.forward(x.data(), x.data(), x.data(), dims, options, out.data(), nullptr), std::length_error);
+        REQUIRE_THROWS_AS(mha.forward_projected(x.data(), batch, x.data(), x.data(), 1, options, out.data(), nullptr), std::length_error);
+    }
+}

@@ -2,6 +2,7 @@
 /// semantics (batch_first=True) and its state-dict names.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -118,6 +119,8 @@ private:
     };
     float* parameter(const std::string& key);  // where a validated state-dict key's values live
     void repack();
+    using WorkspaceParts = std::array<std::size_t, 7>;  // floats of each Buffers slice, in order
+    WorkspaceParts workspace_parts(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value) const;
     Buffers plan(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value);
     void project(int which, const float* input, std::size_t rows, float* out) const;  // 0 q, 1 k, 2 v
     void attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
