@@ -22,6 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 from attnscope_model import read_model  # noqa: E402  (numpy only)
 
 ROOT = os.path.dirname(HERE)

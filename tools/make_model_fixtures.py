@@ -44,6 +44,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 import _runtime  # noqa: E402
 
 _runtime.setup(threads=1)

@@ -24,6 +24,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 import _runtime  # noqa: E402
 
 BLAS = _runtime.setup(threads=1)
@@ -51,6 +52,9 @@ TRAIN = dict(seed=1234, steps=3600, batch=32, seq_len=128, lr=3e-3, min_lr_frac=
 # separators used by the head analysis (Chinese + ASCII punctuation and line breaks)
 ZH_SEP = set("，。？！；：、\n")
 SEP = ZH_SEP | set(",.?!;:")
+SENT_END = set("。？！.?!")
+GROUPS = {"all": ("zh_poems", "zh_misc", "en"), "zh": ("zh_poems", "zh_misc"), "en": ("en",)}
+GROUP_SUFFIX = {"all": "", "zh": " (Chinese text)", "en": " (English text)"}
 
 
 # ----------------------------------------------------------------------------- vocab / data
@@ -126,23 +130,32 @@ def eval_loss(model, seqs, batch=32):
 
 METRICS = {
     # name: (description, threshold on score, minimum lift over the uniform baseline, head name)
-    "prev_token": ("mean weight on key i-1 (queries i>=2)", 0.5, 3.0, "previous token"),
-    "current_token": ("mean weight on key i (queries i>=1)", 0.5, 3.0, "current token"),
-    "first_token": ("mean weight on key 0 = <bos> (queries i>=1)", 0.5, 3.0, "first token (<bos>)"),
+    # Single-key metrics: a head is named when it puts >= 0.3 of its weight on the key on
+    # average AND >= 5x what a uniformly attending causal head would; mass metrics (several
+    # keys) need a higher absolute score and >= 2.5-3x the uniform mass.
+    "prev_token": ("mean weight on key i-1 (queries i>=2)", 0.3, 5.0, "previous token"),
+    "current_token": ("mean weight on key i (queries i>=1)", 0.3, 5.0, "current token"),
+    "local_window": ("mean total weight on keys i-3..i-1 (queries i>=3)", 0.5, 3.0,
+                     "recent characters (i-3..i-1)"),
+    "first_token": ("mean weight on key 0 = <bos> (queries i>=1)", 0.3, 5.0, "first token (<bos>)"),
     "separator_mass": ("mean total weight on separator keys (，。？！；：、\\n ,.?!;:) (queries i>=1)",
-                       0.5, 2.0, "punctuation / line break"),
-    "last_separator": ("mean weight on the most recent separator key j<i (queries with one in the same document)",
-                       0.4, 3.0, "last separator"),
+                       0.3, 2.5, "punctuation / line break"),
+    "last_separator": ("mean weight on the most recent key j<=i that is a separator (，。？！；：、\\n ,.?!;:) or "
+                       "<bos> (queries i>=1)", 0.3, 5.0, "last separator"),
+    "sentence_start": ("mean weight on the most recent key j<=i that ends a sentence (。？！.?!) or is <bos> "
+                       "(queries i>=1)", 0.3, 5.0, "last sentence end"),
+    "line_start": ("mean weight on the most recent key j<=i that is a line break or <bos> (queries i>=1)",
+                   0.3, 5.0, "last line break"),
     "duplicate_token": ("mean weight on the most recent earlier occurrence j<i of the query's own character "
-                        "(queries whose character occurred before in the same document; spaces excluded)", 0.3, 4.0,
+                        "(queries whose character occurred before in the same document; spaces excluded)", 0.3, 5.0,
                         "earlier occurrence of the same char"),
     "induction": ("mean weight on the key right after the most recent earlier occurrence of the query's "
-                  "character (j+1 < i; spaces excluded)", 0.3, 4.0, "induction (char after an earlier copy)"),
+                  "character (j+1 < i; spaces excluded)", 0.3, 5.0, "induction (char after an earlier copy)"),
     "prev_line_same": ("Chinese parallel lines: mean weight on the key at the query's offset in the previous "
-                       "line (lines split at ，。？！；：、\\n; both lines of equal length)", 0.25, 4.0,
+                       "line (lines split at ，。？！；：、\\n; both lines of equal length)", 0.3, 5.0,
                        "same position in previous line"),
     "prev_line_next": ("Chinese parallel lines: mean weight on the key in the previous line at the offset of the "
-                       "character being predicted (the one aligned with position i+1)", 0.25, 4.0,
+                       "character being predicted (the one aligned with position i+1)", 0.3, 5.0,
                        "aligned position in previous line (for the next char)"),
 }
 
@@ -160,8 +173,8 @@ def _annotate(seq_ids, tokens):
         if t == BOS:
             cur = p
         doc_start.append(cur)
-    tg = {k: [] for k in ("prev_token", "current_token", "first_token", "last_separator",
-                          "duplicate_token", "induction", "prev_line_same", "prev_line_next")}
+    tg = {k: [] for k in ("prev_token", "current_token", "first_token", "last_separator", "sentence_start",
+                          "line_start", "duplicate_token", "induction", "prev_line_same", "prev_line_next")}
     last_seen = {}
     for i, t in enumerate(seq_ids):
         if t == BOS:
@@ -173,17 +186,22 @@ def _annotate(seq_ids, tokens):
             if j + 1 < i:
                 tg["induction"].append((i, j + 1))
         last_seen[t] = i
-    last_sep = -1
+    last_sep = last_sent = last_line = 0
     for i in range(T):
+        if is_sep[i] or seq_ids[i] == BOS:
+            last_sep = i
+        if ch[i] in SENT_END or seq_ids[i] == BOS:
+            last_sent = i
+        if ch[i] == "\n" or seq_ids[i] == BOS:
+            last_line = i
         if i >= 2:
             tg["prev_token"].append((i, i - 1))
         if i >= 1:
             tg["current_token"].append((i, i))
             tg["first_token"].append((i, 0))
-            if last_sep >= doc_start[i] and last_sep >= 0:
-                tg["last_separator"].append((i, last_sep))
-        if is_sep[i]:
-            last_sep = i
+            tg["last_separator"].append((i, last_sep))
+            tg["sentence_start"].append((i, last_sent))
+            tg["line_start"].append((i, last_line))
     # Chinese lines: maximal runs of non-separator positions inside a document.
     lines = []  # (start, end_exclusive)
     p = 0
@@ -233,13 +251,15 @@ def _annotate(seq_ids, tokens):
 
 @torch.no_grad()
 def analyse_heads(model, seqs_by_src, tokens):
-    """Scores [metric][layer][head] and uniform baselines, over held-out sequences."""
+    """-> scores[group][metric][layer][head], baselines[group][metric], counts[group][metric]
+    over held-out sequences; groups: all, zh (zh_poems + zh_misc), en."""
     L = len(model.blocks)
     H = model.blocks[0].attn.num_heads
-    sums = {m: np.zeros((L, H)) for m in METRICS}
-    counts = {m: 0 for m in METRICS}
-    base = {m: 0.0 for m in METRICS}
+    per_src = {}
     for src, seqs in seqs_by_src.items():
+        sums = {m: np.zeros((L, H)) for m in METRICS}
+        counts = {m: 0 for m in METRICS}
+        base = {m: 0.0 for m in METRICS}
         for s0 in range(0, len(seqs), 16):
             chunk = [s[:-1] for s in seqs[s0:s0 + 16]]
             x = torch.tensor(chunk)
@@ -255,9 +275,12 @@ def analyse_heads(model, seqs_by_src, tokens):
                 counts["separator_mass"] += T - 1
                 csum = np.cumsum(sep)
                 base["separator_mass"] += float(sum(csum[i] / (i + 1) for i in range(1, T)))
+                if T > 3:
+                    lw = sum(W[b][:, :, np.arange(3, T), np.arange(3, T) - k] for k in (1, 2, 3))  # [L,H,T-3]
+                    sums["local_window"] += lw.sum(-1)
+                    counts["local_window"] += T - 3
+                    base["local_window"] += float(sum(3.0 / (i + 1) for i in range(3, T)))
                 for m, pairs in tg.items():
-                    if src == "en" and m.startswith("prev_line"):
-                        continue
                     if not pairs:
                         continue
                     qi = np.array([p[0] for p in pairs])
@@ -265,61 +288,94 @@ def analyse_heads(model, seqs_by_src, tokens):
                     sums[m] += W[b][:, :, qi, kj].sum(-1)
                     counts[m] += len(pairs)
                     base[m] += float((1.0 / (qi + 1)).sum())
-    scores, baselines = {}, {}
-    for m in METRICS:
-        c = max(counts[m], 1)
-        scores[m] = (sums[m] / c).tolist()
-        baselines[m] = base[m] / c
-    return scores, baselines, counts
+        per_src[src] = (sums, counts, base)
+    scores, baselines, counts_out = {}, {}, {}
+    for g, srcs in GROUPS.items():
+        scores[g], baselines[g], counts_out[g] = {}, {}, {}
+        for m in METRICS:
+            if g == "en" and m.startswith("prev_line"):
+                continue
+            tot = sum(per_src[s][0][m] for s in srcs if s in per_src)
+            c = sum(per_src[s][1][m] for s in srcs if s in per_src)
+            bs = sum(per_src[s][2][m] for s in srcs if s in per_src)
+            if g == "all" and m.startswith("prev_line"):
+                pass  # only Chinese sequences contribute anyway
+            scores[g][m] = (tot / max(c, 1)).tolist()
+            baselines[g][m] = bs / max(c, 1)
+            counts_out[g][m] = int(c)
+    return scores, baselines, counts_out
+
+
+def passes(m, score, baseline):
+    _, thr, lift, _ = METRICS[m]
+    return score >= thr and score >= lift * baseline
 
 
 def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
-    """A head gets the name of the metric whose score passes its threshold (and its minimum
-    lift over the uniform baseline); when several pass, the largest score/threshold wins."""
-    L = len(next(iter(scores.values())))
-    H = len(next(iter(scores.values()))[0])
+    """A head is named after a metric whose score passes the metric's threshold and its minimum
+    lift over the uniform baseline. Scores on all held-out text are preferred: only when no
+    metric passes there are the Chinese-only / English-only scores used (the name then says
+    so). Among passing metrics the largest score/threshold wins."""
+    L = len(scores["all"]["prev_token"])
+    H = len(scores["all"]["prev_token"][0])
     named = []
     for l in range(L):
         for h in range(H):
             best = None
-            for m, (desc, thr, lift, hname) in METRICS.items():
-                s = scores[m][l][h]
-                if s >= thr and s >= lift * baselines[m]:
-                    r = s / thr
-                    if best is None or r > best[0]:
-                        best = (r, m, s, thr, hname)
+            for groups in (("all",), ("zh", "en")):
+                for g in groups:
+                    for m in scores[g]:
+                        sc = scores[g][m][l][h]
+                        if passes(m, sc, baselines[g][m]):
+                            r = sc / METRICS[m][1]
+                            if best is None or r > best[0]:
+                                best = (r, g, m, sc)
+                if best:
+                    break
             if best:
-                _, m, s, thr, hname = best
+                _, g, m, sc = best
                 named.append({"layer": l, "head": h, "module": module_fmt.format(layer=l),
-                              "name": hname, "metric": m, "score": round(s, 4), "threshold": thr})
+                              "name": METRICS[m][3] + GROUP_SUFFIX[g], "metric": m, "text": g,
+                              "score": round(sc, 4), "threshold": METRICS[m][1],
+                              "baseline": round(baselines[g][m], 4)})
     return named
 
 
 def heads_table(scores, baselines, counts, named):
-    ms = list(METRICS)
     nm = {(n["layer"], n["head"]): n["name"] for n in named}
-    out = ["| layer | head | " + " | ".join(ms) + " | name |",
-           "|---|---|" + "---|" * len(ms) + "---|",
-           "| uniform baseline | | " + " | ".join(f"{baselines[m]:.3f}" for m in ms) + " | |"]
-    L = len(scores[ms[0]])
-    H = len(scores[ms[0]][0])
-    for l in range(L):
-        for h in range(H):
-            cells = []
-            for m in ms:
-                s = scores[m][l][h]
-                thr, lift = METRICS[m][1], METRICS[m][2]
-                mark = "**" if (s >= thr and s >= lift * baselines[m]) else ""
-                cells.append(f"{mark}{s:.3f}{mark}")
-            out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((l, h), '')} |")
-    out.append("")
-    out.append("Queries/targets per metric: " + ", ".join(f"{m} {counts[m]}" for m in ms) + ".")
-    out.append("")
-    out.append("| metric | definition | threshold | min lift over baseline |")
+    out = []
+    titles = {"all": "All held-out text", "zh": "Chinese held-out text (zh_poems + zh_misc)",
+              "en": "English held-out text"}
+    for g in GROUPS:
+        ms = list(scores[g])
+        L = len(scores[g][ms[0]])
+        H = len(scores[g][ms[0]][0])
+        out += [f"**{titles[g]}**", "",
+                "| layer | head | " + " | ".join(ms) + " | name |",
+                "|---|---|" + "---|" * len(ms) + "---|",
+                "| uniform baseline | | " + " | ".join(f"{baselines[g][m]:.3f}" for m in ms) + " | |"]
+        for l in range(L):
+            for h in range(H):
+                cells = []
+                for m in ms:
+                    sc = scores[g][m][l][h]
+                    cells.append(f"**{sc:.3f}**" if passes(m, sc, baselines[g][m]) else f"{sc:.3f}")
+                out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((l, h), '')} |")
+        out += ["", f"Queries per metric ({g}): " + ", ".join(f"{m} {counts[g][m]}" for m in ms) + ".", ""]
+    out.append("| metric | definition | threshold | min lift over uniform baseline |")
     out.append("|---|---|---|---|")
-    for m in ms:
-        d, thr, lift, _ = METRICS[m]
+    for m, (d, thr, lift, _) in METRICS.items():
         out.append(f"| {m} | {d} | {thr} | {lift}x |")
+    out.append("")
+    out.append("Named heads: one name per head, after the passing metric with the largest score/threshold on all "
+               "held-out text; a head with no passing metric there is named from the Chinese-only or English-only "
+               "scores (the name says which):")
+    out.append("")
+    out.append("| layer | head | name | metric | text | score | threshold | uniform baseline |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for n in named:
+        out.append(f"| {n['layer']} | {n['head']} | {n['name']} | {n['metric']} | {n['text']} | {n['score']:.3f} | "
+                   f"{n['threshold']} | {n['baseline']:.3f} |")
     return "\n".join(out)
 
 
@@ -382,8 +438,10 @@ def write_record(record, table, samples):
     lines += [
         f"- Mixture per training sequence: {r['train']['mix']}; zh_verse = the regular-verse documents of "
         f"zh_poems + zh_misc (every line, split at ，。？！；：、 and line breaks, has the same length 4-7), "
-        f"zh_other = the other Chinese documents ({r['data'].get('pools')}). A sequence is <bos> doc <bos> doc ... "
-        f"from one pool, documents drawn uniformly, cut to {r['train']['seq_len']} + 1 tokens.",
+        f"zh_other = the other Chinese documents. Training pools: "
+        + ", ".join(f"{k} {v['docs']} docs / {v['chars']} chars" for k, v in r['data'].get('pools', {}).items())
+        + f". A sequence is <bos> doc <bos> doc ... from one pool, documents drawn uniformly, cut to "
+        f"{r['train']['seq_len']} + 1 tokens.",
         f"- Vocabulary: {r['data']['vocab_size']} tokens (<unk>, <bos>, then the most frequent code points); "
         f"covers {100 * r['data']['vocab_coverage']:.2f}% of the training characters.",
         "",
@@ -401,16 +459,22 @@ def write_record(record, table, samples):
         f"lr {r['train']['lr']} with {r['train']['warmup']} warm-up steps and cosine decay to "
         f"{r['train']['min_lr_frac']}x, grad clip {r['train']['grad_clip']}, batch {r['train']['batch']} x "
         f"{r['train']['seq_len']} tokens, {r['train']['steps']} steps, seed {r['train']['seed']}; "
-        f"{r['train_seconds']:.0f} s of training.",
+        f"{r['train_seconds']:.0f} s of training ({r['train_seconds'] / r['train']['steps']:.2f} s/step on one "
+        f"core of a shared 2-core machine).",
         "",
         f"- Final train loss (mean of the last 50 steps): {r['final_train_loss']:.4f}",
     ]
     for k, v in r["heldout"].items():
         lines.append(f"- Held-out {k}: loss {v['loss']:.4f} nats/char, perplexity {v['ppl']:.2f} "
                      f"({v['targets']} targets, {v['unk_targets']} of them <unk>)")
-    lines += ["", "Progress:", "", "| step | train loss (avg) | held-out loss | lr |", "|---|---|---|---|"]
+    lines += ["", "Progress (held-out: the first 24 held-out sequences of each source; all held-out losses "
+              "in nats/char):", "",
+              "| step | train loss (avg of 50 steps) | held-out zh_poems | held-out zh_misc | held-out en | lr |",
+              "|---|---|---|---|---|---|"]
     for p in r["progress"]:
-        lines.append(f"| {p['step']} | {p['train_loss']:.4f} | {p.get('heldout_loss', float('nan')):.4f} | {p['lr']:.2e} |")
+        hq = p.get("heldout", {})
+        lines.append(f"| {p['step']} | {p['train_loss']:.4f} | " + " | ".join(
+            f"{hq[k]:.3f}" if k in hq else "" for k in ("zh_poems", "zh_misc", "en")) + f" | {p['lr']:.2e} |")
     lines += ["", "## Head analysis (held-out text)", "",
               "Each score is an average attention weight (float64, per head, weights from "
               "`need_weights=True, average_attn_weights=False`). Bold = passes the threshold and the "
@@ -427,7 +491,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=TRAIN["steps"])
     ap.add_argument("--analyse-only", action="store_true")
+    ap.add_argument("--out-model", help="write the model here instead of models/ (experiments)")
+    ap.add_argument("--out-record", help="write the record here instead of tools/records/")
     args = ap.parse_args()
+    global MODEL_PATH, RECORD_PATH
+    if args.out_model:
+        MODEL_PATH = os.path.abspath(args.out_model)
+    if args.out_record:
+        RECORD_PATH = os.path.abspath(args.out_record)
     TRAIN["steps"] = args.steps
 
     src = lm_data.load_sources()
@@ -496,6 +567,7 @@ def main():
                 if (step + 1) % 250 == 0 or step + 1 == TRAIN["steps"]:
                     hl = [eval_loss(model, v)[0] for v in quick_held.values()]
                     entry["heldout_loss"] = float(np.mean(hl))
+                    entry["heldout"] = {k: round(v, 4) for k, v in zip(quick_held, hl)}
                     msg += "  held-out(quick) " + " ".join(f"{k}={v:.3f}" for k, v in zip(quick_held, hl))
                     progress.append(entry)
                 print(msg, flush=True)
@@ -532,11 +604,12 @@ def main():
     named = name_heads(scores, baselines)
     table = heads_table(scores, baselines, counts, named)
     print(table)
-    record["head_analysis"] = {"scores": {m: [[round(s, 4) for s in row] for row in v] for m, v in scores.items()},
-                               "baselines": {m: round(v, 4) for m, v in baselines.items()},
+    record["head_analysis"] = {"scores": {g: {m: [[round(x, 4) for x in row] for row in v] for m, v in sg.items()}
+                                          for g, sg in scores.items()},
+                               "baselines": {g: {m: round(v, 4) for m, v in bg.items()} for g, bg in baselines.items()},
                                "counts": counts,
                                "thresholds": {m: {"score": METRICS[m][1], "lift": METRICS[m][2]} for m in METRICS},
-                               "data": "held-out sequences: zh_poems, zh_misc (all), en (first 96)"}
+                               "data": "held-out sequences (128 tokens, padded tails dropped): zh_poems, zh_misc (all), en (first 96)"}
     samples = []
     for p in ["床前明月光，", "春眠不觉晓，", "白日依山尽，黄河入海流。\n", "The meaning of life is", "A fool and "]:
         samples.append((p, sample(model, tok, p, 40)))

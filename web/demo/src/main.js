@@ -309,14 +309,18 @@ function renderLayout(kind) {
 
 /** A named head's name in the page's language (the model files name them in English). */
 function headName(n) {
-  return getLang() === 'zh' ? MESSAGES.zh[`metric.${n.metric}`] ?? n.name : n.name;
+  if (getLang() !== 'zh' || !MESSAGES.zh[`metric.${n.metric}`]) return n.name;
+  // Heads measured on one language only say so, as the English names do ("… (Chinese text)").
+  const scope = n.text === 'zh' ? '（中文文本）' : n.text === 'en' ? '（英文文本）' : '';
+  return MESSAGES.zh[`metric.${n.metric}`] + scope;
 }
 const namedTitle = (n) => t('mv.namedTitle', { name: headName(n), metric: n.metric, score: n.score.toFixed(3), threshold: n.threshold ?? '–' });
 /** What a named head's measurement is, and what a head attending uniformly would score on it. */
 function metricText(model, n) {
   const key = `def.${n.metric}`;
   const def = MESSAGES[getLang()][key] ?? MESSAGES.en[key];
-  const base = model.training?.head_analysis?.baselines?.[n.metric];
+  // Each named head carries the score of a uniformly attending head on its own measurement.
+  const base = n.baseline ?? model.training?.head_analysis?.baselines?.[n.metric];
   return [def, typeof base === 'number' ? t('mv.baseline', { x: base.toFixed(2) }) : null].filter(Boolean).join('; ');
 }
 
