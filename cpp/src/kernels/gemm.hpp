@@ -70,10 +70,20 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
 
     batch acc0[MR], acc1[MR];
     {
-        alignas(64) float init[NR] = {};
-        if (bias) std::copy(bias, bias + cols, init);
-        const batch b0 = batch::load_aligned(init), b1 = batch::load_aligned(init + W);
-        for (std::size_t r = 0; r < MR; ++r) acc0[r] = b0, acc1[r] = b1;
+        batch b0(0.f), b1(0.f);
+        if (bias && cols == NR) {
+            b0 = batch::load_unaligned(bias);
+            b1 = batch::load_unaligned(bias + W);
+        } else if (bias) {  // the last panel: the bias ends inside it
+            alignas(64) float init[NR] = {};
+            std::copy(bias, bias + cols, init);
+            b0 = batch::load_aligned(init);
+            b1 = batch::load_aligned(init + W);
+        }
+        for (std::size_t r = 0; r < MR; ++r) {
+            acc0[r] = b0;
+            acc1[r] = b1;
+        }
     }
     for (std::size_t k = 0; k < K; ++k, panel += NR) {
         const batch b0 = batch::load_unaligned(panel), b1 = batch::load_unaligned(panel + W);
