@@ -53,6 +53,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import attnscope_model  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "fixtures"))
+import fixture_text  # noqa: E402
 from attnscope_nets import CharLM, Seq2Seq  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -73,50 +76,8 @@ S2S_CASES = [
 ]
 
 
-# --------------------------------------------------------------------------- serialisation
-# (same number formatting as tests/fixtures/make_fixtures.py)
-
-def _fmt_f32(x):
-    x = np.float32(x)
-    if np.isnan(x):
-        return "nan"
-    if np.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    s = str(x)
-    if s.endswith(".0"):
-        s = s[:-2]
-    if s.startswith("-") and s[1:] in ("0", "0.0"):
-        s = "-0"
-    ok = (np.float32(s).tobytes() == x.tobytes() and np.float32(float(s)).tobytes() == x.tobytes())
-    if not ok:
-        s = "%.9g" % float(x)
-        assert np.float32(float(s)).tobytes() == x.tobytes(), s
-    return s
-
-
-def _tensor_block(name, t):
-    t = torch.as_tensor(t).detach().cpu()
-    shape = list(t.shape)
-    arr = t.to(torch.float64).numpy().astype(np.float32).reshape(-1)
-    vals = " ".join(_fmt_f32(v) for v in arr)
-    return f"tensor {name} f32 {len(shape)} " + " ".join(str(d) for d in shape) + "\n" + vals + "\n"
-
-
 def write_case(name, strs, ints, tensors):
-    assert all(c.isalnum() or c in "_-" for c in name), name
-    out = [HEADER + "\n", f"case {name}\n"]
-    for k, v in strs:
-        assert "\n" not in v
-        out.append(f"str {k} {v}\n")
-    for k, v in ints:
-        out.append(f"int {k} {int(v)}\n")
-    for k, t in tensors:
-        out.append(_tensor_block(k, t))
-    out.append("end\n")
-    path = os.path.join(OUT_DIR, name + ".txt")
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("".join(out))
-    return path
+    return fixture_text.write_case(OUT_DIR, HEADER, name, strs, ints, [], tensors)
 
 
 def sha256(path):
