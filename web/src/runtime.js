@@ -81,7 +81,7 @@ export function describe(value) {
 const ALIGN = 16;
 
 /**
- * Places typed arrays in one arena of the WASM heap. `plan` lists byte sizes; returns their addresses
+ * Places typed arrays in one arena of the WASM heap. `byteSizes` lists their sizes; returns their addresses
  * (16-byte aligned) after reserving room for all of them at once.
  */
 export function reserve(arena, byteSizes, caller) {
