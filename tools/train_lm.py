@@ -402,13 +402,6 @@ def sample(model, tok, prompt, n, temperature=0.0, seed=0):
 
 # ----------------------------------------------------------------------------- main
 
-def lr_at(step, total, base, warmup, min_frac):
-    if step < warmup:
-        return base * (step + 1) / warmup
-    p = (step - warmup) / max(1, total - warmup)
-    return base * (min_frac + (1 - min_frac) * 0.5 * (1 + math.cos(math.pi * p)))
-
-
 def write_model(model, tokens, named, record):
     vocab = {"tokenizer": "codepoint", "tokens": tokens, "unk_id": UNK, "bos_id": BOS,
              "specials": SPECIALS}
@@ -542,7 +535,7 @@ def main():
         progress, losses = [], []
         t0 = time.time()
         for step in range(TRAIN["steps"]):
-            lr = lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            lr = _runtime.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
             for g in opt.param_groups:
                 g["lr"] = lr
             seqs = []

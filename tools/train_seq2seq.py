@@ -18,7 +18,6 @@ Tokenisation (stored in the model file, see tools/MODEL_FORMAT.md):
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -281,13 +280,6 @@ def heads_table(scores, baselines, counts, named):
 
 # ----------------------------------------------------------------------------- main
 
-def lr_at(step, total, base, warmup, min_frac):
-    if step < warmup:
-        return base * (step + 1) / warmup
-    p = (step - warmup) / max(1, total - warmup)
-    return base * (min_frac + (1 - min_frac) * 0.5 * (1 + math.cos(math.pi * p)))
-
-
 def write_record(r, table):
     os.makedirs(os.path.dirname(RECORD_PATH), exist_ok=True)
     t = r["train"]
@@ -381,7 +373,7 @@ def main():
         losses, progress = [], []
         t0 = time.time()
         for step in range(TRAIN["steps"]):
-            lr = lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            lr = _runtime.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
             for g in opt.param_groups:
                 g["lr"] = lr
             ex = sample_examples(rng, vocab, train_dates, TRAIN["batch"])
