@@ -4,4 +4,5 @@
 #include "attnscope/attention.hpp"
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
+#include "attnscope/threads.hpp"
 #include "attnscope/transformer.hpp"
