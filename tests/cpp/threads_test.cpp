@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -86,6 +87,29 @@ TEST_CASE("parallel_for runs every task exactly once, with worker slots below wo
             for (std::size_t t = 0; t < tasks; ++t) REQUIRE(runs[t] == 1);
         }
     }
+}
+
+TEST_CASE("with two threads, two tasks run at the same time", "[threads]")
+{
+    ThreadsFor threads(2);
+    if (threads.used < 2) return;  // the single-threaded build: nothing runs concurrently, by design
+    // Task 0 and task 1 each wait for the other to start. The thread that took one cannot take the other while it
+    // waits, so both start only if a second thread really runs tasks. The deadline only keeps a broken pool from
+    // hanging the suite; it asserts nothing about speed.
+    std::atomic<int> started{0};
+    std::atomic<bool> met{true};
+    auto body = [&](std::size_t, std::size_t) {
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (started.load() < 2)
+            if (std::chrono::steady_clock::now() > deadline) {
+                met = false;
+                return;
+            }
+    };
+    detail::parallel_for(2, body);
+    CHECK(met);
+    CHECK(started == 2);
 }
 
 TEST_CASE("threaded products are bit-identical to one thread", "[threads][gemm]")

@@ -25,24 +25,70 @@ async function readWasm(source) {
   return response.arrayBuffer();
 }
 
+/** @type {{ build: 'single' | 'threads', threads: number, fallbackReason?: string } | null} */
+let info = null;
+/** @type {number | 'auto' | undefined} */
+let requestedThreads;
+
+function threadsOption(threads) {
+  if (threads === undefined || threads === 'auto') return threads;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) {
+    throw new RangeError(`init: threads must be 'auto' or an integer from 1 to 64, got ${describe(threads)}`);
+  }
+  return threads;
+}
+
 /**
  * Loads and instantiates the WebAssembly module. Idempotent: later calls return the same promise.
- * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array }} [options]
+ * `threads` > 1 (or 'auto') loads the threaded module (runtime-threads.js) where threads can run, else falls back
+ * to the single-threaded one, which is also the default: see runtimeInfo().
+ * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, threads?: number | 'auto',
+ *   threadedWasmUrl?: string | URL }} [options]
  */
 export function init(options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`init: options must be an object, got ${describe(options)}`);
   }
+  const threads = threadsOption(options.threads);
+  if (loading && threads !== undefined && requestedThreads !== undefined && threads !== requestedThreads) {
+    throw new Error(`init: attnscope is already initialised with threads: ${requestedThreads}; got threads: ${threads}`);
+  }
   if (!loading) {
+    requestedThreads = threads;
     loading = (async () => {
+      if (threads === 'auto' || threads > 1) {
+        const { threadsUnavailableReason, hardwareThreads, loadThreadedModule } = await import('./runtime-threads.js');
+        const wanted = threads === 'auto' ? Math.min(await hardwareThreads(), 64) : threads;
+        const reason = wanted > 1 ? threadsUnavailableReason() : 'one hardware thread';
+        if (!reason) {
+          const wasmBinary = await readWasm(options.threadedWasmUrl ?? new URL('./attnscope-mt.wasm', import.meta.url));
+          const loaded = await loadThreadedModule({ threads: wanted, wasmBinary });
+          wasm = loaded.wasm;
+          info = { build: 'threads', threads: loaded.threads };
+          return;
+        }
+        info = { build: 'single', threads: 1, fallbackReason: reason };
+      }
       const wasmBinary = options.wasmBinary ?? (await readWasm(options.wasmUrl ?? new URL('./attnscope.wasm', import.meta.url)));
       wasm = await createAttnscopeModule({ wasmBinary });
+      info ??= { build: 'single', threads: 1 };
     })();
     loading.catch(() => {
       loading = null; // a failed load (wrong URL, offline) can be retried
+      info = null;
     });
   }
   return loading;
+}
+
+/**
+ * Which build runs and with how many threads (the calling thread included). `fallbackReason` says why a request
+ * for threads got the single-threaded build.
+ * @returns {{ build: 'single' | 'threads', threads: number, simd: true, fallbackReason?: string }}
+ */
+export function runtimeInfo() {
+  module('runtimeInfo');
+  return { ...info, simd: true };
 }
 
 /**

@@ -1,0 +1,62 @@
+// Loads the threaded WebAssembly module (Emscripten pthreads over a SharedArrayBuffer). Imported by runtime.js
+// only when init({ threads }) asks for more than one thread where threads can run, so the single-threaded
+// default never downloads it.
+import createThreadedModule from './attnscope-mt.mjs';
+
+const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+
+/**
+ * Why threads cannot run here, or null when they can: they need SharedArrayBuffer, which browsers give only to
+ * cross-origin-isolated pages (COOP: same-origin + COEP: require-corp), and Node always has.
+ * @returns {string | null}
+ */
+export function threadsUnavailableReason() {
+  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'SharedArrayBuffer is not available';
+  if (isNode) return null;
+  if (globalThis.crossOriginIsolated !== true) {
+    return 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
+  }
+  if (typeof Worker !== 'function') return 'Worker is not available';
+  return null;
+}
+
+/** The threads the hardware runs at once: what `threads: 'auto'` asks for. */
+export async function hardwareThreads() {
+  if (isNode) {
+    const nodeOs = 'node:os';
+    const os = await import(/* @vite-ignore */ /* webpackIgnore: true */ nodeOs);
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+/**
+ * Instantiates the threaded module with a pool of `threads - 1` workers (the calling thread is the last one) and
+ * starts them. Resolves with the module and the thread count it runs.
+ * @param {{ threads: number, wasmBinary: ArrayBuffer | Uint8Array }} options
+ */
+export async function loadThreadedModule({ threads, wasmBinary }) {
+  const settings = { wasmBinary, attnscopePoolSize: threads - 1 };
+  if (isNode) {
+    // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (TOOLCHAIN.md pitfall 4), and
+    // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
+    // `.cjs` copy of the worker for Node.
+    const nodeModule = 'node:module';
+    const nodeUrl = 'node:url';
+    const [{ createRequire }, { fileURLToPath }] = await Promise.all([
+      import(/* @vite-ignore */ /* webpackIgnore: true */ nodeModule),
+      import(/* @vite-ignore */ /* webpackIgnore: true */ nodeUrl),
+    ]);
+    globalThis.require ??= createRequire(import.meta.url);
+    globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
+    const workerFile = fileURLToPath(new URL('./attnscope-mt.worker.cjs', import.meta.url));
+    settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
+  }
+  const wasm = await createThreadedModule(settings);
+  const running = wasm._setNumThreads(threads);
+  if (isNode) {
+    // Idle helpers sleep on a futex; they must not keep Node alive after the program is done.
+    for (const worker of [...wasm.PThread.runningWorkers, ...wasm.PThread.unusedWorkers]) worker.unref();
+  }
+  return { wasm, threads: running };
+}
