@@ -1,6 +1,6 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser; default all)
-import { existsSync } from 'node:fs';
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js js-threads browser; default all)
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
 
@@ -23,6 +23,10 @@ const suites = {
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
+  // start their own builds, so they run once, above.
+  'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',
+    ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
     () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
@@ -31,7 +35,7 @@ const suites = {
 const requested = process.argv.slice(2);
 for (const name of requested) if (!(name in suites)) throw new Error(`unknown suite '${name}' (have ${Object.keys(suites).join(', ')})`);
 const selected = requested.length ? requested : Object.keys(suites);
-if ((selected.includes('js') || selected.includes('browser')) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
+if ((selected.includes('js') || selected.includes('js-threads') || selected.includes('browser')) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
 
 const results = [];
 for (const name of selected) {

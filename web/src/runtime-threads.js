@@ -11,12 +11,11 @@ const isNode = typeof process === 'object' && typeof process.versions?.node === 
  * @returns {string | null}
  */
 export function threadsUnavailableReason() {
-  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'SharedArrayBuffer is not available';
-  if (isNode) return null;
-  if (globalThis.crossOriginIsolated !== true) {
+  if (!isNode && globalThis.crossOriginIsolated !== true) {
     return 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
   }
-  if (typeof Worker !== 'function') return 'Worker is not available';
+  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'SharedArrayBuffer is not available';
+  if (!isNode && typeof Worker !== 'function') return 'Worker is not available';
   return null;
 }
 

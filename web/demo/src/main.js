@@ -1,7 +1,7 @@
 // The demo page: wires the inputs, the models and the views together and recomputes on every keystroke.
 // Three kinds of view: the seeded ('untrained') single layer (self- and cross-attention), the trained
 // character language model, and the trained dates encoder–decoder, decoded step by step.
-import { init, MultiHeadAttention } from 'attnscope';
+import { init, runtimeInfo, MultiHeadAttention } from 'attnscope';
 import { tokenize, MAX_TOKENS } from './tokenize.js';
 import { createSeededModel, createModelFromStateDict, tableEmbedding, seededTokenVector, sinusoidalPositions, positionalEmbedding } from './model.js';
 import { explainQuery } from './steps.js';
@@ -773,7 +773,7 @@ function exposeForTests() {
       : last && !last.empty
         ? { kind: 'seeded', rows: last.rows, cols: last.cols, H: last.H, L: last.L, S: last.S, E: last.E, causal: last.causal, qi: last.qi, ms: last.ms, totalMs: last.totalMs, weights: Array.from(last.weights.data), steps: last.steps }
         : { kind: 'seeded', rows: last?.rows ?? [], cols: last?.cols ?? [], empty: true },
-    api: { init, MultiHeadAttention, tokenize, seededTokenVector, sinusoidalPositions, positionalEmbedding, createSeededModel, createModelFromStateDict, tableEmbedding },
+    api: { init, runtimeInfo, MultiHeadAttention, tokenize, seededTokenVector, sinusoidalPositions, positionalEmbedding, createSeededModel, createModelFromStateDict, tableEmbedding },
     hash: toHash(state),
   };
 }
@@ -1026,7 +1026,8 @@ async function main() {
   $('#legend .legend-bar').style.background = gradientCss(state.cmap);
   document.documentElement.style.setProperty('--diverging', divergingGradientCss());
   bind();
-  await init();
+  // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
+  await init({ threads: 'auto' });
   update();
   document.body.classList.add('ready');
 }
