@@ -14,12 +14,16 @@ export function cellRects({ map, fractions, colormap, x, y, cell, rows, cols, to
   const { data, offset, L, S } = map;
   const out = [`<g data-role="cells"${cell >= 8 ? ' stroke="#ffffff" stroke-width="0.5"' : ''}>`];
   const labels = [];
+  // Coordinates formatted once per row and column: a model view has hundreds of thousands of cells.
+  const xs = Array.from({ length: S }, (_, j) => `x="${num(x + j * cell)}"`);
+  const size = `width="${num(cell)}" height="${num(cell)}"`;
   for (let i = 0; i < L; i++) {
+    const yq = `y="${num(y + i * cell)}" ${size}`;
     for (let j = 0; j < S; j++) {
       const v = data[offset + i * S + j];
       const t = fractions[i * S + j];
       const color = Number.isNaN(t) ? '#ffffff' : colormapHex(colormap, t);
-      const attrs = `x="${num(x + j * cell)}" y="${num(y + i * cell)}" width="${num(cell)}" height="${num(cell)}" fill="${color}" data-q="${i}" data-k="${j}"`;
+      const attrs = `${xs[j]} ${yq} fill="${color}" data-q="${i}" data-k="${j}"`;
       out.push(tooltips ? `<rect ${attrs}><title>${escapeXml(displayToken(rows[i]))} → ${escapeXml(displayToken(cols[j]))}: ${formatWeight(v)}</title></rect>` : `<rect ${attrs}/>`);
       if (values && !Number.isNaN(v)) {
         // Black or white, whichever contrasts more with the cell (≥ 4.58:1 on any colour).
@@ -29,7 +33,8 @@ export function cellRects({ map, fractions, colormap, x, y, cell, rows, cols, to
   }
   out.push('</g>');
   if (labels.length) out.push('<g data-role="values" aria-hidden="true">', ...labels, '</g>');
-  return out;
+  // One string per map: the document's final join then handles thousands of pieces, not a million.
+  return [out.join('\n')];
 }
 
 /** How the column labels fit: upright when each fits its cell, else turned to read upwards. */
