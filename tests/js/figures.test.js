@@ -397,6 +397,9 @@ test('the README\'s example scripts write figures that parse, and the declaratio
     for (const f of ['heatmap.svg', 'head-view.svg']) assert.equal(parse(readFileSync(path.join(work, f), 'utf8')).doc.attrs.role, 'img');
     assert.deepEqual(labelsOf(parse(readFileSync(path.join(work, 'heatmap.svg'), 'utf8')).all, 'key'), ['The', 'cat', 'sat', 'on', 'the', 'mat', '.']);
 
+    // The README quotes this script's code (all but its leading comment lines) verbatim.
+    const script = readFileSync(path.join(root, 'web', 'examples', 'figure-from-json.mjs'), 'utf8').replace(/^(\/\/.*\n)+/, '');
+    assert.ok(readFileSync(path.join(root, 'README.md'), 'utf8').includes('```js\n' + script + '```'), 'README.md quotes web/examples/figure-from-json.mjs');
     const attention = [[SINK, SINK], [SINK, SINK]];
     writeFileSync(path.join(work, 'attention.json'), JSON.stringify({ tokens: SINK_TOKENS, attention }));
     execFileSync(process.execPath, [path.join(root, 'web', 'examples', 'figure-from-json.mjs'), 'attention.json'], { cwd: work });

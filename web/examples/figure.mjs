@@ -1,4 +1,4 @@
-// A figure for a paper in five lines: one attention layer's weights as SVG files. Run: node web/examples/figure.mjs
+// One attention layer of attnscope drawn as two SVG figures (a heat map and the head view). Run: node web/examples/figure.mjs
 import { writeFileSync } from 'node:fs';
 import { init, MultiHeadAttention } from 'attnscope';
 import { heatmapSvg, headViewSvg } from 'attnscope/figures';

@@ -3,7 +3,7 @@
 import { HEAD_COLORS } from './color-scale.js';
 import { booleanOption, checkOptions, describe, idOption, indexOption, numberOption, pickBatch, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
 import { axisLabels, pairText, strongest } from './map-parts.js';
-import { FONT_FAMILY, INK, MUTED_INK, contentId, dataFingerprint, escapeXml, fill, heading, mergeStrings, num, svgDocument, textWidth } from './svg.js';
+import { FONT_FAMILY, INK, MUTED_INK, contentId, dataFingerprint, displayToken, escapeXml, fill, heading, mergeStrings, num, svgDocument, textWidth } from './svg.js';
 
 const CALLER = 'headViewSvg';
 const OPTIONS = ['keyTokens', 'batch', 'heads', 'query', 'minWeight', 'lineLength', 'legend', 'title', 'subtitle', 'description', 'strings', 'fontFamily', 'id'];
@@ -45,8 +45,8 @@ export function headViewSvg(weights, tokens, options) {
   const leftW = Math.max(textWidth(strings.queries, 12), ...rowLabels.map((s) => textWidth(s, fontPx, true)));
   const rightW = Math.max(textWidth(strings.keys, 12), ...colLabels.map((s) => textWidth(s, fontPx)));
   const x1 = PAD + leftW + 8, x2 = x1 + lineLength;
-  const width = Math.max(x2 + 8 + rightW + PAD, title || subtitle ? 300 : 0);
   const head = heading(title, subtitle, PAD);
+  const width = Math.max(x2 + 8 + rightW, head.width) + PAD;
 
   // Head legend: a swatch and the head's name per shown head, wrapping at the figure's width.
   const chips = [];
@@ -94,7 +94,7 @@ export function headViewSvg(weights, tokens, options) {
   const pairs = best.map((c) => `${fill(strings.head, heads[c.m] + 1)}: ${pairText(rows, cols, query === null ? c : { ...c, i: query })}`);
   const colours = heads.map((h) => `${fill(strings.head, h + 1)} ${COLOR_NAMES[h % COLOR_NAMES.length]}`).join(', ');
   const description = stringOption(o.description, undefined, CALLER, 'options.description')
-    ?? `Head view: ${query === null ? 'each query' : `the query “${rows[query]}”`} (left) joined to the keys (right) by lines whose opacity is the weight${minWeight > 0 ? ` (weights below ${minWeight} not drawn)` : ''}; ${colours}. Strongest weights: ${pairs.join('; ') || 'none'}.`;
+    ?? `Head view: ${query === null ? 'each query' : `the query “${displayToken(rows[query])}”`} (left) joined to the keys (right) by lines whose opacity is the weight${minWeight > 0 ? ` (weights below ${minWeight} not drawn)` : ''}; ${colours}. Strongest weights: ${pairs.join('; ') || 'none'}.`;
   const id = o.id === undefined ? contentId([CALLER, shapeString(shape), heads.join(','), query, rows.join('\u0000'), cols.join('\u0000'), dataFingerprint(data, base, H * L * S)]) : idOption(o.id, CALLER);
   const accessibleTitle = title ?? `Attention head view: ${heads.length} of ${H} heads, ${L} queries × ${S} keys`;
   return svgDocument({ width, height, id, title: accessibleTitle, description, fontFamily, body });

@@ -50,7 +50,7 @@ export function heatmapSvg(weights, tokens, options) {
   const mapW = map.S * cell, mapH = map.L * cell;
   const legendX = x0 + mapW + 20;
   const legendH = Math.max(100, Math.min(mapH, 320));
-  const width = Math.max(showLegend ? legendX + legendWidth(scale, legendTitle) : x0 + mapW, ...head.lines.length ? [PAD + 300] : []) + PAD;
+  const width = Math.max(showLegend ? legendX + legendWidth(scale, legendTitle) : x0 + mapW, head.width) + PAD;
   const height = y0 + Math.max(mapH, showLegend ? legendH : 0) + PAD;
 
   const what = map.head === 'mean' ? fill(strings.mean, map.heads) : map.head === null ? '' : `${fill(strings.head, map.head + 1)} of ${map.heads}`;

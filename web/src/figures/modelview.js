@@ -60,7 +60,7 @@ export function modelViewSvg(weights, tokens, options) {
   const gridH = layers.length * (mapH + captionH) + (layers.length - 1) * GAP;
   const legendX = gridX + gridW + 20;
   const legendH = Math.max(100, Math.min(gridH, 320));
-  const width = Math.max(showLegend ? legendX + legendWidth(scale, legendTitle) : gridX + gridW, head.lines.length ? PAD + 300 : 0) + PAD;
+  const width = Math.max(showLegend ? legendX + legendWidth(scale, legendTitle) : gridX + gridW, head.width) + PAD;
   const height = gridY + Math.max(gridH, showLegend ? legendH : 0) + PAD;
   const mapX = (h) => gridX + h * (mapW + GAP);
   const mapY = (l) => gridY + l * (mapH + captionH + GAP);

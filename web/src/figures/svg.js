@@ -94,13 +94,14 @@ export function svgDocument({ width, height, id, title, description, fontFamily,
   ].join('\n');
 }
 
-/** The visible heading (title and subtitle) at the top; returns the SVG lines and the height used. */
+/** The visible heading (title and subtitle) at the top; returns the SVG lines, the height used and the width needed. */
 export function heading(title, subtitle, pad) {
   const lines = [];
   let y = pad;
   if (title) { y += 17; lines.push(`<text x="${pad}" y="${y}" font-size="16" font-weight="700" fill="${INK}">${escapeXml(title)}</text>`); }
   if (subtitle) { y += 17; lines.push(`<text x="${pad}" y="${y}" font-size="12" fill="${MUTED_INK}">${escapeXml(subtitle)}</text>`); }
-  return { lines, height: y > pad ? y - pad + 10 : 0 };
+  const width = Math.max(title ? textWidth(title, 16, true) : 0, subtitle ? textWidth(subtitle, 12) : 0);
+  return { lines, height: y > pad ? y - pad + 10 : 0, width: width ? pad + width : 0 };
 }
 
 /** English strings of the figures, each replaceable through the `strings` option (e.g. for a Chinese page). */
