@@ -130,7 +130,8 @@ export function createScale(kind, maps, { vmax, vmin } = {}, caller = 'createSca
     };
   }
   const clipped = kind === 'excludeFirstKey' && maps.some(({ data, offset, L, S }) => {
-    for (let i = 0; i < L; i++) if (data[offset + i * S] > top) return true;
+    // Beyond rounding: a first key of 1.0 above a top of 0.9999 is not worth a '≥'.
+    for (let i = 0; i < L; i++) if (data[offset + i * S] > top * 1.005) return true;
     return false;
   });
   return {

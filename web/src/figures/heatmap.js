@@ -41,7 +41,7 @@ export function heatmapSvg(weights, tokens, options) {
   const fontPx = Math.min(FONT_PX, Math.max(6, cell));
   const rowLabels = showLabels ? axisLabels(rows) : [];
   const colLabels = showLabels ? axisLabels(cols) : [];
-  const columns = showLabels ? columnLayout(colLabels, cell, fontPx) : { upright: true, height: 0 };
+  const columns = showLabels ? columnLayout(colLabels, cell, fontPx) : { upright: [], height: 0 };
   const head = heading(title, subtitle, PAD);
   const legendTitle = kind === 'row' ? strings.rowWeight : strings.weight;
 

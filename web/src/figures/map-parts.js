@@ -37,22 +37,27 @@ export function cellRects({ map, fractions, colormap, x, y, cell, rows, cols, to
   return [out.join('\n')];
 }
 
-/** How the column labels fit: upright when each fits its cell, else turned to read upwards. */
+/**
+ * How the column labels fit: upright when they fit their cells, else turned to read upwards — all of them, unless
+ * nearly all fit (characters and one '<bos>'), when only the wide ones turn. `upright` has one boolean per label.
+ */
 export function columnLayout(labels, cell, fontPx) {
   const widths = labels.map((s) => textWidth(s, fontPx));
-  const upright = widths.every((w) => w <= cell - 2);
-  return { upright, height: (upright ? fontPx : Math.max(fontPx, ...widths)) + 6 };
+  const fits = widths.map((w) => w <= cell - 2);
+  const fitting = fits.filter(Boolean).length;
+  const upright = fitting >= 0.8 * labels.length ? fits : fits.map(() => false);
+  return { upright, height: Math.max(fontPx, ...widths.map((w, j) => (upright[j] ? fontPx : w))) + 6 };
 }
 
 export const rowLabelWidth = (labels, fontPx) => Math.max(0, ...labels.map((s) => textWidth(s, fontPx))) + 6;
 
-/** Token labels left of the rows (right-aligned at x) and above the columns (bottom at y). */
+/** Token labels left of the rows (right-aligned at x) and above the columns (bottom at y); `upright[j]` per column. */
 export function tokenLabels({ rowLabels, colLabels, x, y, cell, fontPx, upright, rowsX = x - 6, colsY = y - 6 }) {
   const out = [`<g data-role="labels" font-size="${num(fontPx)}" fill="${INK}">`];
   rowLabels.forEach((s, i) => out.push(`<text x="${num(rowsX)}" y="${num(y + (i + 0.5) * cell)}" dy=".35em" text-anchor="end" data-axis="query">${escapeXml(s)}</text>`));
   colLabels.forEach((s, j) => {
     const cx = num(x + (j + 0.5) * cell);
-    out.push(upright
+    out.push(upright[j]
       ? `<text x="${cx}" y="${num(colsY)}" text-anchor="middle" data-axis="key">${escapeXml(s)}</text>`
       : `<text transform="translate(${cx} ${num(colsY)}) rotate(-90)" dy=".35em" data-axis="key">${escapeXml(s)}</text>`);
   });

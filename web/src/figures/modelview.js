@@ -47,7 +47,7 @@ export function modelViewSvg(weights, tokens, options) {
   const fontPx = Math.min(12, Math.max(6, cell));
   const rowLabels = showLabels ? axisLabels(rows) : [];
   const colLabels = showLabels ? axisLabels(cols) : [];
-  const columns = showLabels ? columnLayout(colLabels, cell, fontPx) : { upright: true, height: 0 };
+  const columns = showLabels ? columnLayout(colLabels, cell, fontPx) : { upright: [], height: 0 };
   const captionH = captions ? 16 : 0;
   const legendTitle = kind === 'row' ? strings.rowWeight : strings.weight;
   const head = heading(title, subtitle, PAD);
