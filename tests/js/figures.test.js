@@ -180,8 +180,11 @@ test('heatmapSvg: one label per query and per key, in order; none when off or wh
   assert.equal(labelsOf(parse(heatmapSvg(big, words, { tooltips: false })).all, 'key').length, 0);
   assert.equal(labelsOf(parse(heatmapSvg(big, words, { labels: true, tooltips: false })).all, 'key').length, n);
   // Characters stand upright in their cells; a '<bos>' among them is turned to read upwards.
-  const keys = parse(heatmapSvg(SINK, SINK_TOKENS)).all.filter((e) => e.attrs['data-axis'] === 'key');
-  assert.deepEqual(keys.map((e) => /rotate\(-90\)/.test(e.attrs.transform ?? '')), [true, false, false, false]);
+  const turned = (tokens) => parse(heatmapSvg(tokens.map(() => tokens.map(() => 1 / tokens.length)), tokens)).all
+    .filter((e) => e.attrs['data-axis'] === 'key').map((e) => /rotate\(-90\)/.test(e.attrs.transform ?? ''));
+  assert.deepEqual(turned(['<bos>', 'a', 'b', 'c', 'd']), [true, false, false, false, false]);
+  // Fewer than four in five fit: all turn, so the labels read alike.
+  assert.deepEqual(turned(['<bos>', 'a', 'b', 'c']), [true, true, true, true]);
   // Invisible tokens become visible, long ones are shortened without splitting an emoji.
   const odd = parse(heatmapSvg([[0.5, 0.5], [0.5, 0.5]], [' ', '\n'])).all;
   assert.deepEqual(labelsOf(odd, 'query'), ['␣', '↵']);
