@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -61,9 +61,8 @@ test('the default is the single-threaded build, which runs without the threaded 
   // A copy of the package without runtime-threads.js and attnscope-mt.*: the default must never need them.
   const copy = mkdtempSync(path.join(tmpdir(), 'attnscope-single-'));
   try {
-    for (const file of readdirSync(path.join(repo, 'dist'))) {
-      if (!/^(runtime-threads\.js|attnscope-mt\.)/.test(file)) copyFileSync(path.join(repo, 'dist', file), path.join(copy, file));
-    }
+    cpSync(path.join(repo, 'dist'), copy, { recursive: true, filter: (from) => !/[\\/](runtime-threads\.js|attnscope-mt\.[^\\/]*)$/.test(from) });
+    assert.deepEqual(readdirSync(copy).filter((f) => /threads|-mt\./.test(f)), []);
     const out = runFresh(`
       import { init, runtimeInfo, MultiHeadAttention } from ${JSON.stringify(pathToFileURL(path.join(copy, 'index.js')).href)};
       await init();
