@@ -77,12 +77,21 @@ public:
         }
         wake_.notify_all();
         work(0);
-        std::unique_lock<std::mutex> lock(mutex_);
         // Every task is claimed once work() returns; wait for the helpers still finishing theirs, then close the job
-        // so that a helper waking late finds nothing (it checks job_open_ under the same lock).
-        done_.wait(lock, [&] { return busy_helpers_ == 0; });
-        job_open_ = false;
-        body_ = nullptr;
+        // so that a helper waking late finds nothing (it checks job_open_ under the same lock). A polling loop, not
+        // a condition variable: the wait is one task long at most, and a browser's main thread may not block (it
+        // would spin anyway, and Emscripten warns on every page that does).
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (busy_helpers_ == 0) {
+                    job_open_ = false;
+                    body_ = nullptr;
+                    return;
+                }
+            }
+            std::this_thread::yield();
+        }
     }
 
 private:
@@ -105,13 +114,13 @@ private:
             lock.unlock();
             work(worker);
             lock.lock();
-            if (--busy_helpers_ == 0) done_.notify_one();
+            --busy_helpers_;
         }
     }
 
     std::mutex run_;    // one parallel_for (or resize) at a time owns the helpers
     std::mutex mutex_;  // guards the job fields below and the helpers' sleep
-    std::condition_variable wake_, done_;
+    std::condition_variable wake_;
     std::vector<std::thread> helpers_;
     bool stop_ = false;
     bool job_open_ = false;
