@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js js-threads browser; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan tsan fuzz wasm js js-threads browser; default all)
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
@@ -17,6 +17,9 @@ const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
   native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release']), () => ctest('build/native')),
   asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON']), () => ctest('build/asan')),
+  // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
+  tsan: () => steps(() => cmakeBuild('build/tsan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON']),
+    () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
   // libFuzzer (clang-14, ASan + UBSan) over the C++ API for 30 s from the committed seed corpus.
   fuzz: () => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
