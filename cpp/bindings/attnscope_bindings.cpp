@@ -68,8 +68,9 @@ double heap_bytes_in_use() { return double(static_cast<unsigned>(mallinfo().uord
 // The most the WebAssembly memory may grow to (-sMAXIMUM_MEMORY).
 double memory_limit_bytes() { return double(emscripten_get_heap_max()); }
 
-// Refuses, before allocating, what could never fit: WebAssembly memory never shrinks, so growing it to the
-// limit only to fail would cripple the page.
+// Refuses, before allocating, what could never fit: WebAssembly memory never shrinks, so growing it step by step
+// towards the limit only to fail on a later allocation would cripple the page. (A single allocation that fails
+// does not grow it; a workspace that already exists is reused, so forward() needs no such check.)
 void require_memory(double bytes, const std::string& what)
 {
     const double left = memory_limit_bytes() - heap_bytes_in_use();
@@ -247,7 +248,6 @@ public:
         return guarded([&] {
             const ForwardDims dims = dims_of(call);
             const ForwardOptions options = options_of(call, buffers);
-            require_memory(double(mha_.workspace_bytes(dims, options)), "the workspace of this call");
             mha_.forward(at<const float>(buffers.query), at<const float>(buffers.key), at<const float>(buffers.value),
                          dims, options, at<float>(buffers.output), at<float>(buffers.weights));
         });
@@ -349,8 +349,6 @@ Status sdpa_run(const SdpaCall& call, const SdpaBuffers& buffers)
         const TensorView k(at<const float>(buffers.k), shape_of(call.k_shape, "k"));
         const TensorView v(at<const float>(buffers.v), shape_of(call.v_shape, "v"));
         const SdpaOptions options = sdpa_options(call, buffers.mask);
-        require_memory(double(plan_scaled_dot_product_attention(q.shape, k.shape, v.shape, options).workspace_bytes),
-                       "the workspace of this call");
         scaled_dot_product_attention(q, k, v, options, at<float>(buffers.output), at<float>(buffers.weights));
     });
 }
