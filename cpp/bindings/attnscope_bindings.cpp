@@ -228,7 +228,8 @@ public:
         return guarded([&] { mha_.load_state_dict(state_views(entries)); });
     }
 
-    // {outputShape, weightsShape (null without weights), workspaceBytes} of a call, or null with the status set.
+    // {weightsShape (batched; null without weights), workspaceBytes} of a call, or null with the status set.
+    // The output has the query's shape: that is API, not a fact about the C++ internals.
     val plan(const ForwardCall& call)
     {
         val result = val::null();
@@ -236,7 +237,6 @@ public:
             const ForwardDims dims = dims_of(call);
             const ForwardOptions options = options_of(call, {});
             result = val::object();
-            result.set("outputShape", shape_value({dims.batch, dims.query_len, mha_.embed_dim()}));
             result.set("weightsShape", call.need_weights ? shape_value(mha_.weights_shape(dims, options)) : val::null());
             result.set("workspaceBytes", double(mha_.workspace_bytes(dims, options)));
         });
