@@ -52,7 +52,7 @@ export function init(options?: InitOptions): Promise<void>;
 export interface MemoryUsage {
   /** Current size of the WebAssembly memory in bytes (it grows, never shrinks). */
   wasmBytes: number;
-  /** Bytes currently allocated inside it; flat over a long loop means nothing leaks. */
+  /** Bytes currently allocated inside it (exact up to the 4 GiB limit); flat over a long loop means nothing leaks. */
   heapBytesInUse: number;
 }
 
