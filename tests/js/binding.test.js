@@ -87,6 +87,19 @@ test('out: results land in the caller\'s arrays, equal to fresh results', () => 
   mha.dispose();
 });
 
+test('out in scaledDotProductAttention: the same results in the caller\'s arrays', () => {
+  const q = randomTensor([2, 3, 4], 1), k = randomTensor([2, 5, 4], 2), v = randomTensor([2, 5, 6], 3);
+  const fresh = scaledDotProductAttention(q, k, v, { causal: true });
+  const out = { output: new Float32Array(36), weights: new Float32Array(30) };
+  const r = scaledDotProductAttention(q, k, v, { causal: true, out });
+  assert.equal(r.output.data, out.output);
+  assert.equal(r.weights.data, out.weights);
+  assert.deepEqual(out.output, fresh.output.data);
+  assert.deepEqual(out.weights, fresh.weights.data);
+  assert.throws(() => scaledDotProductAttention(q, k, v, { out: { weights: new Float32Array(31) } }),
+    { name: 'RangeError', message: /scaledDotProductAttention: options.out.weights: expected a Float32Array of 30 values \(shape \[2, 3, 5\]\), got Float32Array\(31\)/ });
+});
+
 test('out: wrong buffers are refused before anything runs', () => {
   const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2 });
   const x = randomTensor([3, 8], 2);

@@ -174,6 +174,8 @@ export interface SdpaOptions {
   causal?: boolean;
   /** Multiplies q·k (default `1/√D`). */
   scale?: number;
+  /** Caller-owned arrays to copy the results into, as in {@link ForwardOptions.out}. */
+  out?: { output?: Float32Array; weights?: Float32Array };
 }
 
 /**

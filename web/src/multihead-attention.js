@@ -1,6 +1,6 @@
 // MultiHeadAttention: the public class over the binding's _Attention handle.
 import { check, copyIn, copyInto, copyOut, describe, formatBytes, leakGuard, memoryLimit, module, reserve } from './runtime.js';
-import { booleanOption, checkOptions, expectShape, floatTensor, integerOption, maskKind, maskTensor, numel, outBuffers, shapeString } from './tensor.js';
+import { booleanOption, checkOptions, expectLength, expectShape, floatTensor, integerOption, maskKind, maskTensor, numel, outBuffers, shapeString } from './tensor.js';
 
 const CONFIG_KEYS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'bias', 'seed'];
 const FORWARD_KEYS = ['keyPaddingMask', 'attnMask', 'causal', 'needWeights', 'averageWeights', 'out'];
@@ -8,10 +8,6 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 function bytesOf(tensor) {
   return tensor ? tensor.data.byteLength : 0;
-}
-
-function expectLength(array, length, shape, name) {
-  if (array.length !== length) throw new RangeError(`${name}: expected a Float32Array of ${length} values (shape ${shapeString(shape)}), got Float32Array(${array.length})`);
 }
 
 export class MultiHeadAttention {

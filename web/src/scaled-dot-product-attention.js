@@ -1,6 +1,6 @@
 // scaledDotProductAttention: the functional form, on tensors of any leading shape.
-import { check, copyIn, copyOut, formatBytes, memoryLimit, module, reserve } from './runtime.js';
-import { booleanOption, checkOptions, expectShape, floatTensor, maskKind, maskTensor, numel, shapeString } from './tensor.js';
+import { check, copyIn, copyInto, copyOut, formatBytes, memoryLimit, module, reserve } from './runtime.js';
+import { booleanOption, checkOptions, expectLength, expectShape, floatTensor, maskKind, maskTensor, numel, outBuffers, shapeString } from './tensor.js';
 
 // One arena per loaded module, reused by calls up to KEEP_BYTES; a larger call's arena is given back at once, so
 // a single huge call does not hold its peak for the life of the page.
@@ -19,7 +19,7 @@ function arenaOf(wasm) {
 export function scaledDotProductAttention(q, k, v, options) {
   const caller = 'scaledDotProductAttention';
   const wasm = module(caller);
-  const opts = checkOptions(options, ['attnMask', 'causal', 'scale'], `${caller}: options`);
+  const opts = checkOptions(options, ['attnMask', 'causal', 'scale', 'out'], `${caller}: options`);
   const Q = floatTensor(q, `${caller}: q`);
   const K = floatTensor(k, `${caller}: k`);
   const V = floatTensor(v, `${caller}: v`);
@@ -44,12 +44,15 @@ export function scaledDotProductAttention(q, k, v, options) {
     if (!Number.isFinite(opts.scale)) throw new RangeError(`${caller}: scale: expected a finite number, got ${opts.scale}`);
     scale = opts.scale;
   }
+  const out = outBuffers(opts.out, `${caller}: options.out`);
 
   const call = { qShape: Q.shape, kShape: K.shape, vShape: V.shape, maskShape: mask ? mask.shape : [], mask: maskKind(wasm, mask), causal, scale };
   // Result shapes and workspace come from the C++ side.
   const plan = wasm._planScaledDotProductAttention(call);
   if (plan === null) check(wasm._lastStatus(), caller);
   const { outputShape, weightsShape } = plan;
+  if (out.output) expectLength(out.output, numel(outputShape), outputShape, `${caller}: options.out.output`);
+  if (out.weights) expectLength(out.weights, numel(weightsShape), weightsShape, `${caller}: options.out.weights`);
   const sizes = [Q.data.byteLength, K.data.byteLength, V.data.byteLength, mask ? mask.data.byteLength : 0, 4 * numel(outputShape), 4 * numel(weightsShape)];
   const total = sizes.reduce((a, b) => a + b, 0) + plan.workspaceBytes;
   if (total > memoryLimit()) {
@@ -64,8 +67,8 @@ export function scaledDotProductAttention(q, k, v, options) {
     if (mask) copyIn(maskAt, mask.data);
     check(wasm._scaledDotProductAttention(call, { q: qAt, k: kAt, v: vAt, mask: maskAt, output: outAt, weights: weightsAt }), caller);
     return {
-      output: { data: copyOut(outAt, numel(outputShape)), shape: outputShape },
-      weights: { data: copyOut(weightsAt, numel(weightsShape)), shape: weightsShape },
+      output: { data: out.output ? copyInto(outAt, out.output) : copyOut(outAt, numel(outputShape)), shape: outputShape },
+      weights: { data: out.weights ? copyInto(weightsAt, out.weights) : copyOut(weightsAt, numel(weightsShape)), shape: weightsShape },
     };
   } finally {
     if (sizes.reduce((a, b) => a + b, 0) > KEEP_BYTES) arena.trim();

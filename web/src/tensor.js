@@ -154,3 +154,8 @@ export function outBuffers(value, name) {
   }
   return { output: value.output, weights: value.weights };
 }
+
+/** Throws unless a caller's `out` array holds exactly the result's `length` values. */
+export function expectLength(array, length, shape, name) {
+  if (array.length !== length) throw new RangeError(`${name}: expected a Float32Array of ${length} values (shape ${shapeString(shape)}), got Float32Array(${array.length})`);
+}
