@@ -78,25 +78,36 @@ MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
 std::size_t MultiHeadAttention::parameter_bytes(const MultiHeadAttentionConfig& config)
 {
     const char* where = "MultiHeadAttention";
-    using detail::checked_mul;
     const std::size_t E = config.embed_dim, H = config.num_heads;
     if (E == 0) fail(where, "embed_dim must be at least 1, got 0");
     if (H == 0) fail(where, "num_heads must be at least 1, got 0");
     if (E % H != 0)
         fail(where, "embed_dim (" + std::to_string(E) + ") must be divisible by num_heads (" + std::to_string(H) + ")");
     const std::size_t kdim = config.kdim ? config.kdim : E, vdim = config.vdim ? config.vdim : E;
+    const auto too_large = [&] {
+        return std::length_error(std::string(where) + ": embed_dim " + std::to_string(E) + ", kdim " + std::to_string(kdim) +
+                                 ", vdim " + std::to_string(vdim) + " need more parameter bytes than the address space has");
+    };
     const auto sum = [&](std::size_t a, std::size_t b) {
-        if (a > SIZE_MAX - b)
-            throw std::length_error(std::string(where) + ": embed_dim " + std::to_string(E) + ", kdim " +
-                                    std::to_string(kdim) + ", vdim " + std::to_string(vdim) +
-                                    " need more parameters than the address space has");
+        if (a > SIZE_MAX - b) throw too_large();
         return a + b;
     };
+    const auto mul = [&](std::size_t a, std::size_t b) {
+        if (a != 0 && b > SIZE_MAX / a) throw too_large();
+        return a * b;
+    };
     // PyTorch's parameters, then the packed Wᵀ panels of the four projections made by repack().
-    std::size_t floats = sum(sum(checked_mul(E, sum(sum(E, kdim), vdim), where), checked_mul(E, E, where)),
-                             config.bias ? sum(checked_mul(3, E, where), E) : 0);
-    for (std::size_t in_features : {E, kdim, vdim, E}) floats = sum(floats, detail::packed_floats(in_features, E));
-    return checked_mul(floats, sizeof(float), where);
+    std::size_t floats = sum(sum(mul(E, sum(sum(E, kdim), vdim)), mul(E, E)), config.bias ? sum(mul(3, E), E) : 0);
+    for (std::size_t in_features : {E, kdim, vdim, E}) {
+        std::size_t packed = 0;
+        try {
+            packed = detail::packed_floats(in_features, E);
+        } catch (const std::length_error&) {
+            throw too_large();
+        }
+        floats = sum(floats, packed);
+    }
+    return mul(floats, sizeof(float));
 }
 
 std::vector<std::string> MultiHeadAttention::state_dict_keys() const
