@@ -115,15 +115,15 @@ void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strid
 }
 
 void attend_streaming_rows(std::size_t row0, std::size_t rows_total, std::size_t Lk, std::size_t D, std::size_t Dv,
-                           Strided q, const AttendArgs& args, const AttendScratch& panels, float* block_scores,
-                           float* out, std::size_t ldo)
+                           Strided q, Strided v, const AttendArgs& args, const AttendScratch& panels,
+                           float* block_scores, float* out, std::size_t ldo)
 {
     constexpr std::size_t QB = streaming_query_block, KB = streaming_key_block;
     float running_max[QB], running_sum[QB];
     // attend() multiplies causally blocked keys' values by a zero weight, and 0·NaN = 0·inf = NaN. The tiles below
     // skip those keys, so they bring the same NaN in explicitly: per value column, the last row that is not finite.
     std::vector<std::size_t> last_nonfinite_row;
-    if (args.causal && std::min(QB, Lq) < Lk)  // some block skips keys
+    if (args.causal && row0 + std::min(QB, rows_total) < Lk)  // some block of these rows skips keys
         for (std::size_t j = 0; j < Lk; ++j)
             for (std::size_t d = 0; d < Dv; ++d)
                 if (!std::isfinite(v.data[j * v.ld + d])) {
@@ -180,7 +180,7 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                       std::size_t ldo)
 {
     pack_keys_and_values(Lk, D, Dv, k, v, scratch);
-    attend_streaming_rows(0, Lq, Lk, D, Dv, q, args, scratch, block_scores, out, ldo);
+    attend_streaming_rows(0, Lq, Lk, D, Dv, q, v, args, scratch, block_scores, out, ldo);
 }
 
 }  // namespace detail

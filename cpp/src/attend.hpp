@@ -55,11 +55,12 @@ void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided
 void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
                  const AttendArgs& args, const AttendScratch& panels, float* scores, float* out, std::size_t ldo);
 
-/// Rows [row0, row0 + rows) of attend_streaming() over packed keys and values, like attend_rows(). A split at
+/// Rows [row0, row0 + rows) of attend_streaming() over packed keys and values, like attend_rows(); `v` is the
+/// unpacked values too, read only for the NaN and inf that causally skipped keys must still bring. A split at
 /// multiples of streaming_query_block gives the same bits as one call over every row.
 void attend_streaming_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv,
-                           Strided q, const AttendArgs& args, const AttendScratch& panels, float* block_scores,
-                           float* out, std::size_t ldo);
+                           Strided q, Strided v, const AttendArgs& args, const AttendScratch& panels,
+                           float* block_scores, float* out, std::size_t ldo);
 
 /// scores[Lq×Lk] = softmax(q·kᵀ·scale + masks) (rows with every key blocked → 0), out[Lq×Dv] = scores·v.
 void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,

@@ -413,7 +413,8 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
         if (options.need_weights)
             detail::attend_rows(row0, rows, Lk, hd, hd, qh, args, panels_of(b * H + h), scores, context, E);
         else
-            detail::attend_streaming_rows(row0, rows, Lk, hd, hd, qh, args, panels_of(b * H + h), scratch, context, E);
+            detail::attend_streaming_rows(row0, rows, Lk, hd, hd, qh, {v + b * Lk * E + h * hd, E}, args,
+                                          panels_of(b * H + h), scratch, context, E);
     };
 
     const std::size_t blocks = query_blocks(Lq);
