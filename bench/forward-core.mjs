@@ -13,7 +13,9 @@ const firstLine = (e) => String(e?.message ?? e).split('\n')[0].slice(0, 200);
  * library: the fastest variant's { ms, bestMs, reps, gflops, variant, others: [{ variant, ms }], diffOutput,
  * diffWeights } against attnscope (or { unavailable } / { error } / { skipped }).
  */
-export async function runForward({ ids, configs, threads, allVariants = false, progress = () => {} }) {
+export async function runForward({ ids, configs, threads, allVariants = false, quick = false, progress = () => {} }) {
+  // quick (the smoke mode): one warm-up and one timed call each, to show that every path runs and agrees.
+  const timing = quick ? { warmup: 1, minReps: 1, slowReps: 1, minMs: 0, maxReps: 1 } : {};
   const peers = {};
   for (const id of ids) {
     const peer = await importPeer(id);
@@ -55,12 +57,12 @@ export async function runForward({ ids, configs, threads, allVariants = false, p
     const fns = Object.fromEntries(Object.entries(layers).map(([key, mha]) => [key, () => mha.forward(c.x, L, true)]));
     let timings = {};
     try {
-      timings = await timeInterleaved(fns);
+      timings = await timeInterleaved(fns, timing);
     } catch {
       // One library throwing must not hide the others: time them one by one to find and report it.
       for (const [key, fn] of Object.entries(fns)) {
         try {
-          timings[key] = (await timeInterleaved({ [key]: fn }))[key];
+          timings[key] = (await timeInterleaved({ [key]: fn }, timing))[key];
         } catch (err) {
           timings[key] = { error: firstLine(err) };
         }
