@@ -30,7 +30,10 @@ export async function load({ threads = 1 } = {}) {
   await tf.setBackend('wasm');
   await tf.ready();
   if (tf.getBackend() !== 'wasm') throw new Error(`tfjs backend is ${tf.getBackend()}, not wasm`);
-  if (wasm.getThreadsCount() !== threads) throw new Unavailable(`tfjs runs ${wasm.getThreadsCount()} threads, not ${threads}`);
+  // In Chromium 156 the threaded build loads (with its pthread workers), yet XNNPACK's pool reports one thread after
+  // setThreadsCount(2), and a 768² matMul gets no faster: then there is no 2-thread tfjs to compare with.
+  if (wasm.getThreadsCount() !== threads)
+    throw new Unavailable(`its threaded build reports getThreadsCount() = ${wasm.getThreadsCount()} after setThreadsCount(${threads})`);
   return tf;
 }
 
