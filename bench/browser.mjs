@@ -45,8 +45,10 @@ function startServer() {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, url: `http://127.0.0.1:${server.address().port}` })));
 }
 
-/** Runs runForward in a fresh page per thread count; returns { browser: { version, crossOriginIsolated }, runs }. */
-export async function runBrowserForward({ ids, configs, threadCounts, allVariants = false, quick = false, progress }) {
+/**
+ * Runs runForward in a fresh page per thread count, attnscope imported from `distPath` (a URL path under the
+ * repository root, bench/run.mjs's copy of dist/); returns { browser: { version, crossOriginIsolated }, runs }. */
+export async function runBrowserForward({ ids, configs, threadCounts, distPath, allVariants = false, quick = false, progress }) {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install --no-install-recommends chromium)`);
   const { server, url } = await startServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -64,7 +66,7 @@ export async function runBrowserForward({ ids, configs, threadCounts, allVariant
         if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) progress(`chromium: ${r.status()} for ${r.url()}`);
       });
       page.on('pageerror', (e) => progress(`chromium page error: ${e.message.slice(0, 300)}`));
-      await page.goto(`${url}/bench/browser/page.html`);
+      await page.goto(`${url}/bench/browser/page.html${distPath ? `?dist=${encodeURIComponent(distPath)}` : ''}`);
       await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 60_000 });
       crossOriginIsolated = await page.evaluate(() => globalThis.crossOriginIsolated);
       runs.push(await page.evaluate((options) => window.runBench(options), { ids, configs, threads, allVariants, quick }));

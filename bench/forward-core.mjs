@@ -44,7 +44,7 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
         byId[id] = { id, L, E, H, skipped: `above ${PLAIN_MAX_SEQ} tokens (tens of seconds a run)` };
         continue;
       }
-      const variants = [...(p.peer.variants ?? [null]), ...(allVariants ? (p.peer.extraVariants ?? []) : [])];
+      const variants = (!allVariants && p.peer.variantsFor?.({ L, E, H })) || p.peer.variants || [null];
       for (const variant of variants) {
         try {
           layers[`${id} ${variant}`] = await p.peer.create(p.lib, { E, H, state: c.state, needWeights: true, variant });

@@ -4,12 +4,12 @@
 // (bench/native); the machine's SIMD peak; and the issue's targets.
 //
 //   node bench/run.mjs [--browser] [--smoke] [--threads=1,2] [--no-cold] [--no-long] [--no-native]
-//                      [--only=attnscope,ort,...] [--configs=16x64x4,...] [--all-variants] [--long-runs=N]
+//                      [--only=attnscope,ort,...] [--configs=16x64x4,...] [--all-variants] [--long-runs=N] [--out=FILE]
 //
 // --browser runs the forward comparison in headless Chromium instead of Node (bench/browser.mjs) and skips the
 // Node-only parts. --smoke runs every library once at tiny sizes, to show the bench itself works (seconds).
 // Markdown tables go to stdout (bench/README.md quotes them), the paste-ready summary last; progress goes to stderr.
-// The numbers are also written to build/bench/results.json (results-browser.json with --browser).
+// The numbers are also written to build/bench/results.json (results-browser.json with --browser; --out=FILE).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,6 +67,7 @@ out(`nproc ${results.machine.nproc} · CPU ${cpuModel} · Node ${process.version
     `load average at start ${results.machine.loadAverageAtStart.join(' ')}`);
 
 // ---- the package must be built; the run uses a copy of it ----------------------------------------------------------
+let distPath = null; // the copy's URL path under the repository root, for the browser page
 if (only.includes('attnscope')) {
   const dist = path.join(ROOT, 'dist');
   if (!fs.existsSync(path.join(dist, 'index.js'))) {
@@ -75,12 +76,14 @@ if (only.includes('attnscope')) {
     if (r.status !== 0) throw new Error('`npm run build` failed; the benchmark needs the built package in dist/');
   }
   // A rebuild of dist/ while the benchmark runs (minutes) would mix two versions: this process, the child processes
-  // and the browser page all import the same copy.
-  const snapshot = path.join(ROOT, 'build', 'bench', 'dist-snapshot');
+  // and the browser page all import one copy, this run's own (two runs at once each keep theirs).
+  const snapshot = path.join(ROOT, 'build', 'bench', 'dist-snapshot', String(process.pid));
   results.machine.distBuilt = fs.statSync(path.join(dist, 'attnscope.wasm')).mtime.toISOString();
   fs.rmSync(snapshot, { recursive: true, force: true });
   fs.cpSync(dist, snapshot, { recursive: true });
+  process.on('exit', () => fs.rmSync(snapshot, { recursive: true, force: true }));
   process.env.ATTNSCOPE_BENCH_DIST = pathToFileURL(path.join(snapshot, 'index.js')).href;
+  distPath = '/' + path.relative(ROOT, path.join(snapshot, 'index.js')).split(path.sep).join('/');
   const git = (...a) => spawnSync('git', a, { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
   results.machine.commit = git('rev-parse', '--short', 'HEAD');
   results.machine.dirty = Boolean(git('status', '--porcelain', '--untracked-files=no'));
@@ -109,7 +112,7 @@ let browserInfo = null;
 const forwardRuns = [];
 if (browser) {
   const { runBrowserForward } = await import('./browser.mjs');
-  const r = await runBrowserForward({ ids: only, configs, threadCounts, allVariants: args.has('--all-variants'), quick: smoke, progress });
+  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, allVariants: args.has('--all-variants'), quick: smoke, progress });
   browserInfo = r.browser;
   forwardRuns.push(...r.runs);
 } else {
@@ -126,7 +129,7 @@ const variantNote = (e) => {
   const others = (e.others ?? []).map((o) => `${o.variant} ${o.error ? 'failed' : fmtMs(o.ms)}`).join(', ');
   return others ? `${e.variant} (${others})` : e.variant;
 };
-const cellStatus = (e) => (e.unavailable ? `n/a (${e.unavailable})` : e.skipped ? `skipped (${e.skipped})` : e.error ? `failed: ${e.error}` : null);
+const cellStatus = (e) => (e.unavailable ? 'n/a' : e.skipped ? 'skipped' : e.error ? `failed: ${e.error}` : null);
 
 out(`## Forward pass with every head's weights, ${results.machine.environment}`);
 out();
@@ -158,6 +161,12 @@ for (const threads of threadCounts) {
   out();
   out(formatTable(rows, [0, 1, 9]));
   out();
+  // Reasons once per library, not on every row.
+  const notes = new Map();
+  for (const e of results.forward.filter((r) => r.threads === threads && (r.unavailable || r.skipped)))
+    notes.set(`${e.id} ${e.unavailable ? 'n/a' : 'skipped'}`, `${names[e.id]} ${e.unavailable ? `n/a: ${e.unavailable}` : `skipped ${e.skipped}`}`);
+  for (const note of notes.values()) out(`- ${note}.`);
+  if (notes.size) out();
 }
 
 // ---- child processes ---------------------------------------------------------------------------------------------
@@ -447,7 +456,7 @@ const fwd = (threads, id, L, E, H) =>
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 results.machine.seconds = Math.round((performance.now() - started) / 1000);
 out(`load average at end ${results.machine.loadAverageAtEnd.join(' ')} · ${results.machine.seconds} s`);
-const resultsFile = path.join(ROOT, 'build', 'bench', browser ? 'results-browser.json' : 'results.json');
+const resultsFile = path.resolve(ROOT, option('out') ?? path.join('build', 'bench', browser ? 'results-browser.json' : 'results.json'));
 fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
 fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
 progress(`results written to ${path.relative(ROOT, resultsFile)}`);
