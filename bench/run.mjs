@@ -232,6 +232,8 @@ if (!args.has('--no-long')) {
   for (const r of results.long) {
     if (ref && r !== ref && r.firstRow) r.diffFirstRow = maxAbsDiff(r.firstRow, ref.firstRow);
     if (ref && r.ms) r.ratio = r.ms / ref.ms;
+  }
+  for (const r of results.long) {
     rows.push([
       names[r.id],
       paths[r.id] ?? '',
