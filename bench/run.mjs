@@ -134,8 +134,8 @@ const cellStatus = (e) => (e.unavailable ? 'n/a' : e.skipped ? 'skipped' : e.err
 out(`## Forward pass with every head's weights, ${results.machine.environment}`);
 out();
 out('Each library is warmed up (3 untimed calls, or 1 when a call takes over 100 ms), then they take turns in ~50 ms');
-out('slices until each has ≥ 7 timed runs and ≥ 0.4 s (≥ 3 runs when a call takes over 1 s; at most 5000 runs, and 8 s');
-out('once it has 3). Median of the runs; "best" is the fastest. GFLOP/s counts 8·L·E² + 4·L²·E. "÷ attnscope" is the');
+out('slices until each has ≥ 7 timed runs and ≥ 0.4 s (≥ 5 runs when a call takes over 1 s; at most 5000 runs, and 8 s');
+out('once it has 5). Median of the runs; "best" is the fastest. GFLOP/s counts 8·L·E² + 4·L²·E. "÷ attnscope" is the');
 out('library\'s median over attnscope\'s at the same thread count: above 1 means attnscope is faster. The Δ columns are');
 out('the largest absolute differences from attnscope\'s output and weights. "variant" is the path that was fastest, with');
 out('the other paths\' medians in brackets; the table reports the library by its fastest.');
