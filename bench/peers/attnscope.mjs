@@ -10,7 +10,7 @@ function distUrl() {
 }
 
 /**
- * The thread count the loaded build reports, or null if it reports none. The threaded build is asked for with
+ * The thread count the loaded build reports ({ threads: null } if it reports none) and why it fell back, if it says. The threaded build is asked for with
  * init({ threads }); what reports the running build is looked for in the places an API would put it (init's result,
  * a runtime/build info function, memoryUsage()), so the bench runs before and after that API exists.
  */
@@ -25,20 +25,22 @@ function reportedThreads(lib, initResult) {
   }
   sources.push(lib.threads);
   for (const s of sources) {
-    if (Number.isInteger(s)) return s;
+    if (Number.isInteger(s)) return { threads: s };
     for (const key of ['threads', 'threadCount', 'numThreads'])
-      if (s && typeof s === 'object' && Number.isInteger(s[key])) return s[key];
+      if (s && typeof s === 'object' && Number.isInteger(s[key])) return { threads: s[key], why: s.fallbackReason };
   }
-  return null;
+  return { threads: null };
 }
 
 /** init({ threads }); above one thread, a build that does not report that many threads is "n/a (not built)". */
 export async function load({ threads = 1 } = {}) {
   const lib = await import(distUrl());
   const initResult = await lib.init({ threads });
-  const running = reportedThreads(lib, initResult);
-  if (threads > 1 && !(running >= threads))
-    throw new Unavailable(`not built: init({ threads: ${threads} }) runs ${running ?? 'an unthreaded build'}`);
+  const { threads: running, why } = reportedThreads(lib, initResult);
+  if (threads > 1 && !(running >= threads)) {
+    const runs = running ? `${running} thread${running > 1 ? 's' : ''}` : 'an unthreaded build';
+    throw new Unavailable(`not built: init({ threads: ${threads} }) runs ${runs}${why ? ` (${why})` : ''}`);
+  }
   if (threads === 1 && running > 1) throw new Error(`init({ threads: 1 }) runs ${running} threads`);
   return lib;
 }
