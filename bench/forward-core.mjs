@@ -70,28 +70,28 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
     }
     for (const mha of Object.values(layers)) await mha.dispose();
 
-    // Per library, the fastest variant (by median) stands for it; the others are listed beside it.
+    // Every path is checked against attnscope's result; per library, the fastest path (by median) stands for it and
+    // the others are listed beside it.
+    const refLast = timings['attnscope null']?.last;
+    const brief = ({ variant, ms, error, diffOutput, diffWeights }) => ({ variant, ms, error, diffOutput, diffWeights });
     for (const [key, t] of Object.entries(timings)) {
       const [id, variant] = key.split(' ');
       const v = variant === 'null' ? null : variant;
       const entry = t.error ? { id, L, E, H, variant: v, error: t.error } : { id, L, E, H, variant: v, ...t, gflops: flops(L, E) / (t.ms * 1e6) };
+      if (refLast && t.last && id !== 'attnscope') {
+        entry.diffOutput = maxAbsDiff(t.last.output, refLast.output);
+        entry.diffWeights = maxAbsDiff(t.last.weights, refLast.weights);
+      }
       const cur = byId[id];
       if (!cur || (cur.error && !entry.error) || (entry.ms && cur.ms && entry.ms < cur.ms)) {
-        entry.others = [...(cur?.others ?? []), ...(cur?.variant !== undefined ? [{ variant: cur.variant, ms: cur.ms, error: cur.error }] : [])];
+        entry.others = [...(cur?.others ?? []), ...(cur?.variant !== undefined ? [brief(cur)] : [])];
         byId[id] = entry;
       } else {
-        cur.others = [...(cur.others ?? []), { variant: v, ms: entry.ms, error: entry.error }];
+        cur.others = [...(cur.others ?? []), brief(entry)];
       }
     }
-    const ref = byId.attnscope?.last ? byId.attnscope : null;
-    for (const id of ids) {
-      const e = byId[id];
-      if (ref && e.last && id !== 'attnscope') {
-        e.diffOutput = maxAbsDiff(e.last.output, ref.last.output);
-        e.diffWeights = maxAbsDiff(e.last.weights, ref.last.weights);
-      }
-      if (ref?.ms && e.ms) e.ratio = e.ms / ref.ms;
-    }
+    const ref = byId.attnscope?.ms ? byId.attnscope : null;
+    for (const id of ids) if (ref && byId[id].ms) byId[id].ratio = byId[id].ms / ref.ms;
     for (const id of ids) {
       delete byId[id].last;
       rows.push(byId[id]);
