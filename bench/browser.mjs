@@ -25,7 +25,12 @@ const ISOLATION = {
 
 function startServer() {
   const server = createServer(async (req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    let pathname = '';
+    try {
+      pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    } catch {
+      // a malformed escape: answered as not found below
+    }
     const file = path.resolve(ROOT, '.' + pathname);
     const allowed = SERVED.some((p) => pathname.startsWith(p)) && file.startsWith(ROOT + path.sep) && !pathname.includes('\0');
     const info = allowed ? await stat(file).catch(() => null) : null;
