@@ -84,7 +84,8 @@ export function paintCells(ctx, rows, cols, rgbAt, x, y, cw, rh) {
 export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
   const { L, S, cell, left, top } = layout;
   const { data, offset = 0, vmax, cmap } = spec;
-  paintCells(ctx, L, S, (k) => seqRgb(cmap, data[offset + k] / vmax), ox + left, oy + top, cell, cell);
+  const unit = spec.unit ?? ((k) => data[offset + k] / vmax);
+  paintCells(ctx, L, S, (k) => seqRgb(cmap, unit(k)), ox + left, oy + top, cell, cell);
   ctx.save();
   if (cell >= 10) {
     // Hairline gaps between cells read as a table rather than a blur.
@@ -196,10 +197,11 @@ export function heatmapSvg(spec) {
   out.push(`<text x="12" y="22" font-size="16" font-weight="700" fill="#111">${esc(spec.title)}</text>`);
   out.push(`<text x="12" y="38" font-size="12" fill="#666">${esc(spec.subtitle ?? '')}</text>`);
   out.push(`<g transform="translate(0 ${f.titleH})">`);
+  const unit = spec.unit ?? ((k) => spec.data[(spec.offset ?? 0) + k] / spec.vmax);
   for (let i = 0; i < map.L; i++) {
     for (let j = 0; j < map.S; j++) {
       const v = spec.data[(spec.offset ?? 0) + i * map.S + j];
-      out.push(`<rect x="${map.left + j * map.cell}" y="${map.top + i * map.cell}" width="${map.cell}" height="${map.cell}" fill="${css(seqRgb(spec.cmap, v / spec.vmax))}" stroke="#fff" stroke-width="0.5"><title>${esc(spec.rows[i])} → ${esc(spec.cols[j])}: ${v.toFixed(6)}</title></rect>`);
+      out.push(`<rect x="${map.left + j * map.cell}" y="${map.top + i * map.cell}" width="${map.cell}" height="${map.cell}" fill="${css(seqRgb(spec.cmap, unit(i * map.S + j)))}" stroke="#fff" stroke-width="0.5"><title>${esc(spec.rows[i])} → ${esc(spec.cols[j])}: ${v.toFixed(6)}</title></rect>`);
     }
   }
   spec.rows.forEach((s, i) => out.push(`<text x="${map.left - 6}" y="${map.top + (i + 0.5) * map.cell}" font-size="${map.fontPx}" text-anchor="end" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`));
