@@ -54,7 +54,9 @@ async function runOnce(browser, url, scenario) {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.interactionId) perf.events.push({ id: e.interactionId, name: e.name, start: e.startTime, duration: e.duration }); })
       .observe({ type: 'event', durationThreshold: 16, buffered: true });
     try {
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) perf.loafs.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration }); })
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) perf.loafs.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+        render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+        scripts: e.scripts.map((x) => `${x.invoker} ${x.duration.toFixed(0)}ms (${x.sourceFunctionName || '?'}@${x.sourceCharPosition})`) }); })
         .observe({ type: 'long-animation-frame', buffered: true });
     } catch { perf.noLoaf = true; }
     addEventListener('keydown', (e) => perf.keydowns.push(e.timeStamp), true);
@@ -91,10 +93,12 @@ async function runOnce(browser, url, scenario) {
     return {
       interactions: [...byId.values()],
       loafs: b.loafs.filter((x) => x.start >= t0).map((x) => x.duration),
+      worst: b.loafs.filter((x) => x.start >= t0).sort((x, y) => y.duration - x.duration)[0],
       noLoaf: !!b.noLoaf,
       consistentMs: b.consistentAt(text) - b.keydowns[b.keydowns.length - 1],
       keys: b.keydowns.length,
       tokens: window.__attnscopeDemo.last.rows.length,
+      timings: window.__attnscopeDemo.timings,
     };
   }, { text: want, t0 });
   await context.close();
@@ -119,7 +123,8 @@ async function main() {
         consistent.push(r.consistentMs);
         tokens = r.tokens;
         noLoaf ||= r.noLoaf;
-        progress(`${sc.name} run ${run + 1}: INP p95 ${quantile(r.inp, 0.95)} ms, ${r.loafs.length} LoAF > 50 ms (max ${Math.max(0, ...r.loafs).toFixed(0)}), consistent ${r.consistentMs.toFixed(0)} ms, ${r.tokens} tokens`);
+        if (process.env.BENCH_VERBOSE && r.worst) progress(`longest frame: ${JSON.stringify(r.worst)}`);
+        progress(`${sc.name} run ${run + 1}: INP p95 ${quantile(r.inp, 0.95)} ms, ${r.loafs.length} LoAF > 50 ms (max ${Math.max(0, ...r.loafs).toFixed(0)}), consistent ${r.consistentMs.toFixed(0)} ms, ${r.tokens} tokens; last pass (ms): ${Object.entries(r.timings ?? {}).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
       }
       rows.push({ name: sc.name, inp, loafs, consistent, tokens, noLoaf });
     }

@@ -127,7 +127,7 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput 
       <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
       <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
     </ol>
-    <div class="table-wrap">${table}</div>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="${escapeAttr(t('sec.steps'))}">${table}</div>
     <div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
     ${check(wDiff)}
     <h3 class="mh-title">${t('mh.title')}</h3>

@@ -156,7 +156,7 @@ export function createMapsView(app) {
           card.innerHTML = `<figcaption><span class="swatch"></span><span class="map-title"></span>
             <span class="map-actions"><button type="button" class="mini" data-export="png">PNG</button><button type="button" class="mini" data-export="svg">SVG</button></span></figcaption>
             <p class="map-badge" hidden></p><div class="canvas-wrap"><canvas tabindex="0" role="img"></canvas></div><div class="axes-note"></div>
-            <details class="map-values"><summary></summary><div class="values-body"></div></details>`;
+            <details class="map-values"><summary></summary><div class="values-body" tabindex="0"></div></details>`;
           grid.append(card);
           cards.push({ which, card, canvas: card.querySelector('canvas'), layout: null, hover: null });
         }
