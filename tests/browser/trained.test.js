@@ -133,7 +133,9 @@ test('the trained language model is the default: a layers × heads model view wi
   assert.equal(d.last.kind, 'lm');
   assert.deepEqual(d.last.rows, ['<bos>', ...Array.from(EN, showToken)]);
   assert.equal(await page.$$eval('#tokens .tok', (els) => els.length), Array.from(EN).length + 1);
-  assert.ok(await page.isHidden('#steps-section'));
+  // The step-by-step panel works on the trained model too: one row per key, its weights equal to the model's own.
+  assert.ok(await page.isVisible('#steps-section'));
+  assert.equal(await page.$$eval('#steps td.w', (els) => els.length), d.last.L);
 
   // One map per layer and head, every one drawn.
   const cells = await page.$$eval('#modelview .mv-cell', (els) => els.map((e) => {
@@ -279,10 +281,13 @@ test('switching to "untrained" restores the seeded single layer, and back', asyn
   await settled(page);
   d = await demo(page);
   assert.equal(d.last.kind, 'lm');
-  assert.ok(await page.isHidden('#steps-section'));
+  assert.ok(await page.isVisible('#steps-section'));
   assert.ok(await page.isVisible('#model-section'));
   assert.ok(await page.isHidden('#embed-dim'));
-  // The note under the head view leads to the untrained model too.
+  // The dates model has no step panel; its note leads to the untrained model.
+  await page.click('#mode-tabs [data-mode="s2s"]');
+  await settled(page);
+  assert.ok(await page.isHidden('#steps-section'));
   await page.click('#show-untrained');
   await settled(page);
   assert.equal((await demo(page)).last.kind, 'seeded');
@@ -499,6 +504,41 @@ test('the trained models are fetched only when a view needs them, with a loading
   await page.click('#mode-tabs [data-mode="s2s"]');
   await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading);
   assert.deepEqual((await fetched(page)).map((n) => n.replace(/-[^-]+$/, '')), ['char-lm', 'dates-seq2seq']);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the step-by-step panel on any layer and head of the language model starts from the layer input and equals the model', async () => {
+  const lm = await nodeModel('char-lm');
+  const { n_layers: L, n_heads: H, d_model: E } = lm.config;
+  const { page, problems, close } = await open();
+  const ref = lm.forward(EN, { needAttention: true });
+  const T = ref.ids.length;
+  for (const [layer, head, qi] of [[0, 0, T - 1], [L - 1, H - 1, 7], [1, 2, 0]]) {
+    await page.selectOption('#layer-select', `self:${layer}`);
+    await page.click(`#head-tabs [data-head="${head}"]`);
+    await page.click(`#tokens .tok[data-i="${qi}"]`);
+    await settled(page);
+    const d = await demo(page);
+    assert.equal(d.last.layer, layer);
+    assert.equal(d.last.steps.head, head);
+    assert.equal(d.last.steps.qi, qi);
+    // The panel's weights (float64, from the rebuilt layer input) equal the package's forward pass in Node.
+    const shown = await page.$$eval('#steps td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
+    assert.equal(shown.length, T);
+    const row = ref.attention.data.subarray(((layer * H + head) * T + qi) * T, ((layer * H + head) * T + qi + 1) * T);
+    shown.forEach((w, j) => assert.ok(Math.abs(w - row[j]) < 1e-4, `layer ${layer} head ${head} query ${qi} key ${j}: shown ${w}, forward ${row[j]}`));
+    // Causal: keys after the query are masked; the rest add up to 1.
+    assert.equal(await page.$$eval('#steps tr.masked', (e) => e.length), T - 1 - qi);
+    assert.ok(Math.abs(shown.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    // Both self-checks pass (weights and the attention output against WebAssembly).
+    assert.equal(await page.$$eval('#steps .check.ok', (e) => e.length), 2);
+    // The input is shown as numbers: x and LayerNorm(x), E of each; then q, k and their element-wise product.
+    const counts = (sel) => page.$$eval(sel, (rows) => rows.map((r) => r.querySelectorAll('.vec span').length));
+    assert.deepEqual(await counts('#steps .step-input .vec-row'), [E, E]);
+    assert.deepEqual(await counts('#steps .worked .vec-row'), [E / H, E / H, E / H]);
+  }
+  await page.locator('#steps-section').screenshot({ path: join(ART, '22-lm-steps.png') });
   assert.deepEqual(problems, []);
   await close();
 });

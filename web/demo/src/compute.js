@@ -144,7 +144,8 @@ export function createComputer({ onModel }) {
       if (kind === 'seeded') return computeSeeded(state);
       const entry = modelEntry(kind, onModel);
       if (entry.status !== 'ready') return { kind, entry, loading: entry.status === 'loading', error: entry.status === 'error' ? entry.error : null, empty: true, rows: [], cols: [], L: 0, S: 0, qi: -1 };
-      return kind === 'lm' ? computeLM(state, entry.model) : computeS2S(state, entry.model);
+      // The file's bytes go along: the step-by-step panel reads the weights from them.
+      return kind === 'lm' ? { ...computeLM(state, entry.model), bytes: entry.bytes } : computeS2S(state, entry.model);
     },
     /** The dates model's run for the current source sentence (the decoding player needs its length). */
     s2sRun: () => s2sRun.run,

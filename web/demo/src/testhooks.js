@@ -21,6 +21,7 @@ function trainedForTests(r, isPlaying) {
     namedHeads: r.model.namedHeads,
     named: r.named?.map((n) => n && { name: n.name, score: n.score }) ?? [],
     weights: r.weights ? Array.from(r.weights.data) : [],
+    steps: r.steps,
   };
   if (r.kind === 'lm' && r.run) Object.assign(out, { ids: r.run.ids, truncated: r.run.truncated, total: r.run.total, next: r.run.next.map((x) => ({ token: x.token, p: x.p })) });
   if (r.kind === 's2s') {

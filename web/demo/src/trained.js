@@ -43,6 +43,7 @@ export function modelEntry(name, onChange) {
       e.loaded = bytes.length;
     }
     e.model = await loadModel(bytes);
+    e.bytes = bytes; // the step-by-step panel reads the weights from here (modelweights.js)
     e.status = 'ready';
   })()
     .catch((err) => { e.status = 'error'; e.error = err; console.error(err); })

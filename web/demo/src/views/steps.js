@@ -7,6 +7,9 @@ import { explainQuery } from '../steps.js';
 import { renderSteps, stepsTooltip, matrixTooltip } from '../stepsview.js';
 import { escapeHtml } from '../headview.js';
 import { showTip, hideTip } from '../tooltip.js';
+import { sinusoidalPositions } from '../model.js';
+import { modelTensors } from '../modelweights.js';
+import { createLayerInputs } from '../layerinput.js';
 
 export function createStepsView(app) {
   const steps = $('#steps');
@@ -64,16 +67,48 @@ export function createStepsView(app) {
     steps.setAttribute('aria-labelledby', `head-tab-${head}`);
   }
 
+  let layerInputs = { model: null, at: null };
+
+  /** What the panel needs from the seeded layer: its inputs and the forward pass of the page. */
+  function seeded(state, r) {
+    const { E, qi } = r;
+    const x = r.query.data.subarray(qi * E, (qi + 1) * E);
+    const pe = sinusoidalPositions(qi + 1, E).subarray(qi * E);
+    const tokenVec = Float32Array.from(x, (v, c) => v - pe[c]);
+    const ex = explainQuery({ stateDict: r.stateDict(), numHeads: r.H, query: r.query, key: r.key, qi, causal: r.causal });
+    const inputs = r.cross ? [] : [
+      { label: t('in.token'), values: tokenVec },
+      { label: t('in.position'), values: pe },
+      { label: t('in.sum'), values: x },
+    ];
+    return { ex, inputs, fwdOutput: r.output.data };
+  }
+
+  /** The same for a layer of the trained language model: its input rebuilt from the weights, then LayerNorm. */
+  function trained(state, r) {
+    if (layerInputs.model !== r.model) layerInputs = { model: r.model, at: createLayerInputs(r.model, modelTensors(r.bytes)) };
+    const a = layerInputs.at.at(r.run.ids, r.layer);
+    const { T, d } = a, qi = r.qi;
+    const h = { data: a.h, shape: [T, d] };
+    const ex = explainQuery({ stateDict: a.stateDict, numHeads: r.H, query: h, key: h, qi, causal: true });
+    const inputs = [
+      { label: t('in.residual'), values: a.x.subarray(qi * d, (qi + 1) * d) },
+      { label: t('in.ln'), values: a.h.subarray(qi * d, (qi + 1) * d) },
+    ];
+    return { ex, inputs, fwdOutput: a.output };
+  }
+
   return {
     name: 'steps',
     root: $('#steps-section'),
-    wants: (r) => r.kind === 'seeded' && !r.entry,
+    wants: (r) => (r.kind === 'seeded' || r.kind === 'lm') && !r.entry && !r.textEmpty,
     render(state, r) {
       if (r.empty) { steps.replaceChildren(); r.steps = null; return; }
       controls(state, r);
       const head = Math.min(state.head, r.H - 1);
-      const ex = explainQuery({ stateDict: r.stateDict(), numHeads: r.H, query: r.query, key: r.key, qi: r.qi, causal: r.causal });
-      const res = renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput: r.output.data });
+      const { ex, inputs, fwdOutput } = r.kind === 'lm' ? trained(state, r) : seeded(state, r);
+      // The weights are checked against the forward pass that drew the maps (the model's own, for the trained model).
+      const res = renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs });
       r.steps = { qi: r.qi, head, weights: Array.from(ex.heads[head].weights), ...res };
     },
   };
