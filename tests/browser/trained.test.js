@@ -470,6 +470,11 @@ test('the new views speak Chinese', async () => {
   await page.click('#mode-tabs [data-mode="self"]');
   await settled(page);
   assert.equal(await page.textContent('#model-switch [data-model="trained"]'), '训练好的字符模型');
+  // The Chinese default sentence is one the language model can read: no <unk> character.
+  assert.equal((await demo(page)).last.kind, 'lm');
+  assert.equal(await page.$$eval('#tokens .tok.unk', (els) => els.length), 0);
+  // A head measured on one language does not say so on the badge of every sentence.
+  assert.doesNotMatch(await page.textContent('#modelview'), /（中文文本）|（英文文本）|Chinese text|English text/);
   await page.click('[data-example="poem"]');
   await settled(page);
   const d = await demo(page);

@@ -6,7 +6,8 @@ export const HEAD_COUNTS = [1, 2, 3, 4, 6, 8];
 
 export const EXAMPLES = {
   en: 'The animal didn’t cross the street because it was too tired.',
-  zh: '小猫没有吃鱼，因为它一点也不饿。',
+  // Every character is in the language model's vocabulary (no <unk> in the default view).
+  zh: '小狗没有吃饭，因为它一点也不想吃。',
   pair: { src: 'The animal didn’t cross the street because it was too tired.', tgt: '这只动物没有过马路，因为它太累了。' },
   pairFr: { src: 'The animal didn’t cross the street because it was too tired.', tgt: 'L’animal n’a pas traversé la rue car il était trop fatigué.' },
   // For the trained character model: parallel lines of a Tang poem, and a repeated phrase.
