@@ -236,9 +236,11 @@ test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
   const svg = await grab(() => page.click('#maps .map-card[data-head="avg"] [data-export="svg"]'));
   const text = svg.bytes.toString('utf8');
   assert.match(text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-  assert.match(text, /<\/svg>$/);
+  assert.match(text, /<\/svg>\n?$/);
   writeFileSync(join(ART, '07-export-average.svg'), text);
-  assert.equal((text.match(/<title>/g) ?? []).length, 12 * 12);
+  // Drawn by attnscope/figures: one cell per weight, each filled, with its indices.
+  assert.equal((text.match(/<rect[^>]* data-q="\d+" data-k="\d+"/g) ?? []).length, 12 * 12);
+  assert.match(text, /role="img"/);
   // The SVG parses as XML.
   const parsed = await page.evaluate((s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror') === null, text);
   assert.ok(parsed);

@@ -33,7 +33,10 @@ export default {
   publicDir: false,
   resolve: {
     // The page imports the package by its name; the build uses the freshly built dist/.
-    alias: { attnscope: resolve(repo, 'dist/index.js') },
+    alias: [
+      { find: /^attnscope$/, replacement: resolve(repo, 'dist/index.js') },
+      { find: /^attnscope\/figures$/, replacement: resolve(repo, 'dist/figures/index.js') },
+    ],
   },
   plugins: [precache()],
   build: {

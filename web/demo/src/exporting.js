@@ -1,6 +1,7 @@
 // Downloads: one map as PNG or SVG, and the whole view as JSON (every setting, every layer of a trained model).
 import { t } from './i18n.js';
-import { heatmapPng, heatmapSvg } from './heatmap.js';
+import { heatmapSvg } from 'attnscope/figures';
+import { heatmapPng } from './heatmap.js';
 import { mapSpec } from './mapspec.js';
 import { FILE_NAMES } from './trained.js';
 
@@ -21,12 +22,30 @@ function fileBase(state, r, which) {
   return `attnscope-${state.mode}-${part}`;
 }
 
+/** The page's colour scales under the names attnscope/figures gives them. */
+const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
+
+/** One map as a standalone SVG figure, drawn by the package's attnscope/figures (the same function a Node script uses). */
+export function svgFigure(state, r, spec) {
+  const n = r.L * r.S;
+  return heatmapSvg({ data: spec.data.subarray(spec.offset, spec.offset + n), shape: [r.L, r.S] }, r.rows, {
+    keyTokens: r.cols,
+    title: spec.title,
+    subtitle: spec.subtitle,
+    scale: FIGURE_SCALE[state.scale],
+    vmax: state.scale === 'one' ? 1 : undefined,
+    colormap: state.cmap,
+    labels: true,
+    strings: { head: t('head', { n: '{n}' }), layer: t('mv.layer', { n: '{n}' }), weight: t('legend') },
+  });
+}
+
 export async function exportMap(state, r, which, kind) {
   if (!r || r.empty) return;
   // Exported figures are clean: no hover frame, no walkthrough row marker.
   const spec = { ...mapSpec(state, r, which), selectedRow: null, legendTitle: t('legend') };
   if (kind === 'png') download(await heatmapPng(spec), `${fileBase(state, r, which)}.png`);
-  else download(new Blob([heatmapSvg(spec)], { type: 'image/svg+xml' }), `${fileBase(state, r, which)}.svg`);
+  else download(new Blob([svgFigure(state, r, spec)], { type: 'image/svg+xml' }), `${fileBase(state, r, which)}.svg`);
 }
 
 const round = (x) => Number(x.toPrecision(7));

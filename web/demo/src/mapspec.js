@@ -8,7 +8,7 @@ import { scaleTop, unitOf } from './scales.js';
 export function mapSpec(state, r, which) {
   const avg = which === 'avg';
   const named = avg ? null : r.named?.[which];
-  const mode = r.cross ? t('attn.crossUntrained') : t('attn.self');
+  const mode = r.cross ? t('attn.crossUntrained') : t('attn.selfUntrained');
   let subtitle = `attnscope · ${mode} · E=${r.E} H=${r.H} seed=${r.seed}${r.causal ? ' · causal' : ''} · ${t('axes')}`;
   if (r.kind === 'lm') subtitle = `attnscope · ${FILE_NAMES.lm} · ${t('attn.self')} · ${t('mv.layer', { n: r.layer + 1 })} · ${t('axes')}`;
   if (r.kind === 's2s') subtitle = `attnscope · ${FILE_NAMES.s2s} · ${t(`attn.${r.attn}`)} · ${t('mv.layer', { n: r.layer + 1 })} · ${t('axes')}`;
