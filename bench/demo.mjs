@@ -2,7 +2,10 @@
 // Frames). Types keys at 10 per second into (a) the trained language model near 128 characters and (b) the untrained
 // layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (README's demo section quotes it).
 //
-//   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20]
+//   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20] [--base=DIR]
+//
+// --base=DIR also measures another build of the page (e.g. an older commit's build/site), taking turns with this one
+// run by run, so both see the same load on a shared machine; the table then has a row for each.
 //
 // Per scenario and run:
 //   - INP: for every keystroke, the longest Event Timing entry of its interaction (keydown → next paint). Chromium
@@ -21,6 +24,7 @@ const SITE = join(ROOT, 'build/site');
 const option = (name, fallback) => Number(process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const RUNS = option('runs', 3);
 const KEYS = option('keys', 20);
+const BASE = process.argv.slice(2).find((a) => a.startsWith('--base='))?.slice('--base='.length);
 const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
@@ -109,34 +113,37 @@ async function runOnce(browser, url, scenario) {
 
 async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
-  const { server, url } = await startServer(SITE, 0);
+  const sites = [];
+  if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
+  sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
   const rows = [];
   try {
     for (const sc of SCENARIOS) {
-      const inp = [], loafs = [], consistent = [];
-      let tokens = 0, noLoaf = false;
+      const acc = sites.map((site) => ({ site, inp: [], loafs: [], consistent: [], tokens: 0, noLoaf: false }));
       for (let run = 0; run < RUNS; run++) {
-        const r = await runOnce(browser, url, sc);
-        inp.push(...r.inp);
-        loafs.push(...r.loafs);
-        consistent.push(r.consistentMs);
-        tokens = r.tokens;
-        noLoaf ||= r.noLoaf;
-        if (process.env.BENCH_VERBOSE && r.worst) progress(`longest frame: ${JSON.stringify(r.worst)}`);
-        progress(`${sc.name} run ${run + 1}: INP p95 ${quantile(r.inp, 0.95)} ms, ${r.loafs.length} LoAF > 50 ms (max ${Math.max(0, ...r.loafs).toFixed(0)}), consistent ${r.consistentMs.toFixed(0)} ms, ${r.tokens} tokens; last pass (ms): ${Object.entries(r.timings ?? {}).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+        for (const a of acc) {
+          const r = await runOnce(browser, a.site.url, sc);
+          a.inp.push(...r.inp);
+          a.loafs.push(...r.loafs);
+          a.consistent.push(r.consistentMs);
+          a.tokens = r.tokens;
+          a.noLoaf ||= r.noLoaf;
+          if (process.env.BENCH_VERBOSE && r.worst) progress(`longest frame: ${JSON.stringify(r.worst)}`);
+          progress(`${sc.name}${a.site.label ? ` [${a.site.label}]` : ''} run ${run + 1}: INP p95 ${quantile(r.inp, 0.95)} ms, ${r.loafs.length} LoAF > 50 ms (max ${Math.max(0, ...r.loafs).toFixed(0)}), consistent ${r.consistentMs.toFixed(0)} ms, ${r.tokens} tokens; last pass (ms): ${Object.entries(r.timings ?? {}).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+        }
       }
-      rows.push({ name: sc.name, inp, loafs, consistent, tokens, noLoaf });
+      for (const a of acc) rows.push({ name: sc.name + (a.site.label ? ` — ${a.site.label}` : ''), ...a });
     }
   } finally {
     await browser.close();
-    server.close();
+    for (const s of sites) s.server.close();
   }
   const out = (s = '') => process.stdout.write(s + '\n');
-  out(`Typing ${KEYS} keys at 10 a second, ${RUNS} runs per scenario, headless Chromium ${browser.version?.() ?? ''}, 1280×900.`);
+  out(`Typing ${KEYS} keys at 10 a second, ${RUNS} runs per scenario, headless Chromium, 1280×900 (\`node bench/demo.mjs --runs=${RUNS}${BASE ? ' --base=…' : ''}\`).`);
   out('INP ≤ 16 means Chromium reported no entry (it reports ≥ 16 ms only). Targets: INP p95 ≤ 50 ms, no long animation frame > 50 ms, consistent ≤ 100 ms.');
   out();
-  out('| scenario | INP p50 | INP p95 | INP max | long animation frames > 50 ms (max) | consistent after last key p50 / max |');
+  out('| scenario | INP p50 | INP p95 | INP max | long animation frames > 50 ms (max) | views consistent after last key, p50 / max |');
   out('|---|---|---|---|---|---|');
   for (const r of rows) {
     const f = (x) => (x <= 16 ? '≤ 16 ms' : `${x.toFixed(0)} ms`);

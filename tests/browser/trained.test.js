@@ -544,6 +544,21 @@ test('the step-by-step panel on any layer and head of the language model starts 
     assert.deepEqual(await counts('#steps .worked .vec-row'), [E / H, E / H, E / H]);
   }
   await page.locator('#steps-section').screenshot({ path: join(ART, '22-lm-steps.png') });
+  // Typing at the end reuses the unchanged rows of the layer input: the panel still equals the model.
+  await page.focus('#text');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' Yes.');
+  await page.click('#tokens .tok[data-i="3"]');
+  await settled(page);
+  const ref2 = lm.forward(EN + ' Yes.', { needAttention: true });
+  const T2 = ref2.ids.length;
+  const d2 = await demo(page);
+  const shown2 = await page.$$eval('#steps td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
+  const { layer: l2, head: h2 } = { layer: d2.last.layer, head: d2.last.steps.head };
+  const row2 = ref2.attention.data.subarray(((l2 * H + h2) * T2 + 3) * T2, ((l2 * H + h2) * T2 + 4) * T2);
+  assert.equal(shown2.length, T2);
+  shown2.forEach((w, j) => assert.ok(Math.abs(w - row2[j]) < 1e-4, `after typing, key ${j}: shown ${w}, forward ${row2[j]}`));
+  assert.equal(await page.$$eval('#steps .check.ok', (e) => e.length), 2);
   assert.deepEqual(problems, []);
   await close();
 });

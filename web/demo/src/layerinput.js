@@ -59,7 +59,9 @@ export function createLayerInputs(lm, tensor) {
     }
     return attn[i];
   };
-  let cache = { key: '', xs: [] };
+  // The last text's residual stream per layer. The model is causal, so rows of an unchanged prefix (the usual case
+  // while typing at the end) are reused and only the new rows go through the MLPs.
+  let cache = { ids: [], xs: [], runs: [] };
 
   return {
     /**
@@ -68,14 +70,15 @@ export function createLayerInputs(lm, tensor) {
      */
     at(ids, layer) {
       const T = ids.length;
-      const key = ids.join(',');
-      if (cache.key !== key) {
+      let same = 0;
+      while (same < T && same < cache.ids.length && ids[same] === cache.ids[same]) same++;
+      if (same !== T || cache.ids.length !== T) {
         const tok = tensor('tok_emb.weight').data, pos = tensor('pos_emb.weight').data;
         const x = new Float32Array(T * d);
         for (let i = 0; i < T; i++) for (let k = 0; k < d; k++) x[i * d + k] = tok[ids[i] * d + k] + pos[i * d + k];
-        cache = { key, xs: [x], runs: [] };
+        cache = { ids: [...ids], xs: [x], runs: [], reuse: same, old: cache.xs };
       }
-      const ln = (i, which, x) => layerNorm(x, T, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.ln_eps);
+      const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.ln_eps);
       const run = (i) => {
         if (!cache.runs[i]) {
           const h = ln(i, 'ln1', cache.xs[i]);
@@ -85,15 +88,20 @@ export function createLayerInputs(lm, tensor) {
         return cache.runs[i];
       };
       for (let i = cache.xs.length - 1; i < layer; i++) {
-        // Block i: attention then MLP, each added to the residual stream.
-        const x = cache.xs[i].slice();
-        const a = run(i).output;
-        for (let k = 0; k < x.length; k++) x[k] += a[k];
-        const h2 = ln(i, 'ln2', x);
-        const u = linear(h2, T, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.d_ff);
-        for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
-        const y = linear(u, T, c.d_ff, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
-        for (let k = 0; k < x.length; k++) x[k] += y[k];
+        // Block i: attention then MLP, each added to the residual stream; rows before `from` are the last text's.
+        const from = Math.min(cache.reuse ?? 0, cache.old?.[i + 1] ? T : 0);
+        const x = new Float32Array(T * d);
+        if (from) x.set(cache.old[i + 1].subarray(0, from * d));
+        const a = run(i).output, xi = cache.xs[i];
+        for (let k = from * d; k < x.length; k++) x[k] = xi[k] + a[k];
+        if (from < T) {
+          const n = T - from;
+          const h2 = ln(i, 'ln2', x, from);
+          const u = linear(h2, n, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.d_ff);
+          for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
+          const y = linear(u, n, c.d_ff, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
+          for (let k = 0; k < y.length; k++) x[from * d + k] += y[k];
+        }
         cache.xs[i + 1] = x;
       }
       const r = run(layer);
