@@ -334,3 +334,22 @@ test('the interface follows navigator.language and switches language', async () 
   assert.deepEqual(en.problems, []);
   await en.close();
 });
+
+test('a hand-edited hash is read over the defaults: what it leaves out is reset, invalid values fall back', async () => {
+  const { page, problems, close } = await open(UNTRAINED + '&text=' + encodeURIComponent('Le chat dort.') + '&d=32&h=2');
+  assert.deepEqual((await demo(page)).last.rows, ['Le', 'chat', 'dort', '.']);
+  // No text in the new hash: the default sentence, not the old one; a bad size falls back to the default.
+  await page.evaluate(() => { location.hash = '#mode=self&model=untrained&d=33&h=99&scale=bogus&q=-7'; });
+  await page.waitForFunction(() => window.__attnscopeDemo.state.text !== 'Le chat dort.');
+  await settled(page);
+  const d = await demo(page);
+  assert.equal(d.state.text, EN);
+  assert.equal(d.state.embedDim, 64);
+  assert.equal(d.state.numHeads, 4);
+  assert.equal(d.state.scale, 'rest');
+  assert.equal(d.state.query, -1);
+  assert.equal(await page.inputValue('#text'), EN);
+  assert.equal(d.last.rows.length, 12);
+  assert.deepEqual(problems, []);
+  await close();
+});

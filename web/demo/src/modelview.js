@@ -62,7 +62,8 @@ export class ModelView {
    *           selected: { attn: string, layer: number }, cmap: string, vmax: number,
    *           named: (attn: string, layer: number, head: number) => { label: string, title: string } | null }} v
    */
-  update({ groups, selected, cmap, vmax, scale = 'max', named }) {
+  // A generator: it yields after each row of maps, so a caller can let input in between.
+  *update({ groups, selected, cmap, vmax, scale = 'max', named }) {
     const signature = groups.map((g) => `${g.attn}:${g.layers}x${g.H}`).join('|');
     if (signature !== this.signature) this.build(groups, signature);
     for (const g of groups) {
@@ -127,6 +128,7 @@ export class ModelView {
       c.layout = smallLayout(L, S, width, Math.max(width, 60));
       const ctx = prepareCanvas(c.canvas, c.layout.width, c.layout.height);
       drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, unit: unitOf(scale, m.data, m.offset, L, S, vmax), selectedRow: null, hover: null });
+      if (c.head === g.H - 1) yield;
     }
   }
 

@@ -42,15 +42,30 @@ export function createScheduler({ getState, compute, views, onDone }) {
     for (const r of byRoot.keys()) io.observe(r);
   }
 
-  /** Draw `view` for pass `v` unless it is hidden for this result or already drawn. */
-  function draw(view, r, v) {
-    if (drawn.get(view) === v) return;
+  /**
+   * Draw `view` for pass `v` unless it is hidden for this result or already drawn. A view whose render() returns an
+   * iterator (a generator) is drawn in steps, with a yield to the browser whenever a slice is used up. Resolves to
+   * false if a newer state abandoned the drawing.
+   */
+  async function draw(view, r, v, slice) {
+    if (drawn.get(view) === v) return true;
     if (!view.wants || view.wants(r)) {
       const t1 = performance.now();
-      view.render(getState(), r);
+      const steps = view.render(getState(), r);
+      if (steps && typeof steps.next === 'function') {
+        for (;;) {
+          if (steps.next().done) break;
+          if (performance.now() - slice.t0 > SLICE_MS) {
+            await yieldToBrowser();
+            slice.t0 = performance.now();
+            if (version !== v) return false;
+          }
+        }
+      }
       status.timings[view.name] = performance.now() - t1;
     }
     drawn.set(view, v);
+    return true;
   }
 
   async function loop() {
@@ -58,20 +73,20 @@ export function createScheduler({ getState, compute, views, onDone }) {
     try {
       for (;;) {
         const v = version;
-        let t0 = performance.now();
+        const slice = { t0: performance.now() };
         const r = compute();
         status.result = r;
-        status.timings.compute = performance.now() - t0;
+        status.timings.compute = performance.now() - slice.t0;
         let abandoned = false;
         // Visible views first, in page order, in slices of SLICE_MS between which input and paint get their turn.
         for (const view of views) {
           if (!visible.get(view) || drawn.get(view) === v) continue;
-          if (performance.now() - t0 > SLICE_MS) {
+          if (performance.now() - slice.t0 > SLICE_MS) {
             await yieldToBrowser();
+            slice.t0 = performance.now();
             if (version !== v) { abandoned = true; break; }
-            t0 = performance.now();
           }
-          draw(view, r, v);
+          if (!(await draw(view, r, v, slice))) { abandoned = true; break; }
         }
         if (!abandoned) {
           status.visibleVersion = v;
@@ -80,8 +95,9 @@ export function createScheduler({ getState, compute, views, onDone }) {
           for (const view of views) {
             if (drawn.get(view) === v) continue;
             await idle();
+            slice.t0 = performance.now();
             if (version !== v) { abandoned = true; break; }
-            draw(view, r, v);
+            if (!(await draw(view, r, v, slice))) { abandoned = true; break; }
           }
         }
         if (!abandoned && version === v) {

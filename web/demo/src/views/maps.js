@@ -138,7 +138,8 @@ export function createMapsView(app) {
     root: $('#maps-section'),
     wants: (r) => !r.entry,
     openZoom,
-    render(state, r) {
+    // A generator: the scheduler may let input in between two maps.
+    *render(state, r) {
       if (r.empty) {
         grid.replaceChildren();
         cards.length = 0;
@@ -184,6 +185,7 @@ export function createMapsView(app) {
         m.canvas.title = t('enlarge');
         m.canvas.setAttribute('aria-label', `${s.title}. ${t('a11y.strongest')}: ${strongest(s.data, s.offset, s.rows, s.cols)}. ${t('enlarge')}`);
         draw(m);
+        yield;
       }
       if (zoomed != null && zoom.open) drawZoom();
     },

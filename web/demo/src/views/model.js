@@ -55,7 +55,7 @@ export function createModelView(app) {
     name: 'model',
     root: $('#model-section'),
     wants: (r) => r.kind !== 'seeded' && !r.entry && !r.textEmpty && !r.sourceEmpty,
-    render(state, r) {
+    *render(state, r) {
       const badge = (n) => (n ? { label: `${headName(n)} · ${n.score.toFixed(2)}`, name: headName(n), score: n.score.toFixed(2), title: namedTitle(n), def: metricText(r.model, n) } : null);
       const groups = groupsOf(r);
       let named;
@@ -77,7 +77,7 @@ export function createModelView(app) {
         }
       }
       shown = { groups, named };
-      mv.update({ groups, selected: { attn: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer }, cmap: state.cmap, vmax, scale: state.scale, named });
+      yield* mv.update({ groups, selected: { attn: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer }, cmap: state.cmap, vmax, scale: state.scale, named });
       $('#mv-scale .legend-bar').style.background = gradientCss(state.cmap);
       $('#mv-scale .mid').textContent = fmtTick(vmax / 2);
       $('#mv-scale .max').textContent = fmtTick(vmax);
