@@ -49,6 +49,11 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         .slice(0, 5).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}: right ${Math.round(el.getBoundingClientRect().right)}`));
       assert.deepEqual(wide, []);
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1), 'the page scrolls sideways at 390 px');
+      // The step table's weight column is on screen, not behind a sideways scroll.
+      if (await page.isVisible('#steps td.w')) {
+        const [right, width] = await page.$eval('#steps td.w', (td) => [td.getBoundingClientRect().right, document.documentElement.clientWidth]);
+        assert.ok(right <= width, `the weight column ends at ${right} px on a ${width} px screen`);
+      }
       assert.deepEqual(await axe(page), []);
       await shot(page, `a11y-${name}-${lang}-phone`, { fullPage: true });
       assert.deepEqual(problems, []);
