@@ -39,6 +39,11 @@ export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 
   };
   let g = labels ? withLabels() : null;
   let showLabels = !!g;
+  if (g && labels === 'auto' && g.cell < minLabelCell && fontPx > 8) {
+    // Small cells: one more try with 8 px labels, which still read, before going without.
+    const small = heatmapLayout(rows, cols, { width, maxCell, minLabelCell: 8, fontPx: 8, labels, pad });
+    if (small.showLabels) return small;
+  }
   if (!g || (labels === 'auto' && g.cell < minLabelCell)) {
     showLabels = false;
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
