@@ -59,15 +59,29 @@ async function readWasm(source, isDefault) {
   } catch (cause) {
     throw new Error(`init: could not load ${source} (${cause.message})`, { cause });
   }
+  if (response.status === 403) throw new Error(`init: could not load ${source}: HTTP 403: is a dev server refusing files outside its root? (Vite: server.fs.allow; ${SEE_BUNDLERS})`);
   if (!response.ok) throw new Error(`init: could not load ${source}: HTTP ${response.status}${isDefault ? `: did a bundler move this module without its attnscope.wasm? (${SEE_BUNDLERS})` : ''}`);
   return new Uint8Array(await response.arrayBuffer());
 }
+
+/**
+ * Vite 5–7's dev server pre-bundles dependencies into <cacheDir>/deps/ (node_modules/.vite/deps/ by default) and
+ * leaves new URL('./attnscope.wasm', import.meta.url) pointing there, where no .wasm is (Vite 8's optimizer copies
+ * it). With the default cacheDir the package itself is two folders up, at node_modules/attnscope/dist/, which the
+ * dev server serves: that is where the .wasm is read from then. Anything else returns null.
+ */
+function viteOptimizedOriginal(url) {
+  if (!(url instanceof URL) || !/\/node_modules\/\.vite\/deps(_temp_[^/]*)?\/[^/]*$/.test(url.pathname)) return null;
+  return new URL('../../attnscope/dist/attnscope.wasm', url);
+}
+
+const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /** Checks the WebAssembly magic number; otherwise names what the bytes look like and the likely cause. */
 function checkMagic(bytes, where) {
-  if (bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d) return;
+  if (isWasm(bytes)) return;
   const text = String.fromCharCode(...bytes.subarray(0, 64)).trimStart().toLowerCase();
   const cause =
     bytes.length === 0 ? 'got an empty file'
@@ -161,8 +175,15 @@ async function load(options) {
   } else {
     const isDefault = options.wasmUrl === undefined;
     const source = isDefault ? defaultWasmUrl() : resolveWasmUrl(options.wasmUrl);
-    bytes = await readWasm(source, isDefault);
     where = String(source);
+    const original = isDefault ? viteOptimizedOriginal(source) : null;
+    if (original) {
+      bytes = await readWasm(original, false).catch(() => null);
+      if (bytes && isWasm(bytes)) where = String(original);
+      else throw new Error(`init: Vite's dependency optimizer moved attnscope to ${source.pathname.replace(/[^/]*$/, '')} without its .wasm, and ${original} did not answer with it either; add optimizeDeps: { exclude: ['attnscope'] } to vite.config.js (${SEE_BUNDLERS})`);
+    } else {
+      bytes = await readWasm(source, isDefault);
+    }
   }
   checkMagic(bytes, where);
   const compiled = await compile(bytes, where);

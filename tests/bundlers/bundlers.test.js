@@ -1,0 +1,175 @@
+// The packed tarball in a consumer app built by each bundler a user may have, without bundler configuration, and
+// run in headless Chromium (esbuild's Node bundles in Node): init(), one forward pass, the numbers the package
+// gives in Node. The bundlers are this folder's pinned devDependencies; the tarball is unpacked into its
+// node_modules/attnscope exactly as npm installs it (a copy, not a link).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const app = path.join(here, 'app');
+const out = path.join(root, 'build', 'bundlers');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13).
+const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+// Results must equal the package's own in Node: the same WebAssembly on the same input.
+const TOLERANCE = 1e-6;
+
+let browser;
+let expected;
+
+before(async () => {
+  assert.ok(existsSync(path.join(here, 'node_modules', 'vite5')), 'the bundlers are not installed: run `node scripts/setup.mjs test`');
+  // npm pack, then unpack into node_modules/attnscope: what `npm install attnscope` puts there.
+  const work = mkdtempSync(path.join(tmpdir(), 'attnscope-pack-'));
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+  const installed = path.join(here, 'node_modules', 'attnscope');
+  rmSync(installed, { recursive: true, force: true });
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['-xzf', path.join(work, packed.filename), '-C', installed, '--strip-components=1']);
+  rmSync(work, { recursive: true, force: true });
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+
+  const { init, MultiHeadAttention } = await import(path.join(installed, 'dist', 'index.js'));
+  const { report } = await import('./app/report.js');
+  const log = console.log;
+  console.log = (line) => (expected = JSON.parse(line));
+  try {
+    await report(init, MultiHeadAttention);
+  } finally {
+    console.log = log;
+  }
+  assert.equal(expected.error, undefined);
+  assert.equal(expected.output.length, 24);
+  assert.equal(expected.weights.length, 18);
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(() => browser?.close());
+
+function assertResult(result, label) {
+  assert.equal(result.error, undefined, `${label}: ${result.error}`);
+  for (const key of ['output', 'weights']) {
+    assert.equal(result[key].length, expected[key].length, `${label}: ${key} length`);
+    const worst = Math.max(...result[key].map((v, i) => Math.abs(v - expected[key][i])));
+    assert.ok(worst <= TOLERANCE, `${label}: ${key} differs from Node's by ${worst}`);
+  }
+}
+
+/** Opens `url` in a fresh page; returns the app's result, every console error or warning, and failed requests. */
+async function openApp(url) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  try {
+    await page.goto(url);
+    const result = await page.waitForFunction(() => window.__result, null, { timeout: 30_000 }).then((h) => h.jsonValue());
+    return { result, problems };
+  } finally {
+    await page.close();
+  }
+}
+
+/** Serves a built folder and checks the app in it. */
+async function checkBuilt(dir, label) {
+  const { server, url } = await startServer(dir, 0);
+  try {
+    const { result, problems } = await openApp(url);
+    assertResult(result, label);
+    assert.deepEqual(problems, [], label);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+  // Nothing of the build machine ends up in what users ship.
+  for (const file of readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.js'))) {
+    assert.ok(!readFileSync(path.join(dir, file), 'utf8').includes('file://'), `${label}: ${file} embeds a file:// URL`);
+  }
+}
+
+const html = (dir, script, type = 'module') =>
+  writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="${type}" src="./${script}"></script>\n`);
+
+for (const major of [5, 6, 7, 8]) {
+  test(`Vite ${major}: build`, { timeout: 120_000 }, async () => {
+    const vite = await import(`vite${major}`);
+    const outDir = path.join(out, `vite${major}`);
+    await vite.build({ root: app, configFile: false, logLevel: 'warn', cacheDir: path.join(out, `vite${major}-cache`), build: { outDir, emptyOutDir: true } });
+    await checkBuilt(outDir, `Vite ${major} build`);
+  });
+
+  test(`Vite ${major}: dev server`, { timeout: 120_000 }, async () => {
+    const vite = await import(`vite${major}`);
+    // Vite's default cache (node_modules/.vite beside package.json), emptied: the dependency optimizer runs as on a
+    // user's first `vite`.
+    rmSync(path.join(here, 'node_modules', '.vite'), { recursive: true, force: true });
+    const server = await vite.createServer({ root: app, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false } });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      const { result, problems } = await openApp(`http://127.0.0.1:${port}/`);
+      assertResult(result, `Vite ${major} dev`);
+      assert.deepEqual(problems.filter((p) => !p.includes('[vite]')), [], `Vite ${major} dev`);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+test('webpack 5: production build with no warnings', { timeout: 120_000 }, async () => {
+  const { default: webpack } = await import('webpack');
+  const outDir = path.join(out, 'webpack');
+  const stats = await new Promise((resolve, reject) =>
+    webpack({ mode: 'production', context: app, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true } },
+      (error, s) => (error ? reject(error) : resolve(s))));
+  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  assert.deepEqual(errors.map((e) => e.message), []);
+  assert.deepEqual(warnings.map((w) => w.message), []);
+  html(outDir, 'main.js', 'text/javascript');
+  await checkBuilt(outDir, 'webpack');
+});
+
+test('Rollup 4 with node-resolve: attnscope/inline', { timeout: 120_000 }, async () => {
+  const { rollup } = await import('rollup');
+  const { nodeResolve } = await import('@rollup/plugin-node-resolve');
+  const outDir = path.join(out, 'rollup');
+  const warnings = [];
+  const bundle = await rollup({ input: path.join(app, 'main-inline.js'), plugins: [nodeResolve({ browser: true })], onwarn: (w) => warnings.push(w.message) });
+  await bundle.write({ dir: outDir, format: 'es' });
+  await bundle.close();
+  assert.deepEqual(warnings, []);
+  html(outDir, 'main-inline.js');
+  await checkBuilt(outDir, 'Rollup');
+});
+
+test('esbuild, browser: attnscope/inline', { timeout: 120_000 }, async () => {
+  const esbuild = await import('esbuild');
+  const outDir = path.join(out, 'esbuild-browser');
+  const result = await esbuild.build({ entryPoints: [path.join(app, 'main-inline.js')], bundle: true, format: 'esm', outdir: outDir, logLevel: 'silent' });
+  assert.deepEqual(result.warnings.map((w) => w.text), []);
+  html(outDir, 'main-inline.js');
+  await checkBuilt(outDir, 'esbuild browser');
+});
+
+for (const format of ['esm', 'cjs']) {
+  test(`esbuild, Node (${format}): attnscope/inline`, { timeout: 120_000 }, async () => {
+    const esbuild = await import('esbuild');
+    const outfile = path.join(out, `esbuild-node-${format}`, format === 'esm' ? 'main.mjs' : 'main.cjs');
+    const result = await esbuild.build({ entryPoints: [path.join(app, 'main-inline.js')], bundle: true, platform: 'node', format, outfile, logLevel: 'silent' });
+    assert.deepEqual(result.warnings.map((w) => w.text), []);
+    // Run from elsewhere: the bundle must not need anything beside it.
+    const printed = execFileSync(process.execPath, [outfile], { cwd: tmpdir(), encoding: 'utf8' });
+    assertResult(JSON.parse(printed), `esbuild Node ${format}`);
+  });
+}
