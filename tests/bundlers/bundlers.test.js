@@ -173,3 +173,54 @@ for (const format of ['esm', 'cjs']) {
     assertResult(JSON.parse(printed), `esbuild Node ${format}`);
   });
 }
+
+test('a classic worker runs an IIFE bundle of attnscope/inline (esbuild)', { timeout: 120_000 }, async () => {
+  const esbuild = await import('esbuild');
+  const outDir = path.join(out, 'classic-worker');
+  mkdirSync(outDir, { recursive: true });
+  // The worker reports through postMessage; the page puts the result where openApp() looks for it.
+  writeFileSync(path.join(outDir, 'worker-entry.js'), `
+    import { init, MultiHeadAttention } from 'attnscope/inline';
+    import { report } from ${JSON.stringify(path.join(app, 'report.js'))};
+    globalThis.window = { set __result(r) { postMessage(r); } };
+    report(init, MultiHeadAttention);`);
+  const result = await esbuild.build({ entryPoints: [path.join(outDir, 'worker-entry.js')], bundle: true, format: 'iife', outfile: path.join(outDir, 'worker.js'), nodePaths: [path.join(here, 'node_modules')], logLevel: 'silent' });
+  assert.deepEqual(result.warnings.map((w) => w.text), []);
+  writeFileSync(path.join(outDir, 'main.js'), `new Worker('./worker.js').onmessage = (e) => { window.__result = e.data; };`);
+  html(outDir, 'main.js', 'text/javascript');
+  await checkBuilt(outDir, 'classic worker');
+});
+
+// The README's examples, type-checked as a user's TypeScript under `strict` without skipLibCheck, by the oldest
+// TypeScript the README promises and the newest this project uses.
+const readmeExamples = () => [...readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/```(js|html)\n([\s\S]*?)```/g)]
+  .map(([, lang, code]) => (lang === 'html' ? code.replace(/^[\s\S]*?<script type="module">\n([\s\S]*?)<\/script>[\s\S]*$/, '$1') : code))
+  .filter((code) => /from '(attnscope|\.\/node_modules\/attnscope\/dist\/index\.js)'/.test(code));
+
+for (const [version, tsc] of [['5.0.4', path.join(here, 'node_modules', 'typescript', 'bin', 'tsc')], ['5.9.3', path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')]]) {
+  test(`the README's examples type-check under TypeScript ${version} --strict`, { timeout: 120_000 }, () => {
+    const project = path.join(out, `typescript-${version}`);
+    rmSync(project, { recursive: true, force: true });
+    mkdirSync(project, { recursive: true });
+    cpSync(path.join(here, 'node_modules', 'attnscope'), path.join(project, 'node_modules', 'attnscope'), { recursive: true });
+    const examples = readmeExamples();
+    assert.ok(examples.length >= 3, `found ${examples.length} README examples`);
+    const files = examples.map((code, i) => {
+      writeFileSync(path.join(project, `readme-${i}.ts`), `${code}\nexport {};\n`);
+      return `readme-${i}.ts`;
+    });
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'ts-consumer', private: true, type: 'module' }));
+    writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
+      // types: [] keeps the @types/node that other tools installed higher up out: the examples need only the DOM.
+      compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, types: [], module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'] },
+      files,
+    }));
+    const printed = execFileSync(process.execPath, [tsc, '--version'], { encoding: 'utf8' });
+    assert.equal(printed.trim(), `Version ${version}`);
+    try {
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      assert.fail(`tsc ${version}:\n${error.stdout}${error.stderr}`);
+    }
+  });
+}
