@@ -1,8 +1,9 @@
-// The packed tarball, installed into an empty project: import by name works and tsc type-checks a consumer.
+// The packed tarball, installed into an empty project: publint and attw pass, import by name (and of
+// attnscope/inline, and require()) works, and tsc type-checks a consumer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,18 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
     }
     assert.ok(!shipped.some((f) => f.startsWith('cpp/') || f.startsWith('tests/')), 'sources and tests stay out of the tarball');
 
+    for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md', 'dist/inline.js', 'dist/attnscope-wasm-base64.js']) {
+      assert.ok(shipped.includes(file), `the tarball ships ${file}`);
+    }
+
+    // The tarball as the registry would get it: publint (package.json against the files) and Are the Types Wrong
+    // (each entry point's types under every module resolution). require() of this ES module package works from
+    // Node 20.19 on (engines), which attw's node16 model does not know: that one rule is off. The .wasm is an asset.
+    const tarball = path.join(work, packed.filename);
+    sh(process.execPath, [path.join(root, 'node_modules', 'publint', 'src', 'cli.js'), 'run', tarball, '--strict'], root);
+    sh(process.execPath, [path.join(root, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js'), tarball,
+      '--ignore-rules', 'cjs-resolves-to-esm', '--exclude-entrypoints', 'attnscope.wasm', '--format', 'ascii'], root);
+
     writeFileSync(path.join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     sh('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], work);
 
@@ -32,6 +45,11 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       console.log(JSON.stringify({ output: output.shape, weights: weights.shape, sum: weights.data.slice(0, 3).reduce((a, b) => a + b) }));
       mha.dispose();`);
     const result = JSON.parse(sh(process.execPath, ['consumer.mjs'], work));
+    // The same through attnscope/inline and through require(), from the installed package.
+    const inline = JSON.parse(sh(process.execPath, ['--input-type=module', '-e', readFileSync(path.join(work, 'consumer.mjs'), 'utf8').replace("from 'attnscope'", "from 'attnscope/inline'")], work));
+    assert.deepEqual(inline, result);
+    const required = sh(process.execPath, ['-e', "require('attnscope').init().then(() => console.log('required'))"], work);
+    assert.equal(required, 'required\n');
     assert.deepEqual(result.output, [3, 8]);
     assert.deepEqual(result.weights, [2, 3, 3]);
     assert.ok(Math.abs(result.sum - 1) < 1e-6);
