@@ -98,6 +98,12 @@ async function checkBuilt(dir, label) {
   }
 }
 
+/** The user's one-line recipe: copy node_modules/attnscope/dist/attnscope.wasm into `sub` of the output. */
+function copyWasm(dir, sub) {
+  mkdirSync(path.join(dir, sub), { recursive: true });
+  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist', 'attnscope.wasm'), path.join(dir, sub, 'attnscope.wasm'));
+}
+
 const html = (dir, script, type = 'module') =>
   writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="${type}" src="./${script}"></script>\n`);
 
@@ -140,6 +146,33 @@ test('webpack 5: production build with no warnings', { timeout: 120_000 }, async
   await checkBuilt(outDir, 'webpack');
 });
 
+test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 120_000 }, async () => {
+  const { default: webpack } = await import('webpack');
+  const outDir = path.join(out, 'webpack-wasmurl');
+  const stats = await new Promise((resolve, reject) =>
+    webpack({ mode: 'production', context: app, entry: './main-wasmurl.js', output: { path: outDir, filename: 'main.js', clean: true } },
+      (error, s) => (error ? reject(error) : resolve(s))));
+  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
+  copyWasm(outDir, 'copied');
+  html(outDir, 'main.js', 'text/javascript');
+  await checkBuilt(outDir, 'webpack with wasmUrl');
+});
+
+test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside the bundle', { timeout: 120_000 }, async () => {
+  const { rollup } = await import('rollup');
+  const { nodeResolve } = await import('@rollup/plugin-node-resolve');
+  const outDir = path.join(out, 'rollup-copied');
+  const warnings = [];
+  const bundle = await rollup({ input: path.join(app, 'main.js'), plugins: [nodeResolve({ browser: true })], onwarn: (w) => warnings.push(w.message) });
+  await bundle.write({ dir: outDir, format: 'es' });
+  await bundle.close();
+  assert.deepEqual(warnings, []);
+  copyWasm(outDir, '.');
+  html(outDir, 'main.js');
+  await checkBuilt(outDir, 'Rollup with the .wasm copied');
+});
+
 test('Rollup 4 with node-resolve: attnscope/inline', { timeout: 120_000 }, async () => {
   const { rollup } = await import('rollup');
   const { nodeResolve } = await import('@rollup/plugin-node-resolve');
@@ -160,6 +193,16 @@ test('esbuild, browser: attnscope/inline', { timeout: 120_000 }, async () => {
   assert.deepEqual(result.warnings.map((w) => w.text), []);
   html(outDir, 'main-inline.js');
   await checkBuilt(outDir, 'esbuild browser');
+});
+
+test('esbuild, browser: attnscope with init({ wasmUrl })', { timeout: 120_000 }, async () => {
+  const esbuild = await import('esbuild');
+  const outDir = path.join(out, 'esbuild-wasmurl');
+  const result = await esbuild.build({ entryPoints: [path.join(app, 'main-wasmurl.js')], bundle: true, format: 'esm', outdir: outDir, logLevel: 'silent' });
+  assert.deepEqual(result.warnings.map((w) => w.text), []);
+  copyWasm(outDir, 'copied');
+  html(outDir, 'main-wasmurl.js');
+  await checkBuilt(outDir, 'esbuild with wasmUrl');
 });
 
 for (const format of ['esm', 'cjs']) {
