@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,29 @@ for (const major of [5, 6, 7, 8]) {
     }
   });
 }
+
+// `npm link attnscope`: node_modules/attnscope is a symlink to the package's own folder, outside the app's.
+test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration, and working with server.fs.allow', { timeout: 120_000 }, async () => {
+  const vite = await import('vite5');
+  const linked = path.join(out, 'vite5-linked');
+  const linkedApp = path.join(linked, 'app');
+  mkdirSync(path.join(linked, 'node_modules'), { recursive: true });
+  cpSync(app, linkedApp, { recursive: true });
+  writeFileSync(path.join(linked, 'package.json'), JSON.stringify({ name: 'linked-consumer', private: true, type: 'module' }));
+  symlinkSync(root, path.join(linked, 'node_modules', 'attnscope'), 'dir');
+  for (const fsAllow of [undefined, [linked, path.join(root, 'dist')]]) {
+    const server = await vite.createServer({ root: linkedApp, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, fs: fsAllow && { allow: fsAllow } } });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      const { result } = await openApp(`http://127.0.0.1:${port}/`);
+      if (fsAllow) assertResult(result, 'Vite 5 dev, linked, with server.fs.allow');
+      else assert.match(result.error ?? '', /^init: could not load http:.*\/attnscope\.wasm.*: HTTP 403: is a dev server refusing files outside its root\? \(Vite: server\.fs\.allow; see README › Bundlers\)$/);
+    } finally {
+      await server.close();
+    }
+  }
+});
 
 test('webpack 5: production build with no warnings', { timeout: 120_000 }, async () => {
   const { default: webpack } = await import('webpack');

@@ -66,8 +66,8 @@ async function readWasm(source, isDefault) {
 
 /**
  * Vite 5–7's dev server pre-bundles dependencies into <cacheDir>/deps/ (node_modules/.vite/deps/ by default) and
- * leaves new URL('./attnscope.wasm', import.meta.url) pointing there, where no .wasm is (Vite 8's optimizer copies
- * it). With the default cacheDir the package itself is two folders up, at node_modules/attnscope/dist/, which the
+ * leaves new URL('./attnscope.wasm', import.meta.url) pointing there, where no .wasm is (Vite 8's optimizer rewrites
+ * the URL to the package's own file). With the default cacheDir the package itself is two folders up, at node_modules/attnscope/dist/, which the
  * dev server serves: that is where the .wasm is read from then. Anything else returns null.
  */
 function viteOptimizedOriginal(url) {
@@ -109,7 +109,7 @@ const FEATURES = [
 ];
 
 /** Features of attnscope.wasm that this JavaScript engine lacks, by name and with the browsers that have them. */
-export function missingWasmFeatures() {
+function missingWasmFeatures() {
   return FEATURES.filter((f) => !WebAssembly.validate(new Uint8Array(f.probe))).map(({ name, since }) => ({ name, since }));
 }
 
@@ -162,7 +162,8 @@ function instantiate(compiled, where, log) {
 }
 
 async function load(options) {
-  const log = Object.assign((line) => log.lines.push(line), { lines: [] });
+  // Emscripten's print/printErr: kept (the last few lines, for a debugger) instead of written to the user's console.
+  const log = Object.assign((line) => log.lines.push(line) > 20 && log.lines.shift(), { lines: [] });
   let bytes;
   let where;
   if (options.wasmBinary !== undefined) {
