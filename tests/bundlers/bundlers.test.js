@@ -94,7 +94,7 @@ async function checkBuilt(dir, label) {
   }
   // Nothing of the build machine ends up in what users ship.
   for (const file of readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.js'))) {
-    assert.ok(!readFileSync(path.join(dir, file), 'utf8').includes('file://'), `${label}: ${file} embeds a file:// URL`);
+    assert.ok(!readFileSync(path.join(dir, file), 'utf8').includes('file:///'), `${label}: ${file} embeds a file:/// URL`);
   }
 }
 
@@ -255,6 +255,21 @@ test('a classic worker runs an IIFE bundle of attnscope/inline (esbuild)', { tim
   writeFileSync(path.join(outDir, 'main.js'), `new Worker('./worker.js').onmessage = (e) => { window.__result = e.data; };`);
   html(outDir, 'main.js', 'text/javascript');
   await checkBuilt(outDir, 'classic worker');
+});
+
+test('no bundler: a module worker imports the package from a static host', { timeout: 120_000 }, async () => {
+  const outDir = path.join(out, 'module-worker');
+  mkdirSync(outDir, { recursive: true });
+  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist'), path.join(outDir, 'attnscope'), { recursive: true });
+  cpSync(path.join(app, 'report.js'), path.join(outDir, 'report.js'));
+  writeFileSync(path.join(outDir, 'worker.js'), `
+    import { init, MultiHeadAttention } from './attnscope/index.js';
+    import { report } from './report.js';
+    globalThis.window = { set __result(r) { postMessage(r); } };
+    report(init, MultiHeadAttention);`);
+  writeFileSync(path.join(outDir, 'main.js'), `new Worker('./worker.js', { type: 'module' }).onmessage = (e) => { window.__result = e.data; };`);
+  html(outDir, 'main.js');
+  await checkBuilt(outDir, 'module worker');
 });
 
 // The README's examples, type-checked as a user's TypeScript under `strict` without skipLibCheck, by the oldest
