@@ -61,21 +61,33 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       const x: Tensor = { data: new Float32Array(24), shape: [3, 8] };
       const r: ForwardResult = mha.forward(x, null, null, { causal: true, keyPaddingMask: { data: new Uint8Array(3), shape: [3] } });
       const heads: number = mha.headDim + (r.weights ? r.weights.shape.length : 0);
+      // forward's overloads: weights are a Tensor unless needWeights is false, then null; unknown at compile time, either.
+      const withWeights: Tensor = mha.forward(x).weights;
+      const explicit: Tensor = mha.forward(x, x, x, { needWeights: true, averageWeights: true }).weights;
+      const without: null = mha.forward(x, null, null, { needWeights: false }).weights;
+      const flag: boolean = Math.random() < 2;
+      const either: Tensor | null = mha.forward(x, null, null, { needWeights: flag }).weights;
+      export { withWeights, explicit, without, either };
       const s = scaledDotProductAttention(x, x, x, { scale: 0.5 });
       const firstWeight: number = s.weights.data[0];
       mha.loadStateDict({ 'out_proj.bias': new Float32Array(8) });
       mha.dispose();
       export { heads, firstWeight };`);
     writeFileSync(path.join(work, 'bad.ts'), `
-      import { MultiHeadAttention } from 'attnscope';
-      new MultiHeadAttention({ embedDim: '8', numHeads: 2 });`);
+      import { MultiHeadAttention, type Tensor } from 'attnscope';
+      new MultiHeadAttention({ embedDim: '8', numHeads: 2 });
+      const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2 });
+      export const weights: Tensor = mha.forward([[1]], null, null, { needWeights: false }).weights;`);
     const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'] } };
     writeFileSync(path.join(work, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['consumer.ts'] }));
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     sh(process.execPath, [tsc, '-p', 'tsconfig.json'], work);
     // The declarations really constrain callers: a string embedDim does not type-check.
     writeFileSync(path.join(work, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['bad.ts'] }));
-    assert.throws(() => sh(process.execPath, [tsc, '-p', 'tsconfig.json'], work), (e) => /bad\.ts\(3,.*error TS2322: Type 'string' is not assignable to type 'number'/.test(e.stdout));
+    assert.throws(() => sh(process.execPath, [tsc, '-p', 'tsconfig.json'], work), (e) =>
+      /bad\.ts\(3,.*error TS2322: Type 'string' is not assignable to type 'number'/.test(e.stdout) &&
+      // ...and weights of a needWeights: false call are null, not a Tensor.
+      /bad\.ts\(5,.*error TS2322: Type 'null' is not assignable to type 'Tensor'/.test(e.stdout));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
