@@ -107,11 +107,23 @@ function copyWasm(dir, sub) {
 const html = (dir, script, type = 'module') =>
   writeFileSync(path.join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="${type}" src="./${script}"></script>\n`);
 
+/** A Vite logger that collects warnings and errors (the test fails on any) and prints nothing else. */
+function viteLogger(vite) {
+  const customLogger = vite.createLogger('warn');
+  const warnings = [];
+  customLogger.warn = (message) => warnings.push(message);
+  customLogger.warnOnce = (message) => warnings.push(message);
+  customLogger.error = (message) => warnings.push(message);
+  return { customLogger, warnings };
+}
+
 for (const major of [5, 6, 7, 8]) {
   test(`Vite ${major}: build`, { timeout: 120_000 }, async () => {
     const vite = await import(`vite${major}`);
     const outDir = path.join(out, `vite${major}`);
-    await vite.build({ root: app, configFile: false, logLevel: 'warn', cacheDir: path.join(out, `vite${major}-cache`), build: { outDir, emptyOutDir: true } });
+    const { customLogger, warnings } = viteLogger(vite);
+    await vite.build({ root: app, configFile: false, customLogger, logLevel: 'warn', cacheDir: path.join(out, `vite${major}-cache`), build: { outDir, emptyOutDir: true } });
+    assert.deepEqual(warnings, []);
     await checkBuilt(outDir, `Vite ${major} build`);
   });
 
@@ -120,13 +132,15 @@ for (const major of [5, 6, 7, 8]) {
     // Vite's default cache (node_modules/.vite beside package.json), emptied: the dependency optimizer runs as on a
     // user's first `vite`.
     rmSync(path.join(here, 'node_modules', '.vite'), { recursive: true, force: true });
-    const server = await vite.createServer({ root: app, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false } });
+    const { customLogger, warnings } = viteLogger(vite);
+    const server = await vite.createServer({ root: app, configFile: false, customLogger, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false } });
     await server.listen();
     try {
       const { port } = server.httpServer.address();
       const { result, problems } = await openApp(`http://127.0.0.1:${port}/`);
       assertResult(result, `Vite ${major} dev`);
       assert.deepEqual(problems.filter((p) => !p.includes('[vite]')), [], `Vite ${major} dev`);
+      assert.deepEqual(warnings, [], `Vite ${major} dev`);
     } finally {
       await server.close();
     }

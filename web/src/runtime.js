@@ -40,8 +40,11 @@ function resolveWasmUrl(wasmUrl) {
   return /^(file|https?|data|blob):/i.test(wasmUrl) ? new URL(wasmUrl) : wasmUrl;
 }
 
-/** Node's fs, without an import statement: browser bundles must not try to pull node:fs in (Node ≥ 20.16). */
-const nodeFs = () => globalThis.process?.getBuiltinModule?.('node:fs/promises');
+/**
+ * Node's fs/promises, or undefined outside Node. Not an import, not even a dynamic one: bundlers would pull node:fs
+ * into browser bundles or warn about it (Vite 8's optimizer resolves `import(variable)`). Node ≥ 20.16 has it.
+ */
+export const nodeFs = () => globalThis.process?.getBuiltinModule?.('node:fs/promises');
 
 /** The bytes at `source` (a URL, or in Node a file path). Errors name the source and keep the fs error's `code`. */
 async function readWasm(source, isDefault) {
