@@ -11,9 +11,8 @@ async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
     const base = typeof document === 'object' ? document.baseURI : undefined;
     const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
-    if (url.protocol === 'file:') {
-      return new Uint8Array(await nodeFs().readFile(url));
-    }
+    const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
+    if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
