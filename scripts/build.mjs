@@ -1,6 +1,6 @@
 // Builds the WebAssembly module with CMake and assembles the npm package in dist/.
 // Usage: node scripts/build.mjs [--all]   (--all also builds the WASM Catch2 tests)
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, wasmConfigure } from './lib.mjs';
 
@@ -14,9 +14,8 @@ const dist = path.join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist);
 const sources = path.join(root, 'web', 'src');
-for (const file of readdirSync(sources)) {
-  if (/\.(js|d\.ts)$/.test(file) && !file.endsWith('.test.js')) copyFileSync(path.join(sources, file), path.join(dist, file));
-}
+// Subfolders too (web/src/figures → dist/figures); folders are walked, files kept only if they ship.
+cpSync(sources, dist, { recursive: true, filter: (from) => statSync(from).isDirectory() || (/\.(js|d\.ts)$/.test(from) && !from.endsWith('.test.js')) });
 for (const file of ['attnscope.mjs', 'attnscope.wasm']) copyFileSync(path.join(root, 'build', 'wasm', file), path.join(dist, file));
 // attnscope/inline (web/src/inline.js) imports the .wasm as base64 from this generated module.
 const base64 = readFileSync(path.join(dist, 'attnscope.wasm')).toString('base64');

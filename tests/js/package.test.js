@@ -26,6 +26,12 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       assert.ok(shipped.includes(file), `the tarball ships ${file}`);
     }
 
+    // The README is the npm page: every relative link or image must be a file in the tarball (anchors are fine).
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const relative = [...readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)|<img[^>]+src="([^"]+)"/g)].map((m) => m[1] ?? m[2])
+      .filter((target) => !/^(#|https?:|mailto:)/.test(target));
+    assert.deepEqual(relative.filter((target) => !shipped.includes(target.replace(/^\.\//, '').replace(/#.*$/, ''))), [], 'README links to files outside the tarball');
+
     // The tarball as the registry would get it: publint (package.json against the files) and Are the Types Wrong
     // (each entry point's types under every module resolution). require() of this ES module package works from
     // Node 20.19 on (engines), which attw's node16 model does not know: that one rule is off. The .wasm is an asset.
