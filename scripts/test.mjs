@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js bundlers browser; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js bundlers browser bench; default all)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run } from './lib.mjs';
@@ -32,6 +32,8 @@ const suites = {
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
     () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
+  // The benchmark's smoke mode (every library once at tiny sizes, Node and Chromium): it runs and the peers agree.
+  bench: () => run('node', ['--test', '--test-reporter=spec', 'tests/bench/']),
 };
 
 const requested = process.argv.slice(2);
@@ -46,7 +48,7 @@ function newest(dir) {
 }
 // The suites that test dist/ rebuild it first when it is missing or older than its sources, so they never test a
 // stale package (the wasm suite always rebuilds it).
-const usesDist = ['js', 'bundlers', 'browser'];
+const usesDist = ['js', 'bundlers', 'browser', 'bench'];
 if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
   const built = path.join(root, 'dist', 'index.js');
   const sources = ['web/src', 'cpp', 'cmake', 'CMakeLists.txt', 'scripts/build.mjs'].map((p) => path.join(root, p));
