@@ -94,6 +94,6 @@ test('init({ threads }) rejects bad counts with a RangeError and a changed count
   assert.deepEqual(errors.slice(1, 6).map((e) => e.split(':')[0]), Array(5).fill('RangeError'));
   assert.match(errors[2], /threads must be 'auto' or an integer from 1 to 64, got number 1\.5/);
   assert.match(errors[3], /got string "many"/);
-  assert.match(errors[6], /^Error: init: attnscope is already initialised with threads: 2; got threads: 1/);
+  assert.match(errors[6], /^Error: init: attnscope is already initialised with \{ threads: number 2 \}; it cannot load again with \{ threads: number 1 \}/);
   assert.deepEqual(info, { build: 'threads', threads: 2, simd: true });
 });

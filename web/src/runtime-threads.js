@@ -4,6 +4,8 @@
 import createThreadedModule from './attnscope-mt.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+// Node's built-in modules without an import bundlers would follow (see runtime.js's nodeFs).
+const builtin = (name) => globalThis.process?.getBuiltinModule?.(name);
 
 /**
  * Why threads cannot run here, or null when they can: they need SharedArrayBuffer, which browsers give only to
@@ -20,12 +22,9 @@ export function threadsUnavailableReason() {
 }
 
 /** The threads the hardware runs at once: what `threads: 'auto'` asks for. */
-export async function hardwareThreads() {
-  if (isNode) {
-    const nodeOs = 'node:os';
-    const os = await import(/* @vite-ignore */ /* webpackIgnore: true */ nodeOs);
-    return os.availableParallelism?.() ?? os.cpus().length;
-  }
+export function hardwareThreads() {
+  const os = isNode ? builtin('node:os') : null;
+  if (os) return os.availableParallelism?.() ?? os.cpus().length;
   return globalThis.navigator?.hardwareConcurrency ?? 1;
 }
 
@@ -40,12 +39,8 @@ export async function loadThreadedModule({ threads, wasmBinary }) {
     // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (TOOLCHAIN.md pitfall 4), and
     // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
     // `.cjs` copy of the worker for Node.
-    const nodeModule = 'node:module';
-    const nodeUrl = 'node:url';
-    const [{ createRequire }, { fileURLToPath }] = await Promise.all([
-      import(/* @vite-ignore */ /* webpackIgnore: true */ nodeModule),
-      import(/* @vite-ignore */ /* webpackIgnore: true */ nodeUrl),
-    ]);
+    const { createRequire } = builtin('node:module');
+    const { fileURLToPath } = builtin('node:url');
     globalThis.require ??= createRequire(import.meta.url);
     globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
     const workerFile = fileURLToPath(new URL('./attnscope-mt.worker.cjs', import.meta.url));
