@@ -13,11 +13,11 @@ const EN = 'The animal didn’t cross the street because it was too tired.';
 
 useBrowser();
 
-/** The model file the built page fetches (Vite copies models/<name>.attnscope to assets/<name>-<hash>.attnscope). */
+/** The model file the built page fetches (Vite copies models/<name>.safetensors to assets/<name>-<hash>.safetensors). */
 function builtModel(name) {
   const dir = join(SITE, 'assets');
-  const file = readdirSync(dir).find((f) => f.startsWith(`${name}-`) && f.endsWith('.attnscope'));
-  assert.ok(file, `no ${name}-*.attnscope in ${dir}`);
+  const file = readdirSync(dir).find((f) => f.startsWith(`${name}-`) && f.endsWith('.safetensors'));
+  assert.ok(file, `no ${name}-*.safetensors in ${dir}`);
   return join(dir, file);
 }
 
@@ -468,16 +468,16 @@ test('the new views speak Chinese', async () => {
 });
 
 test('the trained models are fetched only when a view needs them, with a loading state', async () => {
-  const fetched = (page) => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.attnscope')));
+  const fetched = (page) => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.safetensors')));
   const { page, problems, close } = await open('#model=untrained');
   assert.deepEqual(await fetched(page), []);
   // Hold the language model back until the loading state has been seen.
   let release;
   const gate = new Promise((ok) => (release = ok));
-  await page.route('**/char-lm-*.attnscope', async (route) => { await gate; await route.continue(); });
+  await page.route('**/char-lm-*.safetensors', async (route) => { await gate; await route.continue(); });
   await page.click('#model-switch [data-model="trained"]');
   await page.waitForSelector('#model-status.loading');
-  assert.match(await page.textContent('#model-status'), /^Loading the trained model \(char-lm\.attnscope/);
+  assert.match(await page.textContent('#model-status'), /^Loading the trained model \(char-lm\.safetensors/);
   assert.equal(await page.getAttribute('body', 'data-loading'), 'lm');
   assert.ok(await page.isHidden('#maps-section'));
   await page.locator('.input-card').screenshot({ path: join(ART, '21-lm-loading.png') });
