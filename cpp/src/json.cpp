@@ -2,7 +2,6 @@
 #include "json.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 namespace attnscope {
@@ -300,8 +299,31 @@ bool Value::boolean() const { return raw() == "true"; }
 
 double Value::number() const
 {
-    const std::string text(raw());
-    return std::strtod(text.c_str(), nullptr);
+    // Enough for comparing configuration constants (within ~1e-15 relative); avoids pulling strtod into the .wasm.
+    const std::string_view r = raw();
+    std::size_t i = 0;
+    const bool negative = r[0] == '-';
+    if (negative) ++i;
+    double mantissa = 0;
+    int exponent = 0;
+    for (; i < r.size() && r[i] >= '0' && r[i] <= '9'; ++i) mantissa = mantissa * 10 + (r[i] - '0');
+    if (i < r.size() && r[i] == '.')
+        for (++i; i < r.size() && r[i] >= '0' && r[i] <= '9'; ++i) {
+            mantissa = mantissa * 10 + (r[i] - '0');
+            --exponent;
+        }
+    if (i < r.size() && (r[i] == 'e' || r[i] == 'E')) {
+        ++i;
+        const bool negative_exponent = r[i] == '-';
+        if (r[i] == '-' || r[i] == '+') ++i;
+        int e = 0;
+        for (; i < r.size(); ++i) e = e > 100000 ? e : e * 10 + (r[i] - '0');
+        exponent += negative_exponent ? -e : e;
+    }
+    double scale = 1;
+    for (int k = 0; k < (exponent < 0 ? -exponent : exponent) && scale < 1e308; ++k) scale *= 10;
+    const double value = exponent < 0 ? mantissa / scale : mantissa * scale;
+    return negative ? -value : value;
 }
 
 bool Value::to_index(std::uint64_t max, std::uint64_t& out) const

@@ -88,9 +88,9 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
 
 const std::string* SafetensorsHeader::find_metadata(const std::string& key) const
 {
-    const auto it = std::lower_bound(metadata.begin(), metadata.end(), key,
-                                     [](const auto& entry, const std::string& k) { return entry.first < k; });
-    return it != metadata.end() && it->first == key ? &it->second : nullptr;
+    for (const auto& entry : metadata)  // a handful of lookups per file: a linear search is enough
+        if (entry.first == key) return &entry.second;
+    return nullptr;
 }
 
 SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t size)
@@ -137,11 +137,17 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
         }
         header.tensors.push_back(read_tensor(value, name, data_size));
     }
-    std::sort(header.metadata.begin(), header.metadata.end());
 
     // The tensors must tile the data section exactly: sorted by begin, each starts where the previous ends.
-    std::stable_sort(header.tensors.begin(), header.tensors.end(),
-                     [](const SafetensorsTensor& a, const SafetensorsTensor& b) { return a.begin < b.begin; });
+    // Sorted through indices: one small sort instantiation instead of one that moves strings and shapes.
+    std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::size_t>> order;
+    for (std::size_t i = 0; i < header.tensors.size(); ++i)
+        order.push_back({{header.tensors[i].begin, header.tensors[i].end}, i});  // empty tensors first at a shared offset
+    std::sort(order.begin(), order.end());
+    std::vector<SafetensorsTensor> sorted;
+    sorted.reserve(order.size());
+    for (const auto& o : order) sorted.push_back(std::move(header.tensors[o.second]));
+    header.tensors = std::move(sorted);
     std::size_t covered = 0;
     for (const SafetensorsTensor& t : header.tensors) {
         if (t.begin != covered)

@@ -37,7 +37,7 @@ struct SafetensorsTensor {
 /// A validated safetensors header.
 struct SafetensorsHeader {
     std::vector<SafetensorsTensor> tensors;                        ///< in data order (by `begin`)
-    std::vector<std::pair<std::string, std::string>> metadata;     ///< `__metadata__`, sorted by key
+    std::vector<std::pair<std::string, std::string>> metadata;     ///< `__metadata__`, in file order
     std::size_t data_begin = 0;                                    ///< 8 + header length
 
     /// The metadata value of `key`, or nullptr.
