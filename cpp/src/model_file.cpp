@@ -203,7 +203,7 @@ std::unique_ptr<Model> build(const Config& config, const std::map<std::string, T
     } catch (const FileError&) {
         throw;
     } catch (const std::invalid_argument& e) {
-        range_error(std::string("tensors: ") + e.what());
+        range_error(std::string("__metadata__.config does not match the tensors: ") + e.what());
     }
 }
 

@@ -118,6 +118,9 @@ struct ModelParts {
     void add_blocks(std::vector<Block>& blocks, const std::string& prefix, std::size_t count, bool decoder,
                     std::size_t d, std::size_t heads, std::size_t d_ff)
     {
+        // The last block must exist before `count` blocks are reserved: a config claiming a million layers is
+        // refused without reserving them.
+        if (count > 0) expect(prefix + "." + std::to_string(count - 1) + ".ln1.weight", {d});
         blocks.reserve(count);
         for (std::size_t i = 0; i < count; ++i) {
             blocks.emplace_back();

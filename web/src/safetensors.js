@@ -18,7 +18,7 @@ export function readInHeap(bytes, caller, read) {
   const arena = new wasm._Arena();
   let result;
   try {
-    const [address] = reserve(arena, [bytes.length], caller);
+    const [address] = reserve(arena, [Math.max(bytes.length, 1)], caller); // an empty file still gets an address
     wasm.HEAPU8.set(bytes, address); // HEAPU8 is read after reserve(): memory may have grown
     result = read(address);
   } finally {
