@@ -21,11 +21,12 @@ function builtModel(name) {
   return join(dir, file);
 }
 
-/** The JSON header of a model file, read by hand (tools/MODEL_FORMAT.md): magic, uint32 length, JSON. */
+/** A model file's config and named heads, read by hand (tools/MODEL_FORMAT.md): uint64 length, JSON, __metadata__. */
 function readHeader(path) {
   const bytes = readFileSync(path);
-  assert.equal(bytes.subarray(0, 8).toString('latin1'), 'ATTNSCP1');
-  return JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString('utf8'));
+  const meta = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8')).__metadata__;
+  assert.equal(meta.format, 'attnscope-model/1');
+  return { config: JSON.parse(meta.config), named_heads: JSON.parse(meta.named_heads) };
 }
 
 let nodeModels = null;
