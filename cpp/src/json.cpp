@@ -1,11 +1,29 @@
 // The strict JSON reader of json.hpp.
 #include "json.hpp"
 
-#include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace attnscope {
 namespace json {
+
+std::string join(std::initializer_list<std::string_view> parts)
+{
+    std::size_t length = 0;
+    for (std::string_view p : parts) length += p.size();
+    std::string text;
+    text.reserve(length);
+    for (std::string_view p : parts) text.append(p.data(), p.size());
+    return text;
+}
+
+Num::Num(std::uint64_t value)
+{
+    do {
+        text_[sizeof text_ - ++length_] = char('0' + value % 10);
+        value /= 10;
+    } while (value);
+}
 
 const char* type_name(Type type)
 {
@@ -378,18 +396,55 @@ bool Value::find(std::string_view key, Value& out) const
 
 bool Value::has_duplicate_keys(std::string& duplicate) const
 {
-    std::vector<std::string> keys;
+    // Keys compare as decoded text; only keys with escapes are decoded (into `decoded`, reserved up front so the
+    // views into it stay valid).
     const std::uint32_t end = doc_->nodes_[index_].next;
+    std::vector<std::string_view> keys;
+    std::vector<std::string> decoded;
+    decoded.reserve(size());
     for (std::uint32_t i = index_ + 1; i < end;) {
         const Value k(*doc_, i);
-        keys.push_back(k.string());
+        const std::string_view r = k.raw();
+        if (r.find('\\') == std::string_view::npos) {
+            keys.push_back(r);
+        } else {
+            decoded.push_back(k.string());
+            keys.push_back(decoded.back());
+        }
         i = k.following().following().index_;
     }
-    std::sort(keys.begin(), keys.end());
-    const auto it = std::adjacent_find(keys.begin(), keys.end());
-    if (it == keys.end()) return false;
-    duplicate = *it;
-    return true;
+    std::vector<std::uint32_t> order(keys.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    sort_indices(order, [](const void* c, std::uint32_t a, std::uint32_t b) {
+        const auto& k = *static_cast<const std::vector<std::string_view>*>(c);
+        return k[a] < k[b];
+    }, &keys);
+    for (std::size_t i = 1; i < order.size(); ++i)
+        if (keys[order[i]] == keys[order[i - 1]]) {
+            duplicate = std::string(keys[order[i]]);
+            return true;
+        }
+    return false;
+}
+
+void sort_indices(std::vector<std::uint32_t>& a, bool (*less)(const void*, std::uint32_t, std::uint32_t), const void* context)
+{
+    const std::size_t n = a.size();
+    const auto sift = [&](std::size_t root, std::size_t end) {
+        for (;;) {
+            std::size_t child = 2 * root + 1;
+            if (child >= end) return;
+            if (child + 1 < end && less(context, a[child], a[child + 1])) ++child;
+            if (!less(context, a[root], a[child])) return;
+            std::swap(a[root], a[child]);
+            root = child;
+        }
+    };
+    for (std::size_t i = n / 2; i-- > 0;) sift(i, n);
+    for (std::size_t end = n; end-- > 1;) {
+        std::swap(a[0], a[end]);
+        sift(0, end);
+    }
 }
 
 }  // namespace json

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,26 @@ struct Node {
 constexpr std::size_t max_depth = 64;
 
 class Document;
+
+/// Error messages are built from pieces by one function rather than chains of std::string operator+ at each site:
+/// the file readers have many messages, and this keeps their code (and the .wasm) small.
+std::string join(std::initializer_list<std::string_view> parts);
+
+/// A number as text for join(), without allocating.
+class Num {
+public:
+    explicit Num(std::uint64_t value);
+    operator std::string_view() const { return {text_ + (sizeof text_ - length_), length_}; }
+
+private:
+    char text_[20];
+    std::size_t length_ = 0;
+};
+
+/// Sorts the indices in `order` by `less(context, a, b)`: one small heapsort shared by the file readers instead of
+/// one std::sort instantiation per element type, which keeps the .wasm small.
+void sort_indices(std::vector<std::uint32_t>& order, bool (*less)(const void* context, std::uint32_t a, std::uint32_t b),
+                  const void* context);
 
 /// A value inside a Document.
 class Value {

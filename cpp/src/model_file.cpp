@@ -5,22 +5,20 @@
 #include <cstring>
 #include <map>
 
+#include "file_errors.hpp"
 #include "json.hpp"
 
 namespace attnscope {
 namespace {
 
 using Kind = FileError::Kind;
+using file_errors::range_error;
+using file_errors::type_error;
+using json::Num;
 using json::Type;
 
 // Config sizes above this are refused before anything else: the tensors' own sizes are the real bound.
 constexpr std::uint64_t max_size = std::uint64_t(1) << 24;
-
-[[noreturn]] void type_error(const std::string& field, const char* expected, const json::Value& got)
-{
-    throw FileError(Kind::type, field + ": expected " + expected + ", got " + json::type_name(got.type()) + " " + got.excerpt());
-}
-[[noreturn]] void range_error(const std::string& message) { throw FileError(Kind::range, message); }
 
 // One JSON text of the metadata, parsed and checked to be of `type`.
 struct MetadataJson {
@@ -33,17 +31,17 @@ struct MetadataJson {
     {
         const std::string* value = header.find_metadata(key);
         if (!value) {
-            if (required) range_error(field + ": missing (a model file needs format, kind, config and vocab)");
+            if (required) range_error({field, ": missing (a model file needs format, kind, config and vocab)"});
             text = type == Type::array ? "[]" : "{}";
         } else {
             text = *value;
         }
         std::string error;
-        if (!doc.parse(text, error)) range_error(field + ": invalid JSON: " + error);
-        if (!doc.root().is(type)) type_error(field, type == Type::array ? "a JSON array" : "a JSON object", doc.root());
+        if (!doc.parse(text, error)) range_error({field, ": invalid JSON: ", error});
+        if (!doc.root().is(type)) type_error({field}, type == Type::array ? "a JSON array" : "a JSON object", doc.root());
         std::string duplicate;
         if (type == Type::object && doc.root().has_duplicate_keys(duplicate))
-            range_error(field + ": the key '" + duplicate + "' appears twice");
+            range_error({field, ": the key '", duplicate, "' appears twice"});
     }
     json::Value root() const { return doc.root(); }
 };
@@ -54,11 +52,11 @@ std::size_t size_of(const MetadataJson& m, const char* key, std::uint64_t min = 
 {
     const std::string field = m.field + "." + key;
     json::Value v = m.root();
-    if (!member(m.root(), key, v)) range_error(field + ": missing");
-    if (!v.is(Type::number)) type_error(field, "an integer", v);
+    if (!member(m.root(), key, v)) range_error({field, ": missing"});
+    if (!v.is(Type::number)) type_error({field}, "an integer", v);
     std::uint64_t out = 0;
     if (!v.to_index(max, out) || out < min)
-        range_error(field + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + v.excerpt());
+        range_error({field, ": expected an integer from ", Num(min), " to ", Num(max), ", got ", v.excerpt()});
     return std::size_t(out);
 }
 
@@ -68,19 +66,19 @@ void expect_string(const MetadataJson& m, const char* key, const char* implement
     json::Value v = m.root();
     if (!member(m.root(), key, v)) return;
     const std::string field = m.field + "." + key;
-    if (!v.is(Type::string)) type_error(field, "a string", v);
+    if (!v.is(Type::string)) type_error({field}, "a string", v);
     if (v.string() != implemented)
-        range_error(field + ": attnscope implements \"" + implemented + "\", got " + v.excerpt());
+        range_error({field, ": attnscope implements \"", implemented, "\", got ", v.excerpt()});
 }
 
-void expect_number(const MetadataJson& m, const char* key, double implemented)
+void expect_number(const MetadataJson& m, const char* key, double implemented, const char* implemented_text)
 {
     json::Value v = m.root();
     if (!member(m.root(), key, v)) return;
     const std::string field = m.field + "." + key;
-    if (!v.is(Type::number)) type_error(field, "a number", v);
+    if (!v.is(Type::number)) type_error({field}, "a number", v);
     if (std::fabs(v.number() - implemented) > 1e-6 * implemented)
-        range_error(field + ": attnscope implements " + std::to_string(implemented) + ", got " + v.excerpt());
+        range_error({field, ": attnscope implements ", implemented_text, ", got ", v.excerpt()});
 }
 
 void expect_bool(const MetadataJson& m, const char* key, bool implemented)
@@ -88,21 +86,21 @@ void expect_bool(const MetadataJson& m, const char* key, bool implemented)
     json::Value v = m.root();
     if (!member(m.root(), key, v)) return;
     const std::string field = m.field + "." + key;
-    if (!v.is(Type::boolean)) type_error(field, "a boolean", v);
-    if (v.boolean() != implemented) range_error(field + ": attnscope implements " + (implemented ? "true" : "false") + ", got " + v.excerpt());
+    if (!v.is(Type::boolean)) type_error({field}, "a boolean", v);
+    if (v.boolean() != implemented) range_error({field, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", v.excerpt()});
 }
 
 void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads)
 {
     if (d % heads != 0)
-        range_error(c.field + ".d_model: " + std::to_string(d) + " is not divisible by n_heads (" + std::to_string(heads) + ")");
+        range_error({c.field, ".d_model: ", Num(d), " is not divisible by n_heads (", Num(heads), ")"});
     json::Value v = c.root();
     if (member(c.root(), "head_dim", v)) {
         const std::size_t head_dim = size_of(c, "head_dim");
         if (head_dim != d / heads)
-            range_error(c.field + ".head_dim: expected d_model / n_heads = " + std::to_string(d / heads) + ", got " + std::to_string(head_dim));
+            range_error({c.field, ".head_dim: expected d_model / n_heads = ", Num(d / heads), ", got ", Num(head_dim)});
     }
-    expect_number(c, "ln_eps", 1e-5);
+    expect_number(c, "ln_eps", 1e-5, "1e-05");
     expect_string(c, "activation", "gelu_erf");
     expect_string(c, "norm", "pre");
     expect_string(c, "pos_emb", "learned");
@@ -113,14 +111,14 @@ void check_tokens(const MetadataJson& v, const char* key, std::size_t expected, 
 {
     const std::string field = v.field + "." + key;
     json::Value tokens = v.root();
-    if (!member(v.root(), key, tokens)) range_error(field + ": missing");
-    if (!tokens.is(Type::array)) type_error(field, "an array of strings", tokens);
+    if (!member(v.root(), key, tokens)) range_error({field, ": missing"});
+    if (!tokens.is(Type::array)) type_error({field}, "an array of strings", tokens);
     const std::size_t n = tokens.size();
     if (n != expected)
-        range_error(field + ": expected " + std::to_string(expected) + " tokens (config." + size_key + "), got " + std::to_string(n));
+        range_error({field, ": expected ", Num(expected), " tokens (config.", size_key, "), got ", Num(n)});
     json::Value t = tokens.first();
     for (std::size_t i = 0; i < n; ++i, t = t.following())
-        if (!t.is(Type::string)) type_error(field + "[" + std::to_string(i) + "]", "a string", t);
+        if (!t.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", t);
 }
 
 // specials: the first entries of tokens, which text never matches.
@@ -128,16 +126,16 @@ void check_specials(const MetadataJson& v, std::size_t vocab_size)
 {
     const std::string field = v.field + ".specials";
     json::Value specials = v.root(), tokens = v.root();
-    if (!member(v.root(), "specials", specials)) range_error(field + ": missing");
-    if (!specials.is(Type::array)) type_error(field, "an array of strings", specials);
+    if (!member(v.root(), "specials", specials)) range_error({field, ": missing"});
+    if (!specials.is(Type::array)) type_error({field}, "an array of strings", specials);
     member(v.root(), "tokens", tokens);  // checked before: an array of vocab_size strings
     const std::size_t n = specials.size();
-    if (n > vocab_size) range_error(field + ": " + std::to_string(n) + " entries, more than the " + std::to_string(vocab_size) + " tokens");
+    if (n > vocab_size) range_error({field, ": ", Num(n), " entries, more than the ", Num(vocab_size), " tokens"});
     json::Value s = specials.first(), t = tokens.first();
     for (std::size_t i = 0; i < n; ++i, s = s.following(), t = t.following()) {
-        if (!s.is(Type::string)) type_error(field + "[" + std::to_string(i) + "]", "a string", s);
+        if (!s.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", s);
         if (s.string() != t.string())
-            range_error(field + "[" + std::to_string(i) + "]: expected tokens[" + std::to_string(i) + "] = " + t.excerpt() + ", got " + s.excerpt());
+            range_error({field, "[", Num(i), "]: expected tokens[", Num(i), "] = ", t.excerpt(), ", got ", s.excerpt()});
     }
 }
 
@@ -149,7 +147,7 @@ std::size_t id_of(const MetadataJson& v, const char* key, std::size_t vocab_size
 void expect_tokenizer(const MetadataJson& v, const char* key, const char* implemented)
 {
     json::Value t = v.root();
-    if (!member(v.root(), key, t)) range_error(v.field + "." + key + ": missing");
+    if (!member(v.root(), key, t)) range_error({v.field, ".", key, ": missing"});
     expect_string(v, key, implemented);
 }
 
@@ -160,14 +158,14 @@ void check_named_heads(const MetadataJson& named, std::size_t layers, std::size_
     json::Value e = root.first();
     for (std::size_t i = 0, n = root.size(); i < n; ++i, e = e.following()) {
         const std::string field = named.field + "[" + std::to_string(i) + "]";
-        if (!e.is(Type::object)) type_error(field, "an object", e);
+        if (!e.is(Type::object)) type_error({field}, "an object", e);
         for (const auto& index : {std::make_pair("layer", layers), std::make_pair("head", heads)}) {
             json::Value v = e;
             if (!member(e, index.first, v)) continue;
             std::uint64_t out = 0;
-            if (!v.is(Type::number)) type_error(field + "." + index.first, "an integer", v);
+            if (!v.is(Type::number)) type_error({field, ".", index.first}, "an integer", v);
             if (!v.to_index(index.second - 1, out))
-                range_error(field + "." + index.first + ": expected an integer from 0 to " + std::to_string(index.second - 1) + ", got " + v.excerpt());
+                range_error({field, ".", index.first, ": expected an integer from 0 to ", Num(index.second - 1), ", got ", v.excerpt()});
         }
     }
 }
@@ -203,7 +201,7 @@ std::unique_ptr<Model> build(const Config& config, const std::map<std::string, T
     } catch (const FileError&) {
         throw;
     } catch (const std::invalid_argument& e) {
-        range_error(std::string("__metadata__.config does not match the tensors: ") + e.what());
+        range_error({"__metadata__.config does not match the tensors: ", e.what()});
     }
 }
 
@@ -213,15 +211,15 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
 {
     const SafetensorsHeader header = read_safetensors_header(file, size);
     const std::string* format = header.find_metadata("format");
-    if (!format) range_error("__metadata__.format: missing (not an attnscope model file; a plain state dict loads with MultiHeadAttention.loadStateDict)");
+    if (!format) range_error({"__metadata__.format: missing (not an attnscope model file; a plain state dict loads with MultiHeadAttention.loadStateDict)"});
     if (*format != model_file_format)
-        range_error("__metadata__.format: expected \"" + std::string(model_file_format) + "\", got \"" + format->substr(0, 40) + "\"");
+        range_error({"__metadata__.format: expected \"", model_file_format, "\", got \"", std::string_view(*format).substr(0, 40), "\""});
     const std::string* kind = header.find_metadata("kind");
-    if (!kind) range_error("__metadata__.kind: missing");
+    if (!kind) range_error({"__metadata__.kind: missing"});
     ModelFile out;
     if (*kind == "decoder_lm") out.kind = ModelKind::decoder_lm;
     else if (*kind == "seq2seq") out.kind = ModelKind::seq2seq;
-    else range_error("__metadata__.kind: expected \"decoder_lm\" or \"seq2seq\", got \"" + kind->substr(0, 40) + "\"");
+    else range_error({"__metadata__.kind: expected \"decoder_lm\" or \"seq2seq\", got \"", std::string_view(*kind).substr(0, 40), "\""});
 
     const MetadataJson config(header, "config", Type::object, true);
     const MetadataJson vocab(header, "vocab", Type::object, true);
