@@ -3,7 +3,8 @@
 // corruption leaves the model's meaning intact, exactly the intact model's output — never something in between.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { init, loadModel, memoryUsage, readSafetensors, MultiHeadAttention } from 'attnscope';
 import { randomTensor } from './helpers.js';
 
@@ -121,6 +122,27 @@ test('the shipped files follow the safetensors spec, read by an independent read
       assert.deepEqual(read.get(name).data, expected, name);
     }
   }
+});
+
+test('tools/safetensors_file.py writes the spec: read back by the independent reader and by readSafetensors', { skip: !existsSync('/usr/bin/python3') && 'no /usr/bin/python3' }, () => {
+  const script = [
+    'import sys; sys.path.insert(0, "tools"); import safetensors_file as s',
+    'sys.stdout.buffer.write(s.encode({"in_proj_bias": [0.5, -1.25, 3.0], "w": [[1.0, 2.0], [3.0, 4.0]], "empty": []}, {"note": "é ok"}))',
+  ].join('\n');
+  const bytes = new Uint8Array(execFileSync('/usr/bin/python3', ['-c', script], { cwd: new URL('../..', import.meta.url) }));
+  const { length, header, dataStart } = parseFile(bytes);
+  assert.equal(length % 8, 0);
+  assert.deepEqual(header.__metadata__, { note: 'é ok' });
+  assert.deepEqual(header.in_proj_bias, { dtype: 'F32', shape: [3], data_offsets: [0, 12] });
+  assert.deepEqual(header.w, { dtype: 'F32', shape: [2, 2], data_offsets: [12, 28] });
+  assert.deepEqual(header.empty, { dtype: 'F32', shape: [0], data_offsets: [28, 28] });
+  assert.equal(bytes.length, dataStart + 28);
+  assert.equal(new DataView(bytes.buffer, bytes.byteOffset).getFloat32(dataStart + 4, true), -1.25);
+  const read = readSafetensors(bytes);
+  assert.deepEqual([...read.keys()], ['in_proj_bias', 'w', 'empty'], 'data order');
+  assert.deepEqual(read.get('w'), { data: Float32Array.from([1, 2, 3, 4]), shape: [2, 2] });
+  assert.deepEqual(read.get('in_proj_bias').data, Float32Array.from([0.5, -1.25, 3]));
+  assert.deepEqual(read.get('empty'), { data: new Float32Array(0), shape: [0] });
 });
 
 test('readSafetensors → MultiHeadAttention.loadStateDict: a state dict round trip, and clear errors', () => {
