@@ -440,12 +440,6 @@ struct FileBytes {
     std::size_t size;
 };
 
-val shape_value(const Shape& shape)
-{
-    val array = val::array();
-    for (std::size_t d : shape) array.call<void>("push", double(d));
-    return array;
-}
 
 // {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}.
 val read_safetensors_raw(std::uintptr_t file, double size)
