@@ -8,6 +8,8 @@
 //   --keep-going                            for long runs: libFuzzer's fork mode, which saves every finding and
 //                                           carries on instead of stopping at the first
 //   --ignore ID,ID                          skip checks already reported (ATTNSCOPE_FUZZ_IGNORE; see the harness)
+//   --target model_reader                   the model-file reader's harness (tests/fuzz/model_reader_fuzzer.cpp),
+//                                           seeded with models/*.safetensors and tests/fuzz/model_reader_corpus
 // Exits non-zero on a finding (printing where libFuzzer saved the input) and ends with "fuzz: P passed, F failed".
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
@@ -15,10 +17,14 @@ import path from 'node:path';
 import { root } from './lib.mjs';
 
 const compiler = 'clang++-14';
+const targetIndex = process.argv.indexOf('--target');
+const target = targetIndex > 0 ? process.argv.splice(targetIndex, 2)[1] : 'attention';
+if (!['attention', 'model_reader'].includes(target)) throw new Error(`fuzz: unknown --target '${target}' (attention or model_reader)`);
 const buildDir = path.join(root, 'build', 'fuzz');
-const binary = path.join(buildDir, 'attention_fuzzer');
-const seeds = path.join(root, 'tests', 'fuzz', 'corpus');
-const workCorpus = path.join(buildDir, 'corpus');
+const binary = path.join(buildDir, `${target}_fuzzer`);
+const seeds = path.join(root, 'tests', 'fuzz', target === 'attention' ? 'corpus' : `${target}_corpus`);
+const extraSeeds = target === 'model_reader' ? [path.join(root, 'models')] : []; // the shipped models, not copied into git
+const workCorpus = path.join(buildDir, target === 'attention' ? 'corpus' : `${target}_corpus`);
 const artifacts = path.join(buildDir, 'artifacts') + path.sep;
 const logFile = path.join(buildDir, 'last-run.log');
 const rel = (p) => path.relative(root, p) || '.';
@@ -66,7 +72,7 @@ function filesUnder(dir, pattern) {
 // Rebuilds only when a source, header, the harness or this script is newer than the binary.
 function build() {
   const sources = filesUnder(path.join(root, 'cpp', 'src'), /\.cpp$/).filter((f) => path.dirname(f) === path.join(root, 'cpp', 'src'));
-  const harness = path.join(root, 'tests', 'fuzz', 'attention_fuzzer.cpp');
+  const harness = path.join(root, 'tests', 'fuzz', `${target}_fuzzer.cpp`);
   const inputs = [
     ...filesUnder(path.join(root, 'cpp', 'src'), /\.(cpp|hpp)$/),
     ...filesUnder(path.join(root, 'cpp', 'include'), /\.hpp$/),
@@ -122,6 +128,7 @@ function runFuzzer(args, env, { echoProgressEvery = 0 } = {}) {
         if (written) state.artifacts.push(written[1]);
         // From the first error report on, show everything: it is the finding.
         if (/^(==\d+==ERROR|FINDING|.*runtime error:|==\d+== ERROR: libFuzzer)/.test(line)) state.echoing = true;
+        if (/^model_reader: /.test(line)) console.log(line);
         if (state.echoing) console.log(line);
         else if (echoProgressEvery && /^#\d+(\s+(pulse|NEW|REDUCE)|: cov)/.test(line) && Date.now() - state.lastEcho > echoProgressEvery) {
           console.log(line);
@@ -175,7 +182,7 @@ if (args.run.length) {
 
 mkdirSync(workCorpus, { recursive: true });
 mkdirSync(artifacts, { recursive: true });
-for (const file of filesUnder(seeds, /.*/)) copyFileSync(file, path.join(workCorpus, path.basename(file)));
+for (const file of [...filesUnder(seeds, /.*/), ...extraSeeds.flatMap((d) => filesUnder(d, /\.safetensors$/))]) copyFileSync(file, path.join(workCorpus, path.basename(file)));
 
 if (args.merge) {
   // -merge=1 keeps the seeds and adds the fewest working-corpus inputs that reach new coverage; -use_counters=0

@@ -23,8 +23,9 @@ const suites = {
   // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
   tsan: () => steps(() => cmakeBuild('build/tsan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON', ...withTests]),
     () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
-  // libFuzzer (clang-14, ASan + UBSan) over the C++ API for 30 s from the committed seed corpus.
-  fuzz: () => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
+  // libFuzzer (clang-14, ASan + UBSan) over the C++ API, then over the model-file reader, 30 s each from the seeds.
+  fuzz: () => steps(() => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
+    () => run('node', ['scripts/fuzz.mjs', '--target', 'model_reader', '--seconds', '30'])),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.

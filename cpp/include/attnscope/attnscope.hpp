@@ -6,3 +6,5 @@
 #include "attnscope/tensor.hpp"
 #include "attnscope/threads.hpp"
 #include "attnscope/transformer.hpp"
+#include "attnscope/model_file.hpp"
+#include "attnscope/safetensors.hpp"
