@@ -147,6 +147,43 @@ for (const major of [5, 6, 7, 8]) {
   });
 }
 
+/**
+ * A bundled app asking for threads, served cross-origin isolated: without the threaded files it runs one thread and
+ * says what to copy and pass; with them copied to a folder and `threadsUrl` pointing there it runs two threads.
+ * The results equal Node's either way (the builds are bit-identical).
+ */
+async function checkThreadsApp(dir, page, label) {
+  const threaded = path.join(here, 'node_modules', 'attnscope', 'dist');
+  mkdirSync(path.join(dir, 'attnscope-threads'), { recursive: true });
+  for (const file of readdirSync(threaded).filter((f) => f === 'runtime-threads.js' || f.startsWith('attnscope-mt.'))) {
+    cpSync(path.join(threaded, file), path.join(dir, 'attnscope-threads', file));
+  }
+  const { server, url } = await startServer(dir, 0);
+  try {
+    const missing = await openApp(`${url}${page}`);
+    assertResult(missing.result, `${label}, no threaded files`);
+    assert.equal(missing.result.info.build, 'single', label);
+    assert.match(missing.result.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\.\*\) could not be loaded from beside attnscope \(.*runtime-threads\.js.*\); a bundle does not include them: copy them from node_modules\/attnscope\/dist\/ to one folder your server sends and pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
+    // The one request that fails is the loader's, which the fallback reason names.
+    assert.ok(missing.problems.length >= 1 && missing.problems.every((p) => /runtime-threads\.js|404/.test(p)), `${label}: ${missing.problems}`);
+    const served = await openApp(`${url}${page}?threadsUrl=/attnscope-threads/`);
+    assertResult(served.result, `${label}, threadsUrl`);
+    assert.deepEqual(served.result.info, { build: 'threads', threads: 2, simd: true }, label);
+    assert.deepEqual(served.problems, [], label);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+}
+
+test('Vite 8: build of an app asking for threads: no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
+  const vite = await import('vite8');
+  const outDir = path.join(out, 'vite8-threads');
+  const { customLogger, warnings } = viteLogger(vite);
+  await vite.build({ root: app, configFile: false, customLogger, logLevel: 'warn', cacheDir: path.join(out, 'vite8-threads-cache'), build: { outDir, emptyOutDir: true, rollupOptions: { input: path.join(app, 'threads.html') } } });
+  assert.deepEqual(warnings, []);
+  await checkThreadsApp(outDir, 'threads.html', 'Vite 8 build, threads: 2');
+});
+
 // `npm link attnscope`: node_modules/attnscope is a symlink to the package's own folder, outside the app's.
 test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration, and working with server.fs.allow', { timeout: 120_000 }, async () => {
   const vite = await import('vite5');
@@ -194,6 +231,18 @@ test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 
   copyWasm(outDir, 'copied');
   html(outDir, 'main.js', 'text/javascript');
   await checkBuilt(outDir, 'webpack with wasmUrl');
+});
+
+test('webpack 5: an app asking for threads builds with no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
+  const { default: webpack } = await import('webpack');
+  const outDir = path.join(out, 'webpack-threads');
+  const stats = await new Promise((resolve, reject) =>
+    webpack({ mode: 'production', context: app, entry: './main-threads.js', output: { path: outDir, filename: 'main.js', clean: true } },
+      (error, s) => (error ? reject(error) : resolve(s))));
+  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
+  html(outDir, 'main.js', 'text/javascript');
+  await checkThreadsApp(outDir, '', 'webpack, threads: 2');
 });
 
 test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside the bundle', { timeout: 120_000 }, async () => {
