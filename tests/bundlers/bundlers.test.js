@@ -353,6 +353,9 @@ for (const [version, tsc] of [['5.0.4', path.join(here, 'node_modules', 'typescr
       writeFileSync(path.join(project, `readme-${i}.ts`), `${code}\nexport {};\n`);
       return `readme-${i}.ts`;
     });
+    // The Node example reads a file: that one function, declared as Node's types declare it (Buffer is a Uint8Array).
+    writeFileSync(path.join(project, 'node-fs.d.ts'), "declare module 'node:fs/promises' { export function readFile(path: string | URL): Promise<Uint8Array>; }\n");
+    files.push('node-fs.d.ts');
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'ts-consumer', private: true, type: 'module' }));
     writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
       // types: [] keeps the @types/node that other tools installed higher up out: the examples need only the DOM.
