@@ -335,6 +335,27 @@ test('no bundler: a module worker imports the package from a static host', { tim
   await checkBuilt(outDir, 'module worker');
 });
 
+test('no bundler: a cross-origin isolated page imports the package from a static host and runs threads: 2', { timeout: 120_000 }, async () => {
+  const outDir = path.join(out, 'static-threads');
+  mkdirSync(outDir, { recursive: true });
+  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist'), path.join(outDir, 'attnscope'), { recursive: true });
+  cpSync(path.join(app, 'report.js'), path.join(outDir, 'report.js'));
+  writeFileSync(path.join(outDir, 'main.js'), `
+    import { init, MultiHeadAttention, runtimeInfo } from './attnscope/index.js';
+    import { report } from './report.js';
+    report((options) => init({ ...options, threads: 2 }), MultiHeadAttention, runtimeInfo);`);
+  html(outDir, 'main.js');
+  const { server, url } = await startServer(outDir, 0);
+  try {
+    const { result, problems } = await openApp(url);
+    assertResult(result, 'static host, threads: 2');
+    assert.deepEqual(result.info, { build: 'threads', threads: 2, simd: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+});
+
 // The README's examples, type-checked as a user's TypeScript under `strict` without skipLibCheck, by the oldest
 // TypeScript the README promises and the newest this project uses.
 const readmeExamples = () => [...readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/```(js|html)\n([\s\S]*?)```/g)]
