@@ -180,13 +180,32 @@ function resolveThreadsUrl(threadsUrl) {
 }
 
 /**
+ * Where the threaded loader is by default: beside attnscope.wasm in the package's folder. Vite's dev servers move
+ * this module into their dependency cache, where the loader is not (and asking there makes Vite warn), but serve the
+ * package's folder, which the wasm URL leads to (viteOptimizedOriginal for Vite 5–7; Vite 8 rewrites it itself).
+ * A relative specifier otherwise: no bare import.meta.url here, which webpack would replace by a file:// path.
+ */
+function defaultLoaderSpecifier() {
+  let wasmUrl = null;
+  try {
+    wasmUrl = defaultWasmUrl();
+  } catch {
+    // no import.meta.url in this bundle: the relative specifier fails, and says so
+  }
+  // A wasm URL still named attnscope.wasm is the package's folder (unbundled, or a dev server's rewrite); bundles
+  // hash the name, and there the relative specifier fails with the reason the user needs.
+  const folder = viteOptimizedOriginal(wasmUrl) ?? (wasmUrl instanceof URL && wasmUrl.pathname.endsWith('/attnscope.wasm') ? wasmUrl : null);
+  return folder ? new URL('runtime-threads.js', folder).href : './runtime-threads.js';
+}
+
+/**
  * The threaded build's loader (runtime-threads.js), imported by a specifier bundlers do not follow: its Emscripten
  * glue refers to Node built-ins, which Vite and webpack warn about. Unbundled (Node, a page served from dist/) the
  * relative specifier finds it beside this module; a bundle does not contain it, so a bundled app serves the files
  * itself and passes threadsUrl. Resolves with the loader, or with why it could not be loaded.
  */
 async function importThreadedLoader(threadsUrl) {
-  const specifier = threadsUrl === undefined ? './runtime-threads.js' : new URL('runtime-threads.js', resolveThreadsUrl(threadsUrl)).href;
+  const specifier = threadsUrl === undefined ? defaultLoaderSpecifier() : new URL('runtime-threads.js', resolveThreadsUrl(threadsUrl)).href;
   try {
     return { loader: await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier) };
   } catch (cause) {
