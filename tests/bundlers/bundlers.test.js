@@ -145,6 +145,25 @@ for (const major of [5, 6, 7, 8]) {
       await server.close();
     }
   });
+
+  test(`Vite ${major}: dev server sending COOP/COEP: threads: 2 runs the threaded build with no configuration`, { timeout: 120_000 }, async () => {
+    const vite = await import(`vite${major}`);
+    rmSync(path.join(here, 'node_modules', '.vite'), { recursive: true, force: true });
+    const { customLogger, warnings } = viteLogger(vite);
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    const server = await vite.createServer({ root: app, configFile: false, customLogger, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false, headers } });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      const { result, problems } = await openApp(`http://127.0.0.1:${port}/threads.html`);
+      assertResult(result, `Vite ${major} dev, threads: 2`);
+      assert.deepEqual(result.info, { build: 'threads', threads: 2, simd: true });
+      assert.deepEqual(problems.filter((p) => !p.includes('[vite]')), [], `Vite ${major} dev, threads: 2`);
+      assert.deepEqual(warnings, [], `Vite ${major} dev, threads: 2`);
+    } finally {
+      await server.close();
+    }
+  });
 }
 
 /**
@@ -173,25 +192,6 @@ async function checkThreadsApp(dir, page, label) {
   } finally {
     await new Promise((ok) => server.close(ok));
   }
-
-  test(`Vite ${major}: dev server sending COOP/COEP: threads: 2 runs the threaded build with no configuration`, { timeout: 120_000 }, async () => {
-    const vite = await import(`vite${major}`);
-    rmSync(path.join(here, 'node_modules', '.vite'), { recursive: true, force: true });
-    const { customLogger, warnings } = viteLogger(vite);
-    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-    const server = await vite.createServer({ root: app, configFile: false, customLogger, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false, headers } });
-    await server.listen();
-    try {
-      const { port } = server.httpServer.address();
-      const { result, problems } = await openApp(`http://127.0.0.1:${port}/threads.html`);
-      assertResult(result, `Vite ${major} dev, threads: 2`);
-      assert.deepEqual(result.info, { build: 'threads', threads: 2, simd: true });
-      assert.deepEqual(problems.filter((p) => !p.includes('[vite]')), [], `Vite ${major} dev, threads: 2`);
-      assert.deepEqual(warnings, [], `Vite ${major} dev, threads: 2`);
-    } finally {
-      await server.close();
-    }
-  });
 }
 
 test('Vite 8: build of an app asking for threads: no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
