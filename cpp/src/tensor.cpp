@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "attend.hpp"
+#include "sizes.hpp"
 
 namespace attnscope {
 
