@@ -8,7 +8,7 @@
 #include "attend.hpp"
 #include "attnscope/multihead_attention.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/softmax.hpp"
+#include "kernels/layer_norm.hpp"
 
 namespace attnscope {
 namespace detail {

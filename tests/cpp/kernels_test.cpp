@@ -3,9 +3,10 @@
 
 #include <limits>
 
+#include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
-#include "kernels/reference.hpp"
 #include "kernels/softmax.hpp"
+#include "reference/reference.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
