@@ -117,12 +117,17 @@ private:
     struct Buffers {
         float *q, *k, *v, *concat, *key_panels, *value_panels, *scores;
     };
-    float* parameter(const std::string& key);  // where a validated state-dict key's values live
+    // Where a validated state-dict key's values live; one body (parameter_in) serves both overloads.
+    template <class Self>
+    static auto parameter_in(Self& self, const std::string& key) -> decltype(self.in_proj_weight_.data());
+    float* parameter(const std::string& key);
+    const float* parameter(const std::string& key) const;
     void repack();
     using WorkspaceParts = std::array<std::size_t, 7>;  // floats of each Buffers slice, in order
     WorkspaceParts workspace_parts(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value) const;
     Buffers plan(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value);
-    void project(int which, const float* input, std::size_t rows, float* out) const;  // 0 q, 1 k, 2 v
+    enum class Projection { query = 0, key = 1, value = 2 };  // also the index into packed_in_proj_
+    void project(Projection which, const float* input, std::size_t rows, float* out) const;
     void attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                       const ForwardOptions& options, const Buffers& buffers, float* output, float* weights) const;
 
