@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "attnscope/attnscope.hpp"
-#include "kernels/reference.hpp"
+#include "reference/reference.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
