@@ -1,10 +1,11 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan fuzz wasm js browser python; default all)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
+import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
 
-const ctest = (dir) => run('ctest', ['--test-dir', dir, '--output-on-failure']);
+// Where the runner builds the tests, they are on whatever a build folder's cache says.
+const withTests = (configure) => [...configure, '-DATTNSCOPE_BUILD_TESTS=ON'];
 const steps = (...commands) => {
   for (const command of commands) {
     const status = command();
@@ -15,10 +16,19 @@ const steps = (...commands) => {
 
 const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
-  native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release']), () => ctest('build/native')),
-  asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON']), () => ctest('build/asan')),
-  // libFuzzer (clang-14, ASan + UBSan) over the C++ API for 30 s from the committed seed corpus.
-  fuzz: () => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
+  native: () => steps(() => cmakeBuild('build/native', withTests(nativeConfigure)), () => ctest('build/native')),
+  // The same suite with the kernels at AVX2 + FMA width (the code is written once for every arch).
+  avx2: () => {
+    if (!cpuHasAvx2()) {
+      console.log('avx2: skipped: this CPU has no AVX2 + FMA (no "avx2" and "fma" in /proc/cpuinfo flags)');
+      return 0;
+    }
+    return steps(() => cmakeBuild('build/native-avx2', withTests(avx2Configure)), () => ctest('build/native-avx2'));
+  },
+  asan: () => steps(() => cmakeBuild('build/asan', withTests(asanConfigure)), () => ctest('build/asan')),
+  // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
+  // exploration (that is `npm run fuzz`).
+  fuzz: () => steps(() => cmakeBuild('build/fuzz', fuzzConfigure), () => ctest('build/fuzz')),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
