@@ -5,7 +5,9 @@ import path from 'node:path';
 import { cmakeBuild, root, wasmConfigure } from './lib.mjs';
 
 const all = process.argv.includes('--all');
-const status = cmakeBuild('build/wasm', wasmConfigure, all ? [] : ['attnscope_wasm']);
+const status = all
+  ? cmakeBuild('build/wasm', [...wasmConfigure, '-DATTNSCOPE_BUILD_TESTS=ON']) // the test runner's build: tests forced on
+  : cmakeBuild('build/wasm', wasmConfigure, ['attnscope_wasm']);
 if (status !== 0) process.exit(status);
 
 const dist = path.join(root, 'dist');
