@@ -22,7 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_model import read_model  # noqa: E402  (numpy only)
 
 ROOT = os.path.dirname(HERE)
@@ -125,6 +125,9 @@ def s2s_decode(P, cfg, tgt_in, mem):
 
 
 # ----------------------------------------------------------------------------- tokenisers
+
+# Deliberately this script's own copies, written from MODEL_FORMAT.md like the rest of it (not
+# attnscope_tools.tokenizers): tests/python/test_tokenizers.py checks both against the shared vectors.
 
 def lm_tokenize(vocab, text):
     nspec = len(vocab["specials"])

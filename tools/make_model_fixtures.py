@@ -44,10 +44,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
-import _runtime  # noqa: E402
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import runtime  # noqa: E402
+from attnscope_tools.tokenizers import codepoint_ids as lm_tokenize, source_word_ids as s2s_tokenize  # noqa: E402
 
-_runtime.setup(threads=1)
+runtime.setup(threads=1)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -113,21 +114,6 @@ def load_s2s():
                 c["n_dec_layers"], c["d_ff"], c["max_src_len"], c["max_tgt_len"])
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
-
-
-def lm_tokenize(vocab, text):
-    """Code point -> id (ids below len(specials) are never produced from text), <bos> first."""
-    nspec = len(vocab["specials"])
-    index = {t: i for i, t in enumerate(vocab["tokens"]) if i >= nspec}
-    return [vocab["bos_id"]] + [index.get(ch, vocab["unk_id"]) for ch in text]
-
-
-def s2s_tokenize(vocab, text, max_len):
-    import re
-    t = re.sub(r"[A-Z]", lambda m: m.group(0).lower(), text)
-    words = [w for w in re.split(r"[^a-z0-9]+", t) if w]
-    index = {w: i for i, w in enumerate(vocab["src_tokens"]) if i not in (vocab["src_pad_id"], vocab["src_unk_id"])}
-    return [index.get(w, vocab["src_unk_id"]) for w in words][:max_len]
 
 
 @torch.no_grad()

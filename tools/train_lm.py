@@ -24,10 +24,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
-import _runtime  # noqa: E402
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import heads, runtime, schedule  # noqa: E402
+from attnscope_tools.tokenizers import CodepointTokenizer  # noqa: E402
 
-BLAS = _runtime.setup(threads=1)
+BLAS = runtime.setup(threads=1)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -73,11 +74,10 @@ def build_vocab(train_docs, size):
 class Tokenizer:
     def __init__(self, tokens):
         self.tokens = tokens
-        self.index = {t: i for i, t in enumerate(tokens) if i >= len(SPECIALS)}
+        self.codepoints = CodepointTokenizer({"specials": SPECIALS, "tokens": tokens, "unk_id": UNK, "bos_id": BOS})
 
     def encode(self, text, bos=True):
-        ids = [self.index.get(ch, UNK) for ch in text]
-        return ([BOS] if bos else []) + ids
+        return self.codepoints.ids(text, bos)
 
     def decode(self, ids):
         return "".join(self.tokens[i] if i >= len(SPECIALS) else ("\u241e" if i == BOS else "\ufffd")
@@ -306,11 +306,6 @@ def analyse_heads(model, seqs_by_src, tokens):
     return scores, baselines, counts_out
 
 
-def passes(m, score, baseline):
-    _, thr, lift, _ = METRICS[m]
-    return score >= thr and score >= lift * baseline
-
-
 def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
     """A head is named after a metric whose score passes the metric's threshold and its minimum
     lift over the uniform baseline. Scores on all held-out text are preferred: only when no
@@ -323,17 +318,12 @@ def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
         for h in range(H):
             best = None
             for groups in (("all",), ("zh", "en")):
-                for g in groups:
-                    for m in scores[g]:
-                        sc = scores[g][m][l][h]
-                        if passes(m, sc, baselines[g][m]):
-                            r = sc / METRICS[m][1]
-                            if best is None or r > best[0]:
-                                best = (r, g, m, sc)
+                best = heads.best_metric(((g, m), scores[g][m][l][h], METRICS[m][1], METRICS[m][2], baselines[g][m])
+                                         for g in groups for m in scores[g])
                 if best:
                     break
             if best:
-                _, g, m, sc = best
+                (g, m), sc = best
                 named.append({"layer": l, "head": h, "module": module_fmt.format(layer=l),
                               "name": METRICS[m][3] + GROUP_SUFFIX[g], "metric": m, "text": g,
                               "score": round(sc, 4), "threshold": METRICS[m][1],
@@ -348,34 +338,19 @@ def heads_table(scores, baselines, counts, named):
               "en": "English held-out text"}
     for g in GROUPS:
         ms = list(scores[g])
-        L = len(scores[g][ms[0]])
-        H = len(scores[g][ms[0]][0])
-        out += [f"**{titles[g]}**", "",
-                "| layer | head | " + " | ".join(ms) + " | name |",
-                "|---|---|" + "---|" * len(ms) + "---|",
-                "| uniform baseline | | " + " | ".join(f"{baselines[g][m]:.3f}" for m in ms) + " | |"]
-        for l in range(L):
-            for h in range(H):
-                cells = []
-                for m in ms:
-                    sc = scores[g][m][l][h]
-                    cells.append(f"**{sc:.3f}**" if passes(m, sc, baselines[g][m]) else f"{sc:.3f}")
-                out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((l, h), '')} |")
+        out += [f"**{titles[g]}**", ""]
+        out += heads.score_table(ms, scores[g], baselines[g], {m: METRICS[m][1:3] for m in ms}, nm)
         out += ["", f"Queries per metric ({g}): " + ", ".join(f"{m} {counts[g][m]}" for m in ms) + ".", ""]
-    out.append("| metric | definition | threshold | min lift over uniform baseline |")
-    out.append("|---|---|---|---|")
-    for m, (d, thr, lift, _) in METRICS.items():
-        out.append(f"| {m} | {d} | {thr} | {lift}x |")
+    out += heads.markdown_table(["metric", "definition", "threshold", "min lift over uniform baseline"],
+                                [(m, d, thr, f"{lift}x") for m, (d, thr, lift, _) in METRICS.items()])
     out.append("")
     out.append("Named heads: one name per head, after the passing metric with the largest score/threshold on all "
                "held-out text; a head with no passing metric there is named from the Chinese-only or English-only "
                "scores (the name says which):")
     out.append("")
-    out.append("| layer | head | name | metric | text | score | threshold | uniform baseline |")
-    out.append("|---|---|---|---|---|---|---|---|")
-    for n in named:
-        out.append(f"| {n['layer']} | {n['head']} | {n['name']} | {n['metric']} | {n['text']} | {n['score']:.3f} | "
-                   f"{n['threshold']} | {n['baseline']:.3f} |")
+    out += heads.markdown_table(["layer", "head", "name", "metric", "text", "score", "threshold", "uniform baseline"],
+                                [(n["layer"], n["head"], n["name"], n["metric"], n["text"], f"{n['score']:.3f}",
+                                  n["threshold"], f"{n['baseline']:.3f}") for n in named])
     return "\n".join(out)
 
 
@@ -535,7 +510,7 @@ def main():
         progress, losses = [], []
         t0 = time.time()
         for step in range(TRAIN["steps"]):
-            lr = _runtime.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            lr = schedule.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
             for g in opt.param_groups:
                 g["lr"] = lr
             seqs = []
