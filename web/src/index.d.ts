@@ -234,8 +234,8 @@ export class LanguageModel extends TrainedModel {
 /** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */
 export class Seq2SeqModel extends TrainedModel {
   readonly kind: 'seq2seq';
-  /** ASCII lower case, split on anything but a–z and 0–9, at most `max_src_len` words. */
-  tokenizeSource(text: string): { ids: number[]; tokens: string[] };
+  /** ASCII lower case, split on anything but a–z and 0–9, at most `max_src_len` words; `wordCount` counts them before that cut. */
+  tokenizeSource(text: string): { ids: number[]; tokens: string[]; wordCount: number };
   /**
    * Greedy decoding with key/value caches. `crossAttention` `[decoderLayers, heads, outputTokens, sourceWords]`: row t is
    * what output token t read; `decoderAttention` `[decoderLayers, heads, N, N]`; `encoderAttention` `[encoderLayers, heads, S, S]`.

@@ -186,16 +186,20 @@ export class Seq2SeqModel extends Model {
     this.#sourceIds = new Map(header.vocab.src_tokens.map((token, id) => [token, id]));
   }
 
-  /** Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most max_src_len words. */
+  /**
+   * Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most max_src_len words.
+   * `wordCount` is the number of words before that cut.
+   */
   tokenizeSource(text) {
     if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
     const { src_pad_id: pad, src_unk_id: unk } = this.vocab;
-    const words = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean).slice(0, this.config.max_src_len);
+    const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
+    const words = allWords.slice(0, this.config.max_src_len);
     const ids = words.map((w) => {
       const id = this.#sourceIds.get(w);
       return id === undefined || id === pad || id === unk ? unk : id;
     });
-    return { ids, tokens: words };
+    return { ids, tokens: words, wordCount: allWords.length };
   }
 
   #source(input, caller) {
