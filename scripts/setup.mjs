@@ -13,6 +13,7 @@ const debianPackages = [
   'cmake',
   'ninja-build',
   'g++',
+  'python3-numpy', // tools/check_model_numpy.py and tests/python (npm test's python suite)
   'clang-14', // the fuzzer: libFuzzer with ASan and UBSan
   'libclang-rt-14-dev',
   'chromium', // browser tests (installed without recommends: 9 packages instead of 95)

@@ -33,6 +33,10 @@ const suites = {
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  // The Python that needs only NumPy (Debian's /usr/bin/python3; no torch): the independent NumPy model check
+  // against the golden fixtures, and the tokenisers against the shared vectors.
+  python: () => steps(() => run('/usr/bin/python3', ['tools/check_model_numpy.py']),
+    () => run('/usr/bin/python3', ['-m', 'unittest', 'discover', '-s', 'tests/python', '-v'])),
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
     () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
