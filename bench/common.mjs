@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { mulberry32 } from '../tests/random.js'; // tiny and seedable: every library gets bit-identical inputs in every process
 
 // A full garbage collection on demand, without asking the caller for --expose-gc.
 v8.setFlagsFromString('--expose-gc');
@@ -27,17 +28,6 @@ export function flops(L, E) {
   return 8 * L * E * E + 4 * L * L * E;
 }
 
-// mulberry32: tiny and seedable, so every library gets bit-identical inputs in every process.
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function uniform(rng, n, bound) {
   const a = new Float32Array(n);
