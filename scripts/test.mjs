@@ -1,10 +1,10 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan fuzz wasm js browser python; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan fuzz wasm js python browser; default all)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
 
-// Where the runner builds the tests, they are on whatever a build folder's cache says.
+// The runner forces the tests on, whatever an earlier configure of the folder cached.
 const withTests = (configure) => [...configure, '-DATTNSCOPE_BUILD_TESTS=ON'];
 const steps = (...commands) => {
   for (const command of commands) {
