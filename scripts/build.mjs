@@ -1,6 +1,6 @@
 // Builds the WebAssembly module with CMake and assembles the npm package in dist/.
 // Usage: node scripts/build.mjs [--all]   (--all also builds the WASM Catch2 tests)
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, wasmConfigure } from './lib.mjs';
 
@@ -14,8 +14,7 @@ const dist = path.join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist);
 const sources = path.join(root, 'web', 'src');
-for (const file of readdirSync(sources)) {
-  if (/\.(js|d\.ts)$/.test(file) && !file.endsWith('.test.js')) copyFileSync(path.join(sources, file), path.join(dist, file));
-}
+// Subfolders too (web/src/figures → dist/figures); folders are walked, files kept only if they ship.
+cpSync(sources, dist, { recursive: true, filter: (from) => statSync(from).isDirectory() || (/\.(js|d\.ts)$/.test(from) && !from.endsWith('.test.js')) });
 for (const file of ['attnscope.mjs', 'attnscope.wasm']) copyFileSync(path.join(root, 'build', 'wasm', file), path.join(dist, file));
 console.log(`\npackage assembled in ${path.relative(process.cwd(), dist) || 'dist'}/`);
