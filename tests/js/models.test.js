@@ -59,7 +59,7 @@ test('loading, running and disposing models leaks nothing; bad files and inputs 
     lm.generate('abc', { maxNewTokens: 5 });
     assert.throws(() => lm.forward([0, 1, 99999]), { name: 'RangeError', message: /LanguageModel.forward: tokens\[2\]: expected a token id from 0 to 1499, got 99999/ });
     assert.throws(() => lm.forward(5), { name: 'TypeError', message: /expected text or an array of token ids, got number 5/ });
-    assert.throws(() => lm.forward(new Array(200).fill(2)), { name: 'Error', message: /at most 128 tokens \(the model's max_len\), got 200/ });
+    assert.throws(() => lm.forward(new Array(200).fill(2)), { name: 'RangeError', message: /at most 128 tokens \(the model's max_len\), got 200/ });
     lm.dispose();
     assert.throws(() => lm.generate('abc'), /this model was disposed/);
     const s2s = await loadModel(modelUrl('dates-seq2seq.attnscope'));
