@@ -1,6 +1,7 @@
 // The trained models (models/*.attnscope) against their PyTorch golden cases (tests/fixtures/models, made by
 // tools/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
 // magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fixture_reader.hpp"
@@ -47,7 +48,9 @@ const attnscope_test::ModelFile& model_file(const std::string& name)
 TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
 {
     const auto fixtures = attnscope_test::load_fixture_dir(ATTNSCOPE_MODEL_FIXTURE_DIR);
-    REQUIRE(fixtures.size() >= 4);
+    REQUIRE(fixtures.size() >= 6);
+    REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_lm"; }) >= 3);
+    REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_seq2seq"; }) >= 3);
     for (const FixtureCase& c : fixtures) {
         SECTION(c.name)
         {

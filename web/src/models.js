@@ -1,6 +1,6 @@
 // Trained models (tools/MODEL_FORMAT.md): loading *.attnscope files, tokenising, and running them with every
 // attention map returned. The transformer itself runs in the C++ core (DecoderLM, Seq2Seq).
-import { check, describe, leakGuard, module, reserve } from './runtime.js';
+import { check, describe, leakGuard, module, nodeFs, reserve } from './runtime.js';
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 const MAGIC = 'ATTNSCP1';
@@ -11,11 +11,8 @@ async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
     const base = typeof document === 'object' ? document.baseURI : undefined;
     const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
-    if (url.protocol === 'file:') {
-      const fsModule = 'node:fs/promises';
-      const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
-      return new Uint8Array(await readFile(url));
-    }
+    const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
+    if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
