@@ -8,7 +8,9 @@
 //   node scripts/fuzz.mjs --merge           minimise what runs found into the committed corpus
 //   node scripts/fuzz.mjs --run FILE...     run the target once on each file (to reproduce a finding)
 //   node scripts/fuzz.mjs --build           only build
-//   --target NAME                           which fuzzer (default attention_fuzzer; build/fuzz/fuzzers.tsv lists them)
+//   --target NAME                           which fuzzer (default attention_fuzzer; build/fuzz/fuzzers.tsv lists them;
+//                                           the _fuzzer suffix may be left out). model_reader_fuzzer explores from
+//                                           tests/fuzz/model_reader_corpus plus models/*.safetensors
 //   --keep-going                            for long runs: libFuzzer's fork mode, which saves every finding and
 //                                           carries on instead of stopping at the first
 //   --ignore ID,ID                          skip checks already reported (ATTNSCOPE_FUZZ_IGNORE; see the harness)
@@ -98,6 +100,7 @@ function runFuzzer(args, env, { echoProgressEvery = 0 } = {}) {
         if (written) state.artifacts.push(written[1]);
         // From the first error report on, show everything: it is the finding.
         if (/^(==\d+==ERROR|FINDING|.*runtime error:|==\d+== ERROR: libFuzzer)/.test(line)) state.echoing = true;
+        if (/^model_reader: /.test(line)) console.log(line);
         if (state.echoing) console.log(line);
         else if (echoProgressEvery && /^#\d+(\s+(pulse|NEW|REDUCE)|: cov)/.test(line) && Date.now() - state.lastEcho > echoProgressEvery) {
           console.log(line);
@@ -142,6 +145,7 @@ const targets = build();
 if (!targets) finish(false, 'build failed');
 if (args.build) process.exit(0);
 if (args.replay) finish(ctest('build/fuzz') === 0, `replayed the corpora of ${Object.keys(targets).join(', ')}`);
+if (!args.target.endsWith('_fuzzer')) args.target += '_fuzzer';
 const target = targets[args.target];
 if (!target) usage(`unknown --target '${args.target}' (have ${Object.keys(targets).join(', ')})`);
 binary = target.binary;
@@ -160,7 +164,9 @@ if (args.run.length) {
 
 mkdirSync(workCorpus, { recursive: true });
 mkdirSync(artifacts, { recursive: true });
-for (const file of filesUnder(seeds, /.*/)) copyFileSync(file, path.join(workCorpus, path.basename(file)));
+// The model reader also starts from the shipped models (not copied into git a second time).
+const extraSeeds = args.target === 'model_reader_fuzzer' ? filesUnder(path.join(root, 'models'), /\.safetensors$/) : [];
+for (const file of [...filesUnder(seeds, /.*/), ...extraSeeds]) copyFileSync(file, path.join(workCorpus, path.basename(file)));
 
 if (args.merge) {
   // -merge=1 keeps the seeds and adds the fewest working-corpus inputs that reach new coverage; -use_counters=0

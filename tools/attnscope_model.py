@@ -1,114 +1,86 @@
 #!/usr/bin/python3
-"""Writer and reader of attnscope model files (*.attnscope). See tools/MODEL_FORMAT.md.
+"""attnscope's trained-model files: safetensors (tools/safetensors_file.py) with the model's description
+in `__metadata__`. See tools/MODEL_FORMAT.md.
 
-Layout (all integers little-endian):
+    write_model(path, kind, config, vocab, state_dict, named_heads, training)
+    read_model(path) -> (header, {name: numpy float32 array})
 
-    bytes 0..7    magic b"ATTNSCP1"
-    bytes 8..11   uint32 header_len = byte length of the UTF-8 JSON header (without padding)
-    bytes 12..    JSON header (UTF-8, header_len bytes)
-                  zero bytes (0..3 of them) so that the data section starts at a multiple of 4:
-                  data_start = 12 + header_len rounded up to a multiple of 4
-    data_start..  float32 little-endian tensor data; tensor k occupies floats
-                  [offset_k, offset_k + prod(shape_k)) counted from data_start.
-                  The file ends right after the last float.
+`header` is {"format", "kind", "config", "vocab", "named_heads", "training", "tensors"}: the metadata's
+JSON strings decoded, and the tensors' names, shapes and element offsets in data order.
+`python3 tools/attnscope_model.py FILE...` prints a summary; `--convert OLD.attnscope NEW.safetensors`
+rewrites a file of the first format (ATTNSCP1, read by read_legacy_model) as safetensors.
 
-Only the Python standard library and numpy are needed; torch is optional (state dicts of
-torch tensors are accepted by write_model, and read_model returns numpy arrays).
+Only the Python standard library is needed; read_model returns numpy arrays when numpy is installed
+(as it is with torch), else safetensors_file.Tensor(shape, array('f')).
 """
 
 import json
 import struct
+from array import array
 
-import numpy as np
+import safetensors_file
 
-MAGIC = b"ATTNSCP1"
-FORMAT_VERSION = 1
+try:
+    import numpy as np
+except ImportError:  # conversion and inspection work without it
+    np = None
+
+FORMAT = "attnscope-model/1"  # __metadata__["format"]
+LEGACY_MAGIC = b"ATTNSCP1"
+METADATA_JSON_KEYS = ("config", "vocab", "named_heads", "training")
 
 
-def _to_numpy_f32(t):
-    if hasattr(t, "detach"):  # torch tensor
-        t = t.detach().cpu().to(dtype=__import__("torch").float32).numpy()
-    a = np.ascontiguousarray(np.asarray(t, dtype="<f4"))
-    return a
-
-
-def build_header(kind, config, vocab, tensors, named_heads=None, training=None):
-    """tensors: list of (name, array). Returns (header dict, list of little-endian f32 arrays)."""
-    entries, arrays, offset = [], [], 0
-    seen = set()
-    for name, t in tensors:
-        if name in seen:
-            raise ValueError(f"duplicate tensor name {name!r}")
-        seen.add(name)
-        a = _to_numpy_f32(t)
-        entries.append({"name": name, "shape": [int(d) for d in a.shape], "offset": offset})
-        arrays.append(a.reshape(-1))
-        offset += a.size
-    header = {
-        "format": FORMAT_VERSION,
-        "kind": kind,
-        "config": config,
-        "vocab": vocab,
-        "tensors": entries,
-        "data_floats": offset,
-        "named_heads": list(named_heads or []),
-        "training": training or {},
-    }
-    return header, arrays
+def _json(value):
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def write_model(path, kind, config, vocab, tensors, named_heads=None, training=None):
-    """Write a model file. `tensors` is an iterable of (name, tensor) pairs or a state dict
-    (its order is kept). Returns the number of bytes written."""
-    if hasattr(tensors, "items"):
-        tensors = list(tensors.items())
-    header, arrays = build_header(kind, config, vocab, list(tensors), named_heads, training)
-    hjson = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    pad = (-(len(MAGIC) + 4 + len(hjson))) % 4
-    with open(path, "wb") as f:
-        f.write(MAGIC)
-        f.write(struct.pack("<I", len(hjson)))
-        f.write(hjson)
-        f.write(b"\0" * pad)
-        for a in arrays:
-            f.write(a.astype("<f4", copy=False).tobytes())
-        size = f.tell()
-    return size
+    """Write a model file. `tensors` is a state dict or (name, tensor) pairs (order kept).
+    Returns the number of bytes written."""
+    metadata = {"format": FORMAT, "kind": kind, "config": _json(config), "vocab": _json(vocab),
+                "named_heads": _json(list(named_heads or [])), "training": _json(training or {})}
+    return safetensors_file.save_file(tensors, path, metadata)
 
 
 def read_model(path):
-    """Read a model file -> (header dict, {name: numpy float32 array with its shape}).
-    Checks the magic, the padding, every tensor's extent and the total file size."""
+    """Read a model file -> (header dict, {name: numpy float32 array with its shape})."""
+    metadata, tensors = safetensors_file.load_file(path)
+    if metadata.get("format") != FORMAT:
+        raise ValueError(f"{path}: __metadata__.format is {metadata.get('format')!r}, expected {FORMAT!r}")
+    header = {"format": FORMAT, "kind": metadata["kind"]}
+    for key in METADATA_JSON_KEYS:
+        header[key] = json.loads(metadata[key])
+    entries, offset = [], 0
+    for name, t in tensors.items():
+        entries.append({"name": name, "shape": list(t.shape), "offset": offset})
+        offset += len(t.values)
+    header["tensors"] = entries
+    if np is not None:
+        tensors = {k: np.frombuffer(t.values.tobytes(), dtype="=f4").reshape(t.shape).copy() for k, t in tensors.items()}
+    return header, tensors
+
+
+def read_legacy_model(path):
+    """Read a file of the first format (magic ATTNSCP1, uint32 header length, JSON, float32 data at a
+    4-byte boundary) -> (header dict, {name: array}). Kept only to convert old files."""
     with open(path, "rb") as f:
         blob = f.read()
-    if len(blob) < 12 or blob[:8] != MAGIC:
-        raise ValueError(f"{path}: not an attnscope model file (bad magic)")
+    if len(blob) < 12 or blob[:8] != LEGACY_MAGIC:
+        raise ValueError(f"{path}: not a legacy attnscope model file (bad magic)")
     (hlen,) = struct.unpack("<I", blob[8:12])
-    if 12 + hlen > len(blob):
-        raise ValueError(f"{path}: header length {hlen} exceeds the file")
     header = json.loads(blob[12:12 + hlen].decode("utf-8"))
     data_start = (12 + hlen + 3) // 4 * 4
-    if any(b != 0 for b in blob[12 + hlen:data_start]):
-        raise ValueError(f"{path}: non-zero header padding")
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path}: unsupported format {header.get('format')!r}")
-    nfloats = (len(blob) - data_start) // 4
-    if (len(blob) - data_start) % 4:
-        raise ValueError(f"{path}: data section is not a whole number of floats")
-    data = np.frombuffer(blob, dtype="<f4", count=nfloats, offset=data_start)
-    tensors, end = {}, 0
+    data = array("f", blob[data_start:])  # little-endian, as every machine these tools run on
+    tensors = {}
     for e in header["tensors"]:
-        n = int(np.prod(e["shape"])) if e["shape"] else 1
-        o = int(e["offset"])
-        if o < 0 or o + n > nfloats:
-            raise ValueError(f"{path}: tensor {e['name']} out of range")
-        tensors[e["name"]] = data[o:o + n].reshape(e["shape"]).astype(np.float32)
-        end = max(end, o + n)
-    if "data_floats" in header and header["data_floats"] != nfloats:
-        raise ValueError(f"{path}: data_floats {header['data_floats']} != {nfloats} floats in file")
-    if end != nfloats:
-        raise ValueError(f"{path}: {nfloats - end} trailing floats not covered by any tensor")
+        n = safetensors_file._numel(e["shape"])
+        tensors[e["name"]] = safetensors_file.Tensor(e["shape"], data[e["offset"]:e["offset"] + n])
     return header, tensors
+
+
+def convert_legacy(old_path, new_path):
+    h, ts = read_legacy_model(old_path)
+    return write_model(new_path, h["kind"], h["config"], h["vocab"], ts, h.get("named_heads"), h.get("training"))
 
 
 def load_state_dict_into(module, tensors):
@@ -121,9 +93,12 @@ def load_state_dict_into(module, tensors):
 
 if __name__ == "__main__":
     import sys
+    if sys.argv[1:2] == ["--convert"]:
+        print(f"{sys.argv[3]}: {convert_legacy(sys.argv[2], sys.argv[3])} bytes")
+        sys.exit(0)
     for p in sys.argv[1:]:
         h, ts = read_model(p)
-        n = sum(v.size for v in ts.values())
+        n = sum(safetensors_file._numel(v.shape) for v in ts.values())
         print(f"{p}: kind={h['kind']} tensors={len(ts)} floats={n} ({4 * n / 1e6:.2f} MB)")
         print("  config:", json.dumps(h["config"], ensure_ascii=False))
         for nh in h.get("named_heads", []):

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tools/make_model_fixtures.py
 
-Reads models/char-lm.attnscope and models/dates-seq2seq.attnscope (tools/attnscope_model.py),
+Reads models/char-lm.safetensors and models/dates-seq2seq.safetensors (tools/attnscope_model.py),
 rebuilds the torch modules (tools/attnscope_nets.py), converts them to float64
 (model.double()) and writes one file per case, in the project's fixture text format
 (tests/fixtures/make_fixtures.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
@@ -98,7 +98,7 @@ def check_close(name, a64, a32, tol):
 # --------------------------------------------------------------------------- models
 
 def load_lm():
-    path = os.path.join(MODELS, "char-lm.attnscope")
+    path = os.path.join(MODELS, "char-lm.safetensors")
     h, ts = attnscope_model.read_model(path)
     c = h["config"]
     m = CharLM(c["vocab_size"], c["d_model"], c["n_heads"], c["n_layers"], c["d_ff"], c["max_len"])
@@ -107,7 +107,7 @@ def load_lm():
 
 
 def load_s2s():
-    path = os.path.join(MODELS, "dates-seq2seq.attnscope")
+    path = os.path.join(MODELS, "dates-seq2seq.safetensors")
     h, ts = attnscope_model.read_model(path)
     c = h["config"]
     m = Seq2Seq(c["src_vocab_size"], c["tgt_vocab_size"], c["d_model"], c["n_heads"], c["n_enc_layers"],

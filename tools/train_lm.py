@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Train attnscope's character LM (Chinese poems + English fortunes) and write
-models/char-lm.attnscope and tools/records/char-lm.md.
+models/char-lm.safetensors and tools/records/char-lm.md.
 
     /usr/bin/python3 tools/train_lm.py                 # train (deterministic, seed 1234)
     /usr/bin/python3 tools/train_lm.py --steps 200     # quick smoke run
@@ -39,7 +39,7 @@ import lm_data  # noqa: E402
 from attnscope_nets import CharLM  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
-MODEL_PATH = os.path.join(ROOT, "models", "char-lm.attnscope")
+MODEL_PATH = os.path.join(ROOT, "models", "char-lm.safetensors")
 RECORD_PATH = os.path.join(HERE, "records", "char-lm.md")
 
 UNK, BOS = 0, 1

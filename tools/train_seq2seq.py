@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train attnscope's encoder-decoder demo model: English dates in words -> ISO dates
 (e.g. "the fifth of march nineteen ninety" -> "1990-03-05"), and write
-models/dates-seq2seq.attnscope and tools/records/dates-seq2seq.md.
+models/dates-seq2seq.safetensors and tools/records/dates-seq2seq.md.
 
     /usr/bin/python3 tools/train_seq2seq.py               # train (deterministic, seed 4321)
     /usr/bin/python3 tools/train_seq2seq.py --steps 100   # quick smoke run
@@ -40,7 +40,7 @@ import dates_data as dd  # noqa: E402
 from attnscope_nets import Seq2Seq  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
-MODEL_PATH = os.path.join(ROOT, "models", "dates-seq2seq.attnscope")
+MODEL_PATH = os.path.join(ROOT, "models", "dates-seq2seq.safetensors")
 RECORD_PATH = os.path.join(HERE, "records", "dates-seq2seq.md")
 
 SRC_SPECIALS = ["<pad>", "<unk>"]

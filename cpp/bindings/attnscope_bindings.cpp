@@ -362,47 +362,6 @@ val int_array(const std::vector<std::int32_t>& values)
     return array;
 }
 
-Status load_model_state(StateDictModel& model, const val& entries)
-{
-    return guarded([&] { model.load_state_dict(state_views(entries)); });
-}
-
-val model_keys(const StateDictModel& model)
-{
-    val keys = val::array();
-    for (const std::string& key : model.state_dict_keys()) {
-        val entry = val::array();
-        entry.call<void>("push", key);
-        val shape = val::array();
-        for (std::size_t d : model.state_dict_shape(key)) shape.call<void>("push", double(d));
-        entry.call<void>("push", shape);
-        keys.call<void>("push", entry);
-    }
-    return keys;
-}
-
-DecoderLM* create_decoder_lm(double vocab, double max_len, double d, double heads, double d_ff, double layers)
-{
-    DecoderLM* created = nullptr;
-    guarded([&] {
-        created = new DecoderLM({std::size_t(vocab), std::size_t(max_len), std::size_t(d), std::size_t(heads),
-                                 std::size_t(d_ff), std::size_t(layers)});
-    });
-    return created;
-}
-
-Seq2Seq* create_seq2seq(const val& c)
-{
-    Seq2Seq* created = nullptr;
-    guarded([&] {
-        auto size = [&](const char* key) { return std::size_t(c[key].as<double>()); };
-        created = new Seq2Seq({size("srcVocabSize"), size("tgtVocabSize"), size("maxSrcLen"), size("maxTgtLen"),
-                               size("dModel"), size("numHeads"), size("dFF"), size("encoderLayers"),
-                               size("decoderLayers")});
-    });
-    return created;
-}
-
 // {logits, attention} or null with the status set.
 val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention)
 {
@@ -450,6 +409,115 @@ val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double m
     });
     return result;
 }
+
+// Model files and safetensors headers. A malformed file's FileError keeps its class: the result is
+// {error: 'TypeError' | 'RangeError' | 'Error', message} instead of a value, and the wrapper throws that class.
+// One copy of the catch clauses for every file entry point (not a template): `body(context)` reads the file.
+val file_call(val (*body)(const void* context), const void* context)
+{
+    const auto failure = [](const char* name, const std::string& message) {
+        val error = val::object();
+        error.set("error", std::string(name));
+        error.set("message", message);
+        return error;
+    };
+    try {
+        return body(context);
+    } catch (const FileError& e) {
+        return failure(e.kind() == FileError::Kind::type ? "TypeError" : "RangeError", e.what());
+    } catch (const std::length_error& e) {
+        return failure("RangeError", e.what());
+    } catch (const std::bad_alloc&) {
+        return failure("RangeError", "out of memory: WebAssembly memory could not grow to fit this model");
+    } catch (const std::exception& e) {
+        return failure("Error", e.what());
+    }
+}
+
+// A file in the WASM heap, as the wrapper copied it there.
+struct FileBytes {
+    const std::uint8_t* data;
+    std::size_t size;
+};
+
+
+// {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}.
+val read_safetensors_raw(std::uintptr_t file, double size)
+{
+    const FileBytes bytes{at<const std::uint8_t>(file), std::size_t(size)};
+    return file_call([](const void* context) {
+        const auto& file = *static_cast<const FileBytes*>(context);
+        const SafetensorsHeader header = read_safetensors_header(file.data, file.size);
+        val tensors = val::array();
+        for (const SafetensorsTensor& t : header.tensors) {
+            val entry = val::object();
+            entry.set("name", t.name);
+            entry.set("shape", shape_value(t.shape));
+            entry.set("begin", double(t.begin));
+            entry.set("end", double(t.end));
+            tensors.call<void>("push", entry);
+        }
+        val metadata = val::object();
+        for (const auto& entry : header.metadata) metadata.set(entry.first, entry.second);
+        val result = val::object();
+        result.set("tensors", tensors);
+        result.set("metadata", metadata);
+        return result;
+    }, &bytes);
+}
+
+// A trained model read from a file. Created empty; load() fills it or leaves it empty (everything the failed
+// read built is already freed), so the wrapper deletes it at once on failure.
+class Model {
+public:
+    // {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]} or an error value.
+    val load(std::uintptr_t file, double size)
+    {
+        struct Load {
+            Model* model;
+            FileBytes file;
+        } load{this, {at<const std::uint8_t>(file), std::size_t(size)}};
+        return file_call([](const void* context) {
+            const auto& [self, file] = *static_cast<const Load*>(context);
+            ModelFile loaded = read_model_file(file.data, file.size);
+            const StateDictModel& model = loaded.decoder_lm ? static_cast<const StateDictModel&>(*loaded.decoder_lm)
+                                                            : static_cast<const StateDictModel&>(*loaded.seq2seq);
+            val tensors = val::array();
+            for (const std::string& key : model.state_dict_keys()) {
+                val entry = val::object();
+                entry.set("name", key);
+                entry.set("shape", shape_value(model.state_dict_shape(key)));
+                tensors.call<void>("push", entry);
+            }
+            val result = val::object();
+            result.set("kind", std::string(loaded.kind == ModelKind::decoder_lm ? "decoder_lm" : "seq2seq"));
+            result.set("config", loaded.config);
+            result.set("vocab", loaded.vocab);
+            result.set("namedHeads", loaded.named_heads);
+            result.set("training", loaded.training);
+            result.set("tensors", tensors);
+            self->file_ = std::move(loaded);
+            return result;
+        }, &load);
+    }
+
+    val lmForward(const val& tokens, bool need_attention) { return lm_forward(*file_.decoder_lm, tokens, need_attention); }
+    val lmGenerate(const val& prompt, double max_new_tokens, int stop_token)
+    {
+        return lm_generate(*file_.decoder_lm, prompt, max_new_tokens, stop_token);
+    }
+    val seq2seqForward(const val& source, const val& target, bool need_attention)
+    {
+        return seq2seq_forward(*file_.seq2seq, source, target, need_attention);
+    }
+    val seq2seqDecode(const val& source, int bos, int eos, double max_steps)
+    {
+        return seq2seq_decode(*file_.seq2seq, source, bos, eos, max_steps);
+    }
+
+private:
+    ModelFile file_;
+};
 
 }  // namespace
 
@@ -528,16 +596,12 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_planScaledDotProductAttention", &sdpa_plan);
     function("_scaledDotProductAttention", &sdpa_run);
 
-    class_<DecoderLM>("_DecoderLM")
-        .function("keys", optional_override([](const DecoderLM& m) { return model_keys(m); }))
-        .function("loadStateDict", optional_override([](DecoderLM& m, const val& e) { return load_model_state(m, e); }))
-        .function("forward", &lm_forward)
-        .function("generate", &lm_generate);
-    function("_createDecoderLM", &create_decoder_lm, allow_raw_pointers());
-    class_<Seq2Seq>("_Seq2Seq")
-        .function("keys", optional_override([](const Seq2Seq& m) { return model_keys(m); }))
-        .function("loadStateDict", optional_override([](Seq2Seq& m, const val& e) { return load_model_state(m, e); }))
-        .function("forward", &seq2seq_forward)
-        .function("decode", &seq2seq_decode);
-    function("_createSeq2Seq", &create_seq2seq, allow_raw_pointers());
+    function("_readSafetensors", &read_safetensors_raw);
+    class_<Model>("_Model")
+        .constructor<>()
+        .function("load", &Model::load)
+        .function("lmForward", &Model::lmForward)
+        .function("lmGenerate", &Model::lmGenerate)
+        .function("seq2seqForward", &Model::seq2seqForward)
+        .function("seq2seqDecode", &Model::seq2seqDecode);
 }

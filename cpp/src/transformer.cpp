@@ -62,6 +62,19 @@ struct ModelParts {
     std::vector<std::string> keys;  // registration order
     std::vector<std::pair<std::string, std::unique_ptr<MultiHeadAttention>>> attentions;  // prefix → layer
     std::vector<Linear*> linears;   // repacked after every load
+    // When set, every parameter's shape is checked against it before the parameter is allocated.
+    const std::map<std::string, TensorView>* expected = nullptr;
+
+    void expect(const std::string& name, const Shape& shape) const
+    {
+        if (!expected) return;
+        const auto it = expected->find(name);
+        if (it == expected->end())
+            model_error("the config implies a tensor '" + name + "' of shape " + to_string(shape) + ", which is missing");
+        if (it->second.shape != shape)
+            model_error("the config implies shape " + to_string(shape) + " for '" + name + "', got " +
+                        to_string(it->second.shape));
+    }
     // Reserved to their final size before any block is added: `linears` points into them.
     std::vector<Block> encoder_blocks, decoder_blocks;
     const Parameter *token_embedding = nullptr, *position_embedding = nullptr;          // LM, or the decoder
@@ -71,6 +84,7 @@ struct ModelParts {
 
     const Parameter* add(const std::string& name, Shape shape)
     {
+        expect(name, shape);
         Parameter& p = parameters[name];
         p.shape = std::move(shape);
         p.data.assign(checked_numel(p.shape, "model"), 0.f);
@@ -79,6 +93,10 @@ struct ModelParts {
     }
     MultiHeadAttention* add_attention(const std::string& prefix, std::size_t d, std::size_t heads)
     {
+        // The layer's two largest parameters (nn.MultiheadAttention with bias, kdim = vdim = d), checked before
+        // the layer allocates its d² weights; its load_state_dict checks all of its keys.
+        expect(prefix + ".in_proj_weight", {3 * d, d});
+        expect(prefix + ".out_proj.weight", {d, d});
         auto mha = std::make_unique<MultiHeadAttention>(MultiHeadAttentionConfig{d, heads, 0, 0, true, 0});
         for (const std::string& key : mha->state_dict_keys()) keys.push_back(prefix + "." + key);
         attentions.emplace_back(prefix, std::move(mha));
@@ -100,6 +118,9 @@ struct ModelParts {
     void add_blocks(std::vector<Block>& blocks, const std::string& prefix, std::size_t count, bool decoder,
                     std::size_t d, std::size_t heads, std::size_t d_ff)
     {
+        // The last block must exist before `count` blocks are reserved: a config claiming a million layers is
+        // refused without reserving them.
+        if (count > 0) expect(prefix + "." + std::to_string(count - 1) + ".ln1.weight", {d});
         blocks.reserve(count);
         for (std::size_t i = 0; i < count; ++i) {
             blocks.emplace_back();
@@ -260,18 +281,30 @@ void logits_of(const ModelParts& m, const float* x, std::size_t rows, std::size_
 
 }  // namespace
 
-DecoderLM::DecoderLM(const DecoderLMConfig& c) : config_(c)
+DecoderLM::DecoderLM(const DecoderLMConfig& c) : config_(c) { build(nullptr); }
+
+DecoderLM::DecoderLM(const DecoderLMConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
 {
+    build(&state);
+    load_state_dict(state);
+}
+
+void DecoderLM::build(const std::map<std::string, TensorView>* expected)
+{
+    const DecoderLMConfig& c = config_;
     detail::check_sizes("DecoderLM", {{"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"d_model", c.d_model},
                                       {"num_heads", c.num_heads}, {"d_ff", c.d_ff}, {"num_layers", c.num_layers}},
                         c.d_model, c.num_heads);
     ModelParts& m = *parts_;
+    m.expected = expected;
     m.token_embedding = m.add("tok_emb.weight", {c.vocab_size, c.d_model});
     m.position_embedding = m.add("pos_emb.weight", {c.max_len, c.d_model});
     m.add_blocks(m.decoder_blocks, "blocks", c.num_layers, false, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("ln_f", c.d_model);
     m.add_linear(m.head, "head", c.d_model, c.vocab_size);
-    for (detail::Linear* linear : m.linears) linear->repack();
+    m.expected = nullptr;
+    if (!expected)
+        for (detail::Linear* linear : m.linears) linear->repack();  // a load repacks anyway
 }
 
 DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention)
@@ -301,7 +334,9 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
     detail::check_tokens("DecoderLM.generate: prompt", prompt, config_.vocab_size, config_.max_len);
     const ModelParts& m = *parts_;
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
-    std::vector<float> key_cache(L * config_.max_len * d), value_cache(key_cache.size());
+    // The caches hold only the positions this call can reach, not max_len of them.
+    const std::size_t capacity = std::min(config_.max_len, prompt.size() + std::min(max_new_tokens, config_.max_len));
+    std::vector<float> key_cache(L * capacity * d), value_cache(key_cache.size());
     std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
 
     // One position through every block, appending its keys and values to the caches.
@@ -309,8 +344,8 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
         detail::embed(*m.token_embedding, *m.position_embedding, &token, 1, position, d, x.data());
         for (std::size_t l = 0; l < L; ++l) {
             const detail::Block& b = m.decoder_blocks[l];
-            float* keys = key_cache.data() + l * config_.max_len * d;
-            float* values = value_cache.data() + l * config_.max_len * d;
+            float* keys = key_cache.data() + l * capacity * d;
+            float* values = value_cache.data() + l * capacity * d;
             detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr);
             detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
         }
@@ -329,14 +364,24 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
     return generated;
 }
 
-Seq2Seq::Seq2Seq(const Seq2SeqConfig& c) : config_(c)
+Seq2Seq::Seq2Seq(const Seq2SeqConfig& c) : config_(c) { build(nullptr); }
+
+Seq2Seq::Seq2Seq(const Seq2SeqConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
 {
+    build(&state);
+    load_state_dict(state);
+}
+
+void Seq2Seq::build(const std::map<std::string, TensorView>* expected)
+{
+    const Seq2SeqConfig& c = config_;
     detail::check_sizes("Seq2Seq", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
                                     {"max_src_len", c.max_src_len}, {"max_tgt_len", c.max_tgt_len},
                                     {"d_model", c.d_model}, {"num_heads", c.num_heads}, {"d_ff", c.d_ff},
                                     {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}},
                         c.d_model, c.num_heads);
     ModelParts& m = *parts_;
+    m.expected = expected;
     m.source_embedding = m.add("src_tok_emb.weight", {c.src_vocab_size, c.d_model});
     m.source_position_embedding = m.add("src_pos_emb.weight", {c.max_src_len, c.d_model});
     m.add_blocks(m.encoder_blocks, "enc_blocks", c.encoder_layers, false, c.d_model, c.num_heads, c.d_ff);
@@ -346,7 +391,9 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& c) : config_(c)
     m.add_blocks(m.decoder_blocks, "dec_blocks", c.decoder_layers, true, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("dec_ln_f", c.d_model);
     m.add_linear(m.head, "head", c.d_model, c.tgt_vocab_size);
-    for (detail::Linear* linear : m.linears) linear->repack();
+    m.expected = nullptr;
+    if (!expected)
+        for (detail::Linear* linear : m.linears) linear->repack();  // a load repacks anyway
 }
 
 namespace {

@@ -13,19 +13,20 @@ const EN = 'The animal didn’t cross the street because it was too tired.';
 
 useBrowser();
 
-/** The model file the built page fetches (Vite copies models/<name>.attnscope to assets/<name>-<hash>.attnscope). */
+/** The model file the built page fetches (Vite copies models/<name>.safetensors to assets/<name>-<hash>.safetensors). */
 function builtModel(name) {
   const dir = join(SITE, 'assets');
-  const file = readdirSync(dir).find((f) => f.startsWith(`${name}-`) && f.endsWith('.attnscope'));
-  assert.ok(file, `no ${name}-*.attnscope in ${dir}`);
+  const file = readdirSync(dir).find((f) => f.startsWith(`${name}-`) && f.endsWith('.safetensors'));
+  assert.ok(file, `no ${name}-*.safetensors in ${dir}`);
   return join(dir, file);
 }
 
-/** The JSON header of a model file, read by hand (tools/MODEL_FORMAT.md): magic, uint32 length, JSON. */
+/** A model file's config and named heads, read by hand (tools/MODEL_FORMAT.md): uint64 length, JSON, __metadata__. */
 function readHeader(path) {
   const bytes = readFileSync(path);
-  assert.equal(bytes.subarray(0, 8).toString('latin1'), 'ATTNSCP1');
-  return JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString('utf8'));
+  const meta = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8')).__metadata__;
+  assert.equal(meta.format, 'attnscope-model/1');
+  return { config: JSON.parse(meta.config), named_heads: JSON.parse(meta.named_heads) };
 }
 
 let nodeModels = null;
@@ -251,7 +252,7 @@ test('the language model reads characters, cuts at max_len, predicts and continu
   assert.deepEqual(doc.shape, [d.last.layers, d.last.H, d.last.L, d.last.L]);
   assert.equal(doc.attention.length, d.last.layers);
   assert.equal(doc.settings.layer, d.last.layer);
-  assert.equal(doc.model, 'char-lm.attnscope');
+  assert.equal(doc.model, 'char-lm.safetensors');
   assert.deepEqual(doc.tokens, d.last.rows);
   const onScreen = doc.attention[d.last.layer].flat(2);
   onScreen.forEach((x, k) => assert.ok(Math.abs(x - d.last.weights[k]) < 1e-6, `weight ${k}: ${x} vs ${d.last.weights[k]}`));
@@ -485,16 +486,16 @@ test('the new views speak Chinese', async () => {
 });
 
 test('the trained models are fetched only when a view needs them, with a loading state', async () => {
-  const fetched = (page) => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.attnscope')));
+  const fetched = (page) => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.safetensors')));
   const { page, problems, close } = await open('#model=untrained');
   assert.deepEqual(await fetched(page), []);
   // Hold the language model back until the loading state has been seen.
   let release;
   const gate = new Promise((ok) => (release = ok));
-  await page.route('**/char-lm-*.attnscope', async (route) => { await gate; await route.continue(); });
+  await page.route('**/char-lm-*.safetensors', async (route) => { await gate; await route.continue(); });
   await page.click('#model-switch [data-model="trained"]');
   await page.waitForSelector('#model-status.loading');
-  assert.match(await page.textContent('#model-status'), /^Loading the trained model \(char-lm\.attnscope/);
+  assert.match(await page.textContent('#model-status'), /^Loading the trained model \(char-lm\.safetensors/);
   assert.equal(await page.getAttribute('body', 'data-loading'), 'lm');
   assert.ok(await page.isHidden('#maps-section'));
   await page.locator('.input-card').screenshot({ path: join(ART, '21-lm-loading.png') });

@@ -1,11 +1,11 @@
-// The trained models (models/*.attnscope) against their PyTorch golden cases (tests/fixtures/models, made by
+// The trained models (models/*.safetensors) against their PyTorch golden cases (tests/fixtures/models, made by
 // tools/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
 // magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5).
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fixture_reader.hpp"
-#include "model_file.hpp"
+#include "model_files.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
@@ -35,14 +35,6 @@ std::vector<float> logits_rows(const Tensor& logits, const FixtureCase& c)
     return std::vector<float>(logits.data.begin() + first * V, logits.data.end());
 }
 
-const attnscope_test::ModelFile& model_file(const std::string& name)
-{
-    static std::map<std::string, attnscope_test::ModelFile> cache;
-    auto it = cache.find(name);
-    if (it == cache.end()) it = cache.emplace(name, attnscope_test::read_model_file(std::string(ATTNSCOPE_MODEL_DIR) + "/" + name)).first;
-    return it->second;
-}
-
 }  // namespace
 
 TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
@@ -54,9 +46,10 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
     for (const FixtureCase& c : fixtures) {
         SECTION(c.name)
         {
-            const auto& file = model_file(c.strs.at("model"));
+            auto& shipped = attnscope_test::shipped_model(c.strs.at("model"));
             if (c.strs.at("kind") == "model_lm") {
-                const auto lm = attnscope_test::make_decoder_lm(file);
+                auto& lm = shipped.file.decoder_lm;
+                REQUIRE(lm);
                 const auto out = lm->forward(ids_of(c.tensor("tokens")));
                 for (std::size_t l = 0; l < std::size_t(c.get_int("num_layers")); ++l) {
                     CAPTURE(l);
@@ -64,7 +57,8 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
                 }
                 CHECK(max_relative_error(logits_rows(out.logits, c), c.tensor("logits").f32) < tolerance);
             } else {
-                const auto model = attnscope_test::make_seq2seq(file);
+                auto& model = shipped.file.seq2seq;
+                REQUIRE(model);
                 const auto source = ids_of(c.tensor("src_tokens"));
                 const auto out = model->forward(source, ids_of(c.tensor("tokens")));
                 for (std::size_t l = 0; l < std::size_t(c.get_int("num_enc_layers")); ++l)
@@ -76,9 +70,9 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
                 }
                 CHECK(max_relative_error(logits_rows(out.logits, c), c.tensor("logits").f32) < tolerance);
 
-                const auto& vocab = file.header.at("vocab");
+                const auto& vocab = shipped.vocab;
                 const auto decoded = model->greedy_decode(source, vocab.at("tgt_bos_id"), vocab.at("tgt_eos_id"),
-                                                          std::size_t(file.header.at("config").at("max_tgt_len")) - 1);
+                                                          std::size_t(shipped.config.at("max_tgt_len")) - 1);
                 CHECK(decoded.tokens == ids_of(c.tensor("expected_decoded")));
             }
         }

@@ -211,15 +211,16 @@ export interface SdpaOptions {
  */
 export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: SdpaOptions): { output: Tensor; weights: Tensor };
 
-/** The JSON header of a model file (tools/MODEL_FORMAT.md). */
+/** A model file's description (tools/MODEL_FORMAT.md): its safetensors `__metadata__`, decoded and checked by the core. */
 export interface ModelHeader {
-  format: 1;
+  format: 'attnscope-model/1';
   kind: 'decoder_lm' | 'seq2seq';
   config: Record<string, number | string | boolean>;
   vocab: Record<string, unknown>;
-  tensors: { name: string; shape: number[]; offset: number }[];
-  named_heads?: NamedHead[];
-  training?: Record<string, unknown>;
+  /** Every parameter's state-dict name and shape, as the core built the model. */
+  tensors: { name: string; shape: number[] }[];
+  named_heads: NamedHead[];
+  training: Record<string, unknown>;
 }
 
 /** A head named from its measured behaviour on held-out data. */
@@ -241,10 +242,20 @@ export interface NamedHead {
 }
 
 /**
- * Loads a trained model file: a {@link LanguageModel} (kind `decoder_lm`) or a {@link Seq2SeqModel} (kind `seq2seq`).
- * `source` is the file's bytes or where to get them (fetched in browsers, read from disk for `file:` URLs and paths in Node).
+ * Loads a trained model file (safetensors with attnscope's `__metadata__`, tools/MODEL_FORMAT.md): a
+ * {@link LanguageModel} (kind `decoder_lm`) or a {@link Seq2SeqModel} (kind `seq2seq`). `source` is the file's bytes
+ * or where to get them (fetched in browsers, read from disk for `file:` URLs and paths in Node). The file is checked
+ * completely before the model is built; a malformed file rejects with a TypeError (a field of the wrong JSON type) or
+ * a RangeError (a wrong value, size or offset) naming `loadModel`, the field and the value, and frees everything.
  */
 export function loadModel(source: ArrayBuffer | Uint8Array | string | URL): Promise<LanguageModel | Seq2SeqModel>;
+
+/**
+ * The tensors of a safetensors file (what `safetensors.torch.save_file` writes), keyed by name in data order, ready for
+ * {@link MultiHeadAttention.loadStateDict}. Only `F32` tensors are read. Throws TypeError / RangeError naming
+ * `readSafetensors`, the header field and the value for a malformed file.
+ */
+export function readSafetensors(bytes: ArrayBuffer | Uint8Array): Map<string, { data: Float32Array; shape: number[] }>;
 
 declare abstract class TrainedModel {
   readonly header: ModelHeader;
@@ -264,11 +275,11 @@ export class LanguageModel extends TrainedModel {
   readonly kind: 'decoder_lm';
   /** `<bos>` then one token per Unicode code point (unknown ones → `<unk>`), the last `max_len` kept. */
   tokenize(text: string): { ids: number[]; tokens: string[] };
-  /** Ids → text, special tokens dropped. */
+  /** Ids (whole numbers in `[0, vocab_size)`, else RangeError) → text, special tokens dropped. */
   detokenize(ids: number[]): string;
   /** Logits `[T, vocab]` and every layer's attention `[layers, heads, T, T]` (null with `needAttention: false`). */
   forward(input: string | number[], options?: { needAttention?: boolean }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
-  /** Greedy continuation with a key/value cache; stops at end of document or `max_len`. */
+  /** Greedy continuation with a key/value cache; stops at end of document or `max_len`. `maxNewTokens`: a whole number ≥ 0 (default 32). */
   generate(prompt: string | number[], options?: { maxNewTokens?: number }): { ids: number[]; text: string };
 }
 
@@ -281,7 +292,7 @@ export class Seq2SeqModel extends TrainedModel {
    * Greedy decoding with key/value caches. `crossAttention` `[decoderLayers, heads, outputTokens, sourceWords]`: row t is
    * what output token t read; `decoderAttention` `[decoderLayers, heads, N, N]`; `encoderAttention` `[encoderLayers, heads, S, S]`.
    */
-  translate(source: string | number[], options?: { maxSteps?: number }): {
+  translate(source: string | number[], options?: { /** 1 to `max_tgt_len` (default `max_tgt_len − 1`). */ maxSteps?: number }): {
     sourceIds: number[]; sourceTokens: string[]; outputIds: number[]; outputTokens: string[]; text: string;
     encoderAttention: Tensor; decoderAttention: Tensor; crossAttention: Tensor;
   };

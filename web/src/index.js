@@ -3,3 +3,4 @@ export { init, memoryUsage } from './runtime.js';
 export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
 export { loadModel, LanguageModel, Seq2SeqModel } from './models.js';
+export { readSafetensors } from './safetensors.js';

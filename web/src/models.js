@@ -1,13 +1,12 @@
-// Trained models (tools/MODEL_FORMAT.md): loading *.attnscope files, tokenising, and running them with every
-// attention map returned. The transformer itself runs in the C++ core (DecoderLM, Seq2Seq).
-import { check, describe, leakGuard, module, nodeFs, reserve } from './runtime.js';
+// Trained models (tools/MODEL_FORMAT.md): safetensors files read and checked by the C++ core, tokenisers, and
+// the models run with every attention map returned. The transformer itself runs in the C++ core.
+import { check, describe, leakGuard, module, nodeFs } from './runtime.js';
+import { fileBytes, readInHeap } from './safetensors.js';
+import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
-const MAGIC = 'ATTNSCP1';
 
 async function readBytes(source) {
-  if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
   if (typeof source === 'string' || source instanceof URL) {
     const base = typeof document === 'object' ? document.baseURI : undefined;
     const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
@@ -17,81 +16,70 @@ async function readBytes(source) {
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   }
-  throw new TypeError(`loadModel: expected an ArrayBuffer, a Uint8Array, or a URL of an .attnscope file, got ${describe(source)}`);
-}
-
-/** Splits a model file into its JSON header and its float32 data section (tools/MODEL_FORMAT.md). */
-export function parseModelFile(bytes) {
-  const caller = 'loadModel';
-  const magic = String.fromCharCode(...bytes.subarray(0, 8));
-  if (bytes.length < 12 || magic !== MAGIC) {
-    throw new RangeError(`${caller}: not an attnscope model file (expected the magic ${MAGIC}, got ${JSON.stringify(magic)})`);
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getUint32(8, true);
-  if (12 + headerLength > bytes.length) throw new RangeError(`${caller}: the header (${headerLength} bytes) runs past the end of the file (${bytes.length} bytes)`);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + headerLength)));
-  if (header.format !== 1) throw new RangeError(`${caller}: format ${header.format} is not supported (expected 1)`);
-  const dataStart = Math.ceil((12 + headerLength) / 4) * 4;
-  const floats = Math.floor((bytes.length - dataStart) / 4);
-  for (const t of header.tensors) {
-    const size = t.shape.reduce((a, b) => a * b, 1);
-    if (t.offset + size > floats) throw new RangeError(`${caller}: tensor '${t.name}' lies outside the data section`);
-  }
-  // Copy into a fresh, 4-byte aligned buffer: the caller's bytes may start at any offset.
-  const data = new Float32Array(floats);
-  new Uint8Array(data.buffer).set(bytes.subarray(dataStart, dataStart + floats * 4));
-  return { header, data };
+  return fileBytes(source, 'loadModel', 'an ArrayBuffer, a Uint8Array, or a URL of a .safetensors model file');
 }
 
 /**
  * Loads a trained model: a decoder-only language model or an encoder–decoder model, per the file's `kind`.
+ * The file is read by the C++ core as hostile input: a malformed file is a TypeError or RangeError naming the
+ * field and the value, and a failed load frees everything it allocated before it throws.
  * @param {ArrayBuffer | Uint8Array | string | URL} source the file's bytes, or where to fetch (read, in Node) them
  * @returns {Promise<LanguageModel | Seq2SeqModel>}
  */
 export async function loadModel(source) {
-  module('loadModel');
-  const { header, data } = parseModelFile(await readBytes(source));
-  if (header.kind === 'decoder_lm') return new LanguageModel(header, data);
-  if (header.kind === 'seq2seq') return new Seq2SeqModel(header, data);
-  throw new RangeError(`loadModel: unknown model kind '${header.kind}' (expected decoder_lm or seq2seq)`);
+  const caller = 'loadModel';
+  module(caller);
+  const bytes = await readBytes(source);
+  const wasm = module(caller);
+  const handle = new wasm._Model();
+  let info;
+  try {
+    info = readInHeap(bytes, caller, (address) => handle.load(address, bytes.length));
+  } catch (error) {
+    handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
+    throw error;
+  }
+  // The core has checked these texts: JSON of the right types, ids and sizes in range.
+  const header = {
+    format: 'attnscope-model/1',
+    kind: info.kind,
+    config: JSON.parse(info.config),
+    vocab: JSON.parse(info.vocab),
+    tensors: info.tensors,
+    named_heads: JSON.parse(info.namedHeads),
+    training: JSON.parse(info.training),
+  };
+  return info.kind === 'decoder_lm' ? new LanguageModel(handle, header) : new Seq2SeqModel(handle, header);
 }
 
 class Model {
   #handle;
   #disposed = false;
 
-  constructor(header, data, create, kind) {
-    const wasm = module(`new ${kind}`);
-    /** The file's JSON header: config, vocab, tensors, named heads, training record. */
+  constructor(handle, header) {
+    /** The file's description: config, vocab, tensors, named heads, training record. */
     this.header = header;
     this.config = header.config;
     this.vocab = header.vocab;
     /** Heads named from their measured behaviour, e.g. `{ layer: 2, head: 3, name: 'first token', ... }`. */
-    this.namedHeads = header.named_heads ?? [];
-    this.training = header.training ?? {};
-    const handle = create(wasm);
-    if (!handle) check(wasm._lastStatus(), `new ${kind}`);
+    this.namedHeads = header.named_heads;
+    this.training = header.training;
     this.#handle = handle;
     leakGuard.register(this, [handle], this);
-    // The data section holds the tensors back to back: one copy into the heap, then one view per tensor.
-    const arena = new wasm._Arena();
-    try {
-      const [base] = reserve(arena, [data.byteLength], 'loadModel');
-      wasm.HEAPF32.set(data, base >>> 2);
-      check(handle.loadStateDict(header.tensors.map((t) => [t.name, base + 4 * t.offset, t.shape])), 'loadModel');
-    } finally {
-      arena.delete();
-    }
   }
 
   /** @protected */
   call(caller, method, ...args) {
-    if (this.#disposed) throw new Error(`${caller}: this model was disposed; load it again`);
+    this.alive(caller);
     const wasm = module(caller);
     const result = this.#handle[method](...args);
     if (result === null) check(wasm._lastStatus(), caller);
     return result;
+  }
+
+  /** @protected */
+  alive(caller) {
+    if (this.#disposed) throw new Error(`${caller}: this model was disposed; load it again`);
   }
 
   /** Frees the model's WebAssembly memory. Idempotent. */
@@ -107,10 +95,15 @@ class Model {
   }
 }
 
-function tokenIds(input, name, vocabSize) {
-  if (!Array.isArray(input) && !(input instanceof Int32Array)) throw new TypeError(`${name}: expected text or an array of token ids, got ${describe(input)}`);
+/** Token ids given as an array: whole numbers in [0, vocabSize), between 1 and maxLength of them. */
+function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
+  if (!Array.isArray(input) && !(input instanceof Int32Array)) throw new TypeError(`${name}: expected ${what}, got ${describe(input)}`);
   const ids = Array.from(input);
+  if (ids.length < 1 || ids.length > maxLength) {
+    throw new RangeError(`${name}: expected from 1 to ${maxLength} token ids (the model's limit), got ${ids.length}`);
+  }
   ids.forEach((id, i) => {
+    if (typeof id !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(id)}`);
     if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new RangeError(`${name}[${i}]: expected a token id from 0 to ${vocabSize - 1}, got ${id}`);
   });
   return ids;
@@ -120,9 +113,8 @@ function tokenIds(input, name, vocabSize) {
 export class LanguageModel extends Model {
   #ids;
 
-  constructor(header, data) {
-    const c = header.config;
-    super(header, data, (wasm) => wasm._createDecoderLM(c.vocab_size, c.max_len, c.d_model, c.n_heads, c.d_ff, c.n_layers), 'LanguageModel');
+  constructor(handle, header) {
+    super(handle, header);
     this.kind = 'decoder_lm';
     this.#ids = new Map(header.vocab.tokens.map((token, id) => [token, id]).slice(header.vocab.specials.length));
   }
@@ -138,14 +130,21 @@ export class LanguageModel extends Model {
     return { ids, tokens: ids.map((id) => tokens[id]) };
   }
 
-  /** Token ids → text (specials dropped). */
+  /** Token ids → text (specials dropped). Ids must be whole numbers in [0, vocab_size). */
   detokenize(ids) {
+    const name = 'LanguageModel.detokenize: ids';
+    if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new TypeError(`${name}: expected an array of token ids, got ${describe(ids)}`);
     const specials = this.vocab.specials.length;
-    return ids.filter((id) => id >= specials).map((id) => this.vocab.tokens[id]).join('');
+    return Array.from(ids, (id, i) => {
+      if (typeof id !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(id)}`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.config.vocab_size) throw new RangeError(`${name}[${i}]: expected a token id from 0 to ${this.config.vocab_size - 1}, got ${id}`);
+      return id >= specials ? this.vocab.tokens[id] : '';
+    }).join('');
   }
 
   #input(input, caller) {
-    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocab_size);
+    this.alive(caller);
+    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocab_size, this.config.max_len);
   }
 
   /**
@@ -153,18 +152,22 @@ export class LanguageModel extends Model {
    * @returns {{ ids: number[], tokens: string[], logits: Tensor, attention: Tensor | null }} logits `[T, vocab]`,
    *   attention `[layers, heads, T, T]`
    */
-  forward(input, { needAttention = true } = {}) {
+  forward(input, options) {
     const caller = 'LanguageModel.forward';
     const ids = this.#input(input, caller);
-    const result = this.call(caller, 'forward', ids, needAttention);
+    const opts = checkOptions(options, ['needAttention'], `${caller}: options`);
+    const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
+    const result = this.call(caller, 'lmForward', ids, needAttention);
     return { ids, tokens: ids.map((id) => this.vocab.tokens[id]), logits: result.logits, attention: result.attention };
   }
 
   /** Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or max_len. */
-  generate(prompt, { maxNewTokens = 32 } = {}) {
+  generate(prompt, options) {
     const caller = 'LanguageModel.generate';
     const ids = this.#input(prompt, caller);
-    const generated = this.call(caller, 'generate', ids, maxNewTokens, this.vocab.bos_id);
+    const opts = checkOptions(options, ['maxNewTokens'], `${caller}: options`);
+    const maxNewTokens = opts.maxNewTokens === undefined ? 32 : integerOption(opts.maxNewTokens, `${caller}: options.maxNewTokens`, { min: 0 });
+    const generated = this.call(caller, 'lmGenerate', ids, maxNewTokens, this.vocab.bos_id);
     return { ids: generated, text: this.detokenize(generated) };
   }
 }
@@ -173,12 +176,8 @@ export class LanguageModel extends Model {
 export class Seq2SeqModel extends Model {
   #sourceIds;
 
-  constructor(header, data) {
-    const c = header.config;
-    super(header, data, (wasm) => wasm._createSeq2Seq({
-      srcVocabSize: c.src_vocab_size, tgtVocabSize: c.tgt_vocab_size, maxSrcLen: c.max_src_len, maxTgtLen: c.max_tgt_len,
-      dModel: c.d_model, numHeads: c.n_heads, dFF: c.d_ff, encoderLayers: c.n_enc_layers, decoderLayers: c.n_dec_layers,
-    }), 'Seq2SeqModel');
+  constructor(handle, header) {
+    super(handle, header);
     this.kind = 'seq2seq';
     this.#sourceIds = new Map(header.vocab.src_tokens.map((token, id) => [token, id]));
   }
@@ -200,7 +199,9 @@ export class Seq2SeqModel extends Model {
   }
 
   #source(input, caller) {
-    const ids = typeof input === 'string' ? this.tokenizeSource(input).ids : tokenIds(input, `${caller}: source`, this.config.src_vocab_size);
+    this.alive(caller);
+    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.src_vocab_size, this.config.max_src_len);
+    const { ids } = this.tokenizeSource(input);
     if (ids.length === 0) throw new RangeError(`${caller}: source: expected at least one word, got none`);
     return ids;
   }
@@ -209,11 +210,14 @@ export class Seq2SeqModel extends Model {
    * Greedy translation, step by step with key/value caches. `crossAttention` row t shows which source words
    * output token t read: `[decoderLayers, heads, outputTokens, sourceWords]`.
    */
-  translate(source, { maxSteps = this.config.max_tgt_len - 1 } = {}) {
+  translate(source, options) {
     const caller = 'Seq2SeqModel.translate';
     const ids = this.#source(source, caller);
+    const opts = checkOptions(options, ['maxSteps'], `${caller}: options`);
+    const maxSteps = opts.maxSteps === undefined ? this.config.max_tgt_len - 1
+      : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.max_tgt_len });
     const { tgt_bos_id: bos, tgt_eos_id: eos, tgt_tokens: tokens, src_tokens: sourceTokens } = this.vocab;
-    const r = this.call(caller, 'decode', ids, bos, eos, maxSteps);
+    const r = this.call(caller, 'seq2seqDecode', ids, bos, eos, maxSteps);
     const output = r.tokens.filter((id) => id !== eos);
     return {
       sourceIds: ids,
@@ -228,10 +232,12 @@ export class Seq2SeqModel extends Model {
   }
 
   /** Teacher-forced pass: `target` ids start with `<bos>`. Logits `[T, tgtVocab]` and every attention map. */
-  forward(source, target, { needAttention = true } = {}) {
+  forward(source, target, options) {
     const caller = 'Seq2SeqModel.forward';
     const ids = this.#source(source, caller);
-    const targetIds = tokenIds(target, `${caller}: target`, this.config.tgt_vocab_size);
-    return this.call(caller, 'forward', ids, targetIds, needAttention);
+    const targetIds = tokenIds(target, `${caller}: target`, this.config.tgt_vocab_size, this.config.max_tgt_len, 'an array of token ids');
+    const opts = checkOptions(options, ['needAttention'], `${caller}: options`);
+    const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
+    return this.call(caller, 'seq2seqForward', ids, targetIds, needAttention);
   }
 }

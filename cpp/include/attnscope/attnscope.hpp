@@ -5,3 +5,5 @@
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/transformer.hpp"
+#include "attnscope/model_file.hpp"
+#include "attnscope/safetensors.hpp"

@@ -63,6 +63,9 @@ class DecoderLM : public StateDictModel {
 public:
     /// Throws std::invalid_argument for zero sizes or d_model not divisible by num_heads. Parameters start at zero.
     explicit DecoderLM(const DecoderLMConfig& config);
+    /// Builds the model and loads `state` (strict). Each parameter's shape is checked against `state` before
+    /// it is allocated, so a config that does not match the tensors fails having allocated no more than them.
+    DecoderLM(const DecoderLMConfig& config, const std::map<std::string, TensorView>& state);
     const DecoderLMConfig& config() const { return config_; }
 
     struct Output {
@@ -77,6 +80,7 @@ public:
                                        std::int32_t stop_token = -1);
 
 private:
+    void build(const std::map<std::string, TensorView>* expected);
     DecoderLMConfig config_;
 };
 
@@ -84,6 +88,8 @@ private:
 class Seq2Seq : public StateDictModel {
 public:
     explicit Seq2Seq(const Seq2SeqConfig& config);
+    /// As DecoderLM's: shapes checked against `state` before anything is allocated, then loaded.
+    Seq2Seq(const Seq2SeqConfig& config, const std::map<std::string, TensorView>& state);
     const Seq2SeqConfig& config() const { return config_; }
 
     struct Output {
@@ -108,6 +114,7 @@ public:
                           std::size_t max_steps);
 
 private:
+    void build(const std::map<std::string, TensorView>* expected);
     Seq2SeqConfig config_;
 };
 

@@ -1,13 +1,13 @@
-// The trained models of the page (models/*.attnscope, see tools/MODEL_FORMAT.md): fetched on first
+// The trained models of the page (models/*.safetensors, see tools/MODEL_FORMAT.md): fetched on first
 // use with progress, run by attnscope's LanguageModel / Seq2SeqModel, and turned into what the views draw.
 import { loadModel } from 'attnscope';
 
 // Vite emits the files as assets; each is fetched only when its page needs it. The one place that names them.
 const FILES = {
-  lm: new URL('../../../models/char-lm.attnscope', import.meta.url),
-  s2s: new URL('../../../models/dates-seq2seq.attnscope', import.meta.url),
+  lm: new URL('../../../models/char-lm.safetensors', import.meta.url),
+  s2s: new URL('../../../models/dates-seq2seq.safetensors', import.meta.url),
 };
-export const FILE_NAMES = { lm: 'char-lm.attnscope', s2s: 'dates-seq2seq.attnscope' };
+export const FILE_NAMES = { lm: 'char-lm.safetensors', s2s: 'dates-seq2seq.safetensors' };
 
 const entries = new Map();
 

@@ -1,0 +1,278 @@
+// Reading attnscope model files: safetensors + __metadata__ checked field by field before the model is built.
+#include "attnscope/model_file.hpp"
+
+#include <cstring>
+#include <map>
+
+#include "file_errors.hpp"
+#include "json.hpp"
+
+namespace attnscope {
+namespace {
+
+using Kind = FileError::Kind;
+using file_errors::range_error;
+using file_errors::type_error;
+using json::Num;
+using json::Type;
+
+// Config sizes above this are refused before anything else: the tensors' own sizes are the real bound.
+constexpr std::uint64_t max_size = std::uint64_t(1) << 24;
+
+// One JSON text of the metadata, parsed and checked to be of `type`.
+struct MetadataJson {
+    json::Document doc;
+    std::string text;
+    std::string field;
+
+    MetadataJson(const SafetensorsHeader& header, const char* key, Type type, bool required)
+        : field(std::string("__metadata__.") + key)
+    {
+        const std::string* value = header.find_metadata(key);
+        if (!value) {
+            if (required) range_error({field, ": missing (a model file needs format, kind, config and vocab)"});
+            text = type == Type::array ? "[]" : "{}";
+        } else {
+            text = *value;
+        }
+        std::string error;
+        if (!doc.parse(text, error)) range_error({field, ": invalid JSON: ", error});
+        if (!doc.root().is(type)) type_error({field}, type == Type::array ? "a JSON array" : "a JSON object", doc.root());
+        std::string duplicate;
+        if (type == Type::object && doc.root().has_duplicate_keys(duplicate))
+            range_error({field, ": the key '", duplicate, "' appears twice"});
+    }
+    json::Value root() const { return doc.root(); }
+};
+
+bool member(const json::Value& object, const char* key, json::Value& out) { return object.find(key, out); }
+
+std::size_t size_of(const MetadataJson& m, const char* key, std::uint64_t min = 1, std::uint64_t max = max_size)
+{
+    const std::string field = m.field + "." + key;
+    json::Value v = m.root();
+    if (!member(m.root(), key, v)) range_error({field, ": missing"});
+    if (!v.is(Type::number)) type_error({field}, "an integer", v);
+    std::uint64_t out = 0;
+    if (!v.to_index(max, out) || out < min)
+        range_error({field, ": expected an integer from ", Num(min), " to ", Num(max), ", got ", v.excerpt()});
+    return std::size_t(out);
+}
+
+// An optional field that, when present, must be what the C++ models implement.
+void expect_string(const MetadataJson& m, const char* key, const char* implemented)
+{
+    json::Value v = m.root();
+    if (!member(m.root(), key, v)) return;
+    const std::string field = m.field + "." + key;
+    if (!v.is(Type::string)) type_error({field}, "a string", v);
+    if (v.string() != implemented)
+        range_error({field, ": attnscope implements \"", implemented, "\", got ", v.excerpt()});
+}
+
+// An optional number that, when present, must equal digits × 10^exponent (compared exactly, in decimal).
+void expect_decimal(const MetadataJson& m, const char* key, std::string_view digits, long exponent, const char* implemented_text)
+{
+    json::Value v = m.root();
+    if (!member(m.root(), key, v)) return;
+    const std::string field = m.field + "." + key;
+    if (!v.is(Type::number)) type_error({field}, "a number", v);
+    if (!v.equals_decimal(digits, exponent))
+        range_error({field, ": attnscope implements ", implemented_text, ", got ", v.excerpt()});
+}
+
+void expect_bool(const MetadataJson& m, const char* key, bool implemented)
+{
+    json::Value v = m.root();
+    if (!member(m.root(), key, v)) return;
+    const std::string field = m.field + "." + key;
+    if (!v.is(Type::boolean)) type_error({field}, "a boolean", v);
+    if (v.boolean() != implemented) range_error({field, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", v.excerpt()});
+}
+
+void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads)
+{
+    if (d % heads != 0)
+        range_error({c.field, ".d_model: ", Num(d), " is not divisible by n_heads (", Num(heads), ")"});
+    json::Value v = c.root();
+    if (member(c.root(), "head_dim", v)) {
+        const std::size_t head_dim = size_of(c, "head_dim");
+        if (head_dim != d / heads)
+            range_error({c.field, ".head_dim: expected d_model / n_heads = ", Num(d / heads), ", got ", Num(head_dim)});
+    }
+    expect_decimal(c, "ln_eps", "1", -5, "1e-05");
+    expect_string(c, "activation", "gelu_erf");
+    expect_string(c, "norm", "pre");
+    expect_string(c, "pos_emb", "learned");
+}
+
+// A vocabulary's token list: an array of `expected` strings.
+void check_tokens(const MetadataJson& v, const char* key, std::size_t expected, const char* size_key)
+{
+    const std::string field = v.field + "." + key;
+    json::Value tokens = v.root();
+    if (!member(v.root(), key, tokens)) range_error({field, ": missing"});
+    if (!tokens.is(Type::array)) type_error({field}, "an array of strings", tokens);
+    const std::size_t n = tokens.size();
+    if (n != expected)
+        range_error({field, ": expected ", Num(expected), " tokens (config.", size_key, "), got ", Num(n)});
+    json::Value t = tokens.first();
+    for (std::size_t i = 0; i < n; ++i, t = t.following())
+        if (!t.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", t);
+}
+
+// specials: the first entries of tokens, which text never matches.
+void check_specials(const MetadataJson& v, std::size_t vocab_size)
+{
+    const std::string field = v.field + ".specials";
+    json::Value specials = v.root(), tokens = v.root();
+    if (!member(v.root(), "specials", specials)) range_error({field, ": missing"});
+    if (!specials.is(Type::array)) type_error({field}, "an array of strings", specials);
+    member(v.root(), "tokens", tokens);  // checked before: an array of vocab_size strings
+    const std::size_t n = specials.size();
+    if (n > vocab_size) range_error({field, ": ", Num(n), " entries, more than the ", Num(vocab_size), " tokens"});
+    json::Value s = specials.first(), t = tokens.first();
+    for (std::size_t i = 0; i < n; ++i, s = s.following(), t = t.following()) {
+        if (!s.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", s);
+        if (s.string() != t.string())
+            range_error({field, "[", Num(i), "]: expected tokens[", Num(i), "] = ", t.excerpt(), ", got ", s.excerpt()});
+    }
+}
+
+std::size_t id_of(const MetadataJson& v, const char* key, std::size_t vocab_size)
+{
+    return size_of(v, key, 0, vocab_size - 1);
+}
+
+void expect_tokenizer(const MetadataJson& v, const char* key, const char* implemented)
+{
+    json::Value t = v.root();
+    if (!member(v.root(), key, t)) range_error({v.field, ".", key, ": missing"});
+    expect_string(v, key, implemented);
+}
+
+// named_heads: an array of objects; `layer` and `head`, where present, index the model.
+void check_named_heads(const MetadataJson& named, std::size_t layers, std::size_t heads)
+{
+    const json::Value root = named.root();
+    json::Value e = root.first();
+    for (std::size_t i = 0, n = root.size(); i < n; ++i, e = e.following()) {
+        const std::string field = named.field + "[" + std::to_string(i) + "]";
+        if (!e.is(Type::object)) type_error({field}, "an object", e);
+        for (const auto& index : {std::make_pair("layer", layers), std::make_pair("head", heads)}) {
+            json::Value v = e;
+            if (!member(e, index.first, v)) continue;
+            std::uint64_t out = 0;
+            if (!v.is(Type::number)) type_error({field, ".", index.first}, "an integer", v);
+            if (!v.to_index(index.second - 1, out))
+                range_error({field, ".", index.first, ": expected an integer from 0 to ", Num(index.second - 1), ", got ", v.excerpt()});
+        }
+    }
+}
+
+// Views of the file's tensors for load_state_dict. Floats are read in place when aligned; otherwise the data
+// section is copied once into `aligned` (a file may put a tensor at any byte offset).
+std::map<std::string, TensorView> tensor_views(const std::uint8_t* file, const SafetensorsHeader& header,
+                                               std::vector<float>& aligned)
+{
+    bool misaligned = false;
+    for (const SafetensorsTensor& t : header.tensors)
+        misaligned |= reinterpret_cast<std::uintptr_t>(file + t.begin) % alignof(float) != 0;
+    const std::size_t data_end = header.tensors.empty() ? header.data_begin : header.tensors.back().end;
+    if (misaligned) {
+        aligned.resize((data_end - header.data_begin + 3) / 4);
+        std::memcpy(aligned.data(), file + header.data_begin, data_end - header.data_begin);
+    }
+    std::map<std::string, TensorView> views;
+    for (const SafetensorsTensor& t : header.tensors) {
+        const float* data = misaligned ? reinterpret_cast<const float*>(reinterpret_cast<const std::uint8_t*>(aligned.data()) + (t.begin - header.data_begin))
+                                       : reinterpret_cast<const float*>(file + t.begin);
+        views.emplace(t.name, TensorView(data, t.shape));
+    }
+    return views;
+}
+
+// Builds a model from the file's tensors; a shape mismatch or a missing/extra tensor becomes a RangeError.
+template <class Model, class Config>
+std::unique_ptr<Model> build(const Config& config, const std::map<std::string, TensorView>& state)
+{
+    try {
+        return std::make_unique<Model>(config, state);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::invalid_argument& e) {
+        range_error({"__metadata__.config does not match the tensors: ", e.what()});
+    }
+}
+
+}  // namespace
+
+ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
+{
+    const SafetensorsHeader header = read_safetensors_header(file, size);
+    const std::string* format = header.find_metadata("format");
+    if (!format) range_error({"__metadata__.format: missing (not an attnscope model file; a plain state dict loads with MultiHeadAttention.loadStateDict)"});
+    if (*format != model_file_format)
+        range_error({"__metadata__.format: expected \"", model_file_format, "\", got \"", std::string_view(*format).substr(0, 40), "\""});
+    const std::string* kind = header.find_metadata("kind");
+    if (!kind) range_error({"__metadata__.kind: missing"});
+    ModelFile out;
+    if (*kind == "decoder_lm") out.kind = ModelKind::decoder_lm;
+    else if (*kind == "seq2seq") out.kind = ModelKind::seq2seq;
+    else range_error({"__metadata__.kind: expected \"decoder_lm\" or \"seq2seq\", got \"", std::string_view(*kind).substr(0, 40), "\""});
+
+    const MetadataJson config(header, "config", Type::object, true);
+    const MetadataJson vocab(header, "vocab", Type::object, true);
+    const MetadataJson named(header, "named_heads", Type::array, false);
+    const MetadataJson training(header, "training", Type::object, false);
+    std::vector<float> aligned;
+
+    if (out.kind == ModelKind::decoder_lm) {
+        DecoderLMConfig c;
+        c.vocab_size = size_of(config, "vocab_size");
+        c.max_len = size_of(config, "max_len");
+        c.d_model = size_of(config, "d_model");
+        c.num_heads = size_of(config, "n_heads");
+        c.d_ff = size_of(config, "d_ff");
+        c.num_layers = size_of(config, "n_layers");
+        check_common_config(config, c.d_model, c.num_heads);
+        expect_bool(config, "causal", true);
+
+        expect_tokenizer(vocab, "tokenizer", "codepoint");
+        check_tokens(vocab, "tokens", c.vocab_size, "vocab_size");
+        id_of(vocab, "unk_id", c.vocab_size);
+        id_of(vocab, "bos_id", c.vocab_size);
+        check_specials(vocab, c.vocab_size);
+        check_named_heads(named, c.num_layers, c.num_heads);
+        out.decoder_lm = build<DecoderLM>(c, tensor_views(file, header, aligned));
+    } else {
+        Seq2SeqConfig c;
+        c.src_vocab_size = size_of(config, "src_vocab_size");
+        c.tgt_vocab_size = size_of(config, "tgt_vocab_size");
+        c.max_src_len = size_of(config, "max_src_len");
+        c.max_tgt_len = size_of(config, "max_tgt_len");
+        c.d_model = size_of(config, "d_model");
+        c.num_heads = size_of(config, "n_heads");
+        c.d_ff = size_of(config, "d_ff");
+        c.encoder_layers = size_of(config, "n_enc_layers");
+        c.decoder_layers = size_of(config, "n_dec_layers");
+        check_common_config(config, c.d_model, c.num_heads);
+        expect_string(config, "decoding", "greedy");
+
+        expect_tokenizer(vocab, "src_tokenizer", "words_ascii_lower");
+        expect_tokenizer(vocab, "tgt_tokenizer", "chars");
+        check_tokens(vocab, "src_tokens", c.src_vocab_size, "src_vocab_size");
+        check_tokens(vocab, "tgt_tokens", c.tgt_vocab_size, "tgt_vocab_size");
+        for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, c.src_vocab_size);
+        for (const char* id : {"tgt_pad_id", "tgt_bos_id", "tgt_eos_id"}) id_of(vocab, id, c.tgt_vocab_size);
+        check_named_heads(named, std::max(c.encoder_layers, c.decoder_layers), c.num_heads);
+        out.seq2seq = build<Seq2Seq>(c, tensor_views(file, header, aligned));
+    }
+    out.config = config.text;
+    out.vocab = vocab.text;
+    out.named_heads = named.text;
+    out.training = training.text;
+    return out;
+}
+
+}  // namespace attnscope

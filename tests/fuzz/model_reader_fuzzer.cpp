@@ -1,0 +1,96 @@
+// libFuzzer harness over the model-file reader (attnscope/model_file.hpp, attnscope/safetensors.hpp), seeded with
+// the shipped models (models/*.safetensors) and small hand-made headers (tests/fuzz/model_reader_corpus/).
+// Built and run by `node scripts/fuzz.mjs --target model_reader`.
+//
+// Every input is a file. Checks:
+//   - reading it either succeeds or throws attnscope::FileError; any other exception is a finding;
+//   - the bytes live while it is read stay under a small multiple of the file's size (kAllocationFactor × size +
+//     kAllocationSlack), counted by the sanitizer allocator's hooks: a file cannot make the reader allocate more
+//     than it holds;
+//   - a model that loads runs one forward pass on a one-token input of id 0 (a valid id for any vocabulary).
+// A finding prints "FINDING [id]: ..." and aborts, so libFuzzer saves the input.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include <sanitizer/allocator_interface.h>
+
+#include "attnscope/model_file.hpp"
+
+namespace {
+
+constexpr std::size_t kAllocationFactor = 24;  // model ≈ 4× its tensors; a JSON tape ≤ 16 bytes per 2 header bytes, doubled by growth
+constexpr std::size_t kAllocationSlack = 1 << 20;
+
+std::size_t g_live = 0, g_peak = 0;
+bool g_counting = false;
+// The largest peak/size ratio seen over inputs of at least 4 KiB (smaller ones are dominated by the fixed slack),
+// printed at exit so a run shows how close the reader comes to the bound.
+double g_worst_ratio = 0;
+std::size_t g_worst_size = 0;
+
+[[noreturn]] void finding(const char* id, const char* message, std::size_t a = 0, std::size_t b = 0)
+{
+    std::fprintf(stderr, "FINDING [%s]: %s (%zu, %zu)\n", id, message, a, b);
+    std::abort();
+}
+
+}  // namespace
+
+// Live bytes counted through the sanitizer allocator's hooks (every malloc and operator new goes through it).
+void count_malloc(const volatile void*, std::size_t size)
+{
+    if (!g_counting) return;
+    g_live += size;
+    if (g_live > g_peak) g_peak = g_live;
+}
+void count_free(const volatile void* p)
+{
+    if (g_counting && p) g_live -= std::min(g_live, __sanitizer_get_allocated_size(const_cast<const void*>(p)));
+}
+
+extern "C" int LLVMFuzzerInitialize(int*, char***)
+{
+    __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+    std::atexit([] {
+        std::fprintf(stderr, "model_reader: largest allocation while reading, per byte of file: %.2f (a %zu-byte input)\n",
+                     g_worst_ratio, g_worst_size);
+    });
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    // An exact-size heap copy: ASan then catches any read past the file's end.
+    const std::vector<std::uint8_t> file(data, data + size);
+    attnscope::ModelFile model;
+    g_live = g_peak = 0;
+    g_counting = true;
+    try {
+        model = attnscope::read_model_file(file.data(), file.size());
+    } catch (const attnscope::FileError&) {
+    } catch (const std::exception& e) {
+        g_counting = false;
+        std::fprintf(stderr, "%s\n", e.what());
+        finding("exception", "read_model_file threw something other than FileError");
+    }
+    g_counting = false;
+    if (size >= 4096 && double(g_peak) / double(size) > g_worst_ratio) {
+        g_worst_ratio = double(g_peak) / double(size);
+        g_worst_size = size;
+    }
+    if (g_peak > kAllocationFactor * size + kAllocationSlack)
+        finding("allocation", "reading allocated more than kAllocationFactor × the file's size (peak bytes, file bytes)", g_peak, size);
+
+    try {
+        if (model.decoder_lm) model.decoder_lm->forward({0}, true);
+        if (model.seq2seq) model.seq2seq->forward({0}, {0}, true);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        finding("forward", "a loaded model failed a one-token forward pass");
+    }
+    return 0;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""A safetensors writer and reader that needs only the Python standard library (numpy and torch tensors
+are accepted when those are installed).
+
+The format (https://github.com/huggingface/safetensors, the file PyTorch users export with
+`safetensors.torch.save_file`):
+
+    bytes 0..7     uint64 little-endian N: byte length of the JSON header
+    bytes 8..8+N   UTF-8 JSON object: {"__metadata__": {str: str}, name: {"dtype": "F32",
+                   "shape": [..], "data_offsets": [begin, end]}, ...}; may end in spaces (0x20)
+    then           the data section; a tensor's bytes are [begin, end) counted from its start,
+                   row-major, little-endian. The tensors tile the data section exactly.
+
+The writer keeps the order it is given in the data section (a state dict's order), pads the header
+with spaces to a multiple of 8 bytes (so every tensor is 8-byte aligned, as the reference writer does),
+and writes only F32. Python's `safetensors` package is not packaged by Debian, so this file is the
+project's writer; tests/js/safetensors.test.js reads its output with an independent reader.
+"""
+
+import json
+import struct
+import sys
+from array import array
+from collections import namedtuple
+
+DTYPES = ("F32",)  # the one dtype attnscope reads
+
+# A tensor as read: its shape and its values, row-major, as array('f').
+Tensor = namedtuple("Tensor", "shape values")
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def _as_f32(t):
+    """(shape, little-endian float32 bytes) of a torch tensor, numpy array, Tensor or nested list."""
+    if hasattr(t, "detach"):  # a torch tensor
+        t = t.detach().cpu().float().contiguous().numpy()
+    if hasattr(t, "dtype") and hasattr(t, "tobytes"):  # a numpy array
+        return [int(d) for d in t.shape], t.astype("<f4").tobytes(order="C")
+    if isinstance(t, Tensor):
+        shape, values = list(t.shape), array("f", t.values)
+    else:
+        shape, flat = [], t
+        while isinstance(flat, (list, tuple)):
+            shape.append(len(flat))
+            flat = flat[0] if flat else None
+        values = array("f")
+        def walk(x, depth):
+            if depth == len(shape):
+                values.append(float(x))
+                return
+            if len(x) != shape[depth]:
+                raise ValueError("ragged nested list")
+            for y in x:
+                walk(y, depth + 1)
+        walk(t, 0)
+    if _numel(shape) != len(values):
+        raise ValueError(f"shape {shape} does not match {len(values)} values")
+    if sys.byteorder == "big":
+        values.byteswap()
+    return shape, values.tobytes()
+
+
+def encode(tensors, metadata=None):
+    """`tensors`: a state dict or (name, array) pairs; `metadata`: {str: str}. Returns the file's bytes."""
+    if hasattr(tensors, "items"):
+        tensors = list(tensors.items())
+    header, arrays, offset = {}, [], 0
+    if metadata:
+        for k, v in metadata.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"__metadata__ must map strings to strings, got {k!r}: {type(v).__name__}")
+        header["__metadata__"] = dict(metadata)
+    for name, t in tensors:
+        if name in header or name == "__metadata__":
+            raise ValueError(f"duplicate tensor name {name!r}")
+        shape, raw = _as_f32(t)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(raw)]}
+        arrays.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    return b"".join([struct.pack("<Q", len(text)), text] + arrays)
+
+
+def save_file(tensors, path, metadata=None):
+    """Same call as `safetensors.torch.save_file(tensors, path, metadata)`. Returns the bytes written."""
+    blob = encode(tensors, metadata)
+    with open(path, "wb") as f:
+        f.write(blob)
+    return len(blob)
+
+
+def decode(blob):
+    """bytes -> (metadata dict, {name: Tensor(shape, array('f'))}) in data order. Strict: the checks attnscope's
+    C++ reader makes (header length, dtype, integer shapes and offsets tiling the data exactly)."""
+    if len(blob) < 8:
+        raise ValueError("shorter than the 8-byte header length")
+    (n,) = struct.unpack("<Q", blob[:8])
+    if n > len(blob) - 8:
+        raise ValueError(f"header length {n} runs past the end of the file ({len(blob)} bytes)")
+    header = json.loads(blob[8:8 + n].decode("utf-8"))
+    if not isinstance(header, dict):
+        raise ValueError("the header is not a JSON object")
+    metadata = header.pop("__metadata__", {}) or {}
+    data = memoryview(blob)[8 + n:]
+    entries = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
+    tensors, end = {}, 0
+    for name, e in entries:
+        if e.get("dtype") not in DTYPES:
+            raise ValueError(f"{name}: dtype {e.get('dtype')!r} is not supported")
+        shape = e["shape"]
+        begin, stop = e["data_offsets"]
+        if not all(type(d) is int and d >= 0 for d in shape + [begin, stop]):
+            raise ValueError(f"{name}: shape and data_offsets must be non-negative integers")
+        if begin != end or stop - begin != 4 * _numel(shape):
+            raise ValueError(f"{name}: data_offsets {e['data_offsets']} do not follow on at {end} with shape {shape}")
+        values = array("f", bytes(data[begin:stop]))
+        if sys.byteorder == "big":
+            values.byteswap()
+        tensors[name] = Tensor(shape, values)
+        end = stop
+    if end != len(data):
+        raise ValueError(f"the tensors cover {end} of the data section's {len(data)} bytes")
+    return metadata, tensors
+
+
+def load_file(path):
+    with open(path, "rb") as f:
+        return decode(f.read())
