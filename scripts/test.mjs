@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan fuzz wasm js python bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz wasm js python js-threads bundlers browser bench; default all)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
@@ -27,6 +27,9 @@ const suites = {
     return steps(() => cmakeBuild('build/native-avx2', withTests(avx2Configure)), () => ctest('build/native-avx2'));
   },
   asan: () => steps(() => cmakeBuild('build/asan', withTests(asanConfigure)), () => ctest('build/asan')),
+  // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
+  tsan: () => steps(() => cmakeBuild('build/tsan', withTests(['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON'])),
+    () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
   // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
   // exploration (that is `npm run fuzz`).
   fuzz: () => steps(() => cmakeBuild('build/fuzz', fuzzConfigure), () => ctest('build/fuzz')),
@@ -38,6 +41,10 @@ const suites = {
   // against the golden fixtures, and the tokenisers against the shared vectors.
   python: () => steps(() => run('/usr/bin/python3', ['tools/check_model_numpy.py']),
     () => run('/usr/bin/python3', ['-m', 'unittest', 'discover', '-s', 'tests/python', '-v'])),
+  // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
+  // start their own builds, so they run once, above.
+  'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',
+    ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
   // run in headless Chromium (and Node for esbuild's Node bundles).
   bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
@@ -60,7 +67,7 @@ function newest(dir) {
 }
 // The suites that test dist/ rebuild it first when it is missing or older than its sources, so they never test a
 // stale package (the wasm suite always rebuilds it).
-const usesDist = ['js', 'bundlers', 'browser', 'bench'];
+const usesDist = ['js', 'js-threads', 'bundlers', 'browser', 'bench'];
 if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
   const built = path.join(root, 'dist', 'index.js');
   const sources = ['web/src', 'cpp', 'cmake', 'CMakeLists.txt', 'scripts/build.mjs'].map((p) => path.join(root, p));
