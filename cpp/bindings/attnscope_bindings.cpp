@@ -1,7 +1,10 @@
 // The Embind surface of the npm package: the only file that includes <emscripten/...>.
-// Raw entry points take WASM-heap addresses and report errors as status codes (message via lastError()),
-// so no C++ exception ever crosses into JS; web/src wraps all of this into the public API.
+// Raw entry points take WASM-heap addresses and report errors as a Status (message via _lastError()), so no
+// C++ exception ever crosses into JS; web/src wraps all of this into the public API. Calls speak in enums and
+// value objects (a call's dimensions, its buffers), and every size, shape and key the wrapper needs comes
+// from here, so the JS side never re-derives one.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 
 #include <malloc.h>
@@ -19,68 +22,103 @@ using emscripten::val;
 
 namespace {
 
-// Status codes; the wrapper maps them to JS error classes.
-enum Status : int { status_ok = 0, status_invalid_argument = 1, status_out_of_range = 2, status_internal = 3 };
+// The outcome of a call, naming the JS error class the wrapper throws (README "Errors and limits").
+enum class Status { ok, range_error, state_error, internal_error };
 
 std::string last_error;
-int last_status = status_ok;
+Status last_status = Status::ok;
 
 template <class F>
-int guarded_call(F&& body)
+Status guarded_call(F&& body)
 {
     try {
         body();
-        return status_ok;
-    } catch (const std::invalid_argument& e) {
+        return Status::ok;
+    } catch (const std::invalid_argument& e) {  // a wrong value or shape
         last_error = e.what();
-        return status_invalid_argument;
-    } catch (const std::length_error& e) {
+        return Status::range_error;
+    } catch (const std::length_error& e) {  // sizes beyond the address space or the memory left
         last_error = e.what();
-        return status_out_of_range;
+        return Status::range_error;
     } catch (const std::bad_alloc&) {
         last_error = "out of memory: WebAssembly memory could not grow to fit this call";
-        return status_out_of_range;
+        return Status::range_error;
+    } catch (const std::logic_error& e) {
+        last_error = e.what();
+        return Status::state_error;
     } catch (const std::exception& e) {
         last_error = e.what();
-        return status_internal;
+        return Status::internal_error;
     }
 }
 
 // Every entry point goes through here: the status is kept for calls that return a value (null on failure).
 template <class F>
-int guarded(F&& body)
+Status guarded(F&& body)
 {
     return last_status = guarded_call(body);
 }
 
 std::string get_last_error() { return last_error; }
-int get_last_status() { return last_status; }
+Status get_last_status() { return last_status; }
 
-// Bytes malloc has handed out and not taken back: what a leak would make grow.
-double heap_bytes_in_use() { return double(mallinfo().uordblks); }
+// Bytes malloc has handed out and not taken back: what a leak would make grow. mallinfo's fields are int;
+// read as unsigned they stay right up to the 4 GiB a 32-bit heap can hold.
+double heap_bytes_in_use() { return double(static_cast<unsigned>(mallinfo().uordblks)); }
+// The most the WebAssembly memory may grow to (-sMAXIMUM_MEMORY).
+double memory_limit_bytes() { return double(emscripten_get_heap_max()); }
+
+// Refuses, before allocating, what could never fit: WebAssembly memory never shrinks, so growing it step by step
+// towards the limit only to fail on a later allocation would cripple the page. (A single allocation that fails
+// does not grow it; a workspace that already exists is reused, so forward() needs no such check.)
+void require_memory(double bytes, const std::string& what)
+{
+    const double left = memory_limit_bytes() - heap_bytes_in_use();
+    if (bytes > left) {
+        const auto mib = [](double b) { return std::to_string(long(b / (1024.0 * 1024.0))) + " MiB"; };
+        throw std::length_error(what + ": " + mib(bytes) + " needed, more than the " + mib(left) +
+                                " WebAssembly memory has left (limit " + mib(memory_limit_bytes()) + ")");
+    }
+}
 
 template <class T>
-T* at(std::uintptr_t address)
+T* at(double address)
 {
-    return reinterpret_cast<T*>(address);
+    return reinterpret_cast<T*>(std::uintptr_t(address));
 }
 
-// Mask kinds as the wrapper encodes them.
-enum MaskCode : int { mask_none = 0, mask_boolean = 1, mask_additive = 2 };
-
-MaskView mask_of(int code, std::uintptr_t address, Shape shape)
+// A JS number as a size: a whole number below 2^32, else length_error naming it (so 2^32 never wraps to 0).
+std::size_t to_size(double value, const char* name)
 {
-    if (code == mask_boolean) return MaskView::boolean(at<const std::uint8_t>(address), std::move(shape));
-    if (code == mask_additive) return MaskView::additive(at<const float>(address), std::move(shape));
-    return {};
+    if (!(value >= 0) || value != std::floor(value) || value > double(SIZE_MAX))
+        throw std::length_error(std::string(name) + ": expected a whole number from 0 to " + std::to_string(SIZE_MAX) +
+                                ", got " + std::to_string(value));
+    return std::size_t(value);
 }
 
-Shape shape_of(const val& array)
+Shape shape_of(const val& array, const char* name = "shape")
 {
     Shape shape;
     const unsigned n = array["length"].as<unsigned>();
-    for (unsigned i = 0; i < n; ++i) shape.push_back(array[i].as<std::size_t>());
+    for (unsigned i = 0; i < n; ++i) shape.push_back(to_size(array[i].as<double>(), name));
     return shape;
+}
+
+val shape_value(const Shape& shape)
+{
+    val array = val::array();
+    for (std::size_t d : shape) array.call<void>("push", double(d));
+    return array;
+}
+
+// Which mask a call passes; the wrapper names it by kind, never by number.
+enum class MaskCode { none, boolean, additive };
+
+MaskView mask_of(MaskCode code, double address, Shape shape)
+{
+    if (code == MaskCode::boolean) return MaskView::boolean(at<const std::uint8_t>(address), std::move(shape));
+    if (code == MaskCode::additive) return MaskView::additive(at<const float>(address), std::move(shape));
+    return {};
 }
 
 val fresh_float32_array(const float* data, std::size_t n)
@@ -94,9 +132,7 @@ val tensor_value(const Tensor& t)
     if (t.data.empty()) return val::null();
     val tensor = val::object();
     tensor.set("data", fresh_float32_array(t.data.data(), t.data.size()));
-    val shape = val::array();
-    for (std::size_t d : t.shape) shape.call<void>("push", double(d));
-    tensor.set("shape", shape);
+    tensor.set("shape", shape_value(t.shape));
     return tensor;
 }
 
@@ -107,8 +143,7 @@ std::map<std::string, TensorView> state_views(const val& entries)
     const unsigned n = entries["length"].as<unsigned>();
     for (unsigned i = 0; i < n; ++i) {
         const val entry = entries[i];
-        state.emplace(entry[0].as<std::string>(),
-                      TensorView(at<const float>(entry[1].as<std::uintptr_t>()), shape_of(entry[2])));
+        state.emplace(entry[0].as<std::string>(), TensorView(at<const float>(entry[1].as<double>()), shape_of(entry[2])));
     }
     return state;
 }
@@ -117,40 +152,66 @@ std::map<std::string, TensorView> state_views(const val& entries)
 // reused across calls so a forward pass costs no malloc/free pair per argument.
 class Arena {
 public:
-    // Address of at least `bytes` bytes (16-byte aligned), or 0 with lastError set.
-    std::uintptr_t reserve(double bytes)
+    // Address of at least `bytes` bytes (16-byte aligned), or 0 with the status set.
+    double reserve(double bytes)
     {
-        std::uintptr_t address = 0;
-        const int status = guarded([&] {
-            if (!(bytes >= 0) || bytes > double(SIZE_MAX - 16))
-                throw std::length_error("cannot reserve " + std::to_string(bytes) + " bytes in 32-bit WebAssembly memory");
-            const std::size_t floats = (std::size_t(bytes) + 3) / 4;
+        double address = 0;
+        guarded([&] {
+            const std::size_t size = to_size(bytes, "arena bytes");
+            const std::size_t floats = size / 4 + 1;  // +1: never a null data() for zero bytes
+            // Keep the peak only while calls come near it: give back a block four times larger than this call
+            // needs (above 1 MiB), so one huge call does not hold its memory for the life of the page.
+            if (storage_.size() > (1u << 18) && storage_.size() / 4 > floats) trim();
             if (storage_.size() < floats) {
-                storage_.clear();
-                storage_.shrink_to_fit();  // let go of the old block before asking for a bigger one
-                storage_.resize(floats);
+                trim();  // let go of the old block before asking for a bigger one
+                require_memory(double(size), "this call's arguments and results");
+                resize_floats(storage_, floats, "this call's arguments and results");
             }
-            address = reinterpret_cast<std::uintptr_t>(storage_.data());
+            address = double(reinterpret_cast<std::uintptr_t>(storage_.data()));
         });
-        return status == status_ok ? address : 0;
+        return address;
     }
-    double capacity() const { return double(storage_.size()) * 4.0; }
+    void trim() { std::vector<float>().swap(storage_); }
 
 private:
     std::vector<float> storage_;  // float-typed so the block is aligned for floats
+};
+
+// A MultiHeadAttention layer's configuration as the wrapper sends it.
+struct AttentionConfig {
+    double embed_dim = 0, num_heads = 0, kdim = 0, vdim = 0, seed = 0;
+    bool bias = true;
+};
+
+// One forward call's dimensions and options: what the C++ side plans and checks.
+struct ForwardCall {
+    double batch = 0, query_len = 0, key_len = 0;
+    MaskCode key_padding_mask = MaskCode::none;
+    MaskCode attn_mask = MaskCode::none;
+    bool attn_mask_per_head = false;  // [batch·heads, Lq, Lk] instead of [Lq, Lk]
+    bool causal = false, need_weights = true, average_weights = false;
+};
+
+// Where one forward call's inputs and results live in the heap.
+struct ForwardBuffers {
+    double query = 0, key = 0, value = 0, key_padding_mask = 0, attn_mask = 0, output = 0, weights = 0;
 };
 
 class Attention {
 public:
     explicit Attention(const MultiHeadAttentionConfig& config) : mha_(config) {}
 
-    const MultiHeadAttention& layer() const { return mha_; }
-
-    val stateDictKeys() const
+    // [[key, shape], ...] in PyTorch's order.
+    val stateDictShapes() const
     {
-        val keys = val::array();
-        for (const std::string& key : mha_.state_dict_keys()) keys.call<void>("push", key);
-        return keys;
+        val entries = val::array();
+        for (const std::string& key : mha_.state_dict_keys()) {
+            val entry = val::array();
+            entry.call<void>("push", key);
+            entry.call<void>("push", shape_value(mha_.state_dict_shape(key)));
+            entries.call<void>("push", entry);
+        }
+        return entries;
     }
 
     // {key: {data: Float32Array, shape: number[]}} with fresh copies, in PyTorch's order.
@@ -162,83 +223,133 @@ public:
         return state;
     }
 
-    int loadStateDict(const val& entries)
+    Status loadStateDict(const val& entries)
     {
         return guarded([&] { mha_.load_state_dict(state_views(entries)); });
     }
 
-    // flags: bit 0 causal, bit 1 need_weights, bit 2 average_weights.
-    // attn_mask_rank is 2 ([Lq, Lk]) or 3 ([batch*heads, Lq, Lk]).
-    int forward(std::uintptr_t query, std::uintptr_t key, std::uintptr_t value, std::size_t batch,
-                std::size_t query_len, std::size_t key_len, int key_padding_code, std::uintptr_t key_padding,
-                int attn_mask_code, std::uintptr_t attn_mask, int attn_mask_rank, int flags, std::uintptr_t output,
-                std::uintptr_t weights)
+    // {weightsShape (batched; null without weights), workspaceBytes} of a call, or null with the status set.
+    // The output has the query's shape: that is API, not a fact about the C++ internals.
+    val plan(const ForwardCall& call)
+    {
+        val result = val::null();
+        guarded([&] {
+            const ForwardDims dims = dims_of(call);
+            const ForwardOptions options = options_of(call, {});
+            result = val::object();
+            result.set("weightsShape", call.need_weights ? shape_value(mha_.weights_shape(dims, options)) : val::null());
+            result.set("workspaceBytes", double(mha_.workspace_bytes(dims, options)));
+        });
+        return result;
+    }
+
+    Status forward(const ForwardCall& call, const ForwardBuffers& buffers)
     {
         return guarded([&] {
-            ForwardOptions options;
-            options.causal = flags & 1;
-            options.need_weights = flags & 2;
-            options.average_weights = flags & 4;
-            options.key_padding_mask = mask_of(key_padding_code, key_padding, {batch, key_len});
-            options.attn_mask = mask_of(attn_mask_code, attn_mask,
-                                        attn_mask_rank == 3 ? Shape{batch * mha_.num_heads(), query_len, key_len}
-                                                            : Shape{query_len, key_len});
-            mha_.forward(at<const float>(query), at<const float>(key), at<const float>(value),
-                         {batch, query_len, key_len}, options, at<float>(output), at<float>(weights));
+            const ForwardDims dims = dims_of(call);
+            const ForwardOptions options = options_of(call, buffers);
+            mha_.forward(at<const float>(buffers.query), at<const float>(buffers.key), at<const float>(buffers.value),
+                         dims, options, at<float>(buffers.output), at<float>(buffers.weights));
         });
     }
 
+    void trim() { mha_.trim(); }
+
 private:
+    static ForwardDims dims_of(const ForwardCall& call)
+    {
+        return {to_size(call.batch, "batch"), to_size(call.query_len, "queryLen"), to_size(call.key_len, "keyLen")};
+    }
+
+    // Mask views at the given addresses (a plan passes none: only the shapes are checked, against a dummy address).
+    ForwardOptions options_of(const ForwardCall& call, const ForwardBuffers& buffers) const
+    {
+        static const float placeholder = 0;
+        const double none = double(reinterpret_cast<std::uintptr_t>(&placeholder));
+        const ForwardDims dims = dims_of(call);
+        ForwardOptions options;
+        options.causal = call.causal;
+        options.need_weights = call.need_weights;
+        options.average_weights = call.average_weights;
+        options.key_padding_mask = mask_of(call.key_padding_mask, buffers.key_padding_mask ? buffers.key_padding_mask : none,
+                                           {dims.batch, dims.key_len});
+        options.attn_mask = mask_of(call.attn_mask, buffers.attn_mask ? buffers.attn_mask : none,
+                                    call.attn_mask_per_head ? Shape{dims.batch * mha_.num_heads(), dims.query_len, dims.key_len}
+                                                            : Shape{dims.query_len, dims.key_len});
+        return options;
+    }
+
     MultiHeadAttention mha_;
 };
 
-// Null (with lastError set) instead of a constructor that throws: a throwing Embind constructor
+// Null (with the status set) instead of a constructor that throws: a throwing Embind constructor
 // reaches JS as a bare WebAssembly.Exception.
-Attention* create_attention(double embed_dim, double num_heads, double kdim, double vdim, bool bias, double seed)
+Attention* create_attention(const AttentionConfig& c)
 {
     Attention* created = nullptr;
     guarded([&] {
         MultiHeadAttentionConfig config;
-        config.embed_dim = std::size_t(embed_dim);
-        config.num_heads = std::size_t(num_heads);
-        config.kdim = std::size_t(kdim);
-        config.vdim = std::size_t(vdim);
-        config.bias = bias;
-        config.seed = std::uint64_t(seed);
+        config.embed_dim = to_size(c.embed_dim, "embedDim");
+        config.num_heads = to_size(c.num_heads, "numHeads");
+        config.kdim = to_size(c.kdim, "kdim");
+        config.vdim = to_size(c.vdim, "vdim");
+        config.bias = c.bias;
+        config.seed = std::uint64_t(c.seed);
+        require_memory(double(MultiHeadAttention::parameter_bytes(config)),
+                       "embedDim " + std::to_string(config.embed_dim) + ", kdim " +
+                           std::to_string(config.kdim ? config.kdim : config.embed_dim) + ", vdim " +
+                           std::to_string(config.vdim ? config.vdim : config.embed_dim) + ": parameters");
         created = new Attention(config);
     });
     return created;
 }
 
-std::size_t attention_dim(const Attention& a, int which)
+// One scaled_dot_product_attention call: shapes as arrays, the mask by kind, scale NaN for "default 1/√D".
+struct SdpaCall {
+    val q_shape = val::array(), k_shape = val::array(), v_shape = val::array(), mask_shape = val::array();
+    MaskCode mask = MaskCode::none;
+    bool causal = false;
+    double scale = NAN;
+};
+
+struct SdpaBuffers {
+    double q = 0, k = 0, v = 0, mask = 0, output = 0, weights = 0;
+};
+
+SdpaOptions sdpa_options(const SdpaCall& call, double mask_address)
 {
-    const MultiHeadAttention& m = a.layer();
-    switch (which) {
-    case 0: return m.embed_dim();
-    case 1: return m.num_heads();
-    case 2: return m.head_dim();
-    case 3: return m.kdim();
-    case 4: return m.vdim();
-    default: return m.has_bias();
-    }
+    static const float placeholder = 0;
+    SdpaOptions options;
+    options.causal = call.causal;
+    if (!std::isnan(call.scale)) options.scale = float(call.scale);
+    options.attn_mask = mask_of(call.mask, mask_address ? mask_address : double(reinterpret_cast<std::uintptr_t>(&placeholder)),
+                                call.mask == MaskCode::none ? Shape{} : shape_of(call.mask_shape, "attnMask"));
+    return options;
 }
 
-// q, k, v in the heap with the shapes given; writes output and weights to the given addresses.
-int scaled_dot_product_attention_raw(std::uintptr_t q, const val& q_shape, std::uintptr_t k, const val& k_shape,
-                                     std::uintptr_t v, const val& v_shape, int mask_code, std::uintptr_t mask,
-                                     const val& mask_shape, bool causal, double scale, std::uintptr_t output,
-                                     std::uintptr_t weights)
+// {outputShape, weightsShape, workspaceBytes} or null with the status set.
+val sdpa_plan(const SdpaCall& call)
+{
+    val result = val::null();
+    guarded([&] {
+        const SdpaPlan plan = plan_scaled_dot_product_attention(shape_of(call.q_shape, "q"), shape_of(call.k_shape, "k"),
+                                                                shape_of(call.v_shape, "v"), sdpa_options(call, 0));
+        result = val::object();
+        result.set("outputShape", shape_value(plan.output_shape));
+        result.set("weightsShape", shape_value(plan.weights_shape));
+        result.set("workspaceBytes", double(plan.workspace_bytes));
+    });
+    return result;
+}
+
+Status sdpa_run(const SdpaCall& call, const SdpaBuffers& buffers)
 {
     return guarded([&] {
-        SdpaOptions options;
-        options.causal = causal;
-        if (!std::isnan(scale)) options.scale = float(scale);
-        options.attn_mask = mask_of(mask_code, mask, mask_code ? shape_of(mask_shape) : Shape{});
-        const AttentionResult r = scaled_dot_product_attention(TensorView(at<const float>(q), shape_of(q_shape)),
-                                                               TensorView(at<const float>(k), shape_of(k_shape)),
-                                                               TensorView(at<const float>(v), shape_of(v_shape)), options);
-        std::copy(r.output.data.begin(), r.output.data.end(), at<float>(output));
-        std::copy(r.weights.data.begin(), r.weights.data.end(), at<float>(weights));
+        const TensorView q(at<const float>(buffers.q), shape_of(call.q_shape, "q"));
+        const TensorView k(at<const float>(buffers.k), shape_of(call.k_shape, "k"));
+        const TensorView v(at<const float>(buffers.v), shape_of(call.v_shape, "v"));
+        const SdpaOptions options = sdpa_options(call, buffers.mask);
+        scaled_dot_product_attention(q, k, v, options, at<float>(buffers.output), at<float>(buffers.weights));
     });
 }
 
@@ -323,13 +434,6 @@ val file_call(F&& body)
     }
 }
 
-val shape_value(const Shape& shape)
-{
-    val array = val::array();
-    for (std::size_t d : shape) array.call<void>("push", double(d));
-    return array;
-}
-
 // {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}.
 val read_safetensors_raw(std::uintptr_t file, double size)
 {
@@ -407,23 +511,76 @@ EMSCRIPTEN_BINDINGS(attnscope)
 {
     using namespace emscripten;
     last_error.reserve(1024);  // room for any message up front, so an error never shows up as heap growth
+    enum_<Status>("_Status")
+        .value("ok", Status::ok)
+        .value("rangeError", Status::range_error)
+        .value("stateError", Status::state_error)
+        .value("internalError", Status::internal_error);
+    enum_<MaskCode>("_MaskKind")
+        .value("none", MaskCode::none)
+        .value("boolean", MaskCode::boolean)
+        .value("additive", MaskCode::additive);
     function("_lastError", &get_last_error);
     function("_lastStatus", &get_last_status);
     function("_heapBytesInUse", &heap_bytes_in_use);
+    function("_memoryLimitBytes", &memory_limit_bytes);
 
     class_<Arena>("_Arena")
         .constructor<>()
         .function("reserve", &Arena::reserve)
-        .function("capacity", &Arena::capacity);
+        .function("trim", &Arena::trim);
 
+    value_object<AttentionConfig>("_AttentionConfig")
+        .field("embedDim", &AttentionConfig::embed_dim)
+        .field("numHeads", &AttentionConfig::num_heads)
+        .field("kdim", &AttentionConfig::kdim)
+        .field("vdim", &AttentionConfig::vdim)
+        .field("bias", &AttentionConfig::bias)
+        .field("seed", &AttentionConfig::seed);
+    value_object<ForwardCall>("_ForwardCall")
+        .field("batch", &ForwardCall::batch)
+        .field("queryLen", &ForwardCall::query_len)
+        .field("keyLen", &ForwardCall::key_len)
+        .field("keyPaddingMask", &ForwardCall::key_padding_mask)
+        .field("attnMask", &ForwardCall::attn_mask)
+        .field("attnMaskPerHead", &ForwardCall::attn_mask_per_head)
+        .field("causal", &ForwardCall::causal)
+        .field("needWeights", &ForwardCall::need_weights)
+        .field("averageWeights", &ForwardCall::average_weights);
+    value_object<ForwardBuffers>("_ForwardBuffers")
+        .field("query", &ForwardBuffers::query)
+        .field("key", &ForwardBuffers::key)
+        .field("value", &ForwardBuffers::value)
+        .field("keyPaddingMask", &ForwardBuffers::key_padding_mask)
+        .field("attnMask", &ForwardBuffers::attn_mask)
+        .field("output", &ForwardBuffers::output)
+        .field("weights", &ForwardBuffers::weights);
     class_<Attention>("_Attention")
-        .function("stateDictKeys", &Attention::stateDictKeys)
+        .function("stateDictShapes", &Attention::stateDictShapes)
         .function("stateDict", &Attention::stateDict)
         .function("loadStateDict", &Attention::loadStateDict)
-        .function("forward", &Attention::forward);
+        .function("plan", &Attention::plan)
+        .function("forward", &Attention::forward)
+        .function("trim", &Attention::trim);
     function("_createAttention", &create_attention, allow_raw_pointers());
-    function("_attentionDim", &attention_dim);
-    function("_scaledDotProductAttention", &scaled_dot_product_attention_raw);
+
+    value_object<SdpaCall>("_SdpaCall")
+        .field("qShape", &SdpaCall::q_shape)
+        .field("kShape", &SdpaCall::k_shape)
+        .field("vShape", &SdpaCall::v_shape)
+        .field("maskShape", &SdpaCall::mask_shape)
+        .field("mask", &SdpaCall::mask)
+        .field("causal", &SdpaCall::causal)
+        .field("scale", &SdpaCall::scale);
+    value_object<SdpaBuffers>("_SdpaBuffers")
+        .field("q", &SdpaBuffers::q)
+        .field("k", &SdpaBuffers::k)
+        .field("v", &SdpaBuffers::v)
+        .field("mask", &SdpaBuffers::mask)
+        .field("output", &SdpaBuffers::output)
+        .field("weights", &SdpaBuffers::weights);
+    function("_planScaledDotProductAttention", &sdpa_plan);
+    function("_scaledDotProductAttention", &sdpa_run);
 
     function("_readSafetensors", &read_safetensors_raw);
     class_<Model>("_Model")

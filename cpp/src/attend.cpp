@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
@@ -98,6 +99,16 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
     constexpr std::size_t QB = streaming_query_block, KB = streaming_key_block;
     pack_keys_and_values(Lk, D, Dv, k, v, scratch);
     float running_max[QB], running_sum[QB];
+    // attend() multiplies causally blocked keys' values by a zero weight, and 0·NaN = 0·inf = NaN. The tiles below
+    // skip those keys, so they bring the same NaN in explicitly: per value column, the last row that is not finite.
+    std::vector<std::size_t> last_nonfinite_row;
+    if (args.causal && std::min(QB, Lq) < Lk)  // some block skips keys
+        for (std::size_t j = 0; j < Lk; ++j)
+            for (std::size_t d = 0; d < Dv; ++d)
+                if (!std::isfinite(v.data[j * v.ld + d])) {
+                    if (last_nonfinite_row.empty()) last_nonfinite_row.assign(Dv, Lk);  // Lk: none in that column
+                    last_nonfinite_row[d] = j;
+                }
 
     for (std::size_t i0 = 0; i0 < Lq; i0 += QB) {
         const std::size_t rows = std::min(QB, Lq - i0);
@@ -136,6 +147,10 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
         }
         for (std::size_t r = 0; r < rows; ++r)  // a row with every key blocked keeps its zeros
             if (running_sum[r] != 0.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, 1.f / running_sum[r]);
+        if (!last_nonfinite_row.empty())
+            for (std::size_t d = 0; d < Dv; ++d)
+                if (last_nonfinite_row[d] != Lk && last_nonfinite_row[d] >= key_end)
+                    for (std::size_t r = 0; r < rows; ++r) acc[r * ldo + d] = std::numeric_limits<float>::quiet_NaN();
     }
 }
 

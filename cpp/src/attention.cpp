@@ -2,7 +2,9 @@
 #include "attnscope/attention.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include "attend.hpp"
 
@@ -35,27 +37,22 @@ std::string pattern(const Shape& leading, std::initializer_list<std::string> tai
 
 }  // namespace
 
-AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorView& k, const TensorView& v,
-                                             const SdpaOptions& options)
+SdpaPlan plan_scaled_dot_product_attention(const Shape& q, const Shape& k, const Shape& v, const SdpaOptions& options)
 {
-    require_nonzero("q", q.shape);
-    require_nonzero("k", k.shape);
-    require_nonzero("v", v.shape);
-    require(q.data && k.data && v.data, "q, k and v must not be null");
-    const std::size_t rank = q.shape.size();
-    const Shape leading = leading_dims(q.shape);
-    const std::size_t Lq = q.shape[rank - 2], D = q.shape[rank - 1];
-    const std::size_t Lk = k.shape.size() == rank ? k.shape[rank - 2] : 0;
-    require(k.shape.size() == rank && leading_dims(k.shape) == leading && k.shape[rank - 1] == D,
-            "k: expected shape " + pattern(leading, {"key_len", std::to_string(D)}) + " to match q " +
-                to_string(q.shape) + ", got " + to_string(k.shape));
-    require(v.shape.size() == rank && leading_dims(v.shape) == leading && v.shape[rank - 2] == Lk,
+    require_nonzero("q", q);
+    require_nonzero("k", k);
+    require_nonzero("v", v);
+    const std::size_t rank = q.size();
+    const Shape leading = leading_dims(q);
+    const std::size_t Lq = q[rank - 2], D = q[rank - 1];
+    const std::size_t Lk = k.size() == rank ? k[rank - 2] : 0;
+    require(k.size() == rank && leading_dims(k) == leading && k[rank - 1] == D,
+            "k: expected shape " + pattern(leading, {"key_len", std::to_string(D)}) + " to match q " + to_string(q) +
+                ", got " + to_string(k));
+    require(v.size() == rank && leading_dims(v) == leading && v[rank - 2] == Lk,
             "v: expected shape " + pattern(leading, {std::to_string(Lk), "value_dim"}) + " to match k " +
-                to_string(k.shape) + ", got " + to_string(v.shape));
-    const std::size_t Dv = v.shape[rank - 1];
-
-    const std::size_t count = checked_numel(leading, "scaled_dot_product_attention");
-    bool mask_broadcast = true;
+                to_string(k) + ", got " + to_string(v));
+    const std::size_t Dv = v[rank - 1];
     const MaskView& mask = options.attn_mask;
     if (!mask.empty()) {
         Shape full = leading;
@@ -64,15 +61,46 @@ AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorVi
         require(mask.shape == shared || mask.shape == full, "attn_mask: expected shape " + to_string(shared) +
                                                                 (full != shared ? " or " + to_string(full) : "") +
                                                                 ", got " + to_string(mask.shape));
-        mask_broadcast = mask.shape == shared;
     }
+    if (options.scale)
+        require(std::isfinite(*options.scale), "scale: expected a finite number, got " + std::to_string(*options.scale));
+
+    SdpaPlan plan;
+    plan.output_shape = plan.weights_shape = leading;
+    plan.output_shape.insert(plan.output_shape.end(), {Lq, Dv});
+    plan.weights_shape.insert(plan.weights_shape.end(), {Lq, Lk});
+    const char* where = "scaled_dot_product_attention";
+    const std::size_t output_floats = checked_numel(plan.output_shape, where);
+    const std::size_t weights_floats = checked_numel(plan.weights_shape, where);
+    const std::size_t panels = detail::packed_floats(D, Lk) + detail::packed_floats(Lk, Dv);
+    // Everything the call touches must be addressable in bytes (compare before adding: a part may be near SIZE_MAX).
+    std::size_t total = 0;
+    for (std::size_t part : {output_floats, weights_floats, panels}) {
+        if (part > SIZE_MAX / sizeof(float) - total)
+            throw std::length_error(std::string(where) + ": q " + to_string(q) + ", k " + to_string(k) + ", v " +
+                                    to_string(v) + " need more memory than the address space has");
+        total += part;
+    }
+    plan.workspace_bytes = panels * sizeof(float);
+    return plan;
+}
+
+void scaled_dot_product_attention(const TensorView& q, const TensorView& k, const TensorView& v,
+                                  const SdpaOptions& options, float* output, float* weights)
+{
+    const SdpaPlan plan = plan_scaled_dot_product_attention(q.shape, k.shape, v.shape, options);
+    require(q.data && k.data && v.data, "q, k and v must not be null");
+    require(output && weights, "output and weights must not be null");
+    const std::size_t rank = q.shape.size();
+    const std::size_t Lq = q.shape[rank - 2], D = q.shape[rank - 1], Lk = k.shape[rank - 2], Dv = v.shape[rank - 1];
+    const std::size_t count = checked_numel(leading_dims(q.shape), "scaled_dot_product_attention");
+    const MaskView& mask = options.attn_mask;
+    const bool mask_broadcast = mask.empty() || mask.shape.size() == 2;
     const float scale = options.scale ? *options.scale : 1.f / std::sqrt(float(D));
 
-    Shape out_shape = leading, weights_shape = leading;
-    out_shape.insert(out_shape.end(), {Lq, Dv});
-    weights_shape.insert(weights_shape.end(), {Lq, Lk});
-    AttentionResult result{Tensor(out_shape), Tensor(weights_shape)};
-    std::vector<float> key_panels(detail::packed_floats(D, Lk)), value_panels(detail::packed_floats(Lk, Dv));
+    std::vector<float> key_panels, value_panels;
+    resize_floats(key_panels, detail::packed_floats(D, Lk), "scaled_dot_product_attention: packed k");
+    resize_floats(value_panels, detail::packed_floats(Lk, Dv), "scaled_dot_product_attention: packed v");
     const detail::AttendScratch scratch{key_panels.data(), value_panels.data()};
 
     const std::size_t element_size = mask.kind == MaskKind::boolean ? 1 : sizeof(float);
@@ -91,9 +119,23 @@ AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorVi
         args.mask_count = mask.empty() ? 0 : 1;
         args.causal = options.causal;
         detail::attend(Lq, Lk, D, Dv, {q.data + c * Lq * D, D}, {k.data + c * Lk * D, D}, {v.data + c * Lk * Dv, Dv},
-                       args, scratch, result.weights.data.data() + c * Lq * Lk, result.output.data.data() + c * Lq * Dv,
-                       Dv);
+                       args, scratch, weights + c * Lq * Lk, output + c * Lq * Dv, Dv);
     }
+}
+
+AttentionResult scaled_dot_product_attention(const TensorView& q, const TensorView& k, const TensorView& v,
+                                             const SdpaOptions& options)
+{
+    const SdpaPlan plan = plan_scaled_dot_product_attention(q.shape, k.shape, v.shape, options);
+    require(q.data && k.data && v.data, "q, k and v must not be null");
+    AttentionResult result;
+    result.output.shape = plan.output_shape;
+    resize_floats(result.output.data, checked_numel(plan.output_shape, "scaled_dot_product_attention"),
+                  "scaled_dot_product_attention: output " + to_string(plan.output_shape));
+    result.weights.shape = plan.weights_shape;
+    resize_floats(result.weights.data, checked_numel(plan.weights_shape, "scaled_dot_product_attention"),
+                  "scaled_dot_product_attention: weights " + to_string(plan.weights_shape));
+    scaled_dot_product_attention(q, k, v, options, result.output.data.data(), result.weights.data.data());
     return result;
 }
 

@@ -2,6 +2,7 @@
 #include "attnscope/multihead_attention.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -51,24 +52,14 @@ MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
       vdim_(config.vdim ? config.vdim : config.embed_dim),
       bias_(config.bias)
 {
-    const char* where = "MultiHeadAttention";
-    if (embed_dim_ == 0) fail(where, "embed_dim must be at least 1, got 0");
-    if (num_heads_ == 0) fail(where, "num_heads must be at least 1, got 0");
-    if (embed_dim_ % num_heads_ != 0)
-        fail(where, "embed_dim (" + std::to_string(embed_dim_) + ") must be divisible by num_heads (" +
-                        std::to_string(num_heads_) + ")");
-
+    // Zero or indivisible sizes throw invalid_argument, sizes that cannot be addressed length_error,
+    // before anything is allocated.
+    parameter_bytes(config);
     const std::size_t E = embed_dim_;
-    using detail::checked_mul;
-    const std::size_t in_features = E + kdim_ + vdim_;  // each below 2^32 in practice; overflow checked below
-    if (in_features < kdim_ || in_features < vdim_)
-        throw std::length_error("MultiHeadAttention: kdim and vdim too large for the address space");
-    in_proj_weight_.resize(packed_in_proj() ? checked_mul(checked_mul(3, E, where), E, where)
-                                            : checked_mul(E, in_features, where));
-    checked_mul(E, E, where);
-    if (bias_) in_proj_bias_.assign(3 * E, 0.f);
-    out_proj_weight_.resize(E * E);
-    if (bias_) out_proj_bias_.assign(E, 0.f);
+    resize_floats(in_proj_weight_, packed_in_proj() ? 3 * E * E : E * (E + kdim_ + vdim_), "MultiHeadAttention: in_proj_weight");
+    if (bias_) resize_floats(in_proj_bias_, 3 * E, "MultiHeadAttention: in_proj_bias");
+    resize_floats(out_proj_weight_, E * E, "MultiHeadAttention: out_proj.weight");
+    if (bias_) resize_floats(out_proj_bias_, E, "MultiHeadAttention: out_proj.bias");
 
     // PyTorch's _reset_parameters: Xavier-uniform in-projection(s), zero biases; out_proj keeps
     // nn.Linear's kaiming_uniform(a=√5), i.e. uniform(±1/√fan_in).
@@ -82,6 +73,41 @@ MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
     }
     fill_uniform(rng, out_proj_weight_.data(), E * E, 1.f / std::sqrt(float(E)));
     repack();
+}
+
+std::size_t MultiHeadAttention::parameter_bytes(const MultiHeadAttentionConfig& config)
+{
+    const char* where = "MultiHeadAttention";
+    const std::size_t E = config.embed_dim, H = config.num_heads;
+    if (E == 0) fail(where, "embed_dim must be at least 1, got 0");
+    if (H == 0) fail(where, "num_heads must be at least 1, got 0");
+    if (E % H != 0)
+        fail(where, "embed_dim (" + std::to_string(E) + ") must be divisible by num_heads (" + std::to_string(H) + ")");
+    const std::size_t kdim = config.kdim ? config.kdim : E, vdim = config.vdim ? config.vdim : E;
+    const auto too_large = [&] {
+        return std::length_error(std::string(where) + ": embed_dim " + std::to_string(E) + ", kdim " + std::to_string(kdim) +
+                                 ", vdim " + std::to_string(vdim) + " need more parameter bytes than the address space has");
+    };
+    const auto sum = [&](std::size_t a, std::size_t b) {
+        if (a > SIZE_MAX - b) throw too_large();
+        return a + b;
+    };
+    const auto mul = [&](std::size_t a, std::size_t b) {
+        if (a != 0 && b > SIZE_MAX / a) throw too_large();
+        return a * b;
+    };
+    // PyTorch's parameters, then the packed Wᵀ panels of the four projections made by repack().
+    std::size_t floats = sum(sum(mul(E, sum(sum(E, kdim), vdim)), mul(E, E)), config.bias ? sum(mul(3, E), E) : 0);
+    for (std::size_t in_features : {E, kdim, vdim, E}) {
+        std::size_t packed = 0;
+        try {
+            packed = detail::packed_floats(in_features, E);
+        } catch (const std::length_error&) {
+            throw too_large();
+        }
+        floats = sum(floats, packed);
+    }
+    return mul(floats, sizeof(float));
 }
 
 std::vector<std::string> MultiHeadAttention::state_dict_keys() const
@@ -169,10 +195,10 @@ void MultiHeadAttention::repack()
                                in_proj_weight_.data() + E * (E + kdim_)};
     for (int which = 0; which < 3; ++which) {
         std::vector<float>& packed = packed_in_proj_[which];
-        packed.resize(detail::packed_floats(in_features[which], E));
+        resize_floats(packed, detail::packed_floats(in_features[which], E), "MultiHeadAttention: packed in_proj");
         detail::pack_transposed(in_features[which], E, weights[which], in_features[which], packed.data());
     }
-    packed_out_proj_.resize(detail::packed_floats(E, E));
+    resize_floats(packed_out_proj_, detail::packed_floats(E, E), "MultiHeadAttention: packed out_proj");
     detail::pack_transposed(E, E, out_proj_weight_.data(), E, packed_out_proj_.data());
 }
 
@@ -208,6 +234,16 @@ void MultiHeadAttention::validate(const ForwardDims& dims, const ForwardOptions&
     weights_numel(dims, options);  // overflow checks
     workspace_parts(dims, options, true);
 }
+
+std::size_t MultiHeadAttention::workspace_bytes(const ForwardDims& dims, const ForwardOptions& options) const
+{
+    validate(dims, options);
+    std::size_t total = 0;
+    for (std::size_t part : workspace_parts(dims, options, true)) total += part;  // sum checked by workspace_parts
+    return total * sizeof(float);
+}
+
+void MultiHeadAttention::trim() { std::vector<float>().swap(workspace_); }
 
 void MultiHeadAttention::forward(const float* query, const float* key, const float* value, const ForwardDims& dims,
                                  const ForwardOptions& options, float* output, float* weights)
@@ -290,7 +326,14 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     const WorkspaceParts parts = workspace_parts(dims, options, with_key_value);
     std::size_t total = 0;
     for (std::size_t part : parts) total += part;
-    if (workspace_.size() < total) workspace_.resize(total);
+    // Keep the peak only while calls come near it: a workspace four times what this call needs (and above
+    // 1 MiB) is given back, so one huge call does not hold its memory for the life of the layer.
+    constexpr std::size_t keep_floats = (1u << 20) / sizeof(float);
+    if (workspace_.size() > keep_floats && workspace_.size() / 4 > total) trim();
+    if (workspace_.size() < total) {
+        trim();  // let go of the old block before asking for a bigger one
+        resize_floats(workspace_, total, "forward: workspace");
+    }
     float* slice[7];
     slice[0] = workspace_.data();
     for (std::size_t p = 1; p < 7; ++p) slice[p] = slice[p - 1] + parts[p - 1];

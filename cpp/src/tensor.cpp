@@ -1,6 +1,7 @@
 // Shape helpers and the owning Tensor.
 #include "attnscope/tensor.hpp"
 
+#include <new>
 #include <stdexcept>
 
 #include "attend.hpp"
@@ -24,7 +25,24 @@ std::size_t checked_numel(const Shape& shape, const char* what)
     return n;
 }
 
-Tensor::Tensor(Shape s) : shape(std::move(s)), data(checked_numel(shape, "Tensor"), 0.f) {}
+void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what)
+{
+    const auto too_large = [&](const char* reason) {
+        return std::length_error(what + ": " + std::to_string(n) + " floats (" +
+                                 std::to_string(double(n) * sizeof(float) / (1024.0 * 1024.0)) + " MiB) " + reason);
+    };
+    if (n > buffer.max_size()) throw too_large("do not fit in the address space");
+    try {
+        buffer.resize(n);
+    } catch (const std::bad_alloc&) {
+        throw too_large("do not fit in the memory left");
+    }
+}
+
+Tensor::Tensor(Shape s) : shape(std::move(s))
+{
+    resize_floats(data, checked_numel(shape, "Tensor"), "Tensor " + to_string(shape));
+}
 
 Tensor::Tensor(Shape s, std::vector<float> d) : shape(std::move(s)), data(std::move(d))
 {

@@ -91,3 +91,32 @@ TEST_CASE("sizes whose workspace cannot exist: validate() and forward() both thr
         REQUIRE_THROWS_AS(mha.forward_projected(x.data(), batch, x.data(), x.data(), 1, options, out.data(), nullptr), std::length_error);
     }
 }
+
+TEST_CASE("misuse that used to pass silently: null masks, a NaN scale, sizes beyond memory", "[errors]")
+{
+    // A null pointer is not "no mask": MaskView{} is.
+    REQUIRE_THROWS_AS(MaskView::boolean(nullptr, {3, 3}), std::invalid_argument);
+    REQUIRE_THROWS_WITH(MaskView::boolean(nullptr, {3, 3}), Contains("MaskView::boolean: blocked must not be null"));
+    REQUIRE_THROWS_WITH(MaskView::additive(nullptr, {3, 3}), Contains("MaskView::additive: added must not be null"));
+
+    const auto data = attnscope_test::random_floats(24, 3);
+    const TensorView q(data.data(), {2, 3, 4});
+    SdpaOptions options;
+    for (float scale : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        options.scale = scale;
+        REQUIRE_THROWS_AS(scaled_dot_product_attention(q, q, q, options), std::invalid_argument);
+        REQUIRE_THROWS_WITH(scaled_dot_product_attention(q, q, q, options), Contains("scale: expected a finite number"));
+    }
+
+    // Sizes whose results cannot be addressed: length_error naming the call, never bad_alloc or "vector".
+    const std::size_t huge = std::numeric_limits<std::size_t>::max() / 8;
+    REQUIRE_THROWS_AS(plan_scaled_dot_product_attention({huge, 2, 4}, {huge, 3, 4}, {huge, 3, 4}), std::length_error);
+    REQUIRE_THROWS_WITH(plan_scaled_dot_product_attention({huge, 2, 4}, {huge, 3, 4}, {huge, 3, 4}),
+                        Contains("scaled_dot_product_attention"));
+    REQUIRE_THROWS_WITH(Tensor(Shape{huge, 16}), Contains("Tensor"));
+    std::vector<float> buffer;
+    REQUIRE_THROWS_AS(resize_floats(buffer, huge * 4, "my buffer"), std::length_error);
+    REQUIRE_THROWS_WITH(resize_floats(buffer, huge * 4, "my buffer"), Contains("my buffer") && Contains("address space"));
+    REQUIRE_THROWS_AS(MultiHeadAttention::parameter_bytes({huge, 1}), std::length_error);
+    REQUIRE_THROWS_WITH(MultiHeadAttention::parameter_bytes({10, 3}), Contains("embed_dim (10) must be divisible by num_heads (3)"));
+}

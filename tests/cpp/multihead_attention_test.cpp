@@ -311,3 +311,55 @@ TEST_CASE("NaN and infinities: NaN propagates to its rows only, -inf in a float 
     for (std::size_t row = 0; row < H * L; ++row) REQUIRE(r.weights.data[row * L + 1] == 0.f);
     for (float v : r.output.data) REQUIRE(std::isfinite(v));
 }
+
+TEST_CASE("sizes come from the library: workspace without weights is O(seq), plans give result shapes", "[mha][plan]")
+{
+    const std::size_t E = 4, L = 32768;
+    MultiHeadAttention mha({E, 1, 0, 0, true, 0});
+    ForwardOptions streaming;
+    streaming.need_weights = false;
+    // Projections, concatenated heads, packed k and v, one 32×256 tile: no L·L term.
+    const std::size_t bytes = mha.workspace_bytes({1, L, L}, streaming);
+    REQUIRE(bytes >= 4 * L * E * sizeof(float));
+    REQUIRE(bytes < 8 * L * E * sizeof(float) + 64 * 1024);
+    ForwardOptions averaged;
+    averaged.average_weights = true;  // one head's scores besides the averaged weights
+    REQUIRE(mha.workspace_bytes({1, 100, 100}, averaged) >= 100 * 100 * sizeof(float));
+    REQUIRE(MultiHeadAttention::parameter_bytes({E, 1}) >= 2 * 4 * E * E * sizeof(float));
+
+    const SdpaPlan plan = plan_scaled_dot_product_attention({2, 3, 5, 4}, {2, 3, 7, 4}, {2, 3, 7, 6});
+    REQUIRE(plan.output_shape == Shape{2, 3, 5, 6});
+    REQUIRE(plan.weights_shape == Shape{2, 3, 5, 7});
+    REQUIRE(plan.workspace_bytes >= (4 * 7 + 7 * 6) * sizeof(float));
+}
+
+TEST_CASE("need_weights true and false agree on NaN at every length", "[mha][numbers][streaming]")
+{
+    // attend() multiplies blocked keys' values by zero weights (0·NaN = NaN); the streaming tiles skip causally
+    // blocked keys and must bring that NaN in too, at every length around the 32-query and 256-key tiles.
+    const std::size_t E = 4, H = 2;
+    MultiHeadAttention mha({E, H, 0, 0, true, 0});
+    randomise(mha, 41);
+    for (std::size_t L : {1, 2, 31, 32, 33, 64, 65, 255, 257, 300}) {
+        for (std::size_t nan_row : {std::size_t(0), L / 2, L - 1}) {
+            for (bool causal : {true, false}) {
+                CAPTURE(L, nan_row, causal);
+                auto x = random_floats(L * E, std::uint32_t(L));
+                const auto kv = random_floats(L * E, std::uint32_t(L + 1));
+                auto v = kv;
+                v[nan_row * E + 1] = std::numeric_limits<float>::quiet_NaN();
+                x[nan_row * E + 2] = std::numeric_limits<float>::infinity();  // an infinite query feature too
+                ForwardOptions options;
+                options.causal = causal;
+                const auto with = mha.forward(TensorView(x.data(), {L, E}), TensorView(kv.data(), {L, E}),
+                                              TensorView(v.data(), {L, E}), options);
+                options.need_weights = false;
+                const auto without = mha.forward(TensorView(x.data(), {L, E}), TensorView(kv.data(), {L, E}),
+                                                 TensorView(v.data(), {L, E}), options);
+                for (std::size_t i = 0; i < L * E; ++i) REQUIRE(std::isnan(with.output.data[i]) == std::isnan(without.output.data[i]));
+                // A NaN value reaches every output row through the output projection (0·NaN = NaN).
+                for (float o : without.output.data) REQUIRE(std::isnan(o));
+            }
+        }
+    }
+}

@@ -971,6 +971,12 @@ void fuzz_sdpa(Input& in, Mode mode)
     options.attn_mask = mask.view();
     options.causal = causal;
     options.scale = scale;
+    if (scale && !std::isfinite(*scale)) {  // a NaN or infinite scale is misuse, not a number to compute with
+        expect_throw("scaled_dot_product_attention", [&] {
+            scaled_dot_product_attention(TensorView(q.data(), q_shape), TensorView(k.data(), k_shape), TensorView(v.data(), v_shape), options);
+        });
+        return;
+    }
     AttentionResult r;
     if (!expect_no_throw("scaled_dot_product_attention", [&] {
             r = scaled_dot_product_attention(TensorView(q.data(), q_shape), TensorView(k.data(), k_shape), TensorView(v.data(), v_shape), options);

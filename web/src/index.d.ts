@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 
-/** A row-major tensor. Results are always fresh arrays that the caller owns. */
+/** A row-major tensor. Results are fresh arrays that the caller owns, unless `out` names arrays to write into. */
 export interface Tensor {
   data: Float32Array;
   shape: number[];
@@ -52,7 +52,7 @@ export function init(options?: InitOptions): Promise<void>;
 export interface MemoryUsage {
   /** Current size of the WebAssembly memory in bytes (it grows, never shrinks). */
   wasmBytes: number;
-  /** Bytes currently allocated inside it; flat over a long loop means nothing leaks. */
+  /** Bytes currently allocated inside it (exact up to the 4 GiB limit); flat over a long loop means nothing leaks. */
   heapBytesInUse: number;
 }
 
@@ -87,6 +87,13 @@ export interface ForwardOptions {
   needWeights?: boolean;
   /** Average the weights over heads: `[batch, queryLen, keyLen]` instead of `[batch, numHeads, queryLen, keyLen]` (default false). */
   averageWeights?: boolean;
+  /**
+   * Caller-owned arrays the results are copied into (one copy, no allocation) instead of fresh ones; the result's
+   * `data` is then this very array. Each must be a `Float32Array` of exactly the result's length (`RangeError`
+   * otherwise); `weights` only when `needWeights` is true. Reusing them across calls avoids allocating (and
+   * page-faulting) large weights every call.
+   */
+  out?: { output?: Float32Array; weights?: Float32Array };
 }
 
 /** The result of {@link MultiHeadAttention.forward}. */
@@ -148,6 +155,12 @@ export class MultiHeadAttention {
    *   Error after {@link MultiHeadAttention.dispose}.
    */
   forward(query: TensorLike, key?: TensorLike | null, value?: TensorLike | null, options?: ForwardOptions): ForwardResult;
+  /**
+   * Gives back the WebAssembly heap this layer keeps between calls (its copy of the arguments and results, and
+   * the C++ workspace); the next call allocates again. Both also shrink by themselves when a call needs under a
+   * quarter of what they hold. The WebAssembly memory itself never shrinks; freed heap is reused.
+   */
+  trim(): void;
   /** Frees this layer's WebAssembly memory. Idempotent; any other call afterwards throws. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -161,6 +174,8 @@ export interface SdpaOptions {
   causal?: boolean;
   /** Multiplies q·k (default `1/√D`). */
   scale?: number;
+  /** Caller-owned arrays to copy the results into, as in {@link ForwardOptions.out}. */
+  out?: { output?: Float32Array; weights?: Float32Array };
 }
 
 /**

@@ -1,15 +1,10 @@
 // MultiHeadAttention: the public class over the binding's _Attention handle.
-import { MAX_WASM_BYTES, check, copyIn, copyOut, describe, formatBytes, leakGuard, module, reserve } from './runtime.js';
-import { booleanOption, checkOptions, expectShape, floatTensor, integerOption, maskTensor, numel, shapeString } from './tensor.js';
+import { check, copyIn, copyInto, copyOut, describe, formatBytes, leakGuard, memoryLimit, module, reserve } from './runtime.js';
+import { booleanOption, checkOptions, expectLength, expectShape, floatTensor, integerOption, maskKind, maskTensor, numel, outBuffers, shapeString } from './tensor.js';
 
 const CONFIG_KEYS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'bias', 'seed'];
-const FORWARD_KEYS = ['keyPaddingMask', 'attnMask', 'causal', 'needWeights', 'averageWeights'];
+const FORWARD_KEYS = ['keyPaddingMask', 'attnMask', 'causal', 'needWeights', 'averageWeights', 'out'];
 const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
-
-function maskCode(mask) {
-  if (!mask) return 0;
-  return mask.data instanceof Uint8Array ? 1 : 2;
-}
 
 function bytesOf(tensor) {
   return tensor ? tensor.data.byteLength : 0;
@@ -20,6 +15,8 @@ export class MultiHeadAttention {
   #arena;
   #disposed = false;
   #config;
+  /** PyTorch's state-dict keys → shapes for this configuration, as the C++ layer reports them. */
+  #shapes;
 
   /**
    * @param {{ embedDim: number, numHeads: number, kdim?: number, vdim?: number, bias?: boolean, seed?: number }} options
@@ -38,16 +35,13 @@ export class MultiHeadAttention {
     if (embedDim % numHeads !== 0) {
       throw new RangeError(`${caller}: embedDim (${embedDim}) must be divisible by numHeads (${numHeads})`);
     }
-    // Parameters plus their transposed copies (made once so the projections are plain row-major products).
-    const parameterBytes = 2 * 4 * (embedDim * (embedDim + kdim + vdim) + embedDim * embedDim + 4 * embedDim);
-    if (parameterBytes > MAX_WASM_BYTES) {
-      throw new RangeError(`${caller}: embedDim ${embedDim}, kdim ${kdim}, vdim ${vdim} need ${formatBytes(parameterBytes)} of parameters, more than WebAssembly's ${formatBytes(MAX_WASM_BYTES)} memory`);
-    }
-    const attention = wasm._createAttention(embedDim, numHeads, kdim, vdim, bias, seed);
-    if (!attention) check(2, caller);
+    // The C++ side refuses, before allocating, parameters that WebAssembly memory cannot hold.
+    const attention = wasm._createAttention({ embedDim, numHeads, kdim, vdim, bias, seed });
+    if (!attention) check(wasm._lastStatus(), caller);
     this.#attention = attention;
     this.#arena = new wasm._Arena();
     this.#config = Object.freeze({ embedDim, numHeads, headDim: embedDim / numHeads, kdim, vdim, bias, seed });
+    this.#shapes = new Map(attention.stateDictShapes());
     leakGuard.register(this, [this.#attention, this.#arena], this);
   }
 
@@ -63,23 +57,6 @@ export class MultiHeadAttention {
     module(caller);
   }
 
-  /** PyTorch's state-dict keys and shapes for this configuration. */
-  #parameterShapes() {
-    const { embedDim: E, kdim, vdim, bias } = this.#config;
-    const shapes = new Map();
-    if (kdim === E && vdim === E) {
-      shapes.set('in_proj_weight', [3 * E, E]);
-    } else {
-      shapes.set('q_proj_weight', [E, E]);
-      shapes.set('k_proj_weight', [E, kdim]);
-      shapes.set('v_proj_weight', [E, vdim]);
-    }
-    if (bias) shapes.set('in_proj_bias', [3 * E]);
-    shapes.set('out_proj.weight', [E, E]);
-    if (bias) shapes.set('out_proj.bias', [E]);
-    return shapes;
-  }
-
   /**
    * Replaces every parameter. Strict like PyTorch: all keys of this configuration, no others. A failed load
    * changes nothing.
@@ -91,7 +68,7 @@ export class MultiHeadAttention {
     if (state === null || typeof state !== 'object' || ArrayBuffer.isView(state) || Array.isArray(state)) {
       throw new TypeError(`${caller}: expected an object (or Map) of tensors keyed by PyTorch names, got ${describe(state)}`);
     }
-    const shapes = this.#parameterShapes();
+    const shapes = this.#shapes;
     const expectedKeys = [...shapes.keys()].map((k) => `'${k}'`).join(', ');
     const entries = state instanceof Map ? [...state] : Object.entries(state);
     const tensors = [];
@@ -136,7 +113,7 @@ export class MultiHeadAttention {
     const caller = 'MultiHeadAttention.forward';
     this.#alive(caller);
     const opts = checkOptions(options, FORWARD_KEYS, `${caller}: options`);
-    const { embedDim: E, numHeads: H, kdim, vdim, headDim } = this.#config;
+    const { embedDim: E, numHeads: H, kdim, vdim } = this.#config;
 
     const q = floatTensor(query, `${caller}: query`);
     const rank = q.shape.length;
@@ -166,17 +143,30 @@ export class MultiHeadAttention {
     const needWeights = booleanOption(opts.needWeights, `${caller}: needWeights`, true);
     const averageWeights = booleanOption(opts.averageWeights, `${caller}: averageWeights`, false);
 
-    const outputLength = B * Lq * E;
-    const weightsShape = averageWeights ? [B, Lq, Lk] : [B, H, Lq, Lk];
+    const out = outBuffers(opts.out, `${caller}: options.out`);
+
+    const wasm = module(caller);
+    const call = {
+      batch: B, queryLen: Lq, keyLen: Lk,
+      keyPaddingMask: maskKind(wasm, kpm), attnMask: maskKind(wasm, am), attnMaskPerHead: am?.shape.length === 3,
+      causal, needWeights, averageWeights,
+    };
+    // Shapes and workspace come from the C++ layer; nothing about its internals is re-derived here.
+    const plan = this.#attention.plan(call);
+    if (plan === null) check(wasm._lastStatus(), caller);
+    const outputShape = [...q.shape];
+    const weightsShape = needWeights ? (batched ? plan.weightsShape : plan.weightsShape.slice(1)) : null;
+    const outputLength = numel(outputShape);
     const weightsLength = needWeights ? numel(weightsShape) : 0;
-    // What the C++ side adds: projections, concatenated heads, one head's kᵀ, and one head's scores unless
-    // they are written straight into the per-head weights.
-    const scoreScratch = needWeights && !averageWeights ? 0 : Lq * Lk;
-    const workspaceBytes = 4 * ((B * Lq + 2 * B * Lk) * E + B * Lq * E + headDim * Lk + scoreScratch);
+    if (out.output) expectLength(out.output, outputLength, outputShape, `${caller}: options.out.output`);
+    if (out.weights) {
+      if (!needWeights) throw new TypeError(`${caller}: options.out.weights: needWeights is false, so there are no weights to write`);
+      expectLength(out.weights, weightsLength, weightsShape, `${caller}: options.out.weights`);
+    }
     const sizes = [bytesOf(q), self ? 0 : bytesOf(k), self || v === k ? 0 : bytesOf(v), bytesOf(kpm), bytesOf(am), 4 * outputLength, 4 * weightsLength];
-    const total = sizes.reduce((a, b) => a + b, 0) + workspaceBytes;
-    if (total > MAX_WASM_BYTES) {
-      throw new RangeError(`${caller}: batch ${B}, queryLen ${Lq}, keyLen ${Lk}${needWeights ? ' with weights' : ''} need ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(MAX_WASM_BYTES)} limit${needWeights ? ' (needWeights: false needs far less)' : ''}`);
+    const total = sizes.reduce((a, b) => a + b, 0) + plan.workspaceBytes;
+    if (total > memoryLimit()) {
+      throw new RangeError(`${caller}: batch ${B}, queryLen ${Lq}, keyLen ${Lk}${needWeights ? ' with weights' : ''} need ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(memoryLimit())} limit${needWeights ? ' (needWeights: false needs far less)' : ''}`);
     }
 
     const [qAt, kAt, vAt, kpmAt, amAt, outAt, weightsAt] = reserve(this.#arena, sizes, caller);
@@ -185,15 +175,29 @@ export class MultiHeadAttention {
     if (!self && v !== k) copyIn(vAt, v.data);
     if (kpm) copyIn(kpmAt, kpm.data);
     if (am) copyIn(amAt, am.data);
-    const flags = (causal ? 1 : 0) | (needWeights ? 2 : 0) | (averageWeights ? 4 : 0);
-    const status = this.#attention.forward(qAt, self ? qAt : kAt, self ? qAt : v === k ? kAt : vAt, B, Lq, Lk,
-      maskCode(kpm), kpmAt, maskCode(am), amAt, am ? am.shape.length : 2, flags, outAt, weightsAt);
-    check(status, caller);
+    const buffers = {
+      query: qAt, key: self ? qAt : kAt, value: self ? qAt : v === k ? kAt : vAt,
+      keyPaddingMask: kpmAt, attnMask: amAt, output: outAt, weights: needWeights ? weightsAt : 0,
+    };
+    check(this.#attention.forward(call, buffers), caller);
 
-    // Copy out only now: forward() may have grown memory, which replaces the heap views.
-    const output = { data: copyOut(outAt, outputLength), shape: [...q.shape] };
-    const weights = needWeights ? { data: copyOut(weightsAt, weightsLength), shape: batched ? weightsShape : weightsShape.slice(1) } : null;
+    // Copy out only now: forward() may have grown memory, which replaces the heap views. Into the caller's
+    // buffers when given (one memcpy), else into fresh arrays.
+    const output = { data: out.output ? copyInto(outAt, out.output) : copyOut(outAt, outputLength), shape: outputShape };
+    const weights = needWeights
+      ? { data: out.weights ? copyInto(weightsAt, out.weights) : copyOut(weightsAt, weightsLength), shape: weightsShape }
+      : null;
     return { output, weights };
+  }
+
+  /**
+   * Gives back the memory this layer keeps between calls (its argument arena and the C++ workspace); the next
+   * call allocates again. Both also shrink by themselves when a call needs under a quarter of what they hold.
+   */
+  trim() {
+    this.#alive('MultiHeadAttention.trim');
+    this.#arena.trim();
+    this.#attention.trim();
   }
 
   /** Frees the WebAssembly memory of this layer. Idempotent; any other call afterwards throws. */

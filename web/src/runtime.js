@@ -9,9 +9,6 @@ let loading = null;
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
-// WebAssembly memory is 32-bit; the module may grow to this (-sMAXIMUM_MEMORY=4GB).
-export const MAX_WASM_BYTES = 4 * 1024 ** 3;
-
 async function readWasm(source) {
   const url = source instanceof URL ? source : new URL(String(source), import.meta.url);
   if (isNode && url.protocol === 'file:') {
@@ -48,11 +45,12 @@ export function init(options = {}) {
 /**
  * WebAssembly memory of the module: its current size and the bytes allocated inside it. Useful to check that a
  * long-running page does not leak (allocated bytes stay flat) — every layer's memory is released by dispose().
+ * Both are exact up to the 4 GiB limit.
  * @returns {{ wasmBytes: number, heapBytesInUse: number }}
  */
 export function memoryUsage() {
   const wasm = module('memoryUsage');
-  return { wasmBytes: wasm.HEAPU8.length, heapBytesInUse: wasm._heapBytesInUse() };
+  return { wasmBytes: wasm.HEAPU8.buffer.byteLength, heapBytesInUse: wasm._heapBytesInUse() };
 }
 
 /** The instantiated module, or a clear error naming the caller when init() has not finished. */
@@ -61,11 +59,17 @@ export function module(caller) {
   return wasm;
 }
 
-/** Throws the JS error matching a status code from the binding; 0 returns. */
+/** Throws the JS error class the binding's Status names (README "Errors and limits"); `ok` returns. */
 export function check(status, caller) {
-  if (status === 0) return;
+  const { _Status: Status } = wasm;
+  if (status === Status.ok) return;
   const message = `${caller}: ${wasm._lastError()}`;
-  throw status === 2 ? new RangeError(message) : new Error(message);
+  throw status === Status.rangeError ? new RangeError(message) : new Error(message);
+}
+
+/** Bytes the WebAssembly memory may grow to (the module's -sMAXIMUM_MEMORY, asked of the binding). */
+export function memoryLimit() {
+  return wasm._memoryLimitBytes();
 }
 
 /** Short description of a value for error messages: "Float64Array(6)", "string", "null". */
@@ -91,11 +95,11 @@ export function reserve(arena, byteSizes, caller) {
     total += Math.ceil(bytes / ALIGN) * ALIGN;
     return offset;
   });
-  if (total > MAX_WASM_BYTES) {
-    throw new RangeError(`${caller}: this call needs ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(MAX_WASM_BYTES)} limit`);
+  if (total > memoryLimit()) {
+    throw new RangeError(`${caller}: this call needs ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(memoryLimit())} limit`);
   }
-  const base = arena.reserve(total) >>> 0; // addresses above 2 GiB come back negative without >>>
-  if (base === 0) check(2, caller);
+  const base = arena.reserve(total);
+  if (base === 0) check(wasm._lastStatus(), caller);
   return offsets.map((offset) => base + offset);
 }
 
@@ -108,6 +112,12 @@ export function copyIn(address, data) {
 /** A fresh Float32Array copy of `length` floats at `address`. */
 export function copyOut(address, length) {
   return wasm.HEAPF32.slice(address >>> 2, (address >>> 2) + length);
+}
+
+/** Copies `target.length` floats at `address` into the caller's `target`: one memcpy, no allocation. */
+export function copyInto(address, target) {
+  target.set(wasm.HEAPF32.subarray(address >>> 2, (address >>> 2) + target.length));
+  return target;
 }
 
 export function formatBytes(bytes) {

@@ -1,9 +1,11 @@
 // scaledDotProductAttention: the functional form, on tensors of any leading shape.
-import { MAX_WASM_BYTES, check, copyIn, copyOut, formatBytes, module, reserve } from './runtime.js';
-import { booleanOption, checkOptions, expectShape, floatTensor, maskTensor, numel, shapeString } from './tensor.js';
+import { check, copyIn, copyInto, copyOut, formatBytes, memoryLimit, module, reserve } from './runtime.js';
+import { booleanOption, checkOptions, expectLength, expectShape, floatTensor, maskKind, maskTensor, numel, outBuffers, shapeString } from './tensor.js';
 
-// One arena per loaded module, reused by every call.
+// One arena per loaded module, reused by calls up to KEEP_BYTES; a larger call's arena is given back at once, so
+// a single huge call does not hold its peak for the life of the page.
 const arenas = new WeakMap();
+const KEEP_BYTES = 16 * 1024 ** 2;
 
 function arenaOf(wasm) {
   let arena = arenas.get(wasm);
@@ -17,7 +19,7 @@ function arenaOf(wasm) {
 export function scaledDotProductAttention(q, k, v, options) {
   const caller = 'scaledDotProductAttention';
   const wasm = module(caller);
-  const opts = checkOptions(options, ['attnMask', 'causal', 'scale'], `${caller}: options`);
+  const opts = checkOptions(options, ['attnMask', 'causal', 'scale', 'out'], `${caller}: options`);
   const Q = floatTensor(q, `${caller}: q`);
   const K = floatTensor(k, `${caller}: k`);
   const V = floatTensor(v, `${caller}: v`);
@@ -33,7 +35,6 @@ export function scaledDotProductAttention(q, k, v, options) {
   if (V.shape.length !== rank || V.shape[rank - 2] !== Lk || leading.some((d, i) => V.shape[i] !== d)) {
     throw new RangeError(`${caller}: v: expected shape [${lead}${Lk}, valueDim] to match k ${shapeString(K.shape)}, got ${shapeString(V.shape)}`);
   }
-  const Dv = V.shape[rank - 1];
   const mask = opts.attnMask == null ? null : maskTensor(opts.attnMask, `${caller}: attnMask`);
   if (mask) expectShape(mask.shape, leading.length ? [[Lq, Lk], [...leading, Lq, Lk]] : [[Lq, Lk]], `${caller}: attnMask`);
   const causal = booleanOption(opts.causal, `${caller}: causal`, false);
@@ -43,24 +44,33 @@ export function scaledDotProductAttention(q, k, v, options) {
     if (!Number.isFinite(opts.scale)) throw new RangeError(`${caller}: scale: expected a finite number, got ${opts.scale}`);
     scale = opts.scale;
   }
+  const out = outBuffers(opts.out, `${caller}: options.out`);
 
-  const outputShape = [...leading, Lq, Dv];
-  const weightsShape = [...leading, Lq, Lk];
+  const call = { qShape: Q.shape, kShape: K.shape, vShape: V.shape, maskShape: mask ? mask.shape : [], mask: maskKind(wasm, mask), causal, scale };
+  // Result shapes and workspace come from the C++ side.
+  const plan = wasm._planScaledDotProductAttention(call);
+  if (plan === null) check(wasm._lastStatus(), caller);
+  const { outputShape, weightsShape } = plan;
+  if (out.output) expectLength(out.output, numel(outputShape), outputShape, `${caller}: options.out.output`);
+  if (out.weights) expectLength(out.weights, numel(weightsShape), weightsShape, `${caller}: options.out.weights`);
   const sizes = [Q.data.byteLength, K.data.byteLength, V.data.byteLength, mask ? mask.data.byteLength : 0, 4 * numel(outputShape), 4 * numel(weightsShape)];
-  // The C++ call also holds its own result tensors and kᵀ while it runs.
-  const total = sizes.reduce((a, b) => a + b, 0) + sizes[4] + sizes[5] + 4 * D * Lk;
-  if (total > MAX_WASM_BYTES) {
-    throw new RangeError(`${caller}: these shapes need ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(MAX_WASM_BYTES)} limit`);
+  const total = sizes.reduce((a, b) => a + b, 0) + plan.workspaceBytes;
+  if (total > memoryLimit()) {
+    throw new RangeError(`${caller}: these shapes need ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(memoryLimit())} limit`);
   }
-  const [qAt, kAt, vAt, maskAt, outAt, weightsAt] = reserve(arenaOf(wasm), sizes, caller);
-  copyIn(qAt, Q.data);
-  copyIn(kAt, K.data);
-  copyIn(vAt, V.data);
-  if (mask) copyIn(maskAt, mask.data);
-  const maskCode = mask ? (mask.data instanceof Uint8Array ? 1 : 2) : 0;
-  check(wasm._scaledDotProductAttention(qAt, Q.shape, kAt, K.shape, vAt, V.shape, maskCode, maskAt, mask ? mask.shape : [], causal, scale, outAt, weightsAt), caller);
-  return {
-    output: { data: copyOut(outAt, numel(outputShape)), shape: outputShape },
-    weights: { data: copyOut(weightsAt, numel(weightsShape)), shape: weightsShape },
-  };
+  const arena = arenaOf(wasm);
+  try {
+    const [qAt, kAt, vAt, maskAt, outAt, weightsAt] = reserve(arena, sizes, caller);
+    copyIn(qAt, Q.data);
+    copyIn(kAt, K.data);
+    copyIn(vAt, V.data);
+    if (mask) copyIn(maskAt, mask.data);
+    check(wasm._scaledDotProductAttention(call, { q: qAt, k: kAt, v: vAt, mask: maskAt, output: outAt, weights: weightsAt }), caller);
+    return {
+      output: { data: out.output ? copyInto(outAt, out.output) : copyOut(outAt, numel(outputShape)), shape: outputShape },
+      weights: { data: out.weights ? copyInto(weightsAt, out.weights) : copyOut(weightsAt, numel(weightsShape)), shape: weightsShape },
+    };
+  } finally {
+    if (sizes.reduce((a, b) => a + b, 0) > KEEP_BYTES) arena.trim();
+  }
 }

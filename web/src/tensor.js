@@ -13,23 +13,35 @@ export function numel(shape) {
 function checkShape(shape, name) {
   if (!Array.isArray(shape)) throw new TypeError(`${name}.shape: expected an array of dimensions, got ${describe(shape)}`);
   for (const d of shape) {
-    if (typeof d !== 'number' || !Number.isInteger(d)) {
-      throw new TypeError(`${name}.shape: expected whole numbers, got ${shapeString(shape.map(String))}`);
+    if (typeof d !== 'number') {
+      throw new TypeError(`${name}.shape: expected numbers, got ${shapeString(shape.map((x) => (typeof x === 'number' ? x : describe(x))))}`);
     }
-    if (d < 1 || d > 2 ** 32) {
-      throw new RangeError(`${name}.shape: every dimension must be between 1 and 2^32, got ${shapeString(shape)}`);
+    if (!Number.isInteger(d) || d < 1 || d > 2 ** 32) {
+      throw new RangeError(`${name}.shape: every dimension must be a whole number from 1 to 2^32, got ${shapeString(shape)}`);
     }
   }
 }
 
-// Nested arrays → { data, shape }; the innermost arrays must all have the same length.
+// Nested arrays → { data, shape }. Every array at one depth must have the same length and no holes: a ragged
+// or sparse array is refused, never reshaped (flat() would skip holes and make [[1,,3,4],[5,6,7,8,9]] a [2, 4]).
 function fromNested(value, name, toTyped) {
   const shape = [];
   for (let level = value; Array.isArray(level); level = level[0]) shape.push(level.length);
-  const flat = value.flat(shape.length - 1);
-  if (flat.length !== numel(shape) || flat.some(Array.isArray)) {
-    throw new RangeError(`${name}: nested arrays must be rectangular (first row gives shape ${shapeString(shape)})`);
-  }
+  const flat = [];
+  const walk = (array, depth, path) => {
+    if (!Array.isArray(array) || array.length !== shape[depth]) {
+      const got = Array.isArray(array) ? `length ${array.length}` : describe(array);
+      throw new RangeError(`${name}: nested arrays must be rectangular: ${path} has ${got}, expected length ${shape[depth]} (the first row gives shape ${shapeString(shape)})`);
+    }
+    for (let i = 0; i < array.length; ++i) {
+      if (!(i in array)) throw new RangeError(`${name}: nested arrays must not have holes: ${path}[${i}] is empty`);
+      if (depth + 1 < shape.length) walk(array[i], depth + 1, `${path}[${i}]`);
+      else if (Array.isArray(array[i])) throw new RangeError(`${name}: nested arrays must be rectangular: ${path}[${i}] is an array, expected a value (the first row gives shape ${shapeString(shape)})`);
+      else flat.push(array[i]);
+    }
+  };
+  walk(value, 0, name.replace(/^.*: /, ''));
+  checkShape(shape, name);
   return { data: toTyped(flat), shape };
 }
 
@@ -115,4 +127,35 @@ export function integerOption(value, name, { min = 1, max = 2 ** 31 - 1 } = {}) 
     throw new RangeError(`${name}: expected a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+/** The binding's mask kind of a checked mask (or of none). */
+export function maskKind(wasm, mask) {
+  if (!mask) return wasm._MaskKind.none;
+  return mask.data instanceof Uint8Array ? wasm._MaskKind.boolean : wasm._MaskKind.additive;
+}
+
+/**
+ * The `out` option: caller-owned Float32Arrays the results are copied into instead of fresh arrays.
+ * @returns {{ output?: Float32Array, weights?: Float32Array }}
+ */
+export function outBuffers(value, name) {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    throw new TypeError(`${name}: expected { output?: Float32Array, weights?: Float32Array }, got ${describe(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'output' && key !== 'weights') throw new TypeError(`${name}: unknown key '${key}' (expected output, weights)`);
+  }
+  for (const key of ['output', 'weights']) {
+    if (value[key] !== undefined && !(value[key] instanceof Float32Array)) {
+      throw new TypeError(`${name}.${key}: expected a Float32Array, got ${describe(value[key])}`);
+    }
+  }
+  return { output: value.output, weights: value.weights };
+}
+
+/** Throws unless a caller's `out` array holds exactly the result's `length` values. */
+export function expectLength(array, length, shape, name) {
+  if (array.length !== length) throw new RangeError(`${name}: expected a Float32Array of ${length} values (shape ${shapeString(shape)}), got Float32Array(${array.length})`);
 }

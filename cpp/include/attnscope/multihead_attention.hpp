@@ -56,8 +56,13 @@ struct ForwardDims {
 /// Not thread-safe: forward() reuses an internal workspace. Use one instance per thread.
 class MultiHeadAttention {
 public:
-    /// Throws std::invalid_argument for zero sizes or embed_dim not divisible by num_heads.
+    /// Throws std::invalid_argument for zero sizes or embed_dim not divisible by num_heads, std::length_error
+    /// when the parameters do not fit in memory.
     explicit MultiHeadAttention(const MultiHeadAttentionConfig& config);
+
+    /// Bytes a layer of this configuration holds for its parameters (PyTorch's plus their packed copies),
+    /// so a caller can refuse a size before constructing. Throws as the constructor does for bad sizes.
+    static std::size_t parameter_bytes(const MultiHeadAttentionConfig& config);
 
     std::size_t embed_dim() const { return embed_dim_; }
     std::size_t num_heads() const { return num_heads_; }
@@ -111,6 +116,14 @@ public:
 
     /// Checks every argument of forward() without computing; throws what forward() would throw.
     void validate(const ForwardDims& dims, const ForwardOptions& options) const;
+
+    /// Bytes of internal workspace forward() holds for these dims and options (besides the caller's buffers).
+    /// Validates like validate().
+    std::size_t workspace_bytes(const ForwardDims& dims, const ForwardOptions& options) const;
+
+    /// Frees the workspace forward() keeps between calls. forward() also gives back a workspace more than four
+    /// times larger than the current call needs (above 1 MiB), so one huge call does not pin its peak forever.
+    void trim();
 
 private:
     // Slices of the workspace for one call.

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ std::string to_string(const Shape& shape);
 
 /// Product of the dimensions. Throws std::length_error naming `what` if it overflows size_t.
 std::size_t checked_numel(const Shape& shape, const char* what);
+
+/// Resizes `buffer` to `n` floats. Throws std::length_error naming `what` and the bytes asked for when `n` floats
+/// cannot be addressed or memory cannot give them (instead of std::bad_alloc or an unnamed vector error).
+void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what);
 
 /// An owning row-major float tensor.
 struct Tensor {
@@ -48,7 +53,8 @@ enum class MaskKind {
     additive,  ///< float: added to the scaled scores; -inf blocks
 };
 
-/// A read-only view of a caller-owned mask. An empty view (the default) means "no mask".
+/// A read-only view of a caller-owned mask. An empty view (the default) means "no mask"; the factories
+/// below refuse a null pointer, so a mask that was meant cannot silently turn into no mask.
 struct MaskView {
     MaskKind kind = MaskKind::boolean;
     const std::uint8_t* blocked = nullptr;  ///< set when kind == boolean
@@ -57,14 +63,18 @@ struct MaskView {
 
     bool empty() const { return blocked == nullptr && added == nullptr; }
 
+    /// Throws std::invalid_argument when `blocked` is null (use `MaskView{}` for no mask).
     static MaskView boolean(const std::uint8_t* blocked, Shape shape) {
+        if (!blocked) throw std::invalid_argument("MaskView::boolean: blocked must not be null (MaskView{} means no mask)");
         MaskView m;
         m.kind = MaskKind::boolean;
         m.blocked = blocked;
         m.shape = std::move(shape);
         return m;
     }
+    /// Throws std::invalid_argument when `added` is null (use `MaskView{}` for no mask).
     static MaskView additive(const float* added, Shape shape) {
+        if (!added) throw std::invalid_argument("MaskView::additive: added must not be null (MaskView{} means no mask)");
         MaskView m;
         m.kind = MaskKind::additive;
         m.added = added;
