@@ -1,6 +1,7 @@
 // MultiHeadAttention: parameters under PyTorch's names, seeded initialisation, and the forward pass.
 #include "attnscope/multihead_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -340,6 +341,16 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6]};
 }
 
+namespace {
+
+// An ablated head contributes nothing to the output projection: its Lq rows of head_dim floats are zeroed.
+void zero_context(float* context, std::size_t rows, std::size_t head_dim, std::size_t stride)
+{
+    for (std::size_t i = 0; i < rows; ++i) std::fill_n(context + i * stride, head_dim, 0.f);
+}
+
+}  // namespace
+
 void MultiHeadAttention::attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                                       const ForwardOptions& options, const Buffers& buffers, float* output,
                                       float* weights) const
@@ -371,12 +382,15 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
             const detail::Strided qh{q + b * Lq * E + h * hd, E}, kh{k + b * Lk * E + h * hd, E},
                 vh{v + b * Lk * E + h * hd, E};
             float* context = buffers.concat + b * Lq * E + h * hd;
+            const bool ablated = options.ablate_heads && options.ablate_heads[h];
             if (!options.need_weights) {
-                detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, buffers.scores, context, E);
+                if (ablated) zero_context(context, Lq, hd, E);  // nothing to compute: only the weights were wanted
+                else detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, buffers.scores, context, E);
                 continue;
             }
             float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : buffers.scores;
             detail::attend(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scores, context, E);
+            if (ablated) zero_context(context, Lq, hd, E);  // after attend: the weights stay for the views
             if (options.average_weights) {
                 float* average = weights + b * Lq * Lk;
                 const float inv_heads = 1.f / float(H);
