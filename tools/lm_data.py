@@ -16,7 +16,9 @@ import hashlib
 import os
 import re
 
-FORTUNE_DIR = "/usr/share/games/fortunes"
+# Where the fortunes packages put their files; ATTNSCOPE_FORTUNE_DIR points at an unpacked copy instead
+# (`apt-get download fortunes fortunes-min fortunes-zh` + `dpkg-deb -x` into build/, no install needed).
+FORTUNE_DIR = os.environ.get("ATTNSCOPE_FORTUNE_DIR", "/usr/share/games/fortunes")
 ZH_POEM_FILES = ["tang300", "song100"]
 ZH_MISC_FILES = ["chinese"]
 EN_EXCLUDE = {"ascii-art"} | set(ZH_POEM_FILES) | set(ZH_MISC_FILES)
