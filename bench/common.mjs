@@ -1,14 +1,28 @@
-// Shared by every benchmark entry point: configurations, seeded inputs and weights, FLOP count, timing and diffs.
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+// Shared by every benchmark entry point, in Node and in the browser page alike: configurations, seeded inputs and
+// weights, FLOP count, timing, diffs and table formatting. No Node imports here (bench/node-paths.mjs has those).
 
-// A full garbage collection on demand, without asking the caller for --expose-gc.
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc');
+/** Whether this runs under Node (the browser bench imports the same modules into a page). */
+export const IN_NODE = typeof process !== 'undefined' && Boolean(process.versions?.node);
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// A full garbage collection on demand: Chromium is launched with --js-flags=--expose-gc, and under Node the flag is
+// set at run time, so no caller has to remember --expose-gc.
+async function findGc() {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  if (!IN_NODE) return () => {};
+  const [v8, vm] = await Promise.all([import('node:v8'), import('node:vm')]);
+  v8.default.setFlagsFromString('--expose-gc');
+  return vm.default.runInNewContext('gc');
+}
+const collectGarbage = await findGc();
+
+/**
+ * Thrown by a peer's load() when it cannot run at the requested thread count here (no threaded build, no
+ * cross-origin isolation, …). The tables print its message as "n/a (…)" instead of a failure.
+ */
+export class Unavailable extends Error {}
+
+/** The thread counts the forward tables compare, every library at the same count. */
+export const THREAD_COUNTS = [1, 2];
 
 /** The issue's configurations: [seq, embed, heads]. */
 export const CONFIGS = [
@@ -21,6 +35,18 @@ export const CONFIGS = [
 
 /** The long sequence, run without weights. */
 export const LONG_CONFIG = [16384, 768, 12];
+
+/** The tiny configuration of the smoke mode (`--smoke`): every peer once, to show the bench itself works. */
+export const SMOKE_CONFIGS = [[40, 48, 3]]; // odd sequence length, head size 16
+
+/**
+ * The largest number of query rows per block for a peer's query-blocked no-weights path: one block's scores for all
+ * heads (4·H·rows·keyLen bytes) stay within 512 MiB, well inside WebAssembly's 4 GiB.
+ */
+export function queryBlockRows(H, keyLen, budgetBytes = 512 * 2 ** 20) {
+  const rows = Math.floor(budgetBytes / (4 * H * keyLen));
+  return Math.max(16, Math.min(keyLen, rows - (rows % 16)));
+}
 
 /** Forward FLOPs: four E×E projections (8·L·E²) plus q·kᵀ and weights·v over all heads (4·L²·E). */
 export function flops(L, E) {
@@ -84,27 +110,30 @@ export function median(xs) {
  * turns in rounds of about `sliceMs` of calls each, so a burst of other work lands on all of them rather than on
  * whichever happened to be running. Within a turn the calls follow each other, so caches stay as warm as in a
  * caller's loop. Each turn starts after a full garbage collection (not timed), so the garbage one library leaves is
- * collected on its own time, never during another's turn. A function stops at `maxReps` runs, or once it has
- * `minReps` runs and `minMs` of measured time, or after `budgetMs`; a first call slower than `budgetMs`/2 is its only
- * measurement (at that size the JIT and heaps are warm from smaller configurations, and a second run would blow
- * the budget). Calls under 100 ms get `warmup` calls first, others one.
- * Returns { [id]: { ms, bestMs, reps, last } }.
+ * collected on its own time, never during another's turn.
+ *
+ * Every measurement is warm: calls under 100 ms get `warmup` untimed calls first, slower ones one. A function stops
+ * at `maxReps` runs, or once it has `minReps` runs and `minMs` of measured time; a function whose warm-up call took
+ * longer than `slowMs` needs only `slowReps` runs, and any function stops after `budgetMs` once it has `slowReps`.
+ * Returns { [id]: { ms, bestMs, reps, last } } (median and fastest of the timed runs).
  */
-export async function timeInterleaved(fns, { warmup = 3, minReps = 7, minMs = 400, maxReps = 5000, budgetMs = 8000, sliceMs = 50 } = {}) {
+export async function timeInterleaved(
+  fns,
+  { warmup = 3, minReps = 7, slowReps = 5, slowMs = 1000, minMs = 400, maxReps = 5000, budgetMs = 8000, sliceMs = 50 } = {},
+) {
   const state = {};
   for (const [id, fn] of Object.entries(fns)) {
+    collectGarbage();
     const t0 = performance.now();
     let last = await fn();
     const first = performance.now() - t0;
-    const times = [];
-    if (first > budgetMs / 2) times.push(first);
-    else if (first < 100) for (let i = 1; i < warmup; i++) last = await fn();
-    state[id] = { fn, times, spent: times.reduce((a, b) => a + b, 0), last };
+    if (first < 100) for (let i = 1; i < warmup; i++) last = await fn();
+    state[id] = { fn, times: [], spent: 0, last, need: first > slowMs ? slowReps : minReps };
   }
   const done = (st) =>
     st.times.length >= maxReps ||
-    (st.times.length >= minReps && st.spent >= minMs) ||
-    (st.times.length >= 1 && st.spent >= budgetMs);
+    (st.times.length >= st.need && st.spent >= minMs) ||
+    (st.times.length >= slowReps && st.spent >= budgetMs);
   for (;;) {
     const open = Object.values(state).filter((st) => !done(st));
     if (!open.length) break;

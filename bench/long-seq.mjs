@@ -1,9 +1,11 @@
-// One long-sequence forward without weights, run in a fresh process (with a timeout) by bench/run.mjs, so a library
-// that runs out of memory or crashes cannot take the whole benchmark down.
-//   node bench/long-seq.mjs attnscope|tfjs|ort [SEQ EMBED HEADS]   → one JSON line
+// One long-sequence forward without weights, in a fresh process (with a timeout) run by bench/run.mjs, so a library
+// that runs out of memory or crashes cannot take the whole benchmark down. Each library takes its best no-weights
+// path (peers/*.mjs say which). Warm: one untimed run at 2048 tokens first (same layer, so code, JIT and weights are
+// warm; what stays cold is only the first touch of the larger buffers), then RUNS timed runs (median).
+//   node bench/long-seq.mjs attnscope|tfjs|ort [SEQ EMBED HEADS] [--threads=N] [--runs=N]   → one JSON line
 import fs from 'node:fs';
 import { wasmMemoryBytes } from './wasm-probe.mjs';
-import { LONG_CONFIG, makeCase } from './common.mjs';
+import { LONG_CONFIG, makeCase, median } from './common.mjs';
 
 // Peak resident memory of this process. Not resourceUsage().maxRSS: Linux carries the parent's high-water mark
 // across fork+exec into it, so every child would report at least the parent's RSS. VmHWM belongs to this image.
@@ -12,26 +14,36 @@ function peakRssBytes() {
   return kb ? Number(kb) * 1024 : process.resourceUsage().maxRSS * 1024;
 }
 
-const id = process.argv[2];
-const [L, E, H] = process.argv.length > 3 ? process.argv.slice(3, 6).map(Number) : LONG_CONFIG;
-const report = (r) => console.log(JSON.stringify({ id, L, E, H, maxRssBytes: peakRssBytes(), ...r }));
+const args = process.argv.slice(2);
+const option = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const positional = args.filter((a) => !a.startsWith('--'));
+const id = positional[0];
+const [L, E, H] = positional.length > 1 ? positional.slice(1, 4).map(Number) : LONG_CONFIG;
+const threads = option('threads', 1);
+const runs = option('runs', 1);
+const WARMUP_SEQ = Math.min(L, 2048);
+const report = (r) => console.log(JSON.stringify({ id, L, E, H, threads, maxRssBytes: peakRssBytes(), ...r }));
 
 try {
   const { x, state } = makeCase(L, E, H);
   const peer = await import(`./peers/${id}.mjs`);
-  const lib = await peer.load();
+  const lib = await peer.load({ threads });
   const mha = await peer.create(lib, { E, H, state, needWeights: false });
-  // One run: at this size a run is tens of seconds, and the first run's workspace growth is part of what a user
-  // pays for a one-off long sequence.
-  const t0 = performance.now();
-  const { output } = await mha.forward(x, L, false);
-  const ms = performance.now() - t0;
+  await mha.forward(x.subarray(0, WARMUP_SEQ * E), WARMUP_SEQ, false);
+  const times = [];
+  let output;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    ({ output } = await mha.forward(x, L, false));
+    times.push(performance.now() - t0);
+  }
   let finite = output.length === L * E;
   for (let i = 0; finite && i < output.length; i++) finite = Number.isFinite(output[i]);
   // attnscope reports its own module's memory; the probe sees every WebAssembly.Memory (both only grow: = peak).
   const wasmBytes = lib.memoryUsage ? lib.memoryUsage().wasmBytes : wasmMemoryBytes();
   await mha.dispose();
-  report({ ms, wasmBytes, finite });
+  report({ ms: median(times), runs, wasmBytes, finite, firstRow: Array.from(output.subarray(0, E)) });
 } catch (e) {
   report({ error: String(e?.message ?? e).split('\n')[0].slice(0, 300), wasmBytes: wasmMemoryBytes() });
 }
+process.exit(0); // thread pools would keep the process alive

@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser bench; default all)
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
@@ -27,12 +27,14 @@ const suites = {
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
     () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
+  // The benchmark's smoke mode (every library once at tiny sizes, Node and Chromium): it runs and the peers agree.
+  bench: () => run('node', ['--test', '--test-reporter=spec', 'tests/bench/']),
 };
 
 const requested = process.argv.slice(2);
 for (const name of requested) if (!(name in suites)) throw new Error(`unknown suite '${name}' (have ${Object.keys(suites).join(', ')})`);
 const selected = requested.length ? requested : Object.keys(suites);
-if ((selected.includes('js') || selected.includes('browser')) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
+if (['js', 'browser', 'bench'].some((s) => selected.includes(s)) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
 
 const results = [];
 for (const name of selected) {

@@ -1,11 +1,47 @@
 // The library under test, through its public npm API: the built package imported by its own name, or the copy of
-// dist/ that bench/run.mjs takes at its start (ATTNSCOPE_BENCH_DIST), so a rebuild during a run cannot mix versions.
+// dist/ that bench/run.mjs takes at its start (ATTNSCOPE_BENCH_DIST; in the browser page, a global of that name), so
+// a rebuild during a run cannot mix versions.
+import { Unavailable } from '../common.mjs';
 
 export const name = 'attnscope';
 
-export async function load() {
-  const lib = await import(process.env.ATTNSCOPE_BENCH_DIST || 'attnscope');
-  await lib.init();
+function distUrl() {
+  return globalThis.ATTNSCOPE_BENCH_DIST ?? globalThis.process?.env?.ATTNSCOPE_BENCH_DIST ?? 'attnscope';
+}
+
+/**
+ * The thread count the loaded build reports ({ threads: null } if it reports none) and why it fell back, if it says. The threaded build is asked for with
+ * init({ threads }); what reports the running build is looked for in the places an API would put it (init's result,
+ * a runtime/build info function, memoryUsage()), so the bench runs before and after that API exists.
+ */
+function reportedThreads(lib, initResult) {
+  const sources = [initResult];
+  for (const fn of ['runtimeInfo', 'buildInfo', 'info', 'threadCount', 'getThreads', 'memoryUsage']) {
+    try {
+      if (typeof lib[fn] === 'function') sources.push(lib[fn]());
+    } catch {
+      // not this one
+    }
+  }
+  sources.push(lib.threads);
+  for (const s of sources) {
+    if (Number.isInteger(s)) return { threads: s };
+    for (const key of ['threads', 'threadCount', 'numThreads'])
+      if (s && typeof s === 'object' && Number.isInteger(s[key])) return { threads: s[key], why: s.fallbackReason };
+  }
+  return { threads: null };
+}
+
+/** init({ threads }); above one thread, a build that does not report that many threads is "n/a (not built)". */
+export async function load({ threads = 1 } = {}) {
+  const lib = await import(distUrl());
+  const initResult = await lib.init({ threads });
+  const { threads: running, why } = reportedThreads(lib, initResult);
+  if (threads > 1 && !(running >= threads)) {
+    const runs = running ? `${running} thread${running > 1 ? 's' : ''}` : 'an unthreaded build';
+    throw new Unavailable(`not built: init({ threads: ${threads} }) runs ${runs}${why ? ` (${why})` : ''}`);
+  }
+  if (threads === 1 && running > 1) throw new Error(`init({ threads: 1 }) runs ${running} threads`);
   return lib;
 }
 

@@ -1,8 +1,10 @@
-// Peer: the plain-JavaScript implementation in bench/plain-js.mjs.
+// Peer: the plain-JavaScript implementation in bench/plain-js.mjs (one thread: JavaScript has no shared-memory loops).
+import { Unavailable } from '../common.mjs';
 
 export const name = 'plain JS';
 
-export async function load() {
+export async function load({ threads = 1 } = {}) {
+  if (threads > 1) throw new Unavailable('single-threaded by nature');
   return import('../plain-js.mjs');
 }
 

@@ -27,7 +27,7 @@ test('loads without errors and draws one heat map per head plus the average', as
   assert.equal(alpha, 255);
   assert.equal(await page.$$eval('#tokens .tok', (els) => els.length), 12);
   assert.match(await page.textContent('#timing'), /forward \(WASM\) \d+\.\d\d ms/);
-  assert.ok(d.last.ms >= 0 && d.last.ms < 250, `forward took ${d.last.ms} ms`);
+  assert.ok(d.last.ms >= 0, `forward took ${d.last.ms} ms`);
   // The pronoun is the default query token of the walkthrough.
   assert.equal(d.last.qi, 7);
   await shot(page, '01-default', { fullPage: true });
@@ -61,13 +61,12 @@ test('typing recomputes tokens and maps on every keystroke', async () => {
   d = await demo(page);
   assert.deepEqual(d.last.rows.slice(-2), [',', '猫']);
   assert.equal(d.last.weights.length, 4 * 7 * 7);
-  // 64 tokens stay interactive: the whole update (forward + every view) stays far below 300 ms (typically 20–50 ms).
+  // 64 tokens (the page's limit) are computed and drawn. (How fast: `npm run bench:demo`, not a timed test.)
   const long = Array.from({ length: 64 }, (_, i) => `w${i}`).join(' ');
   await page.fill('#text', long);
   await settled(page);
   d = await demo(page);
   assert.equal(d.last.L, 64);
-  assert.ok(d.last.totalMs < 300, `update for 64 tokens took ${d.last.totalMs} ms`);
   await page.fill('#text', long + ' more words');
   await settled(page);
   assert.match(await page.textContent('#tokens'), /64 of 66/);
@@ -237,9 +236,11 @@ test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
   const svg = await grab(() => page.click('#maps .map-card[data-head="avg"] [data-export="svg"]'));
   const text = svg.bytes.toString('utf8');
   assert.match(text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-  assert.match(text, /<\/svg>$/);
+  assert.match(text, /<\/svg>\n?$/);
   writeFileSync(join(ART, '07-export-average.svg'), text);
-  assert.equal((text.match(/<title>/g) ?? []).length, 12 * 12);
+  // Drawn by attnscope/figures: one cell per weight, each filled, with its indices.
+  assert.equal((text.match(/<rect[^>]* data-q="\d+" data-k="\d+"/g) ?? []).length, 12 * 12);
+  assert.match(text, /role="img"/);
   // The SVG parses as XML.
   const parsed = await page.evaluate((s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror') === null, text);
   assert.ok(parsed);
@@ -249,6 +250,10 @@ test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
   assert.equal(doc.queryTokens[7], 'it');
   for (const head of doc.weights) for (const row of head) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
   assert.equal(doc.average.length, 12);
+  // Every setting of the view is in the file: a reader can rebuild the layer from it.
+  const st = (await demo(page)).state;
+  assert.deepEqual(doc.settings, { embedDim: st.embedDim, numHeads: st.numHeads, headDim: st.embedDim / st.numHeads, seed: st.seed, causal: st.causal, attention: 'self' });
+  assert.equal(doc.model, 'untrained');
 
   await page.click('#maps .map-card[data-head="2"] canvas');
   await page.waitForSelector('#zoom[open]');
@@ -328,4 +333,23 @@ test('the interface follows navigator.language and switches language', async () 
   assert.equal(await en.page.textContent('#lang-btn'), '中文');
   assert.deepEqual(en.problems, []);
   await en.close();
+});
+
+test('a hand-edited hash is read over the defaults: what it leaves out is reset, invalid values fall back', async () => {
+  const { page, problems, close } = await open(UNTRAINED + '&text=' + encodeURIComponent('Le chat dort.') + '&d=32&h=2');
+  assert.deepEqual((await demo(page)).last.rows, ['Le', 'chat', 'dort', '.']);
+  // No text in the new hash: the default sentence, not the old one; a bad size falls back to the default.
+  await page.evaluate(() => { location.hash = '#mode=self&model=untrained&d=33&h=99&scale=bogus&q=-7'; });
+  await page.waitForFunction(() => window.__attnscopeDemo.state.text !== 'Le chat dort.');
+  await settled(page);
+  const d = await demo(page);
+  assert.equal(d.state.text, EN);
+  assert.equal(d.state.embedDim, 64);
+  assert.equal(d.state.numHeads, 4);
+  assert.equal(d.state.scale, 'rest');
+  assert.equal(d.state.query, -1);
+  assert.equal(await page.inputValue('#text'), EN);
+  assert.equal(d.last.rows.length, 12);
+  assert.deepEqual(problems, []);
+  await close();
 });

@@ -39,11 +39,15 @@ export function useBrowser() {
  * A fresh page on the demo, once it has drawn (and loaded the trained model it needs, if any);
  * records console errors and warnings, page errors and any request off this server.
  */
-export async function open(hash = '', { locale = 'en-US', width = 1280, height = 900 } = {}) {
-  const context = await env.browser.newContext({ locale, viewport: { width, height }, acceptDownloads: true });
+export async function open(hash = '', { locale = 'en-US', width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
+  // The service worker is blocked unless a test is about it: it would answer requests that tests route or count.
+  const context = await env.browser.newContext({ locale, viewport: { width, height }, acceptDownloads: true, serviceWorkers });
   const page = await context.newPage();
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (serviceWorkers === 'block' && /Service Worker registration blocked by Playwright/.test(m.text())) return;
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('request', (r) => {
     const u = r.url();
@@ -52,11 +56,17 @@ export async function open(hash = '', { locale = 'en-US', width = 1280, height =
   await page.goto(env.url + hash);
   await page.waitForSelector('body.ready:not([data-loading])', { timeout: 15_000 });
   await settled(page);
-  return { page, problems, close: () => context.close() };
+  return { page, context, problems, close: () => context.close() };
 }
 
 export const demo = (page) => page.evaluate(() => window.__attnscopeDemo);
 export const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });
 export const canvasData = (page, sel) => page.$eval(sel, (c) => c.toDataURL());
-/** Wait until the page has recomputed (the next animation frame has run the update). */
-export const settled = (page) => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+/**
+ * Wait until the page has recomputed and every view (on screen and off) has drawn the latest state: the page's
+ * scheduler draws after the input's own frame, in slices.
+ */
+export const settled = async (page) => {
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0))));
+  await page.waitForFunction(() => window.__attnscopeDemo?.idle, null, { timeout: 15_000, polling: 'raf' });
+};

@@ -1,9 +1,30 @@
 // Vite config of the demo page: `vite build --config web/demo/vite.config.js` -> build/site.
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, '../..');
+
+/** Emits sw.js: the service worker of web/demo/sw-template.js with the list of every file of the build. */
+function precache() {
+  return {
+    name: 'attnscope-precache',
+    apply: 'build',
+    // A stylesheet with `crossorigin` is refused from file://; without it the page there is styled, and can say
+    // how to serve it (index.html).
+    transformIndexHtml: { order: 'post', handler: (html) => html.replace(/(<link rel="stylesheet")\s+crossorigin/g, '$1') },
+    generateBundle(_, bundle) {
+      const files = ['./', './index.html', ...Object.keys(bundle).filter((f) => f !== 'index.html').map((f) => `./${f}`)].sort();
+      const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
+      const source = readFileSync(resolve(here, 'sw-template.js'), 'utf8')
+        .replace('self.__PRECACHE__', JSON.stringify(files))
+        .replace('self.__PRECACHE_VERSION__', JSON.stringify(version));
+      this.emitFile({ type: 'asset', fileName: 'sw.js', source });
+    },
+  };
+}
 
 export default {
   root: here,
@@ -12,8 +33,12 @@ export default {
   publicDir: false,
   resolve: {
     // The page imports the package by its name; the build uses the freshly built dist/.
-    alias: { attnscope: resolve(repo, 'dist/index.js') },
+    alias: [
+      { find: /^attnscope$/, replacement: resolve(repo, 'dist/index.js') },
+      { find: /^attnscope\/figures$/, replacement: resolve(repo, 'dist/figures/index.js') },
+    ],
   },
+  plugins: [precache()],
   build: {
     outDir: resolve(repo, 'build/site'),
     emptyOutDir: true,

@@ -51,9 +51,16 @@ export function divRgb(t) {
 
 export const css = ([r, g, b]) => `rgb(${r | 0},${g | 0},${b | 0})`;
 
-/** Black or white text, whichever reads better on [r, g, b]. */
-export function inkOn([r, g, b]) {
-  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#111' : '#fff';
+/** WCAG relative luminance of [r, g, b]. */
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((c) => { const x = c / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** Black or white text, whichever has the higher WCAG contrast on [r, g, b]: at least 4.58:1 on any colour. */
+export function inkOn(rgb) {
+  const l = luminance(rgb);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000' : '#fff';
 }
 
 /** CSS linear-gradient of a sequential map, for legends. */

@@ -40,7 +40,7 @@ export function renderDecode(root, d) {
   const focus = d.focus;
 
   const out = [];
-  out.push(`<svg class="dec-svg" width="${width}" height="${Math.round(HEIGHT * scale)}" viewBox="0 0 ${VW} ${HEIGHT}" role="img" aria-label="${esc(t('sec.decode'))}" font-family='${FONT_FAMILY.replace(/'/g, '')}'>`);
+  out.push(`<svg class="dec-svg" width="${width}" height="${Math.round(HEIGHT * scale)}" viewBox="0 0 ${VW} ${HEIGHT}" role="group" aria-label="${esc(t('sec.decode'))}" font-family='${FONT_FAMILY.replace(/'/g, '')}'>`);
   // Lines first, under the boxes.
   if (w && focus >= 0) {
     const xo = slotX(focus);

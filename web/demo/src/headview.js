@@ -56,6 +56,15 @@ export class HeadView {
       col.addEventListener('focusin', hoverOn(side));
       col.addEventListener('focusout', () => { this.hover = null; this.paint(); });
     }
+    this.left.addEventListener('keydown', (e) => {
+      const el = e.target.closest('.hv-tok');
+      if (!el) return;
+      const i = Number(el.dataset.i);
+      const toks = this.left.querySelectorAll('.hv-tok');
+      const to = { ArrowUp: i - 1, ArrowDown: i + 1, Home: 0, End: toks.length - 1 }[e.key];
+      if (to != null && toks[to]) { e.preventDefault(); el.tabIndex = -1; toks[to].tabIndex = 0; toks[to].focus(); }
+      else if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.onSelect(i); }
+    });
     this.left.addEventListener('click', (e) => {
       const el = e.target.closest('.hv-tok');
       if (el) this.onSelect(Number(el.dataset.i));
@@ -76,15 +85,20 @@ export class HeadView {
     this.rowH = rowH;
     if (structural) {
       if (this.hover && this.hover.index >= (this.hover.side === 'q' ? data.rows.length : data.cols.length)) this.hover = null;
-      const tok = (s, i) => `<div class="hv-tok" tabindex="0" data-i="${i}" title="${escapeAttr(s)}">${escapeHtml(s)}</div>`;
+      // One Tab stop for the queries (arrow keys move between them), none for the keys: hundreds of tokens
+      // would otherwise each be a stop.
+      const tok = (s, i) => `<div class="hv-tok" tabindex="-1" data-i="${i}" title="${escapeAttr(s)}">${escapeHtml(s)}</div>`;
+      const key = (s, i) => `<div class="hv-tok" data-i="${i}" title="${escapeAttr(s)}">${escapeHtml(s)}</div>`;
       this.left.innerHTML = `<div class="hv-head">${t('hv.queries')}</div>` + data.rows.map(tok).join('');
-      this.right.innerHTML = `<div class="hv-head">${t('hv.keys')}</div>` + data.cols.map(tok).join('');
+      this.right.innerHTML = `<div class="hv-head">${t('hv.keys')}</div>` + data.cols.map(key).join('');
     } else {
       this.left.querySelector('.hv-head').textContent = t('hv.queries');
       this.right.querySelector('.hv-head').textContent = t('hv.keys');
     }
     this.root.style.setProperty('--hv-row', `${rowH}px`);
-    this.left.querySelectorAll('.hv-tok').forEach((el, i) => el.classList.toggle('selected', i === data.selected));
+    const toks = this.left.querySelectorAll('.hv-tok');
+    toks.forEach((el, i) => { el.classList.toggle('selected', i === data.selected); el.tabIndex = i === (data.selected >= 0 ? data.selected : 0) ? 0 : -1; });
+    this.toggles.setAttribute('aria-label', t('hv.toggles'));
     this.paint();
   }
 

@@ -1,4 +1,5 @@
-// Heat maps of one head's weights: layout, canvas drawing (screen and PNG) and SVG export.
+// Heat maps of one head's weights on canvas: layout, drawing on the page and the PNG export (the SVG export is
+// attnscope/figures).
 import { seqRgb, css } from './colors.js';
 
 export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif';
@@ -38,6 +39,11 @@ export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 
   };
   let g = labels ? withLabels() : null;
   let showLabels = !!g;
+  if (g && labels === 'auto' && g.cell < minLabelCell && fontPx > 8) {
+    // Small cells: one more try with 8 px labels, which still read, before going without.
+    const small = heatmapLayout(rows, cols, { width, maxCell, minLabelCell: 8, fontPx: 8, labels, pad });
+    if (small.showLabels) return small;
+  }
   if (!g || (labels === 'auto' && g.cell < minLabelCell)) {
     showLabels = false;
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
@@ -84,7 +90,8 @@ export function paintCells(ctx, rows, cols, rgbAt, x, y, cw, rh) {
 export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
   const { L, S, cell, left, top } = layout;
   const { data, offset = 0, vmax, cmap } = spec;
-  paintCells(ctx, L, S, (k) => seqRgb(cmap, data[offset + k] / vmax), ox + left, oy + top, cell, cell);
+  const unit = spec.unit ?? ((k) => data[offset + k] / vmax);
+  paintCells(ctx, L, S, (k) => seqRgb(cmap, unit(k)), ox + left, oy + top, cell, cell);
   ctx.save();
   if (cell >= 10) {
     // Hairline gaps between cells read as a table rather than a blur.
@@ -184,38 +191,3 @@ export function heatmapPng(spec) {
 }
 
 const fmtTick = (v) => (v === 0 ? '0' : v.toFixed(v >= 0.1 ? 2 : 3));
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-
-/** The same figure as a standalone SVG document, one rect per cell with its value as a tooltip. */
-export function heatmapSvg(spec) {
-  const f = figureLayout(spec);
-  const { map } = f;
-  const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${f.w}" height="${f.h}" viewBox="0 0 ${f.w} ${f.h}" font-family='${FONT_FAMILY.replace(/'/g, '')}'>`);
-  out.push(`<rect width="100%" height="100%" fill="#fff"/>`);
-  out.push(`<text x="12" y="22" font-size="16" font-weight="700" fill="#111">${esc(spec.title)}</text>`);
-  out.push(`<text x="12" y="38" font-size="12" fill="#666">${esc(spec.subtitle ?? '')}</text>`);
-  out.push(`<g transform="translate(0 ${f.titleH})">`);
-  for (let i = 0; i < map.L; i++) {
-    for (let j = 0; j < map.S; j++) {
-      const v = spec.data[(spec.offset ?? 0) + i * map.S + j];
-      out.push(`<rect x="${map.left + j * map.cell}" y="${map.top + i * map.cell}" width="${map.cell}" height="${map.cell}" fill="${css(seqRgb(spec.cmap, v / spec.vmax))}" stroke="#fff" stroke-width="0.5"><title>${esc(spec.rows[i])} → ${esc(spec.cols[j])}: ${v.toFixed(6)}</title></rect>`);
-    }
-  }
-  spec.rows.forEach((s, i) => out.push(`<text x="${map.left - 6}" y="${map.top + (i + 0.5) * map.cell}" font-size="${map.fontPx}" text-anchor="end" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`));
-  spec.cols.forEach((s, j) => {
-    const x = map.left + (j + 0.5) * map.cell;
-    out.push((map.uprightCols ? map.uprightCols[j] : map.upright)
-      ? `<text x="${x}" y="${map.top - map.fontPx / 2 - 4}" font-size="${map.fontPx}" text-anchor="middle" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`
-      : `<text transform="translate(${x} ${map.top - 6}) rotate(-90)" font-size="${map.fontPx}" dominant-baseline="middle" fill="#444">${esc(axisLabel(s))}</text>`);
-  });
-  out.push('</g>');
-  out.push('<defs><linearGradient id="legend" x1="0" y1="1" x2="0" y2="0">');
-  for (let k = 0; k <= 10; k++) out.push(`<stop offset="${k / 10}" stop-color="${css(seqRgb(spec.cmap, k / 10))}"/>`);
-  out.push('</linearGradient></defs>');
-  out.push(`<rect x="${f.legendX}" y="${f.legendY}" width="${LEGEND_W}" height="${f.legendH}" fill="url(#legend)"/>`);
-  for (const v of [0, 0.5, 1]) out.push(`<text x="${f.legendX + LEGEND_W + 4}" y="${f.legendY + f.legendH * (1 - v)}" font-size="11" dominant-baseline="middle" fill="#333">${fmtTick(v * spec.vmax)}</text>`);
-  if (spec.legendTitle) out.push(`<text x="${f.legendX - 8}" y="${f.legendY - 10}" font-size="11" fill="#666">${esc(spec.legendTitle)}</text>`);
-  out.push('</svg>');
-  return out.join('\n');
-}

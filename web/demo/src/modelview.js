@@ -4,6 +4,8 @@ import { HEAD_COLORS } from './colors.js';
 import { drawHeatmap, prepareCanvas, cellAt } from './heatmap.js';
 import { t } from './i18n.js';
 import { escapeHtml } from './headview.js';
+import { unitOf } from './scales.js';
+import { strongest } from './names.js';
 
 const PAD = 1;
 
@@ -60,7 +62,8 @@ export class ModelView {
    *           selected: { attn: string, layer: number }, cmap: string, vmax: number,
    *           named: (attn: string, layer: number, head: number) => { label: string, title: string } | null }} v
    */
-  update({ groups, selected, cmap, vmax, named }) {
+  // A generator: it yields after each row of maps, so a caller can let input in between.
+  *update({ groups, selected, cmap, vmax, scale = 'max', named }) {
     const signature = groups.map((g) => `${g.attn}:${g.layers}x${g.H}`).join('|');
     if (signature !== this.signature) this.build(groups, signature);
     for (const g of groups) {
@@ -111,7 +114,9 @@ export class ModelView {
       badge.classList.toggle('compact', groups.length > 1);
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
-      c.el.setAttribute('aria-label', c.el.title);
+      // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
+      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${n ? `, ${n.label}` : ''}. `
+        + (L && S ? `${t('a11y.strongest')}: ${strongest(m.data, m.offset, m.rows, m.cols, 3)}` : t('mv.empty')));
       const empty = c.el.querySelector('.mv-empty');
       empty.hidden = !!(L && S);
       empty.textContent = t('mv.empty');
@@ -122,7 +127,8 @@ export class ModelView {
       }
       c.layout = smallLayout(L, S, width, Math.max(width, 60));
       const ctx = prepareCanvas(c.canvas, c.layout.width, c.layout.height);
-      drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, selectedRow: null, hover: null });
+      drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, unit: unitOf(scale, m.data, m.offset, L, S, vmax), selectedRow: null, hover: null });
+      if (c.head === g.H - 1) yield;
     }
   }
 

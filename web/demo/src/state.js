@@ -1,11 +1,13 @@
 // The view's whole state, and its round trip through the URL hash so a link reproduces the view.
+import { SCALES } from './scales.js';
 
 export const EMBED_SIZES = [16, 32, 48, 64, 96, 128, 192, 256];
 export const HEAD_COUNTS = [1, 2, 3, 4, 6, 8];
 
 export const EXAMPLES = {
   en: 'The animal didn’t cross the street because it was too tired.',
-  zh: '小猫没有吃鱼，因为它一点也不饿。',
+  // Every character is in the language model's vocabulary (no <unk> in the default view).
+  zh: '小狗没有吃饭，因为它一点也不想吃。',
   pair: { src: 'The animal didn’t cross the street because it was too tired.', tgt: '这只动物没有过马路，因为它太累了。' },
   pairFr: { src: 'The animal didn’t cross the street because it was too tired.', tgt: 'L’animal n’a pas traversé la rue car il était trop fatigué.' },
   // For the trained character model: parallel lines of a Tang poem, and a repeated phrase.
@@ -35,7 +37,7 @@ export function defaultState(lang) {
     seed: 0,
     causal: false,
     cmap: 'viridis',
-    scale: 'max',
+    scale: 'rest', // the first column (often an attention sink) does not set the top of the colour scale
     query: -1, // -1: pick a sensible token (the pronoun, if there is one)
     head: 0,
     off: [], // heads switched off in the head view
@@ -59,7 +61,9 @@ export function parseHash(hash, defaults) {
   const s = { ...defaults, off: [...defaults.off] };
   if (p.get('lang') === 'en' || p.get('lang') === 'zh') s.lang = p.get('lang');
   if (MODES.includes(p.get('mode'))) s.mode = p.get('mode');
-  for (const k of ['text', 'src', 'tgt', 'date']) if (p.has(k)) s[k] = p.get(k);
+  // A language without a sentence gets that language's example (the defaults may be in another language).
+  if (p.has('lang') && s.lang !== defaults.lang && defaults.text === EXAMPLES[defaults.lang]) s.text = EXAMPLES[s.lang];
+  for (const k of ['text', 'src', 'tgt', 'date']) if (p.has(k)) s[k] = p.get(k).slice(0, 4000);
   if (MODELS.includes(p.get('model'))) s.model = p.get('model');
   if (ATTNS.includes(p.get('attn'))) s.attn = p.get('attn');
   if (Object.hasOwn(SPEEDS, p.get('speed') ?? '')) s.speed = p.get('speed');
@@ -72,10 +76,10 @@ export function parseHash(hash, defaults) {
   s.seed = Math.max(0, Math.min(2 ** 31 - 1, int(p.get('seed'), s.seed)));
   if (p.has('causal')) s.causal = p.get('causal') === '1';
   if (p.get('cmap') === 'viridis' || p.get('cmap') === 'cividis') s.cmap = p.get('cmap');
-  if (p.get('scale') === 'max' || p.get('scale') === 'one') s.scale = p.get('scale');
-  s.query = int(p.get('q'), s.query);
+  if (SCALES.includes(p.get('scale'))) s.scale = p.get('scale');
+  s.query = Math.max(-1, Math.min(4000, int(p.get('q'), s.query)));
   s.head = Math.max(0, Math.min(s.numHeads - 1, int(p.get('head'), s.head)));
-  if (p.has('off')) s.off = p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number);
+  if (p.has('off')) s.off = [...new Set(p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number))].filter((h) => h < 64).sort((a, b) => a - b);
   return s;
 }
 

@@ -75,13 +75,15 @@ export function explainQuery({ stateDict, numHeads, query, key, qi, causal }) {
       masked[j] = causal && j > qi ? 1 : 0;
       if (!masked[j]) max = Math.max(max, scaled[j]);
     }
+    // exp(s − max): the same softmax, without overflow; the page shows these and their sum Σ.
+    const exps = new Float64Array(S);
     let z = 0;
-    for (let j = 0; j < S; j++) z += weights[j] = masked[j] ? 0 : Math.exp(scaled[j] - max);
+    for (let j = 0; j < S; j++) z += exps[j] = masked[j] ? 0 : Math.exp(scaled[j] - max);
     // A row whose keys are all masked has zero weights (the package's convention, as torch SDPA ≥ 2.5).
-    for (let j = 0; j < S; j++) weights[j] = z > 0 ? weights[j] / z : 0;
+    for (let j = 0; j < S; j++) weights[j] = z > 0 ? exps[j] / z : 0;
     const context = new Float64Array(d);
     for (let j = 0; j < S; j++) for (let c = 0; c < d; c++) context[c] += weights[j] * V[j * E + h * d + c];
-    heads.push({ scores, scaled, weights, masked, context });
+    heads.push({ scores, scaled, exps, z, max, weights, masked, context });
   }
 
   const concat = new Float64Array(E);

@@ -81,7 +81,7 @@ function matrixCanvas(canvas, M, rows, E, numHeads, scale, outlined, width) {
  * @param {HTMLElement} root
  * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput }
  */
-export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput }) {
+export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [] }) {
   const { S, E, d, numHeads, qi } = ex;
   const hd = ex.heads[head];
   const tok = rows[qi];
@@ -100,23 +100,49 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput 
     return `<span class="sbar"><span class="${v < 0 ? 'neg' : 'pos'}" style="${v < 0 ? `right:50%` : `left:50%`};width:${f}%"></span></span>`;
   };
 
+  // The worked example: q and one key k_j as numbers, their element-wise product, its sum, the scaling.
+  const qv = ex.Q.subarray(qi * E + head * d, qi * E + (head + 1) * d);
+  let jx = 0;
+  for (let j = 1; j < S; j++) if (hd.weights[j] > hd.weights[jx]) jx = j;
+  const kv = ex.K.subarray(jx * E + head * d, jx * E + (head + 1) * d);
+  const prod = Float64Array.from(qv, (x, c) => x * kv[c]);
+  const qkScale = Math.max(maxAbs(qv), maxAbs(kv));
+  const worked = `<div class="worked">
+      <div class="vec-row"><span class="vec-label">q <span class="muted">(${escapeHtml(tok)}, ${t('head', { n: head + 1 })})</span></span>${vectorCells(qv, qkScale, 'small')}</div>
+      <div class="vec-row"><span class="vec-label">k<sub>${jx}</sub> <span class="muted">(${escapeHtml(cols[jx])})</span></span>${vectorCells(kv, qkScale, 'small')}</div>
+      <div class="vec-row"><span class="vec-label">q × k<sub>${jx}</sub></span>${vectorCells(prod, maxAbs(prod), 'small')}</div>
+      <p class="sum-line">q · k<sub>${jx}</sub> = Σ (q × k<sub>${jx}</sub>) = <b>${fmt(hd.scores[jx], 4)}</b>; × 1/√${d} = <b>${fmt(hd.scaled[jx], 4)}</b>${hd.masked[jx] ? '' : `; exp(${fmt(hd.scaled[jx], 3)} − ${fmt(hd.max, 3)}) = <b>${fmt(hd.exps[jx], 4)}</b>; ÷ Σ ${fmt(hd.z, 4)} = <b>${fmt(hd.weights[jx], 4)}</b>`}</p>
+    </div>`;
+  const prodRowStyle = (j) => {
+    const k = ex.K.subarray(j * E + head * d, j * E + (head + 1) * d);
+    return valueRowStyle(Float64Array.from(qv, (x, c) => x * k[c]), 0, d, maxAbs(prod) * 1.5, 1);
+  };
+
   let table = `<table class="steps-table" style="--head:${headColor(head)}"><thead><tr>
-      <th class="k">${t('col.key')}</th>
-      <th><span class="num">1</span> ${t('col.score')}</th>
-      <th><span class="num">2</span> ${t('col.scaled')}</th>
-      <th><span class="num">3</span> ${t('col.weight')}</th>
-      <th class="vcol"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody>`;
+      <th class="k" scope="col">${t('col.key')}</th>
+      <th class="vcol" scope="col">q × kⱼ</th>
+      <th scope="col"><span class="num">1</span> ${t('col.score')}</th>
+      <th scope="col"><span class="num">2</span> ${t('col.scaled')}</th>
+      <th scope="col"><span class="num">3</span> exp(s − max)</th>
+      <th scope="col">${t('col.weight')} <span class="muted">= exp ÷ Σ</span></th>
+      <th class="vcol" scope="col"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody>`;
   for (let j = 0; j < S; j++) {
     const m = hd.masked[j];
     const w = hd.weights[j];
-    table += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}">
-      <td class="k" title="${escapeAttr(cols[j])}">${escapeHtml(cols[j])}<sub>${j}</sub></td>
+    table += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}${j === jx ? ' worked-row' : ''}">
+      <th class="k" scope="row" title="${escapeAttr(cols[j])}">${escapeHtml(cols[j])}<sub>${j}</sub></th>
+      <td class="vcol"><span class="vrow" style="${prodRowStyle(j)}"></span></td>
       <td class="n">${sbar(hd.scores[j], maxScore)}<span>${fmt(hd.scores[j])}</span></td>
       <td class="n">${m ? `<span class="mask-tag">${t('masked')}</span>` : sbar(hd.scaled[j], maxScaled)}<span>${m ? '−∞' : fmt(hd.scaled[j])}</span></td>
+      <td class="n exp">${m ? '0' : fmt(hd.exps[j], 4)}</td>
       <td class="n w" data-value="${w.toPrecision(9)}"><span class="wbar"><span style="width:${(w / maxW) * 100}%"></span></span><span>${fmt(w, 4)}</span></td>
       <td class="vcol"><span class="vrow" style="${valueRowStyle(ex.V, j * E + head * d, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
   }
-  table += `</tbody><tfoot><tr><td class="k">${t('sum')}</td><td></td><td></td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table>`;
+  table += `</tbody><tfoot><tr><th class="k" scope="row">${t('sum')}</th><td></td><td></td><td></td><td class="n zsum">Σ = ${fmt(hd.z, 4)}</td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table>`;
+
+  const inputHtml = inputs.length ? `<div class="step-input"><h4><span class="num">0</span>${t('step0.title', { tok: escapeHtml(tok) })}</h4>
+      ${inputs.map((x) => `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`).join('')}
+      <p class="muted">${t('step0.then', { E, d })}</p></div>` : '';
 
   const mhWidth = Math.min(540, Math.max(160, Math.floor(root.clientWidth / 2) - 40));
   const ctxScale = maxAbs(ex.concat);
@@ -127,7 +153,9 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput 
       <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
       <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
     </ol>
-    <div class="table-wrap">${table}</div>
+    ${inputHtml}
+    ${worked}
+    <div class="table-wrap" tabindex="0" role="region" aria-label="${escapeAttr(t('sec.steps'))}">${table}</div>
     <div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
     ${check(wDiff)}
     <h3 class="mh-title">${t('mh.title')}</h3>

@@ -2,7 +2,7 @@
 // use with progress, run by attnscope's LanguageModel / Seq2SeqModel, and turned into what the views draw.
 import { loadModel } from 'attnscope';
 
-// Vite emits the files as assets; each is fetched only when its page needs it.
+// Vite emits the files as assets; each is fetched only when its page needs it. The one place that names them.
 const FILES = {
   lm: new URL('../../../models/char-lm.safetensors', import.meta.url),
   s2s: new URL('../../../models/dates-seq2seq.safetensors', import.meta.url),
@@ -43,11 +43,19 @@ export function modelEntry(name, onChange) {
       e.loaded = bytes.length;
     }
     e.model = await loadModel(bytes);
+    e.bytes = bytes; // the step-by-step panel reads the weights from here (modelweights.js)
     e.status = 'ready';
   })()
     .catch((err) => { e.status = 'error'; e.error = err; console.error(err); })
     .finally(onChange);
   return e;
+}
+
+/** Forget downloads that failed (offline, server down), so the next request fetches again. True if there were any. */
+export function retryFailed() {
+  let any = false;
+  for (const [name, e] of entries) if (e.status === 'error') { entries.delete(name); any = true; }
+  return any;
 }
 
 /** How a token is drawn: spaces and line breaks made visible. */

@@ -1,0 +1,154 @@
+// `npm run bench:demo`: how fast the built demo answers typing, in headless Chromium (Event Timing + Long Animation
+// Frames). Types keys at 10 per second into (a) the trained language model near 128 characters and (b) the untrained
+// layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (README's demo section quotes it).
+//
+//   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20] [--base=DIR]
+//
+// --base=DIR also measures another build of the page (e.g. an older commit's build/site), taking turns with this one
+// run by run, so both see the same load on a shared machine; the table then has a row for each.
+//
+// Per scenario and run:
+//   - INP: for every keystroke, the longest Event Timing entry of its interaction (keydown → next paint). Chromium
+//     reports only entries of ≥ 16 ms, so a keystroke without an entry counts as 16 ms (an upper bound).
+//   - LoAF: long animation frames (> 50 ms) seen while typing and settling, and the longest one.
+//   - consistent: from the last keydown until every visible view has drawn the text of that key (the page's
+//     `__attnscopeDemo.consistentAt`), a view being the maps, head view, model view, steps, decoding panel and tokens.
+import { chromium } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/serve.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SITE = join(ROOT, 'build/site');
+const option = (name, fallback) => Number(process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const RUNS = option('runs', 3);
+const KEYS = option('keys', 20);
+const BASE = process.argv.slice(2).find((a) => a.startsWith('--base='))?.slice('--base='.length);
+const KEY_INTERVAL_MS = 100; // 10 keys a second
+const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
+
+const LM_TEXT = 'The cat sat on the mat. The cat sat on the mat. The dog lay by the door, and the cat looked at it for a bit';
+const TYPED = ' long while then'.padEnd(KEYS, '.').slice(0, KEYS);
+const WORDS = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
+const SCENARIOS = [
+  {
+    name: `(a) trained language model, ${Array.from(LM_TEXT).length + KEYS + 1} tokens (<bos> + ${Array.from(LM_TEXT).length + KEYS} characters)`,
+    hash: `#lang=en&mode=self&model=trained&text=${encodeURIComponent(LM_TEXT)}`,
+  },
+  {
+    name: '(b) untrained layer, embed 256, 8 heads, 64 tokens',
+    hash: `#lang=en&mode=self&model=untrained&d=256&h=8&text=${encodeURIComponent(WORDS)}`,
+    typed: ' a b c d e f g h i j'.slice(0, KEYS),
+  },
+];
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
+};
+
+async function runOnce(browser, url, scenario) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    // Collected from the start: every Event Timing entry of an interaction, and every long animation frame.
+    const perf = (window.__bench = { events: [], loafs: [], keydowns: [] });
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.interactionId) perf.events.push({ id: e.interactionId, name: e.name, start: e.startTime, duration: e.duration }); })
+      .observe({ type: 'event', durationThreshold: 16, buffered: true });
+    try {
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) perf.loafs.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+        render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+        scripts: e.scripts.map((x) => `${x.invoker} ${x.duration.toFixed(0)}ms (${x.sourceFunctionName || '?'}@${x.sourceCharPosition})`) }); })
+        .observe({ type: 'long-animation-frame', buffered: true });
+    } catch { perf.noLoaf = true; }
+    addEventListener('keydown', (e) => perf.keydowns.push(e.timeStamp), true);
+    // When every view shows `text`: the page's own record if it keeps one, else the first frame whose state has it.
+    perf.consistentAt = (text) => {
+      const d = window.__attnscopeDemo;
+      if (d?.consistentAt) return d.consistentAt(text);
+      if (d?.state?.text !== text) return null;
+      return (perf.seen ??= {})[text] ??= performance.now();
+    };
+  });
+  await page.goto(url + scenario.hash);
+  await page.waitForSelector('body.ready:not([data-loading])', { timeout: 30_000 });
+  await page.waitForFunction(() => window.__bench.consistentAt(document.querySelector('#text').value) != null, null, { timeout: 30_000 });
+  await page.focus('#text');
+  await page.keyboard.press('End');
+  await page.waitForTimeout(300);
+  const typed = scenario.typed ?? TYPED;
+  const t0 = await page.evaluate(() => { window.__bench.events.length = 0; window.__bench.loafs.length = 0; window.__bench.keydowns.length = 0; return performance.now(); });
+  const start = Date.now();
+  for (let k = 0; k < typed.length; k++) {
+    const wait = start + k * KEY_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
+    // Not awaited one by one in lockstep with the page: keys keep coming at 10 a second even if the page lags.
+    await page.keyboard.press(typed[k] === ' ' ? 'Space' : typed[k]);
+  }
+  const want = await page.evaluate(() => document.querySelector('#text').value);
+  await page.waitForFunction((text) => window.__bench.consistentAt(text) != null, want, { timeout: 30_000, polling: 'raf' });
+  await page.waitForTimeout(200);
+  const r = await page.evaluate(({ text, t0 }) => {
+    const b = window.__bench;
+    const byId = new Map();
+    for (const e of b.events) if (e.start >= t0) byId.set(e.id, Math.max(byId.get(e.id) ?? 0, e.duration));
+    return {
+      interactions: [...byId.values()],
+      loafs: b.loafs.filter((x) => x.start >= t0).map((x) => x.duration),
+      worst: b.loafs.filter((x) => x.start >= t0).sort((x, y) => y.duration - x.duration)[0],
+      noLoaf: !!b.noLoaf,
+      consistentMs: b.consistentAt(text) - b.keydowns[b.keydowns.length - 1],
+      keys: b.keydowns.length,
+      tokens: window.__attnscopeDemo.last.rows.length,
+      timings: window.__attnscopeDemo.timings,
+    };
+  }, { text: want, t0 });
+  await context.close();
+  // Keystrokes Chromium did not report took < 16 ms: count them as 16 ms.
+  const inp = [...r.interactions, ...Array(Math.max(0, r.keys - r.interactions.length)).fill(16)];
+  return { ...r, inp };
+}
+
+async function main() {
+  if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+  const sites = [];
+  if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
+  sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+  const rows = [];
+  try {
+    for (const sc of SCENARIOS) {
+      const acc = sites.map((site) => ({ site, inp: [], loafs: [], consistent: [], tokens: 0, noLoaf: false }));
+      for (let run = 0; run < RUNS; run++) {
+        for (const a of acc) {
+          const r = await runOnce(browser, a.site.url, sc);
+          a.inp.push(...r.inp);
+          a.loafs.push(...r.loafs);
+          a.consistent.push(r.consistentMs);
+          a.tokens = r.tokens;
+          a.noLoaf ||= r.noLoaf;
+          if (process.env.BENCH_VERBOSE && r.worst) progress(`longest frame: ${JSON.stringify(r.worst)}`);
+          progress(`${sc.name}${a.site.label ? ` [${a.site.label}]` : ''} run ${run + 1}: INP p95 ${quantile(r.inp, 0.95)} ms, ${r.loafs.length} LoAF > 50 ms (max ${Math.max(0, ...r.loafs).toFixed(0)}), consistent ${r.consistentMs.toFixed(0)} ms, ${r.tokens} tokens; last pass (ms): ${Object.entries(r.timings ?? {}).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+        }
+      }
+      for (const a of acc) rows.push({ name: sc.name + (a.site.label ? ` — ${a.site.label}` : ''), ...a });
+    }
+  } finally {
+    await browser.close();
+    for (const s of sites) s.server.close();
+  }
+  const out = (s = '') => process.stdout.write(s + '\n');
+  out(`Typing ${KEYS} keys at 10 a second, ${RUNS} runs per scenario, headless Chromium, 1280×900 (\`node bench/demo.mjs --runs=${RUNS}${BASE ? ' --base=…' : ''}\`).`);
+  out('INP ≤ 16 means Chromium reported no entry (it reports ≥ 16 ms only). Targets: INP p95 ≤ 50 ms, no long animation frame > 50 ms, consistent ≤ 100 ms.');
+  out();
+  out('| scenario | INP p50 | INP p95 | INP max | long animation frames > 50 ms (max) | views consistent after last key, p50 / max |');
+  out('|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const f = (x) => (x <= 16 ? '≤ 16 ms' : `${x.toFixed(0)} ms`);
+    out(`| ${r.name} | ${f(quantile(r.inp, 0.5))} | ${f(quantile(r.inp, 0.95))} | ${f(Math.max(...r.inp))} | ${r.noLoaf ? 'n/a' : `${r.loafs.length} (${r.loafs.length ? Math.max(...r.loafs).toFixed(0) + ' ms' : '–'})`} | ${quantile(r.consistent, 0.5).toFixed(0)} / ${Math.max(...r.consistent).toFixed(0)} ms |`);
+  }
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

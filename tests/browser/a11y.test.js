@@ -1,0 +1,135 @@
+// Accessibility of the demo: axe-core (pinned devDependency) in every mode and both languages with no serious or
+// critical violation; text alternatives of the heat maps; keyboard use of the tabs; few Tab stops and a skip link;
+// no live region announcing every keystroke. Screenshots of each mode at desktop and phone widths go to
+// test-artifacts/browser/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { useBrowser, open, demo, settled, shot, ART } from './helpers.js';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+useBrowser();
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function axe(page) {
+  await page.addScriptTag({ content: AXE });
+  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return res.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}${v.nodes.length > 3 ? ` … ${v.nodes.length} nodes` : ''}`);
+}
+
+const MODES = [
+  ['lm', '#mode=self&model=trained'],
+  ['untrained', '#mode=self&model=untrained'],
+  ['cross', '#mode=cross'],
+  ['dates', '#mode=s2s'],
+];
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  for (const [name, hash] of MODES) {
+    test(`axe-core: no serious or critical violations (${name}, ${lang})`, async () => {
+      const { page, problems, close } = await open(`${hash}&lang=${lang}`, { locale });
+      assert.deepEqual(await axe(page), []);
+      await shot(page, `a11y-${name}-${lang}-desktop`, { fullPage: true });
+      // The same page on a phone: nothing is wider than the screen, so no table hides a column off-screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settled(page);
+      const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+        .filter((el) => {
+          if (el.offsetParent === null || el.getBoundingClientRect().right <= document.documentElement.clientWidth + 1) return false;
+          // Inside a box that scrolls sideways (a wide table on a phone): reachable, so fine.
+          for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return false;
+          return true;
+        })
+        .slice(0, 5).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}: right ${Math.round(el.getBoundingClientRect().right)}`));
+      assert.deepEqual(wide, []);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1), 'the page scrolls sideways at 390 px');
+      // The step table's weight column is on screen, not behind a sideways scroll.
+      if (await page.isVisible('#steps td.w')) {
+        const [right, width] = await page.$eval('#steps td.w', (td) => [td.getBoundingClientRect().right, document.documentElement.clientWidth]);
+        assert.ok(right <= width, `the weight column ends at ${right} px on a ${width} px screen`);
+      }
+      assert.deepEqual(await axe(page), []);
+      await shot(page, `a11y-${name}-${lang}-phone`, { fullPage: true });
+      assert.deepEqual(problems, []);
+      await close();
+    });
+  }
+}
+
+test('every heat map has a text alternative: its strongest weights as a label, and the whole table on demand', async () => {
+  const { page, problems, close } = await open('#mode=self&model=untrained&text=' + encodeURIComponent('The cat sat on the mat because it was warm.'));
+  const d = await demo(page);
+  const label = await page.getAttribute('#maps .map-card[data-head="1"] canvas', 'aria-label');
+  assert.equal(await page.getAttribute('#maps .map-card[data-head="1"] canvas', 'role'), 'img');
+  // The strongest weight of head 2 is named in the label with its value.
+  const H1 = d.last.weights.slice(d.last.L * d.last.S, 2 * d.last.L * d.last.S);
+  const k = H1.indexOf(Math.max(...H1));
+  const [i, j] = [Math.floor(k / d.last.S), k % d.last.S];
+  assert.ok(label.includes(`${d.last.rows[i]} → ${d.last.cols[j]} ${H1[k].toFixed(2)}`), label);
+  // The table: reachable by keyboard (a <details> summary), one cell per weight, equal to the page's weights.
+  await page.focus('#maps .map-card[data-head="1"] details summary');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#maps .map-card[data-head="1"] table.values');
+  const cells = await page.$$eval('#maps .map-card[data-head="1"] table.values tbody td', (tds) => tds.map((td) => Number(td.textContent)));
+  assert.equal(cells.length, d.last.L * d.last.S);
+  cells.forEach((x, n) => assert.ok(Math.abs(x - H1[n]) <= 5e-4, `cell ${n}: ${x} vs ${H1[n]}`));
+  // The model view's cells say what they show.
+  const lm = await open('#mode=self&model=trained');
+  const mv = await lm.page.getAttribute('#modelview .mv-cell[data-layer="0"][data-head="0"]', 'aria-label');
+  assert.match(mv, /^Layer 1, Head 1.*strongest weights: .+ → .+ \d\.\d\d/);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(lm.problems, []);
+  await lm.close();
+  await close();
+});
+
+test('tabs follow the WAI-ARIA pattern, the page has a skip link and few Tab stops, and typing is not announced', async () => {
+  const { page, problems, close } = await open();
+  // Mode tabs: one Tab stop, arrow keys select.
+  assert.deepEqual(await page.$$eval('#mode-tabs [role="tab"]', (els) => els.map((e) => e.tabIndex)), [0, -1, -1]);
+  await page.focus('#mode-tabs [data-mode="self"]');
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 'cross');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.mode), 'cross');
+  assert.equal(await page.getAttribute('#mode-tabs [data-mode="cross"]', 'aria-selected'), 'true');
+  assert.equal(await page.getAttribute('#mode-tabs [data-mode="cross"]', 'aria-controls'), 'cross-inputs');
+  await page.keyboard.press('End');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 's2s');
+  await page.keyboard.press('Home');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 'self');
+  // Head tabs of the steps panel.
+  await page.click('#model-switch [data-model="untrained"]');
+  await settled(page);
+  await page.focus('#head-tabs [aria-selected="true"]');
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.equal((await demo(page)).state.head, 1);
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.head), '1');
+  // A skip link is the first Tab stop of the page, shows when focused, and leads to the main content.
+  const first = await page.evaluate(() => [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].find((e) => e.tabIndex >= 0 && !e.disabled)?.className);
+  assert.equal(first, 'skip-link');
+  await page.focus('.skip-link');
+  assert.ok(await page.evaluate(() => { const r = document.activeElement.getBoundingClientRect(); return r.width > 10 && r.top >= 0; }), 'the skip link shows when focused');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'main');
+  // No live region announces every keystroke.
+  assert.deepEqual(await page.$$eval('[aria-live]', (els) => els.map((e) => e.id).filter((id) => ['tokens', 'timing'].includes(id))), []);
+  // The trained view with 128 characters has a reasonable number of Tab stops.
+  await page.click('#model-switch [data-model="trained"]');
+  await page.fill('#text', 'x'.repeat(127));
+  await settled(page);
+  const stops = await page.$$eval('a[href], button, input, select, textarea, [tabindex]', (els) => els.filter((e) => e.tabIndex >= 0 && !e.disabled && e.offsetParent !== null).length);
+  assert.ok(stops < 80, `${stops} Tab stops`);
+  await shot(page, 'a11y-tabs');
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -1,0 +1,131 @@
+// The demo's scheduler: input handlers only change the state and call invalidate(); the work runs afterwards in
+// short slices, so a keystroke never waits for drawing. Only the latest state is computed and drawn: a newer
+// invalidate() abandons the pass in progress at its next slice. Views on screen are drawn first; views off screen
+// follow in idle periods.
+
+/** Give the browser a chance to handle input and paint: scheduler.yield() where there is one, else a macrotask. */
+const yieldToBrowser = globalThis.scheduler?.yield
+  ? () => globalThis.scheduler.yield()
+  : () => new Promise((ok) => { const ch = new MessageChannel(); ch.port1.onmessage = () => ok(); ch.port2.postMessage(0); });
+
+/** Run after the next paint: a keystroke's own frame (the typed character) is never held up by the work it causes. */
+const afterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
+
+/** An idle period (or 200 ms at most, so a busy page still finishes its views). */
+const idle = globalThis.requestIdleCallback
+  ? () => new Promise((ok) => requestIdleCallback(ok, { timeout: 200 }))
+  : () => new Promise((ok) => setTimeout(ok, 0));
+
+/** Work longer than this in one go, and input waits visibly; views are drawn one after another until it is used. */
+const SLICE_MS = 12;
+
+/**
+ * @param {{ getState: () => object, compute: () => object, onDone?: (r: object) => void,
+ *           views: { name: string, root?: Element, wants?: (r: object) => boolean, render: (state: object, r: object) => void }[] }} parts
+ *   compute() returns the result of the current state (it may reuse work); each view draws it with render(state, r);
+ *   `wants(r)` says whether a view shows anything for r (if not, it is skipped and counts as drawn). Views without a
+ *   `root` count as always visible.
+ */
+export function createScheduler({ getState, compute, views, onDone }) {
+  let version = 0;
+  let running = false;
+  let pending = false;
+  const visible = new Map(views.map((v) => [v, true]));
+  const drawn = new Map(); // view → version it last drew
+  const status = { version: 0, visibleVersion: -1, visibleAt: null, consistentVersion: -1, consistentAt: null, result: null, timings: {} };
+
+  if (typeof IntersectionObserver === 'function') {
+    const byRoot = new Map(views.filter((v) => v.root).map((v) => [v.root, v]));
+    const io = new IntersectionObserver((entries) => {
+      for (const e of entries) visible.set(byRoot.get(e.target), e.isIntersecting);
+    }, { rootMargin: '200px' });
+    for (const r of byRoot.keys()) io.observe(r);
+  }
+
+  /**
+   * Draw `view` for pass `v` unless it is hidden for this result or already drawn. A view whose render() returns an
+   * iterator (a generator) is drawn in steps, with a yield to the browser whenever a slice is used up. Resolves to
+   * false if a newer state abandoned the drawing.
+   */
+  async function draw(view, r, v, slice) {
+    if (drawn.get(view) === v) return true;
+    if (!view.wants || view.wants(r)) {
+      const t1 = performance.now();
+      const steps = view.render(getState(), r);
+      if (steps && typeof steps.next === 'function') {
+        for (;;) {
+          if (steps.next().done) break;
+          if (performance.now() - slice.t0 > SLICE_MS) {
+            await yieldToBrowser();
+            slice.t0 = performance.now();
+            if (version !== v) return false;
+          }
+        }
+      }
+      status.timings[view.name] = performance.now() - t1;
+    }
+    drawn.set(view, v);
+    return true;
+  }
+
+  async function loop() {
+    running = true;
+    try {
+      for (;;) {
+        const v = version;
+        const slice = { t0: performance.now() };
+        const r = compute();
+        status.result = r;
+        status.timings.compute = performance.now() - slice.t0;
+        let abandoned = false;
+        // Visible views first, in page order, in slices of SLICE_MS between which input and paint get their turn.
+        for (const view of views) {
+          if (!visible.get(view) || drawn.get(view) === v) continue;
+          if (performance.now() - slice.t0 > SLICE_MS) {
+            await yieldToBrowser();
+            slice.t0 = performance.now();
+            if (version !== v) { abandoned = true; break; }
+          }
+          if (!(await draw(view, r, v, slice))) { abandoned = true; break; }
+        }
+        if (!abandoned) {
+          status.visibleVersion = v;
+          status.visibleAt = performance.now();
+          // Then the views off screen, one per idle period, so scrolling finds them drawn.
+          for (const view of views) {
+            if (drawn.get(view) === v) continue;
+            await idle();
+            slice.t0 = performance.now();
+            if (version !== v) { abandoned = true; break; }
+            if (!(await draw(view, r, v, slice))) { abandoned = true; break; }
+          }
+        }
+        if (!abandoned && version === v) {
+          status.consistentVersion = v;
+          status.consistentAt = performance.now();
+          onDone?.(r);
+          return;
+        }
+        // A newer state came in during the pass: start again after its keystroke has been painted.
+        await new Promise((ok) => afterPaint(ok));
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  function kick() {
+    if (!running) loop().catch((err) => { console.error(err); });
+  }
+
+  return {
+    status,
+    /** The state changed: compute and draw again (coalesced with any other change before the work starts). */
+    invalidate() {
+      version++;
+      status.version = version;
+      if (!running && !pending) { pending = true; afterPaint(() => { pending = false; kick(); }); }
+    },
+    get version() { return version; },
+  };
+}

@@ -1,0 +1,77 @@
+// A read-only window on the page for the browser tests and `npm run bench:demo`: window.__attnscopeDemo. Installed
+// once; every field is a getter, so nothing is copied unless a test reads it (no cost per keystroke).
+import { init, MultiHeadAttention } from 'attnscope';
+import { tokenize } from './tokenize.js';
+import { createSeededModel, createModelFromStateDict, tableEmbedding, seededTokenVector, sinusoidalPositions, positionalEmbedding } from './model.js';
+import { toHash } from './state.js';
+import { focusWeights } from './views/decode.js';
+import { exportDocument } from './exporting.js';
+
+function seededForTests(r) {
+  if (r.empty) return { kind: 'seeded', rows: r.rows, cols: r.cols, empty: true };
+  return { kind: 'seeded', rows: r.rows, cols: r.cols, H: r.H, L: r.L, S: r.S, E: r.E, causal: r.causal, qi: r.qi, ms: r.ms, weights: Array.from(r.weights.data), steps: r.steps };
+}
+
+function trainedForTests(r, isPlaying) {
+  if (r.entry) return { kind: r.kind, loading: r.loading, error: r.error ? String(r.error.message ?? r.error) : null, empty: true, rows: [], cols: [] };
+  const out = {
+    kind: r.kind, rows: r.rows, cols: r.cols, H: r.H, L: r.L, S: r.S, E: r.E, causal: r.causal, qi: r.qi, ms: r.ms,
+    empty: !!r.empty, layer: r.layer, layers: r.layers,
+    config: r.model.config,
+    namedHeads: r.model.namedHeads,
+    named: r.named?.map((n) => n && { name: n.name, score: n.score }) ?? [],
+    weights: r.weights ? Array.from(r.weights.data) : [],
+    steps: r.steps,
+  };
+  if (r.kind === 'lm' && r.run) Object.assign(out, { ids: r.run.ids, truncated: r.run.truncated, total: r.run.total, next: r.run.next.map((x) => ({ token: x.token, p: x.p })) });
+  if (r.kind === 's2s') {
+    const run = r.run;
+    Object.assign(out, { attn: r.attn, sourceTokens: run.sourceTokens, sourceEmpty: !!r.sourceEmpty });
+    if (!run.empty) {
+      const fw = focusWeights(r);
+      Object.assign(out, {
+        outputTokens: run.outputTokens, text: run.text, shown: r.shown, N: r.N, focus: r.focus, playing: isPlaying(),
+        written: run.steps.slice(0, r.shown).filter((x) => x.token !== '<eos>').map((x) => x.token).join(''),
+        probabilities: run.steps.map((x) => x.p),
+        focusWeights: fw ? Array.from(fw) : null,
+        shapes: { enc: run.enc.shape, dec: run.dec.shape, cross: run.cross.shape },
+        cross: Array.from(run.cross.data),
+      });
+    }
+  }
+  return out;
+}
+
+/** The text input of the current mode (what a keystroke changes). */
+const textOf = (s) => (s.mode === 's2s' ? s.date : s.mode === 'cross' ? s.tgt + '\u0000' + s.src : s.text);
+
+export function installTestHooks({ state, scheduler, isPlaying }) {
+  const status = scheduler.status;
+  const api = { init, MultiHeadAttention, tokenize, seededTokenVector, sinusoidalPositions, positionalEmbedding, createSeededModel, createModelFromStateDict, tableEmbedding };
+  const hooks = {
+    get state() { return JSON.parse(JSON.stringify(state)); },
+    get last() {
+      const r = status.result;
+      if (!r) return { kind: 'seeded', rows: [], cols: [], empty: true };
+      return r.kind === 'seeded' ? seededForTests(r) : trainedForTests(r, isPlaying);
+    },
+    get hash() { return toHash(state); },
+    /** Every view has drawn the current state (on screen and off). */
+    get idle() { return status.consistentVersion === scheduler.version && status.result != null; },
+    get timings() { return { ...status.timings }; },
+    /** The JSON export of the current view, as the download would hold it. */
+    get exported() { return status.result && !status.result.empty ? exportDocument(state, status.result, toHash(state)) : null; },
+    /**
+     * When the views on screen had drawn the state whose text is `text` (performance.now() time), or null if they
+     * have not yet. For the benchmark: the time from the last keystroke to a consistent page.
+     */
+    consistentAt(text, { all = false } = {}) {
+      if (text != null && textOf(state) !== text && state.text !== text) return null;
+      if (all) return status.consistentVersion === scheduler.version ? status.consistentAt : null;
+      return status.visibleVersion === scheduler.version ? status.visibleAt : null;
+    },
+  };
+  // Functions cannot cross page.evaluate; the API stays reachable from code run in the page.
+  Object.defineProperty(hooks, 'api', { value: api, enumerable: false });
+  window.__attnscopeDemo = hooks;
+}
