@@ -138,6 +138,18 @@ def split_sources(src, frac=0.05):
     return train, held
 
 
+def load_prose(directory):
+    """Chinese prose made by tools/zh_prose_data.py: (train, held-out) paragraphs of every package in
+    `directory` (<package>.train.txt and <package>.heldout.txt, paragraphs separated by "\n%\n")."""
+    out = ([], [])
+    for name in sorted(os.listdir(directory)):
+        for i, split in enumerate((".train.txt", ".heldout.txt")):
+            if name.endswith(split):
+                with open(os.path.join(directory, name), encoding="utf-8") as f:
+                    out[i].extend(p.strip("\n") for p in f.read().split("\n%\n") if p.strip())
+    return out
+
+
 def sources_info():
     return {
         "zh_poems": "fortunes-zh: " + ", ".join(f"{FORTUNE_DIR}/{n}" for n in ZH_POEM_FILES),

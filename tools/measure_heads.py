@@ -146,6 +146,15 @@ def repeated_random(model, count, n, pool, rng):
     return np.array(rows)
 
 
+def repeated_random_ids(rng, count, n, specials, vocab_size, bos):
+    """The same sequences for a model in training (tools/train_lm.py): tokens from every non-special id."""
+    rows = []
+    for _ in range(count):
+        r = rng.choice(np.arange(specials, vocab_size), size=n, replace=False)
+        rows.append([bos] + list(r) + list(r))
+    return np.array(rows)
+
+
 # ----------------------------------------------------------------------------- measurements
 
 def prev_token_scores(weights):
