@@ -1,55 +1,61 @@
-// Makes a fresh Debian machine ready to build and test: the Debian packages (installed when root,
-// otherwise the exact command is printed), then the npm dev dependencies.
-import { execFileSync, spawnSync } from 'node:child_process';
+// Makes a machine ready for one command: `start` (build the package and serve the demo) or `test` (every suite).
+// Each command checks only the tools it uses. On Debian, missing packages are installed when root and the exact
+// apt-get command is printed otherwise; elsewhere the message names each missing tool, where it was looked for,
+// and the Debian package that provides it. Then the npm dependencies.
+// Usage: node scripts/setup.mjs [start|test]   (default: test)
 import { existsSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { root, mustRun } from './lib.mjs';
+import { emscriptenToolchain, root, mustRun } from './lib.mjs';
+import { onPath, requirements } from './requirements.mjs';
 
-const debianPackages = [
-  'emscripten', // em++ 3.1.6 with clang 14 and binaryen
-  'libxsimd-dev', // the SIMD kernels
-  'catch2', // C++ tests
-  'nlohmann-json3-dev', // the C++ tests read the trained models' JSON headers
-  'cmake',
-  'ninja-build',
-  'g++',
-  'clang-14', // the fuzzer: libFuzzer with ASan and UBSan
-  'libclang-rt-14-dev',
-  'chromium', // browser tests (installed without recommends: 9 packages instead of 95)
-];
+const command = process.argv[2] ?? 'test';
+if (command !== 'start' && command !== 'test') {
+  console.error(`usage: node scripts/setup.mjs [start|test]   (got '${command}')`);
+  process.exit(2);
+}
 
-const [major] = process.versions.node.split('.').map(Number);
-if (major < 20) {
-  console.error(`attnscope needs Node.js 20 or newer; this is ${process.version}.`);
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`attnscope needs Node.js 20.19 or newer (package.json "engines"); this is ${process.version}.`);
   process.exit(1);
 }
 
-function installed(pkg) {
-  try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).includes('install ok installed');
-  } catch {
-    return false;
-  }
-}
-
-const missing = debianPackages.filter((pkg) => !installed(pkg));
+const missing = requirements.filter((r) => r.commands.includes(command) && !r.found());
 if (missing.length) {
-  const command = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-  if (process.getuid?.() === 0) {
-    console.log(`Installing Debian packages: ${missing.join(' ')}`);
-    mustRun('sh', ['-c', command], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const packages = missing.map((r) => r.debian).join(' ');
+  const apt = `apt-get update && apt-get install -y --no-install-recommends ${packages}`;
+  const onDebian = existsSync('/etc/debian_version') && existsSync('/usr/bin/apt-get');
+  const list = missing.map((r) => `  - ${r.tool}: looked for ${r.where} (Debian package ${r.debian})`).join('\n');
+  if (onDebian && process.getuid?.() === 0) {
+    console.log(`npm ${command}: installing Debian packages: ${packages}`);
+    mustRun('sh', ['-c', apt], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const still = missing.filter((r) => !r.found());
+    if (still.length) {
+      console.error(`npm ${command}: still missing after apt-get:\n${still.map((r) => `  - ${r.tool}: looked for ${r.where}`).join('\n')}`);
+      process.exit(1);
+    }
+  } else if (onDebian) {
+    console.error(`npm ${command} needs:\n${list}\nInstall them as root:\n\n  sudo sh -c '${apt}'\n`);
+    process.exit(1);
   } else {
-    console.error(`attnscope needs these Debian packages: ${missing.join(' ')}\nInstall them with:\n\n  sudo sh -c '${command}'\n`);
+    console.error(`npm ${command} needs:\n${list}\nThis is not Debian: install these with your system's package manager (the paths above are where the ` +
+      `build looks; Emscripten's CMake toolchain file is expected at ${emscriptenToolchain}). The project is built and tested on Debian 12.\n`);
     process.exit(1);
   }
 }
 
-// npm ci only when node_modules is missing or older than the lock file: it wipes node_modules each time.
-const lock = path.join(root, 'package-lock.json');
-const installedLock = path.join(root, 'node_modules', '.package-lock.json');
-if (!existsSync(installedLock) || statSync(installedLock).mtimeMs < statSync(lock).mtimeMs) {
-  mustRun('npm', ['ci', '--no-audit', '--no-fund']);
+/** npm ci in `dir` when its node_modules is missing or older than its lock file (npm ci wipes node_modules). */
+function npmCi(dir) {
+  const lock = path.join(dir, 'package-lock.json');
+  const installedLock = path.join(dir, 'node_modules', '.package-lock.json');
+  if (!existsSync(installedLock) || statSync(installedLock).mtimeMs < statSync(lock).mtimeMs) {
+    mustRun('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir });
+  }
 }
-const check = spawnSync('node', ['-e', "require.resolve('playwright-core')"], { cwd: root });
+npmCi(root);
+const check = spawnSync('node', ['-e', "require.resolve('vite')"], { cwd: root });
 if (check.status !== 0) mustRun('npm', ['ci', '--no-audit', '--no-fund']);
-console.log('setup: Debian packages and npm dependencies are in place');
+// The bundler consumer apps have their own pinned bundlers (tests/bundlers/package.json).
+if (command === 'test') npmCi(path.join(root, 'tests', 'bundlers'));
+console.log(`setup: everything \`npm ${command}\` needs is in place`);

@@ -1,10 +1,13 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js browser bench; default all)
-import { existsSync } from 'node:fs';
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js bundlers browser bench; default all)
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { cmakeBuild, root, run, wasmConfigure } from './lib.mjs';
+import { cmakeBuild, root, run } from './lib.mjs';
 
-const ctest = (dir) => run('ctest', ['--test-dir', dir, '--output-on-failure']);
+// --no-tests=error: a configuration that built no tests fails instead of reporting a pass.
+const ctest = (dir) => run('ctest', ['--test-dir', dir, '--output-on-failure', '--no-tests=error']);
+// The tests are forced on: a cached ATTNSCOPE_BUILD_TESTS=OFF must not turn a suite into an empty one.
+const withTests = ['-DATTNSCOPE_BUILD_TESTS=ON'];
 const steps = (...commands) => {
   for (const command of commands) {
     const status = command();
@@ -15,8 +18,8 @@ const steps = (...commands) => {
 
 const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
-  native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release']), () => ctest('build/native')),
-  asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON']), () => ctest('build/asan')),
+  native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release', ...withTests]), () => ctest('build/native')),
+  asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON', ...withTests]), () => ctest('build/asan')),
   // libFuzzer (clang-14, ASan + UBSan) over the C++ API, then over the model-file reader, 30 s each from the seeds.
   fuzz: () => steps(() => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
     () => run('node', ['scripts/fuzz.mjs', '--target', 'model_reader', '--seconds', '30'])),
@@ -24,6 +27,9 @@ const suites = {
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
+  // run in headless Chromium (and Node for esbuild's Node bundles).
+  bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
     () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
@@ -34,7 +40,25 @@ const suites = {
 const requested = process.argv.slice(2);
 for (const name of requested) if (!(name in suites)) throw new Error(`unknown suite '${name}' (have ${Object.keys(suites).join(', ')})`);
 const selected = requested.length ? requested : Object.keys(suites);
-if (['js', 'browser', 'bench'].some((s) => selected.includes(s)) && !selected.includes('wasm') && !existsSync(path.join(root, 'dist', 'index.js'))) selected.unshift('wasm');
+
+/** Newest modification time of the files under `dir` (recursively), or of `dir` itself when it is a file. */
+function newest(dir) {
+  const st = statSync(dir);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(dir).map((name) => newest(path.join(dir, name))));
+}
+// The suites that test dist/ rebuild it first when it is missing or older than its sources, so they never test a
+// stale package (the wasm suite always rebuilds it).
+const usesDist = ['js', 'bundlers', 'browser', 'bench'];
+if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
+  const built = path.join(root, 'dist', 'index.js');
+  const sources = ['web/src', 'cpp', 'cmake', 'CMakeLists.txt', 'scripts/build.mjs'].map((p) => path.join(root, p));
+  const stale = !existsSync(built) || Math.min(...readdirSync(path.dirname(built)).map((f) => statSync(path.join(root, 'dist', f)).mtimeMs)) < Math.max(...sources.map(newest));
+  if (stale) {
+    console.log('\ndist/ is missing or older than its sources: rebuilding it');
+    if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
+  }
+}
 
 const results = [];
 for (const name of selected) {

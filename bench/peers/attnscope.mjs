@@ -35,7 +35,14 @@ function reportedThreads(lib, initResult) {
 /** init({ threads }); above one thread, a build that does not report that many threads is "n/a (not built)". */
 export async function load({ threads = 1 } = {}) {
   const lib = await import(distUrl());
-  const initResult = await lib.init({ threads });
+  // init() refuses options it does not know (TypeError): a build without the `threads` option is an unthreaded one.
+  let initResult;
+  try {
+    initResult = await lib.init(threads === 1 ? {} : { threads });
+  } catch (error) {
+    if (error instanceof TypeError && /unknown option 'threads'/.test(error.message)) throw new Unavailable(`not built: init({ threads: ${threads} }) runs an unthreaded build`);
+    throw error;
+  }
   const { threads: running, why } = reportedThreads(lib, initResult);
   if (threads > 1 && !(running >= threads)) {
     const runs = running ? `${running} thread${running > 1 ? 's' : ''}` : 'an unthreaded build';

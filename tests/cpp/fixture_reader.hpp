@@ -240,6 +240,8 @@ inline std::vector<FixtureCase> load_fixture_dir(const std::string& dir) {
     if (n.size() > 4 && n.compare(n.size() - 4, 4, ".txt") == 0) files.push_back(n);
   }
   ::closedir(d);
+  // A suite driven by an empty folder would pass with nothing tested.
+  if (files.empty()) throw std::runtime_error(dir + ": no *.txt fixtures in this directory");
   std::sort(files.begin(), files.end());
   std::vector<FixtureCase> out;
   out.reserve(files.size());

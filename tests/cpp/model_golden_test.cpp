@@ -53,7 +53,9 @@ HeadMask ablation_of(const FixtureCase& c)
 TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
 {
     const auto fixtures = attnscope_test::load_fixture_dir(ATTNSCOPE_MODEL_FIXTURE_DIR);
-    REQUIRE(fixtures.size() >= 4);
+    REQUIRE(fixtures.size() >= 6);
+    REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_lm"; }) >= 3);
+    REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_seq2seq"; }) >= 3);
     REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.has("ablate"); }) >= 1);
     for (const FixtureCase& c : fixtures) {
         SECTION(c.name)

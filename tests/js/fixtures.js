@@ -165,6 +165,8 @@ export function loadFixture(path) {
 /** Load every *.txt fixture in `dir` (default: fixtureDir), sorted by file name. */
 export function loadFixtureDir(dir = fixtureDir) {
   const files = readdirSync(dir).filter((f) => f.endsWith('.txt') && f.length > 4);
+  // A suite driven by an empty folder would pass with nothing tested.
+  if (files.length === 0) throw new Error(`${dir}: no *.txt fixtures in this directory`);
   // sort by code units (byte order for ASCII names), like std::sort on std::string
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return files.map((f) => loadFixture(join(dir, f)));

@@ -17,6 +17,11 @@ const ids = (t) => Array.from(t.data);
 
 before(() => init());
 
+test('the model fixtures are all there', () => {
+  assert.ok(fixtures.filter((c) => c.strs.kind === 'model_lm').length >= 3);
+  assert.ok(fixtures.filter((c) => c.strs.kind === 'model_seq2seq').length >= 3);
+});
+
 for (const c of fixtures) {
   test(`${c.strs.model} matches PyTorch: ${c.name}`, async () => {
     const model = await loadModel(modelUrl(c.strs.model));

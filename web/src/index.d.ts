@@ -1,4 +1,3 @@
-/// <reference lib="esnext.disposable" />
 /**
  * attnscope — multi-head attention compiled to WebAssembly SIMD, with every head's weights.
  *
@@ -9,6 +8,15 @@
  *
  * @packageDocumentation
  */
+
+// `Symbol.dispose` for `using`, declared here rather than through `/// <reference lib="esnext.disposable" />`, which
+// TypeScript before 5.2 rejects (TS2726) unless `skipLibCheck` is set. Identical to the lib's own declaration, so the
+// two merge under TypeScript 5.2 and later.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 
 /** A row-major tensor. Results are fresh arrays that the caller owns, unless `out` names arrays to write into. */
 export interface Tensor {
@@ -45,6 +53,10 @@ export interface InitOptions {
 /**
  * Loads and instantiates the WebAssembly module. Call once before anything else; later calls return the same
  * promise. Nothing is fetched from the network unless `wasmUrl` points there.
+ * @throws TypeError for unknown options or wrong types; Error when a second call asks for other options than the
+ *   first (it could not be honoured: `init()` without options waits for the first). The promise rejects with an
+ *   Error naming the cause when the bytes are not a WebAssembly module (e.g. a dev server's `index.html`), when the
+ *   engine lacks WebAssembly SIMD or exception handling, or when the module is not this version's `attnscope.wasm`.
  */
 export function init(options?: InitOptions): Promise<void>;
 
@@ -104,6 +116,16 @@ export interface ForwardResult {
   weights: Tensor | null;
 }
 
+/** {@link ForwardResult} when `needWeights` is true or left out: the weights are there. */
+export interface ForwardResultWithWeights extends ForwardResult {
+  weights: Tensor;
+}
+
+/** {@link ForwardResult} when `needWeights` is false. */
+export interface ForwardResultWithoutWeights extends ForwardResult {
+  weights: null;
+}
+
 /** PyTorch's state-dict names of a `nn.MultiheadAttention`. */
 export type StateDictKey =
   | 'in_proj_weight'
@@ -154,6 +176,10 @@ export class MultiHeadAttention {
    * @throws TypeError for wrong types or unknown options, RangeError for wrong shapes or sizes beyond WebAssembly's memory,
    *   Error after {@link MultiHeadAttention.dispose}.
    */
+  forward(query: TensorLike, key?: TensorLike | null, value?: TensorLike | null, options?: ForwardOptions & { needWeights?: true }): ForwardResultWithWeights;
+  /** With `needWeights: false`: `weights` is null and none are stored. */
+  forward(query: TensorLike, key: TensorLike | null | undefined, value: TensorLike | null | undefined, options: ForwardOptions & { needWeights: false }): ForwardResultWithoutWeights;
+  /** With `needWeights` known only at run time. */
   forward(query: TensorLike, key?: TensorLike | null, value?: TensorLike | null, options?: ForwardOptions): ForwardResult;
   /**
    * Gives back the WebAssembly heap this layer keeps between calls (its copy of the arguments and results, and

@@ -1,7 +1,7 @@
 // Trained models (tools/MODEL_FORMAT.md): safetensors files read and checked by the C++ core, tokenisers, and
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
-import { check, describe, leakGuard, module } from './runtime.js';
+import { check, describe, leakGuard, module, nodeFs } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -11,11 +11,8 @@ async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
     const base = typeof document === 'object' ? document.baseURI : undefined;
     const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
-    if (url.protocol === 'file:') {
-      const fsModule = 'node:fs/promises';
-      const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
-      return new Uint8Array(await readFile(url));
-    }
+    const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
+    if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());

@@ -1,44 +1,231 @@
 // Loads the WebAssembly module once and gives the wrappers checked access to it. Nothing here is public API
-// except init(); every Emscripten detail stays in this file and the two wrappers.
+// except init() and memoryUsage(); every Emscripten detail stays in this file and the two wrappers.
 import createAttnscopeModule from './attnscope.mjs';
 
 /** @type {any} */
 let wasm = null;
 /** @type {Promise<void> | null} */
 let loading = null;
+/** The options of the init() call that is loading (or has loaded) the module. */
+let loadingWith = null;
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+// The options init() knows; anything else is a TypeError, so a misspelt option cannot be silently ignored.
+const INIT_OPTIONS = ['wasmUrl', 'wasmBinary'];
 
-async function readWasm(source) {
-  const url = source instanceof URL ? source : new URL(String(source), import.meta.url);
-  if (isNode && url.protocol === 'file:') {
-    // Hidden from bundlers: they must not try to pull node:fs into a browser build.
-    const fsModule = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
-    return readFile(url);
+// Where to read about each start-up failure; the README is in the npm tarball, so the pointer always resolves.
+const SEE_BUNDLERS = 'see README › Bundlers';
+
+/**
+ * The default location of the .wasm: beside this module. It must stay this literal expression: Vite, webpack,
+ * Rollup plugins and Parcel recognise `new URL('<literal>', import.meta.url)` and emit the file with the bundle.
+ * Evaluated only when needed, so bundles without `import.meta.url` (esbuild's CommonJS output) still load when
+ * they pass `wasmBinary` (attnscope/inline does).
+ */
+function defaultWasmUrl() {
+  try {
+    return new URL('./attnscope.wasm', import.meta.url);
+  } catch (cause) {
+    throw new Error(`init: cannot locate attnscope.wasm: this bundle has no import.meta.url to find it by (${cause.message}); import 'attnscope/inline' instead, or pass init({ wasmUrl }) or init({ wasmBinary }) (${SEE_BUNDLERS})`, { cause });
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`attnscope: could not load ${url}: HTTP ${response.status}`);
-  return response.arrayBuffer();
+}
+
+/** A user's wasmUrl: URLs as given; strings relative to the page (browsers) or as file paths (Node). */
+function resolveWasmUrl(wasmUrl) {
+  if (wasmUrl instanceof URL) return wasmUrl;
+  const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+  if (base) return new URL(wasmUrl, base);
+  return /^(file|https?|data|blob):/i.test(wasmUrl) ? new URL(wasmUrl) : wasmUrl;
 }
 
 /**
- * Loads and instantiates the WebAssembly module. Idempotent: later calls return the same promise.
+ * Node's fs/promises, or undefined outside Node. Not an import, not even a dynamic one: bundlers would pull node:fs
+ * into browser bundles or warn about it (Vite 8's optimizer resolves `import(variable)`). Node ≥ 20.16 has it.
+ */
+export const nodeFs = () => globalThis.process?.getBuiltinModule?.('node:fs/promises');
+
+/** The bytes at `source` (a URL, or in Node a file path). Errors name the source and keep the fs error's `code`. */
+async function readWasm(source, isDefault) {
+  const fs = nodeFs();
+  if (fs && (typeof source === 'string' || source.protocol === 'file:')) {
+    try {
+      return new Uint8Array(await fs.readFile(source));
+    } catch (cause) {
+      throw Object.assign(new Error(`init: could not read ${source} (${cause.code ?? cause.message})${isDefault ? `: did a bundler move this module without its attnscope.wasm? Import 'attnscope/inline' instead (${SEE_BUNDLERS})` : ''}`, { cause }), { code: cause.code });
+    }
+  }
+  let response;
+  try {
+    response = await fetch(source);
+  } catch (cause) {
+    throw new Error(`init: could not load ${source} (${cause.message})`, { cause });
+  }
+  if (response.status === 403) throw new Error(`init: could not load ${source}: HTTP 403: is a dev server refusing files outside its root? (Vite: server.fs.allow; ${SEE_BUNDLERS})`);
+  if (!response.ok) throw new Error(`init: could not load ${source}: HTTP ${response.status}${isDefault ? `: did a bundler move this module without its attnscope.wasm? (${SEE_BUNDLERS})` : ''}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * Vite 5–7's dev server pre-bundles dependencies into <cacheDir>/deps/ (node_modules/.vite/deps/ by default) and
+ * leaves new URL('./attnscope.wasm', import.meta.url) pointing there, where no .wasm is (Vite 8's optimizer rewrites
+ * the URL to the package's own file). With the default cacheDir the package itself is two folders up, at node_modules/attnscope/dist/, which the
+ * dev server serves: that is where the .wasm is read from then. Anything else returns null.
+ */
+function viteOptimizedOriginal(url) {
+  if (!(url instanceof URL) || !/\/node_modules\/\.vite\/deps(_temp_[^/]*)?\/[^/]*$/.test(url.pathname)) return null;
+  return new URL('../../attnscope/dist/attnscope.wasm', url);
+}
+
+const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
+
+/** Checks the WebAssembly magic number; otherwise names what the bytes look like and the likely cause. */
+function checkMagic(bytes, where) {
+  if (isWasm(bytes)) return;
+  const text = String.fromCharCode(...bytes.subarray(0, 64)).trimStart().toLowerCase();
+  const cause =
+    bytes.length === 0 ? 'got an empty file'
+    : text.startsWith('<!doctype') || text.startsWith('<html') ? 'got HTML: is a dev server answering with index.html?'
+    : text.startsWith('<') ? 'got XML or HTML: is a server answering with an error page?'
+    : /^(import|export|var|let|const|function|\(function|"use strict"|'use strict')\b/.test(text) ? 'got JavaScript: is a bundler serving a module in place of the .wasm?'
+    : `got ${hex(bytes.subarray(0, 4))}`;
+  throw new Error(`init: ${where} is not a WebAssembly module (expected it to start with 00 61 73 6d); ${cause} (${SEE_BUNDLERS})`);
+}
+
+// Smallest modules using each feature attnscope.wasm needs (hand-assembled; validate() only parses them).
+const FEATURES = [
+  {
+    name: 'SIMD (128-bit)',
+    // (func (result v128) i32.const 0 i8x16.splat)
+    probe: [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 15, 11],
+    since: 'Chrome 91, Edge 91, Firefox 89, Safari 16.4, Node 16.4',
+  },
+  {
+    name: 'exception handling',
+    // (func try nop catch_all end), the encoding -fwasm-exceptions emits
+    probe: [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 6, 64, 1, 25, 11, 11],
+    since: 'Chrome 95, Edge 95, Firefox 100, Safari 15.2, Node 17',
+  },
+];
+
+/** Features of attnscope.wasm that this JavaScript engine lacks, by name and with the browsers that have them. */
+function missingWasmFeatures() {
+  return FEATURES.filter((f) => !WebAssembly.validate(new Uint8Array(f.probe))).map(({ name, since }) => ({ name, since }));
+}
+
+async function compile(bytes, where) {
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (cause) {
+    const missing = missingWasmFeatures();
+    if (missing.length) {
+      throw new Error(`init: this JavaScript engine lacks WebAssembly ${missing.map((f) => `${f.name} (${f.since})`).join(' and ')}, which attnscope needs`, { cause });
+    }
+    throw new Error(`init: ${where} does not compile (${cause.message}); is it this version's attnscope.wasm?`, { cause });
+  }
+}
+
+/**
+ * Instantiates `compiled` with the Emscripten glue. Emscripten's console output goes to `log` instead of the
+ * user's console; a module that is not the one the glue was built with fails with a message saying so, instead
+ * of a TypeError deep inside the glue.
+ */
+function instantiate(compiled, where, log) {
+  const notOurs = (detail, cause) =>
+    new Error(`init: ${where} is a WebAssembly module, but not the attnscope.wasm this version of attnscope was built with (${detail}); use the .wasm from the same package`, { cause });
+  const exported = WebAssembly.Module.exports(compiled);
+  if (!exported.some((e) => e.kind === 'memory')) return Promise.reject(notOurs('it exports no memory'));
+  return new Promise((resolve, reject) => {
+    const moduleArgs = {
+      print: log,
+      printErr: log,
+      instantiateWasm(imports, receiveInstance) {
+        const missing = WebAssembly.Module.imports(compiled).find((i) => imports[i.module]?.[i.name] === undefined);
+        if (missing) {
+          reject(notOurs(`it imports ${missing.module}.${missing.name}, which the glue does not provide`));
+          return {};
+        }
+        WebAssembly.instantiate(compiled, imports).then((instance) => {
+          try {
+            receiveInstance(instance, compiled);
+          } catch (cause) {
+            reject(notOurs(cause.message, cause));
+          }
+        }, (cause) => reject(notOurs(cause.message, cause)));
+        return {}; // the glue waits for receiveInstance
+      },
+    };
+    // Emscripten's own messages end in advice about its build flags, which users cannot act on.
+    const reason = (cause) => String(cause?.message ?? cause).replace(/\. Build with -s ASSERTIONS=1.*$/s, '');
+    createAttnscopeModule(moduleArgs).then(resolve, (cause) => reject(new Error(`init: the module failed to start: ${reason(cause)}`, { cause })));
+  });
+}
+
+async function load(options) {
+  // Emscripten's print/printErr: kept (the last few lines, for a debugger) instead of written to the user's console.
+  const log = Object.assign((line) => log.lines.push(line) > 20 && log.lines.shift(), { lines: [] });
+  let bytes;
+  let where;
+  if (options.wasmBinary !== undefined) {
+    const b = options.wasmBinary;
+    if (!(b instanceof ArrayBuffer) && !(b instanceof Uint8Array)) {
+      throw new TypeError(`init: wasmBinary must be an ArrayBuffer or a Uint8Array, got ${describe(b)}`);
+    }
+    bytes = b instanceof Uint8Array ? b : new Uint8Array(b);
+    where = 'wasmBinary';
+  } else {
+    const isDefault = options.wasmUrl === undefined;
+    const source = isDefault ? defaultWasmUrl() : resolveWasmUrl(options.wasmUrl);
+    where = String(source);
+    const original = isDefault ? viteOptimizedOriginal(source) : null;
+    if (original) {
+      bytes = await readWasm(original, false).catch(() => null);
+      if (bytes && isWasm(bytes)) where = String(original);
+      else throw new Error(`init: Vite's dependency optimizer moved attnscope to ${source.pathname.replace(/[^/]*$/, '')} without its .wasm, and ${original} did not answer with it either; add optimizeDeps: { exclude: ['attnscope'] } to vite.config.js (${SEE_BUNDLERS})`);
+    } else {
+      bytes = await readWasm(source, isDefault);
+    }
+  }
+  checkMagic(bytes, where);
+  const compiled = await compile(bytes, where);
+  wasm = await instantiate(compiled, where, log);
+}
+
+function sameOptions(a, b) {
+  const same = (x, y) => x === y || (x instanceof URL && y instanceof URL && x.href === y.href);
+  return INIT_OPTIONS.every((key) => same(a[key], b[key]));
+}
+
+const describeOptions = (o) => `{ ${INIT_OPTIONS.filter((k) => o[k] !== undefined).map((k) => `${k}: ${o[k] instanceof URL || typeof o[k] === 'string' ? String(o[k]) : describe(o[k])}`).join(', ')} }`.replace('{  }', '{}');
+
+/**
+ * Loads and instantiates the WebAssembly module. Later calls return the same promise; a later call with other
+ * options throws (it could not be honoured), and `init()` without options just waits for the first.
  * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array }} [options]
  */
 export function init(options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`init: options must be an object, got ${describe(options)}`);
   }
-  if (!loading) {
-    loading = (async () => {
-      const wasmBinary = options.wasmBinary ?? (await readWasm(options.wasmUrl ?? new URL('./attnscope.wasm', import.meta.url)));
-      wasm = await createAttnscopeModule({ wasmBinary });
-    })();
-    loading.catch(() => {
-      loading = null; // a failed load (wrong URL, offline) can be retried
-    });
+  for (const key of Object.keys(options)) {
+    if (!INIT_OPTIONS.includes(key)) throw new TypeError(`init: unknown option '${key}' (known: ${INIT_OPTIONS.join(', ')})`);
   }
+  if (options.wasmUrl !== undefined && typeof options.wasmUrl !== 'string' && !(options.wasmUrl instanceof URL)) {
+    throw new TypeError(`init: wasmUrl must be a string or a URL, got ${describe(options.wasmUrl)}`);
+  }
+  if (loading) {
+    const given = Object.keys(options).some((key) => options[key] !== undefined);
+    if (given && !sameOptions(options, loadingWith)) {
+      throw new Error(`init: attnscope is already ${wasm ? 'initialised' : 'initialising'} with ${describeOptions(loadingWith)}; it cannot load again with ${describeOptions(options)} (call init() without options to wait for the first)`);
+    }
+    return loading;
+  }
+  loadingWith = { ...options };
+  loading = load(options);
+  loading.catch(() => {
+    loading = null; // a failed load (wrong URL, offline) can be retried, with other options too
+    loadingWith = null;
+  });
   return loading;
 }
 

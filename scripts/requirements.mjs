@@ -1,0 +1,25 @@
+// What each command (`npm start`, `npm test`) needs from the system, how each tool is found, and Debian 12's
+// package for it. scripts/setup.mjs checks and installs from this list; the README's table is checked against it.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { emscriptenToolchain } from './lib.mjs';
+
+export const onPath = (program) => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && existsSync(path.join(dir, program)));
+const anyFile = (dir, pattern) => existsSync(dir) && readdirSync(dir, { recursive: true }).some((f) => pattern.test(String(f)));
+
+export const requirements = [
+  { tool: 'Emscripten 3.1 (em++ and its CMake toolchain file)', debian: 'emscripten', where: `em++ on PATH and ${emscriptenToolchain}`,
+    found: () => onPath('em++') && existsSync(emscriptenToolchain), commands: ['start', 'test'] },
+  { tool: 'xsimd 8 headers', debian: 'libxsimd-dev', where: '/usr/include/xsimd/xsimd.hpp', found: () => existsSync('/usr/include/xsimd/xsimd.hpp'), commands: ['start', 'test'] },
+  { tool: 'CMake ≥ 3.20', debian: 'cmake', where: 'cmake on PATH', found: () => onPath('cmake'), commands: ['start', 'test'] },
+  { tool: 'Ninja', debian: 'ninja-build', where: 'ninja on PATH', found: () => onPath('ninja'), commands: ['start', 'test'] },
+  { tool: 'a C++17 compiler (native tests)', debian: 'g++', where: 'g++ on PATH', found: () => onPath('g++'), commands: ['test'] },
+  { tool: 'Catch2 2.x headers (C++ tests)', debian: 'catch2', where: '/usr/include/catch2/catch.hpp', found: () => existsSync('/usr/include/catch2/catch.hpp'), commands: ['test'] },
+  { tool: 'nlohmann/json headers (C++ tests)', debian: 'nlohmann-json3-dev', where: '/usr/include/nlohmann/json.hpp', found: () => existsSync('/usr/include/nlohmann/json.hpp'), commands: ['test'] },
+  { tool: 'clang 14 (the fuzzer)', debian: 'clang-14', where: 'clang++-14 on PATH', found: () => onPath('clang++-14'), commands: ['test'] },
+  { tool: "clang 14's libFuzzer and sanitizer runtimes", debian: 'libclang-rt-14-dev', where: '/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a',
+    found: () => anyFile('/usr/lib/llvm-14/lib/clang', /libclang_rt\.fuzzer-[^/]*\.a$/), commands: ['test'] },
+  { tool: 'Chromium (browser and bundler tests)', debian: 'chromium', where: process.env.CHROMIUM_PATH || '/usr/bin/chromium (or $CHROMIUM_PATH)',
+    found: () => existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium'), commands: ['test'] },
+];
+
