@@ -128,6 +128,7 @@ function runFuzzer(args, env, { echoProgressEvery = 0 } = {}) {
         if (written) state.artifacts.push(written[1]);
         // From the first error report on, show everything: it is the finding.
         if (/^(==\d+==ERROR|FINDING|.*runtime error:|==\d+== ERROR: libFuzzer)/.test(line)) state.echoing = true;
+        if (/^model_reader: /.test(line)) console.log(line);
         if (state.echoing) console.log(line);
         else if (echoProgressEvery && /^#\d+(\s+(pulse|NEW|REDUCE)|: cov)/.test(line) && Date.now() - state.lastEcho > echoProgressEvery) {
           console.log(line);

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Dependency-free static file server for the built demo: `node scripts/serve.mjs build/site`.
-// Port from $PORT (default 8080; 0 picks a free one), bound to 127.0.0.1 only.
+// Port from $PORT (default 8080; 0 picks a free one), bound to 127.0.0.1 only. Every response carries the
+// cross-origin isolation headers (COOP same-origin + COEP require-corp), so the page gets SharedArrayBuffer and
+// attnscope can run its threaded build; any host needs the same two headers for that.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat, realpath } from 'node:fs/promises';
@@ -34,11 +36,18 @@ function send(res, status, text) {
   res.end(text);
 }
 
+/** What makes a page `crossOriginIsolated`: the two headers a host must send for attnscope's threaded build. */
+export const CROSS_ORIGIN_ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 /**
- * Serve `dir` on 127.0.0.1:`port` (0 = any free port).
+ * Serve `dir` on 127.0.0.1:`port` (0 = any free port), cross-origin isolated unless `isolated` is false (the
+ * browser tests use that to check the single-threaded fallback).
  * @returns {Promise<{ server: import('node:http').Server, url: string }>}
  */
-export async function startServer(dir, port = 8080) {
+export async function startServer(dir, port = 8080, { isolated = true } = {}) {
   const root = await realpath(resolve(dir));
   if (!(await stat(root)).isDirectory()) throw new Error(`not a directory: ${dir}`);
 
@@ -74,6 +83,7 @@ export async function startServer(dir, port = 8080) {
         'Content-Length': st.size,
         'Cache-Control': 'no-cache',
         'X-Content-Type-Options': 'nosniff',
+        ...(isolated ? CROSS_ORIGIN_ISOLATION : {}),
       });
       if (req.method === 'HEAD') return res.end();
       createReadStream(file).on('error', () => res.destroy()).pipe(res);

@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan fuzz wasm js bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native asan tsan fuzz wasm js js-threads bundlers browser bench; default all)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { cmakeBuild, root, run } from './lib.mjs';
@@ -20,6 +20,9 @@ const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
   native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release', ...withTests]), () => ctest('build/native')),
   asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON', ...withTests]), () => ctest('build/asan')),
+  // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
+  tsan: () => steps(() => cmakeBuild('build/tsan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON', ...withTests]),
+    () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
   // libFuzzer (clang-14, ASan + UBSan) over the C++ API, then over the model-file reader, 30 s each from the seeds.
   fuzz: () => steps(() => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
     () => run('node', ['scripts/fuzz.mjs', '--target', 'model_reader', '--seconds', '30'])),
@@ -27,6 +30,10 @@ const suites = {
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
+  // start their own builds, so they run once, above.
+  'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',
+    ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
   // run in headless Chromium (and Node for esbuild's Node bundles).
   bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
@@ -49,7 +56,7 @@ function newest(dir) {
 }
 // The suites that test dist/ rebuild it first when it is missing or older than its sources, so they never test a
 // stale package (the wasm suite always rebuilds it).
-const usesDist = ['js', 'bundlers', 'browser', 'bench'];
+const usesDist = ['js', 'js-threads', 'bundlers', 'browser', 'bench'];
 if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
   const built = path.join(root, 'dist', 'index.js');
   const sources = ['web/src', 'cpp', 'cmake', 'CMakeLists.txt', 'scripts/build.mjs'].map((p) => path.join(root, p));

@@ -5,7 +5,9 @@
 //   mha_bench --json     one JSON object per line (what bench/run.mjs reads)
 //   mha_bench --long     adds (16384, 768, 12) without weights
 //   mha_bench --config 512,768,12 [--no-weights]   one configuration only (for perf record and the like)
+//   mha_bench --threads 2  ...                      forward() on two threads (attnscope::set_num_threads)
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -80,12 +82,14 @@ int main(int argc, char** argv)
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--long")) long_seq = true;
         else if (!std::strcmp(argv[i], "--no-weights")) need_weights = false;
+        else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
+            attnscope::set_num_threads(std::size_t(std::atoi(argv[++i])));
         else if (!std::strcmp(argv[i], "--config") && i + 1 < argc &&
                  std::sscanf(argv[i + 1], "%zu,%zu,%zu", &c.L, &c.E, &c.H) == 3 && c.L && c.E && c.H) {
             chosen.push_back(c);
             ++i;
         } else {
-            std::fprintf(stderr, "usage: %s [--json] [--long] [--config SEQ,EMBED,HEADS [--no-weights]]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--json] [--long] [--threads N] [--config SEQ,EMBED,HEADS [--no-weights]]\n", argv[0]);
             return 2;
         }
     }

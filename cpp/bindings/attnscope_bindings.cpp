@@ -425,8 +425,8 @@ val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double m
 
 // Model files and safetensors headers. A malformed file's FileError keeps its class: the result is
 // {error: 'TypeError' | 'RangeError' | 'Error', message} instead of a value, and the wrapper throws that class.
-template <class F>
-val file_call(F&& body)
+// One copy of the catch clauses for every file entry point (not a template): `body(context)` reads the file.
+val file_call(val (*body)(const void* context), const void* context)
 {
     const auto failure = [](const char* name, const std::string& message) {
         val error = val::object();
@@ -435,7 +435,7 @@ val file_call(F&& body)
         return error;
     };
     try {
-        return body();
+        return body(context);
     } catch (const FileError& e) {
         return failure(e.kind() == FileError::Kind::type ? "TypeError" : "RangeError", e.what());
     } catch (const std::length_error& e) {
@@ -447,11 +447,20 @@ val file_call(F&& body)
     }
 }
 
+// A file in the WASM heap, as the wrapper copied it there.
+struct FileBytes {
+    const std::uint8_t* data;
+    std::size_t size;
+};
+
+
 // {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}.
 val read_safetensors_raw(std::uintptr_t file, double size)
 {
-    return file_call([&] {
-        const SafetensorsHeader header = read_safetensors_header(at<const std::uint8_t>(file), std::size_t(size));
+    const FileBytes bytes{at<const std::uint8_t>(file), std::size_t(size)};
+    return file_call([](const void* context) {
+        const auto& file = *static_cast<const FileBytes*>(context);
+        const SafetensorsHeader header = read_safetensors_header(file.data, file.size);
         val tensors = val::array();
         for (const SafetensorsTensor& t : header.tensors) {
             val entry = val::object();
@@ -467,7 +476,7 @@ val read_safetensors_raw(std::uintptr_t file, double size)
         result.set("tensors", tensors);
         result.set("metadata", metadata);
         return result;
-    });
+    }, &bytes);
 }
 
 // A trained model read from a file. Created empty; load() fills it or leaves it empty (everything the failed
@@ -477,8 +486,13 @@ public:
     // {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]} or an error value.
     val load(std::uintptr_t file, double size)
     {
-        return file_call([&] {
-            ModelFile loaded = read_model_file(at<const std::uint8_t>(file), std::size_t(size));
+        struct Load {
+            Model* model;
+            FileBytes file;
+        } load{this, {at<const std::uint8_t>(file), std::size_t(size)}};
+        return file_call([](const void* context) {
+            const auto& [self, file] = *static_cast<const Load*>(context);
+            ModelFile loaded = read_model_file(file.data, file.size);
             const StateDictModel& model = loaded.decoder_lm ? static_cast<const StateDictModel&>(*loaded.decoder_lm)
                                                             : static_cast<const StateDictModel&>(*loaded.seq2seq);
             val tensors = val::array();
@@ -495,9 +509,9 @@ public:
             result.set("namedHeads", loaded.named_heads);
             result.set("training", loaded.training);
             result.set("tensors", tensors);
-            file_ = std::move(loaded);
+            self->file_ = std::move(loaded);
             return result;
-        });
+        }, &load);
     }
 
     val lmForward(const val& tokens, bool need_attention, const val& ablate)
@@ -539,6 +553,9 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_lastError", &get_last_error);
     function("_lastStatus", &get_last_status);
     function("_heapBytesInUse", &heap_bytes_in_use);
+    // Threads (attnscope/threads.hpp): 1 in the single-threaded module, up to its worker pool + 1 in the threaded one.
+    function("_setNumThreads", optional_override([](double n) { return double(set_num_threads(std::size_t(n))); }));
+    function("_numThreads", optional_override([] { return double(num_threads()); }));
     function("_memoryLimitBytes", &memory_limit_bytes);
 
     class_<Arena>("_Arena")

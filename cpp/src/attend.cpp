@@ -10,6 +10,7 @@
 
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
+#include "parallel.hpp"
 
 namespace attnscope {
 namespace detail {
@@ -24,10 +25,23 @@ std::size_t packed_floats(std::size_t K, std::size_t N)
     return checked_mul((N + NR - 1) / NR * NR, K, "attention workspace");
 }
 
+// Multiply-adds per task of a threaded product: large enough that waking a thread (tens of µs in a browser)
+// costs little, small enough that (64, 256, 4) already spreads over two threads.
+constexpr double matmul_task_grain = 1 << 19;
+
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias)
 {
-    kernels::gemm_packed{}(arch{}, M, N, K, A, lda, packed, K * NR, C, ldc, bias, false);
+    constexpr std::size_t MR = 4;  // whole register tiles per task, so only the last task has a short tile
+    const std::size_t row_blocks = (M + MR - 1) / MR;
+    const std::size_t tasks = task_count(row_blocks, double(M) * double(N) * double(K), matmul_task_grain);
+    auto rows_of = [&](std::size_t task) { return std::min(M, task * row_blocks / tasks * MR); };
+    auto body = [&](std::size_t task, std::size_t) {
+        const std::size_t begin = rows_of(task), end = rows_of(task + 1);
+        kernels::gemm_packed{}(arch{}, end - begin, N, K, A + begin * lda, lda, packed, K * NR, C + begin * ldc, ldc,
+                               bias, false);
+    };
+    parallel_for(tasks, body);
 }
 
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)
@@ -70,39 +84,46 @@ void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const
         for (std::size_t j = i + 1 > j0 ? i + 1 - j0 : 0; j < n; ++j) row[j] = neg_inf;
 }
 
+}  // namespace
+
 void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
-                          const AttendScratch& scratch)
+                          const AttendScratch& panels)
 {
-    kernels::pack_b_transposed{}(arch{}, D, Lk, k.data, k.ld, scratch.key_panels);  // kᵀ: D×Lk
-    kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, scratch.value_panels);           // v: Lk×Dv
+    kernels::pack_b_transposed{}(arch{}, D, Lk, k.data, k.ld, panels.key_panels);  // kᵀ: D×Lk
+    kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, panels.value_panels);           // v: Lk×Dv
 }
 
-}  // namespace
+void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
+                 const AttendArgs& args, const AttendScratch& panels, float* scores, float* out, std::size_t ldo)
+{
+    kernels::gemm_packed{}(arch{}, rows, Lk, D, q.data + row0 * q.ld, q.ld, panels.key_panels, D * NR, scores, Lk,
+                           nullptr, false);
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* row = scores + r * Lk;
+        prepare_row(row, row0 + r, 0, Lk, args);
+        kernels::softmax_inplace{}(arch{}, row, Lk);
+    }
+    kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, Lk * NR, out + row0 * ldo, ldo,
+                           nullptr, false);
+}
 
 void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
             const AttendArgs& args, const AttendScratch& scratch, float* scores, float* out, std::size_t ldo)
 {
     pack_keys_and_values(Lk, D, Dv, k, v, scratch);
-    kernels::gemm_packed{}(arch{}, Lq, Lk, D, q.data, q.ld, scratch.key_panels, D * NR, scores, Lk, nullptr, false);
-    for (std::size_t i = 0; i < Lq; ++i) {
-        float* row = scores + i * Lk;
-        prepare_row(row, i, 0, Lk, args);
-        kernels::softmax_inplace{}(arch{}, row, Lk);
-    }
-    kernels::gemm_packed{}(arch{}, Lq, Dv, Lk, scores, Lk, scratch.value_panels, Lk * NR, out, ldo, nullptr, false);
+    attend_rows(0, Lq, Lk, D, Dv, q, args, scratch, scores, out, ldo);
 }
 
-void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
-                      const AttendArgs& args, const AttendScratch& scratch, float* block_scores, float* out,
-                      std::size_t ldo)
+void attend_streaming_rows(std::size_t row0, std::size_t rows_total, std::size_t Lk, std::size_t D, std::size_t Dv,
+                           Strided q, Strided v, const AttendArgs& args, const AttendScratch& panels,
+                           float* block_scores, float* out, std::size_t ldo)
 {
     constexpr std::size_t QB = streaming_query_block, KB = streaming_key_block;
-    pack_keys_and_values(Lk, D, Dv, k, v, scratch);
     float running_max[QB], running_sum[QB];
     // attend() multiplies causally blocked keys' values by a zero weight, and 0·NaN = 0·inf = NaN. The tiles below
     // skip those keys, so they bring the same NaN in explicitly: per value column, the last row that is not finite.
     std::vector<std::size_t> last_nonfinite_row;
-    if (args.causal && std::min(QB, Lq) < Lk)  // some block skips keys
+    if (args.causal && row0 + std::min(QB, rows_total) < Lk)  // some block of these rows skips keys
         for (std::size_t j = 0; j < Lk; ++j)
             for (std::size_t d = 0; d < Dv; ++d)
                 if (!std::isfinite(v.data[j * v.ld + d])) {
@@ -110,8 +131,8 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                     last_nonfinite_row[d] = j;
                 }
 
-    for (std::size_t i0 = 0; i0 < Lq; i0 += QB) {
-        const std::size_t rows = std::min(QB, Lq - i0);
+    for (std::size_t i0 = row0; i0 < row0 + rows_total; i0 += QB) {
+        const std::size_t rows = std::min(QB, row0 + rows_total - i0);
         float* acc = out + i0 * ldo;
         for (std::size_t r = 0; r < rows; ++r) {
             std::fill(acc + r * ldo, acc + r * ldo + Dv, 0.f);
@@ -122,7 +143,7 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
         const std::size_t key_end = args.causal ? std::min(Lk, i0 + rows) : Lk;
         for (std::size_t j0 = 0; j0 < key_end; j0 += KB) {
             const std::size_t cols = std::min(KB, key_end - j0);
-            kernels::gemm_packed{}(arch{}, rows, cols, D, q.data + i0 * q.ld, q.ld, scratch.key_panels + j0 * D, D * NR,
+            kernels::gemm_packed{}(arch{}, rows, cols, D, q.data + i0 * q.ld, q.ld, panels.key_panels + j0 * D, D * NR,
                                    block_scores, KB, nullptr, false);
             for (std::size_t r = 0; r < rows; ++r) {
                 float* row = block_scores + r * KB;
@@ -142,7 +163,7 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                 running_max[r] = new_max;
                 if (correction != 1.f) kernels::scale_inplace{}(arch{}, acc + r * ldo, Dv, correction);
             }
-            kernels::gemm_packed{}(arch{}, rows, Dv, cols, block_scores, KB, scratch.value_panels + j0 * NR, Lk * NR,
+            kernels::gemm_packed{}(arch{}, rows, Dv, cols, block_scores, KB, panels.value_panels + j0 * NR, Lk * NR,
                                    acc, ldo, nullptr, true);
         }
         for (std::size_t r = 0; r < rows; ++r)  // a row with every key blocked keeps its zeros
@@ -152,6 +173,14 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                 if (last_nonfinite_row[d] != Lk && last_nonfinite_row[d] >= key_end)
                     for (std::size_t r = 0; r < rows; ++r) acc[r * ldo + d] = std::numeric_limits<float>::quiet_NaN();
     }
+}
+
+void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
+                      const AttendArgs& args, const AttendScratch& scratch, float* block_scores, float* out,
+                      std::size_t ldo)
+{
+    pack_keys_and_values(Lk, D, Dv, k, v, scratch);
+    attend_streaming_rows(0, Lq, Lk, D, Dv, q, v, args, scratch, block_scores, out, ldo);
 }
 
 }  // namespace detail

@@ -44,6 +44,24 @@ std::size_t packed_floats(std::size_t K, std::size_t N);
 constexpr std::size_t streaming_query_block = 32;
 constexpr std::size_t streaming_key_block = 256;
 
+/// Packs one head's keys (kᵀ, D×Lk) and values (Lk×Dv) into `panels` for attend_rows() and
+/// attend_streaming_rows().
+void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
+                          const AttendScratch& panels);
+
+/// Rows [row0, row0 + rows) of attend() over keys and values already packed into `panels`: `q` and `out` are the
+/// whole head's (row i at data + i·ld), `scores` holds just these rows (rows×Lk). Each row's result is the same
+/// whatever the split, so rows can be shared out between threads.
+void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
+                 const AttendArgs& args, const AttendScratch& panels, float* scores, float* out, std::size_t ldo);
+
+/// Rows [row0, row0 + rows) of attend_streaming() over packed keys and values, like attend_rows(); `v` is the
+/// unpacked values too, read only for the NaN and inf that causally skipped keys must still bring. A split at
+/// multiples of streaming_query_block gives the same bits as one call over every row.
+void attend_streaming_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv,
+                           Strided q, Strided v, const AttendArgs& args, const AttendScratch& panels,
+                           float* block_scores, float* out, std::size_t ldo);
+
 /// scores[Lq×Lk] = softmax(q·kᵀ·scale + masks) (rows with every key blocked → 0), out[Lq×Dv] = scores·v.
 void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
             const AttendArgs& args, const AttendScratch& scratch, float* scores, float* out, std::size_t ldo);
@@ -54,7 +72,8 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
                       const AttendArgs& args, const AttendScratch& scratch, float* block_scores, float* out,
                       std::size_t ldo);
 
-/// C[M×N] = A·B + bias with B packed by pack_transposed().
+/// C[M×N] = A·B + bias with B packed by pack_transposed(). Large products are split by row blocks over the
+/// threads of parallel_for(); every element is computed the same way whatever the split.
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias);
 

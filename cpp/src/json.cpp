@@ -27,14 +27,8 @@ Num::Num(std::uint64_t value)
 
 const char* type_name(Type type)
 {
-    switch (type) {
-    case Type::null: return "null";
-    case Type::boolean: return "a boolean";
-    case Type::number: return "a number";
-    case Type::string: return "a string";
-    case Type::array: return "an array";
-    default: return "an object";
-    }
+    static const char* const names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
+    return names[int(type)];
 }
 
 namespace {
@@ -301,9 +295,8 @@ std::string_view Value::raw() const
 std::string Value::excerpt() const
 {
     const std::string_view r = raw();
-    std::string text = is(Type::string) ? "\"" + std::string(r.substr(0, 40)) + (r.size() > 40 ? "…\"" : "\"")
-                                        : std::string(r.substr(0, 40)) + (r.size() > 40 ? "…" : "");
-    return text;
+    const std::string_view quote = is(Type::string) ? "\"" : "";
+    return join({quote, r.substr(0, 40), r.size() > 40 ? "…" : "", quote});
 }
 
 std::string Value::string() const
@@ -315,33 +308,35 @@ std::string Value::string() const
 
 bool Value::boolean() const { return raw() == "true"; }
 
-double Value::number() const
+bool Value::equals_decimal(std::string_view digits, long exponent) const
 {
-    // Enough for comparing configuration constants (within ~1e-15 relative); avoids pulling strtod into the .wasm.
+    // Normalise the literal to significant digits × 10^e, exactly (no floating point): "0.00001", "1e-5" and
+    // "1.0E-05" all become ("1", -5). Literals with more than 64 mantissa digits never compare equal.
+    if (!is(Type::number)) return false;
     const std::string_view r = raw();
-    std::size_t i = 0;
-    const bool negative = r[0] == '-';
-    if (negative) ++i;
-    double mantissa = 0;
-    int exponent = 0;
-    for (; i < r.size() && r[i] >= '0' && r[i] <= '9'; ++i) mantissa = mantissa * 10 + (r[i] - '0');
-    if (i < r.size() && r[i] == '.')
-        for (++i; i < r.size() && r[i] >= '0' && r[i] <= '9'; ++i) {
-            mantissa = mantissa * 10 + (r[i] - '0');
-            --exponent;
-        }
-    if (i < r.size() && (r[i] == 'e' || r[i] == 'E')) {
-        ++i;
-        const bool negative_exponent = r[i] == '-';
-        if (r[i] == '-' || r[i] == '+') ++i;
-        int e = 0;
-        for (; i < r.size(); ++i) e = e > 100000 ? e : e * 10 + (r[i] - '0');
-        exponent += negative_exponent ? -e : e;
+    if (r[0] == '-') return false;  // only positive constants are compared
+    char significant[64];
+    std::size_t n = 0, i = 0;
+    long e = 0;
+    for (; i < r.size() && r[i] != 'e' && r[i] != 'E'; ++i) {
+        if (r[i] == '.') continue;
+        if (n == sizeof significant) return false;
+        significant[n++] = r[i];
+        if (r.find('.') < i) --e;  // a fraction digit
     }
-    double scale = 1;
-    for (int k = 0; k < (exponent < 0 ? -exponent : exponent) && scale < 1e308; ++k) scale *= 10;
-    const double value = exponent < 0 ? mantissa / scale : mantissa * scale;
-    return negative ? -value : value;
+    if (i < r.size()) {  // exponent
+        ++i;
+        const bool negative = r[i] == '-';
+        if (r[i] == '-' || r[i] == '+') ++i;
+        long x = 0;
+        for (; i < r.size(); ++i) x = x > 100000 ? x : x * 10 + (r[i] - '0');
+        e += negative ? -x : x;
+    }
+    std::size_t first = 0;
+    while (first < n && significant[first] == '0') ++first;
+    if (first == n) return digits == "0";
+    while (significant[n - 1] == '0') --n, ++e;
+    return std::string_view(significant + first, n - first) == digits && e == exponent;
 }
 
 bool Value::to_index(std::uint64_t max, std::uint64_t& out) const
@@ -368,13 +363,6 @@ std::size_t Value::size() const
     std::size_t count = 0;
     for (std::uint32_t i = index_ + 1; i < n.next; i = doc_->nodes_[i].next) ++count;
     return type() == Type::object ? count / 2 : count;
-}
-
-Value Value::element(std::size_t i) const
-{
-    Value v = first();
-    while (i--) v = v.following();
-    return v;
 }
 
 bool Value::find(std::string_view key, Value& out) const

@@ -62,13 +62,13 @@ public:
     std::string excerpt() const;
     std::string string() const;  // decoded; only for strings
     bool boolean() const;        // only for booleans
-    double number() const;       // only for numbers
+    /// A number equal to `digits` × 10^`exponent` exactly (`digits` without leading or trailing zeros).
+    bool equals_decimal(std::string_view digits, long exponent) const;
     /// An integer written without fraction or exponent; false when it is negative or above `max`.
     bool to_index(std::uint64_t max, std::uint64_t& out) const;
 
-    /// Arrays: element count and elements. Objects: member count, keys (decoded) and values.
+    /// Arrays: element count; iterate with first()/following(). Objects: member count; keys and values alternate.
     std::size_t size() const;
-    Value element(std::size_t i) const;  // O(i): iterate with first()/next() in loops
     Value first() const { return Value(*doc_, index_ + 1); }
     Value following() const;             // the next sibling (for array elements and object keys/values)
     /// The member `key` of an object, if present.

@@ -1,7 +1,6 @@
 // Reading attnscope model files: safetensors + __metadata__ checked field by field before the model is built.
 #include "attnscope/model_file.hpp"
 
-#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -71,13 +70,14 @@ void expect_string(const MetadataJson& m, const char* key, const char* implement
         range_error({field, ": attnscope implements \"", implemented, "\", got ", v.excerpt()});
 }
 
-void expect_number(const MetadataJson& m, const char* key, double implemented, const char* implemented_text)
+// An optional number that, when present, must equal digits × 10^exponent (compared exactly, in decimal).
+void expect_decimal(const MetadataJson& m, const char* key, std::string_view digits, long exponent, const char* implemented_text)
 {
     json::Value v = m.root();
     if (!member(m.root(), key, v)) return;
     const std::string field = m.field + "." + key;
     if (!v.is(Type::number)) type_error({field}, "a number", v);
-    if (std::fabs(v.number() - implemented) > 1e-6 * implemented)
+    if (!v.equals_decimal(digits, exponent))
         range_error({field, ": attnscope implements ", implemented_text, ", got ", v.excerpt()});
 }
 
@@ -100,7 +100,7 @@ void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads
         if (head_dim != d / heads)
             range_error({c.field, ".head_dim: expected d_model / n_heads = ", Num(d / heads), ", got ", Num(head_dim)});
     }
-    expect_number(c, "ln_eps", 1e-5, "1e-05");
+    expect_decimal(c, "ln_eps", "1", -5, "1e-05");
     expect_string(c, "activation", "gelu_erf");
     expect_string(c, "norm", "pre");
     expect_string(c, "pos_emb", "learned");

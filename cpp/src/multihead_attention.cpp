@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "attend.hpp"
+#include "parallel.hpp"
 
 namespace attnscope {
 namespace {
@@ -290,27 +291,54 @@ void MultiHeadAttention::project(int which, const float* input, std::size_t rows
                           packed_in_proj_[which].data(), out, embed_dim_, bias);
 }
 
+namespace {
+
+// Query rows per attention task: a multiple of the streaming tile (so a split changes no bits) and small enough
+// that one head of 512 tokens still makes 8 tasks to share out.
+constexpr std::size_t query_rows_per_task = 2 * detail::streaming_query_block;
+// Multiply-adds per attention task below which splitting is not worth waking a thread.
+constexpr double attention_task_grain = 1 << 18;
+
+std::size_t query_blocks(std::size_t Lq) { return (Lq + query_rows_per_task - 1) / query_rows_per_task; }
+
+// Runs body(item, worker) for every item in [0, items), `tasks` contiguous runs of items spread over the threads.
+template <class Body>
+void for_each_item(std::size_t items, std::size_t tasks, Body&& body)
+{
+    auto run = [&](std::size_t task, std::size_t worker) {
+        for (std::size_t item = task * items / tasks; item < (task + 1) * items / tasks; ++item) body(item, worker);
+    };
+    detail::parallel_for(tasks, run);
+}
+
+}  // namespace
+
 MultiHeadAttention::WorkspaceParts MultiHeadAttention::workspace_parts(const ForwardDims& dims,
                                                                        const ForwardOptions& options,
                                                                        bool with_key_value) const
 {
-    // The projections, concatenated heads, one head's packed k and v, and one head's scores (without weights
-    // only one streaming tile; none when the scores go straight into per-head weights).
+    // The projections, concatenated heads, every head's packed k and v, and each thread's scores: one streaming
+    // tile without weights, one task's rows of scores for averaged weights, none when the scores go straight into
+    // per-head weights.
     const char* where = "forward";
     using detail::checked_mul;
     const std::size_t E = embed_dim_, hd = head_dim(), Lq = dims.query_len, Lk = dims.key_len;
+    const std::size_t heads = checked_mul(dims.batch, num_heads_, where);
     const std::size_t q_floats = checked_mul(checked_mul(dims.batch, Lq, where), E, where);
     const std::size_t kv_floats = with_key_value ? checked_mul(checked_mul(dims.batch, Lk, where), E, where) : 0;
     const bool scores_in_weights = options.need_weights && !options.average_weights;
-    WorkspaceParts parts = {{
-        q_floats,                       // q
-        kv_floats,                      // k
-        kv_floats,                      // v
-        q_floats,                       // concatenated heads
-        detail::packed_floats(hd, Lk),  // kᵀ of one head, packed
-        detail::packed_floats(Lk, hd),  // v of one head, packed
+    const std::size_t scores_per_worker =
         !options.need_weights ? detail::streaming_query_block * detail::streaming_key_block
-                              : scores_in_weights ? 0 : checked_mul(Lq, Lk, where),
+        : scores_in_weights   ? 0
+                              : checked_mul(std::min(Lq, query_rows_per_task), Lk, where);
+    WorkspaceParts parts = {{
+        q_floats,                                                   // q
+        kv_floats,                                                  // k
+        kv_floats,                                                  // v
+        q_floats,                                                   // concatenated heads
+        checked_mul(heads, detail::packed_floats(hd, Lk), where),  // kᵀ of every head, packed
+        checked_mul(heads, detail::packed_floats(Lk, hd), where),  // v of every head, packed
+        checked_mul(detail::worker_count(), scores_per_worker, where),
     }};
     // The whole workspace must be addressable in bytes. (Compare before adding: a part alone may be near SIZE_MAX.)
     std::size_t total = 0;
@@ -338,7 +366,7 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     float* slice[7];
     slice[0] = workspace_.data();
     for (std::size_t p = 1; p < 7; ++p) slice[p] = slice[p - 1] + parts[p - 1];
-    return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6]};
+    return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6], parts[6] / detail::worker_count()};
 }
 
 namespace {
@@ -358,7 +386,7 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
     const std::size_t E = embed_dim_, H = num_heads_, hd = head_dim();
     const std::size_t B = dims.batch, Lq = dims.query_len, Lk = dims.key_len;
     const bool scores_in_weights = options.need_weights && !options.average_weights;
-    const detail::AttendScratch scratch{buffers.key_panels, buffers.value_panels};
+    const std::size_t key_panel_floats = detail::packed_floats(hd, Lk), value_panel_floats = detail::packed_floats(Lk, hd);
     const MaskView& am = options.attn_mask;
     const MaskView& kpm = options.key_padding_mask;
     const bool am_per_head = am.shape.size() == 3;
@@ -366,40 +394,75 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
         return m.kind == MaskKind::boolean ? static_cast<const void*>(m.blocked + offset)
                                            : static_cast<const void*>(m.added + offset);
     };
+    auto panels_of = [&](std::size_t bh) {
+        return detail::AttendScratch{buffers.key_panels + bh * key_panel_floats,
+                                     buffers.value_panels + bh * value_panel_floats};
+    };
+    const double head_work = double(Lq) * double(Lk) * double(hd) * 2;
 
-    for (std::size_t b = 0; b < B; ++b) {
-        for (std::size_t h = 0; h < H; ++h) {
-            detail::MaskRows masks[2];
-            detail::AttendArgs args;
-            args.scale = 1.f / std::sqrt(float(hd));
-            args.causal = options.causal;
-            args.masks = masks;
-            if (!am.empty())
-                masks[args.mask_count++] = {am.kind, mask_at(am, am_per_head ? (b * H + h) * Lq * Lk : 0), Lk};
-            if (!kpm.empty()) masks[args.mask_count++] = {kpm.kind, mask_at(kpm, b * Lk), 0};
-            if (args.mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
+    // Every head's keys and values packed once, so tasks on different query rows of a head share them.
+    for_each_item(B * H, detail::task_count(B * H, B * H * double(Lk) * hd * 2, 1 << 17),
+                  [&](std::size_t bh, std::size_t) {
+                      const std::size_t b = bh / H, h = bh % H;
+                      detail::pack_keys_and_values(Lk, hd, hd, {k + b * Lk * E + h * hd, E},
+                                                   {v + b * Lk * E + h * hd, E}, panels_of(bh));
+                  });
 
-            const detail::Strided qh{q + b * Lq * E + h * hd, E}, kh{k + b * Lk * E + h * hd, E},
-                vh{v + b * Lk * E + h * hd, E};
-            float* context = buffers.concat + b * Lq * E + h * hd;
-            const bool ablated = options.ablate_heads && options.ablate_heads[h];
-            if (!options.need_weights) {
-                if (ablated) zero_context(context, Lq, hd, E);  // nothing to compute: only the weights were wanted
-                else detail::attend_streaming(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, buffers.scores, context, E);
-                continue;
-            }
-            float* scores = scores_in_weights ? weights + ((b * H + h) * Lq) * Lk : buffers.scores;
-            detail::attend(Lq, Lk, hd, hd, qh, kh, vh, args, scratch, scores, context, E);
-            if (ablated) zero_context(context, Lq, hd, E);  // after attend: the weights stay for the views
-            if (options.average_weights) {
-                float* average = weights + b * Lq * Lk;
-                const float inv_heads = 1.f / float(H);
-                if (h == 0)
-                    for (std::size_t x = 0; x < Lq * Lk; ++x) average[x] = scores[x] * inv_heads;
-                else
-                    for (std::size_t x = 0; x < Lq * Lk; ++x) average[x] += scores[x] * inv_heads;
-            }
-        }
+    // One head's query rows [row0, row0 + rows): scores into `scores` (rows × Lk), context into the concatenation.
+    auto attend_block = [&](std::size_t b, std::size_t h, std::size_t row0, std::size_t rows, float* scores,
+                            float* scratch) {
+        detail::MaskRows masks[2];
+        detail::AttendArgs args;
+        args.scale = 1.f / std::sqrt(float(hd));
+        args.causal = options.causal;
+        args.masks = masks;
+        if (!am.empty()) masks[args.mask_count++] = {am.kind, mask_at(am, am_per_head ? (b * H + h) * Lq * Lk : 0), Lk};
+        if (!kpm.empty()) masks[args.mask_count++] = {kpm.kind, mask_at(kpm, b * Lk), 0};
+        if (args.mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
+        const detail::Strided qh{q + b * Lq * E + h * hd, E};
+        float* context = buffers.concat + b * Lq * E + h * hd;
+        const bool ablated = options.ablate_heads && options.ablate_heads[h];
+        if (options.need_weights) {
+            detail::attend_rows(row0, rows, Lk, hd, hd, qh, args, panels_of(b * H + h), scores, context, E);
+            if (ablated) zero_context(context + row0 * E, rows, hd, E);  // after attend: the weights stay for the views
+        } else if (ablated) {
+            zero_context(context + row0 * E, rows, hd, E);  // nothing to compute: only the weights were wanted
+        } else
+            detail::attend_streaming_rows(row0, rows, Lk, hd, hd, qh, {v + b * Lk * E + h * hd, E}, args,
+                                          panels_of(b * H + h), scratch, context, E);
+    };
+
+    const std::size_t blocks = query_blocks(Lq);
+    if (!options.average_weights) {
+        // Tasks over (batch, head, query block): the same rows in the same order whatever thread takes them.
+        const std::size_t items = B * H * blocks;
+        for_each_item(items, detail::task_count(items, B * H * head_work, attention_task_grain),
+                      [&](std::size_t item, std::size_t worker) {
+                          const std::size_t bh = item / blocks, row0 = item % blocks * query_rows_per_task;
+                          const std::size_t rows = std::min(query_rows_per_task, Lq - row0);
+                          float* scores = scores_in_weights ? weights + (bh * Lq + row0) * Lk : nullptr;
+                          attend_block(bh / H, bh % H, row0, rows, scores,
+                                       buffers.scores + worker * buffers.scores_per_worker);
+                      });
+    } else {
+        // Averaged weights: tasks over (batch, query block), heads in order inside, so the sum over heads adds in
+        // the same order as with one thread.
+        const std::size_t items = B * blocks;
+        const float inv_heads = 1.f / float(H);
+        for_each_item(items, detail::task_count(items, B * H * head_work, attention_task_grain),
+                      [&](std::size_t item, std::size_t worker) {
+                          const std::size_t b = item / blocks, row0 = item % blocks * query_rows_per_task;
+                          const std::size_t rows = std::min(query_rows_per_task, Lq - row0);
+                          float* scores = buffers.scores + worker * buffers.scores_per_worker;
+                          float* average = weights + (b * Lq + row0) * Lk;
+                          for (std::size_t h = 0; h < H; ++h) {
+                              attend_block(b, h, row0, rows, scores, nullptr);
+                              if (h == 0)
+                                  for (std::size_t x = 0; x < rows * Lk; ++x) average[x] = scores[x] * inv_heads;
+                              else
+                                  for (std::size_t x = 0; x < rows * Lk; ++x) average[x] += scores[x] * inv_heads;
+                          }
+                      });
     }
     detail::matmul_packed(B * Lq, E, E, buffers.concat, E, packed_out_proj_.data(), output, E,
                           bias_ ? out_proj_bias_.data() : nullptr);

@@ -16,7 +16,6 @@ using json::Num;
 
 // Largest dimension or offset accepted: sizes stay exact in a double on the JS side.
 constexpr std::uint64_t max_integer = (std::uint64_t(1) << 53) - 1;
-constexpr std::size_t max_rank = 16;
 
 std::uint64_t index_of(const json::Value& v, std::initializer_list<std::string_view> field, std::uint64_t max)
 {
@@ -53,7 +52,6 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
                      dtype.excerpt()});
     if (!shape.is(json::Type::array)) type_error({field, ".shape"}, "an array of integers", shape);
     const std::size_t rank = shape.size();
-    if (rank > max_rank) range_error({field, ".shape: at most ", Num(max_rank), " dimensions, got ", Num(rank)});
     std::uint64_t numel = 1;
     bool overflow = false;
     json::Value dim = shape.first();

@@ -15,7 +15,7 @@ test('after one visit the whole demo, both trained models included, works offlin
   await page.evaluate(() => navigator.serviceWorker.ready);
   const cached = await page.evaluate(async () => (await (await caches.open((await caches.keys())[0])).keys()).map((r) => new URL(r.url).pathname.split('/').pop()));
   assert.ok(cached.includes('index.html'), `index.html is not cached: ${cached}`);
-  assert.ok(cached.some((f) => /^char-lm-.*\.attnscope$/.test(f)) && cached.some((f) => /^dates-seq2seq-.*\.attnscope$/.test(f)), `models not cached: ${cached}`);
+  assert.ok(cached.some((f) => /^char-lm-.*\.safetensors$/.test(f)) && cached.some((f) => /^dates-seq2seq-.*\.safetensors$/.test(f)), `models not cached: ${cached}`);
   assert.ok(cached.some((f) => f.endsWith('.wasm')), `no .wasm cached: ${cached}`);
 
   await context.setOffline(true);

@@ -28,13 +28,13 @@ after(async () => {
 });
 
 /** A raw GET, so paths like /../ reach the server unnormalised. */
-function get(path, method = 'GET') {
-  const { port } = new URL(url);
+function get(path, method = 'GET', from = url) {
+  const { port } = new URL(from);
   return new Promise((ok, fail) => {
     const req = request({ host: '127.0.0.1', port, path, method }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => ok({ status: res.statusCode, type: res.headers['content-type'], location: res.headers.location, body }));
+      res.on('end', () => ok({ status: res.statusCode, type: res.headers['content-type'], location: res.headers.location, headers: res.headers, body }));
     });
     req.on('error', fail);
     req.end();
@@ -70,5 +70,22 @@ test('never serves anything outside the folder', async () => {
     const r = await get(path);
     assert.ok([400, 403, 404].includes(r.status), `${path} gave ${r.status}`);
     assert.ok(!r.body.includes('root:') && !r.body.includes('secret'), path);
+  }
+});
+
+test('sends the cross-origin isolation headers the threaded build needs, unless told not to', async () => {
+  for (const path of ['/', '/assets/a.wasm', '/assets/a.js']) {
+    const { headers } = await get(path);
+    assert.equal(headers['cross-origin-opener-policy'], 'same-origin', path);
+    assert.equal(headers['cross-origin-embedder-policy'], 'require-corp', path);
+  }
+  const plain = await startServer(dir, 0, { isolated: false });
+  try {
+    const { status, headers } = await get('/', 'GET', plain.url);
+    assert.equal(status, 200);
+    assert.equal(headers['cross-origin-opener-policy'], undefined);
+    assert.equal(headers['cross-origin-embedder-policy'], undefined);
+  } finally {
+    await new Promise((ok) => plain.server.close(ok));
   }
 });

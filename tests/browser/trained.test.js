@@ -252,7 +252,7 @@ test('the language model reads characters, cuts at max_len, predicts and continu
   assert.deepEqual(doc.shape, [d.last.layers, d.last.H, d.last.L, d.last.L]);
   assert.equal(doc.attention.length, d.last.layers);
   assert.equal(doc.settings.layer, d.last.layer);
-  assert.equal(doc.model, 'char-lm.attnscope');
+  assert.equal(doc.model, 'char-lm.safetensors');
   assert.deepEqual(doc.tokens, d.last.rows);
   const onScreen = doc.attention[d.last.layer].flat(2);
   onScreen.forEach((x, k) => assert.ok(Math.abs(x - d.last.weights[k]) < 1e-6, `weight ${k}: ${x} vs ${d.last.weights[k]}`));

@@ -79,8 +79,13 @@ TEST_CASE("json: integers are read exactly, with their bounds", "[json]")
     CHECK_FALSE(v.following().following().to_index(1000, out));  // 1e2
     CHECK_FALSE(v.following().following().following().to_index(UINT64_MAX, out));  // 2^64
     CHECK(v.following().following().following().following().to_index(0, out));
-    CHECK(v.following().number() == Approx(1.0));
-    CHECK(v.following().following().number() == Approx(100.0));
+    CHECK(v.following().equals_decimal("1", 0));                 // 1.0
+    CHECK(v.following().following().equals_decimal("1", 2));     // 1e2
+    REQUIRE(doc.parse("[0.00001, 1e-5, 1.0E-05, 10e-6, 0.0000100, 1e-6, 2e-5, -1e-5, 0]", error));
+    json::Value e = doc.root().first();
+    for (int k = 0; k < 5; ++k, e = e.following()) CHECK(e.equals_decimal("1", -5));
+    for (int k = 0; k < 3; ++k, e = e.following()) CHECK_FALSE(e.equals_decimal("1", -5));
+    CHECK(e.equals_decimal("0", 0));
 }
 
 TEST_CASE("json: nesting is bounded", "[json]")

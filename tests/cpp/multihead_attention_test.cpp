@@ -323,8 +323,8 @@ TEST_CASE("sizes come from the library: workspace without weights is O(seq), pla
     REQUIRE(bytes >= 4 * L * E * sizeof(float));
     REQUIRE(bytes < 8 * L * E * sizeof(float) + 64 * 1024);
     ForwardOptions averaged;
-    averaged.average_weights = true;  // one head's scores besides the averaged weights
-    REQUIRE(mha.workspace_bytes({1, 100, 100}, averaged) >= 100 * 100 * sizeof(float));
+    averaged.average_weights = true;  // one 64-query-row block of a head's scores per thread besides the averaged weights
+    REQUIRE(mha.workspace_bytes({1, 100, 100}, averaged) >= 64 * 100 * sizeof(float));
     REQUIRE(MultiHeadAttention::parameter_bytes({E, 1}) >= 2 * 4 * E * E * sizeof(float));
 
     const SdpaPlan plan = plan_scaled_dot_product_attention({2, 3, 5, 4}, {2, 3, 7, 4}, {2, 3, 7, 6});

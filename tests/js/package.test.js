@@ -17,7 +17,8 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
     // dist/ was built by `npm run build` before the tests; --ignore-scripts keeps prepack's build log out of the JSON.
     const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root));
     const shipped = packed.files.map((f) => f.path).sort();
-    for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'package.json']) {
+    for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'package.json',
+      'dist/runtime-threads.js', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm', 'dist/attnscope-mt.worker.js', 'dist/attnscope-mt.worker.cjs']) {
       assert.ok(shipped.includes(file), `the tarball ships ${file}`);
     }
     assert.ok(!shipped.some((f) => f.startsWith('cpp/') || f.startsWith('tests/')), 'sources and tests stay out of the tarball');
@@ -51,6 +52,15 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       console.log(JSON.stringify({ output: output.shape, weights: weights.shape, sum: weights.data.slice(0, 3).reduce((a, b) => a + b) }));
       mha.dispose();`);
     const result = JSON.parse(sh(process.execPath, ['consumer.mjs'], work));
+    // The installed package's threaded build (its worker files resolved inside node_modules).
+    writeFileSync(path.join(work, 'threaded.mjs'), `
+      import { init, runtimeInfo } from 'attnscope';
+      await init({ threads: 2 });
+      await import('./consumer.mjs');
+      console.log(runtimeInfo().build);`);
+    const [threadedResult, build] = sh(process.execPath, ['threaded.mjs'], work).trim().split('\n');
+    assert.equal(build, 'threads');
+    assert.deepEqual(JSON.parse(threadedResult), result);
     // The same through attnscope/inline and through require(), from the installed package.
     const inline = JSON.parse(sh(process.execPath, ['--input-type=module', '-e', readFileSync(path.join(work, 'consumer.mjs'), 'utf8').replace("from 'attnscope'", "from 'attnscope/inline'")], work));
     assert.deepEqual(inline, result);
@@ -61,8 +71,9 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
     assert.ok(Math.abs(result.sum - 1) < 1e-6);
 
     writeFileSync(path.join(work, 'consumer.ts'), `
-      import { init, MultiHeadAttention, scaledDotProductAttention, type Tensor, type ForwardResult } from 'attnscope';
-      await init({ wasmUrl: new URL('./attnscope.wasm', import.meta.url) });
+      import { init, runtimeInfo, MultiHeadAttention, scaledDotProductAttention, type Tensor, type ForwardResult } from 'attnscope';
+      await init({ wasmUrl: new URL('./attnscope.wasm', import.meta.url), threads: 'auto' });
+      const build: 'single' | 'threads' = runtimeInfo().build;
       const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2 });
       const x: Tensor = { data: new Float32Array(24), shape: [3, 8] };
       const r: ForwardResult = mha.forward(x, null, null, { causal: true, keyPaddingMask: { data: new Uint8Array(3), shape: [3] } });
@@ -78,7 +89,7 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       const firstWeight: number = s.weights.data[0];
       mha.loadStateDict({ 'out_proj.bias': new Float32Array(8) });
       mha.dispose();
-      export { heads, firstWeight };`);
+      export { heads, firstWeight, build };`);
     writeFileSync(path.join(work, 'bad.ts'), `
       import { MultiHeadAttention, type Tensor } from 'attnscope';
       new MultiHeadAttention({ embedDim: '8', numHeads: 2 });

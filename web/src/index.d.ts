@@ -48,6 +48,22 @@ export interface InitOptions {
   wasmUrl?: string | URL;
   /** The bytes of `attnscope.wasm`, when the caller already has them. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * Threads of the forward passes, the calling thread included (default 1). More than 1, or `'auto'` (every
+   * hardware thread), loads the threaded build `attnscope-mt.{mjs,wasm}` + `attnscope-mt.worker.js` where threads
+   * can run: Node, and browser pages that are `crossOriginIsolated` (served with
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`). Elsewhere the
+   * single-threaded build loads and {@link runtimeInfo} says why. Results are bit-identical for every count.
+   *
+   * The default is 1 because threads cost something that only the caller can weigh: a second download, a
+   * SharedArrayBuffer memory, one Worker per extra thread, and in Node the CommonJS globals `require`,
+   * `__dirname` and `Worker` that Emscripten's glue needs. A small layer gains nothing from them.
+   * Fixed by the first call: a later call asking a different count throws.
+   * @throws RangeError unless `'auto'` or an integer from 1 to 64.
+   */
+  threads?: number | 'auto';
+  /** URL of `attnscope-mt.wasm` (by default beside this module). */
+  threadedWasmUrl?: string | URL;
 }
 
 /**
@@ -59,6 +75,21 @@ export interface InitOptions {
  *   engine lacks WebAssembly SIMD or exception handling, or when the module is not this version's `attnscope.wasm`.
  */
 export function init(options?: InitOptions): Promise<void>;
+
+/** Which build {@link init} loaded. */
+export interface RuntimeInfo {
+  /** `'threads'`: the pthreads build; `'single'`: the single-threaded one. */
+  build: 'single' | 'threads';
+  /** Threads the forward passes use, the calling thread included. */
+  threads: number;
+  /** Both builds use WebAssembly SIMD128. */
+  simd: true;
+  /** Why threads were asked for but the single-threaded build runs (e.g. a page that is not cross-origin isolated). */
+  fallbackReason?: string;
+}
+
+/** Which build runs and with how many threads. Throws before `init()`. */
+export function runtimeInfo(): RuntimeInfo;
 
 /** Memory of the WebAssembly module. */
 export interface MemoryUsage {

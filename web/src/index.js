@@ -1,5 +1,5 @@
 // attnscope: multi-head attention compiled to WebAssembly SIMD, with every head's weights.
-export { init, memoryUsage } from './runtime.js';
+export { init, memoryUsage, runtimeInfo } from './runtime.js';
 export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
 export { loadModel, LanguageModel, Seq2SeqModel } from './models.js';

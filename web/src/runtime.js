@@ -10,7 +10,7 @@ let loading = null;
 let loadingWith = null;
 
 // The options init() knows; anything else is a TypeError, so a misspelt option cannot be silently ignored.
-const INIT_OPTIONS = ['wasmUrl', 'wasmBinary'];
+const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'threadedWasmUrl'];
 
 // Where to read about each start-up failure; the README is in the npm tarball, so the pointer always resolves.
 const SEE_BUNDLERS = 'see README › Bundlers';
@@ -161,7 +161,41 @@ function instantiate(compiled, where, log) {
   });
 }
 
+/** @type {{ build: 'single' | 'threads', threads: number, fallbackReason?: string } | null} */
+let info = null;
+
+function checkThreads(threads) {
+  if (threads === undefined || threads === 'auto') return;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) {
+    throw new RangeError(`init: threads must be 'auto' or an integer from 1 to 64, got ${describe(threads)}`);
+  }
+}
+
+/**
+ * `threads` > 1 or 'auto': the threaded module (runtime-threads.js, imported only then) where threads can run.
+ * Returns true when it loaded; otherwise records why not, and the single-threaded module loads as usual.
+ */
+async function loadThreaded(options) {
+  const { threadsUnavailableReason, hardwareThreads, loadThreadedModule } = await import('./runtime-threads.js');
+  const wanted = options.threads === 'auto' ? Math.min(hardwareThreads(), 64) : options.threads;
+  const reason = wanted > 1 ? threadsUnavailableReason() : 'one hardware thread';
+  if (reason) {
+    info = { build: 'single', threads: 1, fallbackReason: reason };
+    return false;
+  }
+  const source = options.threadedWasmUrl !== undefined ? resolveWasmUrl(options.threadedWasmUrl) : new URL('./attnscope-mt.wasm', import.meta.url);
+  const bytes = await readWasm(source, false);
+  checkMagic(bytes, String(source));
+  const loaded = await loadThreadedModule({ threads: wanted, wasmBinary: bytes });
+  wasm = loaded.wasm;
+  info = { build: 'threads', threads: loaded.threads };
+  return true;
+}
+
 async function load(options) {
+  info = null;
+  if ((options.threads === 'auto' || options.threads > 1) && (await loadThreaded(options))) return;
+  info ??= { build: 'single', threads: 1 };
   // Emscripten's print/printErr: kept (the last few lines, for a debugger) instead of written to the user's console.
   const log = Object.assign((line) => log.lines.push(line) > 20 && log.lines.shift(), { lines: [] });
   let bytes;
@@ -201,7 +235,10 @@ const describeOptions = (o) => `{ ${INIT_OPTIONS.filter((k) => o[k] !== undefine
 /**
  * Loads and instantiates the WebAssembly module. Later calls return the same promise; a later call with other
  * options throws (it could not be honoured), and `init()` without options just waits for the first.
- * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array }} [options]
+ * `threads` > 1 (or 'auto') loads the threaded module where threads can run, else the single-threaded one, which is
+ * also the default: see runtimeInfo().
+ * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, threads?: number | 'auto',
+ *   threadedWasmUrl?: string | URL }} [options]
  */
 export function init(options = {}) {
   if (options === null || typeof options !== 'object') {
@@ -213,6 +250,7 @@ export function init(options = {}) {
   if (options.wasmUrl !== undefined && typeof options.wasmUrl !== 'string' && !(options.wasmUrl instanceof URL)) {
     throw new TypeError(`init: wasmUrl must be a string or a URL, got ${describe(options.wasmUrl)}`);
   }
+  checkThreads(options.threads);
   if (loading) {
     const given = Object.keys(options).some((key) => options[key] !== undefined);
     if (given && !sameOptions(options, loadingWith)) {
@@ -227,6 +265,16 @@ export function init(options = {}) {
     loadingWith = null;
   });
   return loading;
+}
+
+/**
+ * Which build runs and with how many threads (the calling thread included). `fallbackReason` says why a request
+ * for threads got the single-threaded build.
+ * @returns {{ build: 'single' | 'threads', threads: number, simd: true, fallbackReason?: string }}
+ */
+export function runtimeInfo() {
+  module('runtimeInfo');
+  return { ...info, simd: true };
 }
 
 /**

@@ -4,6 +4,7 @@
 #include "attnscope/attention.hpp"
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
+#include "attnscope/threads.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/model_file.hpp"
 #include "attnscope/safetensors.hpp"

@@ -57,7 +57,8 @@ struct ForwardDims {
 /// A query row whose keys are all masked (for a head) gets zero weights and a zero context for that head,
 /// so with every head masked its output row is exactly out_proj.bias — never NaN.
 ///
-/// Not thread-safe: forward() reuses an internal workspace. Use one instance per thread.
+/// Not thread-safe: forward() reuses an internal workspace. Use one instance per thread. forward() itself runs on
+/// as many threads as set_num_threads() allows (attnscope/threads.hpp), with bit-identical results.
 class MultiHeadAttention {
 public:
     /// Throws std::invalid_argument for zero sizes or embed_dim not divisible by num_heads, std::length_error
@@ -130,9 +131,10 @@ public:
     void trim();
 
 private:
-    // Slices of the workspace for one call.
+    // Slices of the workspace for one call; `scores` has scores_per_worker floats for each thread.
     struct Buffers {
         float *q, *k, *v, *concat, *key_panels, *value_panels, *scores;
+        std::size_t scores_per_worker;
     };
     float* parameter(const std::string& key);  // where a validated state-dict key's values live
     void repack();

@@ -269,7 +269,8 @@ async function main() {
   showState();
   installTestHooks({ state, scheduler, stopPlaying, isPlaying });
   watchOffline(() => scheduler.invalidate());
-  await init();
+  // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
+  await init({ threads: 'auto' });
   scheduler.invalidate();
   await new Promise((ok) => { const wait = () => (scheduler.status.consistentVersion === scheduler.version ? ok() : setTimeout(wait, 10)); wait(); });
   document.body.classList.add('ready');

@@ -1,6 +1,6 @@
 // A read-only window on the page for the browser tests and `npm run bench:demo`: window.__attnscopeDemo. Installed
 // once; every field is a getter, so nothing is copied unless a test reads it (no cost per keystroke).
-import { init, MultiHeadAttention } from 'attnscope';
+import { init, runtimeInfo, MultiHeadAttention } from 'attnscope';
 import { tokenize } from './tokenize.js';
 import { createSeededModel, createModelFromStateDict, tableEmbedding, seededTokenVector, sinusoidalPositions, positionalEmbedding } from './model.js';
 import { toHash } from './state.js';
@@ -47,7 +47,7 @@ const textOf = (s) => (s.mode === 's2s' ? s.date : s.mode === 'cross' ? s.tgt + 
 
 export function installTestHooks({ state, scheduler, isPlaying }) {
   const status = scheduler.status;
-  const api = { init, MultiHeadAttention, tokenize, seededTokenVector, sinusoidalPositions, positionalEmbedding, createSeededModel, createModelFromStateDict, tableEmbedding };
+  const api = { init, runtimeInfo, MultiHeadAttention, tokenize, seededTokenVector, sinusoidalPositions, positionalEmbedding, createSeededModel, createModelFromStateDict, tableEmbedding };
   const hooks = {
     get state() { return JSON.parse(JSON.stringify(state)); },
     get last() {

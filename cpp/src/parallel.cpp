@@ -1,0 +1,187 @@
+// The helper threads of parallel_for(): started by set_num_threads(), asleep between calls, and joined by the
+// caller's own share of the work (the calling thread never only waits: in a browser's main thread waiting is a
+// busy loop that would take a core from the helpers).
+#include "parallel.hpp"
+
+#include "attnscope/threads.hpp"
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define ATTNSCOPE_HAS_THREADS 0  // the single-threaded WebAssembly build: no std::thread code linked in
+#else
+#define ATTNSCOPE_HAS_THREADS 1
+#endif
+
+#if ATTNSCOPE_HAS_THREADS
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+#endif
+
+namespace attnscope {
+namespace detail {
+namespace {
+
+// Set while a thread runs tasks, so a parallel_for inside a task runs serially instead of waiting on itself.
+thread_local bool inside_task = false;
+
+void run_serially(std::size_t tasks, TaskBody body)
+{
+    const bool outer = inside_task;
+    inside_task = true;
+    for (std::size_t t = 0; t < tasks; ++t) body(t, 0);
+    inside_task = outer;
+}
+
+#if ATTNSCOPE_HAS_THREADS
+class ThreadPool {
+public:
+    ~ThreadPool() { resize(1); }
+
+    std::size_t threads() const { return helpers_.size() + 1; }
+
+    std::size_t resize(std::size_t wanted)
+    {
+        std::lock_guard<std::mutex> running(run_);  // never while a parallel_for uses the helpers
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : helpers_) t.join();
+        helpers_.clear();
+        stop_ = false;
+        for (std::size_t w = 1; w < wanted; ++w) {
+            try {
+                helpers_.emplace_back([this, w] { serve(w); });
+            } catch (const std::system_error&) {
+                break;  // e.g. a WebAssembly pthread pool smaller than asked: keep the threads we have
+            }
+        }
+        return threads();
+    }
+
+    void run(std::size_t tasks, TaskBody body)
+    {
+        std::unique_lock<std::mutex> running(run_, std::try_to_lock);
+        if (!running.owns_lock() || helpers_.empty()) return run_serially(tasks, body);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            body_ = &body;
+            tasks_ = tasks;
+            next_.store(0, std::memory_order_relaxed);
+            job_open_ = true;
+            ++generation_;
+        }
+        wake_.notify_all();
+        work(0);
+        // Every task is claimed once work() returns; wait for the helpers still finishing theirs, then close the job
+        // so that a helper waking late finds nothing (it checks job_open_ under the same lock). A polling loop, not
+        // a condition variable: the wait is one task long at most, and a browser's main thread may not block (it
+        // would spin anyway, and Emscripten warns on every page that does).
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (busy_helpers_ == 0) {
+                    job_open_ = false;
+                    body_ = nullptr;
+                    return;
+                }
+            }
+            std::this_thread::yield();
+        }
+    }
+
+private:
+    void work(std::size_t worker)
+    {
+        inside_task = true;
+        for (std::size_t t; (t = next_.fetch_add(1, std::memory_order_relaxed)) < tasks_;) (*body_)(t, worker);
+        inside_task = false;
+    }
+
+    void serve(std::size_t worker)
+    {
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return stop_ || (job_open_ && generation_ != seen); });
+            if (stop_) return;
+            seen = generation_;
+            ++busy_helpers_;
+            lock.unlock();
+            work(worker);
+            lock.lock();
+            --busy_helpers_;
+        }
+    }
+
+    std::mutex run_;    // one parallel_for (or resize) at a time owns the helpers
+    std::mutex mutex_;  // guards the job fields below and the helpers' sleep
+    std::condition_variable wake_;
+    std::vector<std::thread> helpers_;
+    bool stop_ = false;
+    bool job_open_ = false;
+    std::uint64_t generation_ = 0;
+    std::size_t busy_helpers_ = 0;
+    const TaskBody* body_ = nullptr;
+    std::size_t tasks_ = 0;
+    std::atomic<std::size_t> next_{0};
+};
+
+ThreadPool& pool()
+{
+    static ThreadPool instance;
+    return instance;
+}
+#endif
+
+}  // namespace
+
+void parallel_for(std::size_t tasks, TaskBody body)
+{
+#if ATTNSCOPE_HAS_THREADS
+    if (tasks > 1 && !inside_task) return pool().run(tasks, body);
+#endif
+    run_serially(tasks, body);
+}
+
+std::size_t worker_count() { return num_threads(); }
+
+}  // namespace detail
+
+std::size_t max_threads()
+{
+#if ATTNSCOPE_HAS_THREADS
+    const unsigned hardware = std::thread::hardware_concurrency();
+    return hardware ? hardware : 1;
+#else
+    return 1;
+#endif
+}
+
+std::size_t set_num_threads(std::size_t threads)
+{
+#if ATTNSCOPE_HAS_THREADS
+    if (threads < 1) threads = 1;
+    if (threads > max_threads()) threads = max_threads();
+    if (threads == detail::pool().threads()) return threads;
+    return detail::pool().resize(threads);
+#else
+    (void)threads;
+    return 1;
+#endif
+}
+
+std::size_t num_threads()
+{
+#if ATTNSCOPE_HAS_THREADS
+    return detail::pool().threads();
+#else
+    return 1;
+#endif
+}
+
+}  // namespace attnscope

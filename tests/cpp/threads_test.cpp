@@ -1,0 +1,189 @@
+// The threaded forward pass: parallel_for's contract, and results bit-identical for every thread count (the work
+// is cut the same way whatever the count), checked against the double-precision reference too.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "attend.hpp"
+#include "attnscope/attnscope.hpp"
+#include "kernels/reference.hpp"
+#include "parallel.hpp"
+#include "test_utils.hpp"
+
+using namespace attnscope;
+using attnscope_test::max_relative_error;
+using attnscope_test::random_floats;
+
+namespace {
+
+// Restores one thread when a test ends, so the other tests run as they always did.
+struct ThreadsFor {
+    explicit ThreadsFor(std::size_t n) { used = set_num_threads(n); }
+    ~ThreadsFor() { set_num_threads(1); }
+    std::size_t used;
+};
+
+// The thread counts worth comparing here: 2, 3 and 4 where the build can run them (the single-threaded WASM
+// build can only run 1, and then every comparison is of one thread with itself).
+std::vector<std::size_t> thread_counts() { return {2, 3, 4}; }
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    // memcmp may not see the null data() of empty vectors (no weights without need_weights), even for 0 bytes.
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+void randomise(MultiHeadAttention& mha, std::uint32_t seed)
+{
+    std::map<std::string, Tensor> state;
+    for (const std::string& key : mha.state_dict_keys()) {
+        const Shape shape = mha.state_dict_shape(key);
+        state.emplace(key, Tensor(shape, random_floats(checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
+    }
+    mha.load_state_dict(state);
+}
+
+}  // namespace
+
+TEST_CASE("set_num_threads clamps to what the build can run", "[threads]")
+{
+    CHECK(num_threads() == 1);
+    CHECK(set_num_threads(0) == 1);
+    {
+        ThreadsFor threads(max_threads() + 5);
+        CHECK(threads.used <= max_threads());
+        CHECK(num_threads() == threads.used);
+    }
+    CHECK(num_threads() == 1);
+}
+
+TEST_CASE("parallel_for runs every task exactly once, with worker slots below worker_count()", "[threads]")
+{
+    for (std::size_t n : thread_counts()) {
+        ThreadsFor threads(n);
+        for (std::size_t tasks : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(7), std::size_t(1000)}) {
+            CAPTURE(n, tasks);
+            std::vector<std::atomic<int>> runs(tasks);
+            std::vector<std::atomic<int>> busy(detail::worker_count());
+            std::atomic<bool> slot_ok{true};
+            auto body = [&](std::size_t task, std::size_t worker) {
+                if (worker >= busy.size() || busy[worker].fetch_add(1) != 0) slot_ok = false;  // a slot used twice at once
+                runs[task].fetch_add(1);
+                // A parallel_for inside a task runs serially on the same thread and still runs all its tasks.
+                std::atomic<int> inner{0};
+                auto inner_body = [&](std::size_t, std::size_t inner_worker) {
+                    if (inner_worker != 0) slot_ok = false;
+                    inner.fetch_add(1);
+                };
+                detail::parallel_for(3, inner_body);
+                if (inner != 3) slot_ok = false;
+                busy[worker].fetch_sub(1);
+            };
+            detail::parallel_for(tasks, body);
+            CHECK(slot_ok);
+            for (std::size_t t = 0; t < tasks; ++t) REQUIRE(runs[t] == 1);
+        }
+    }
+}
+
+TEST_CASE("with two threads, two tasks run at the same time", "[threads]")
+{
+    ThreadsFor threads(2);
+    if (threads.used < 2) return;  // the single-threaded build: nothing runs concurrently, by design
+    // Task 0 and task 1 each wait for the other to start. The thread that took one cannot take the other while it
+    // waits, so both start only if a second thread really runs tasks. The deadline only keeps a broken pool from
+    // hanging the suite; it asserts nothing about speed.
+    std::atomic<int> started{0};
+    std::atomic<bool> met{true};
+    auto body = [&](std::size_t, std::size_t) {
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (started.load() < 2)
+            if (std::chrono::steady_clock::now() > deadline) {
+                met = false;
+                return;
+            }
+    };
+    detail::parallel_for(2, body);
+    CHECK(met);
+    CHECK(started == 2);
+}
+
+TEST_CASE("threaded products are bit-identical to one thread", "[threads][gemm]")
+{
+    // Sizes across the row-block split and the panel width, large enough to be split at all.
+    for (std::size_t M : {std::size_t(1), std::size_t(5), std::size_t(67), std::size_t(301)})
+        for (std::size_t N : {std::size_t(8), std::size_t(33), std::size_t(256)}) {
+            const std::size_t K = 129;
+            CAPTURE(M, N, K);
+            const auto A = random_floats(M * K, 1), Bt = random_floats(N * K, 2), bias = random_floats(N, 3);
+            std::vector<float> packed(detail::packed_floats(K, N));
+            detail::pack_transposed(K, N, Bt.data(), K, packed.data());
+            std::vector<float> one(M * N);
+            detail::matmul_packed(M, N, K, A.data(), K, packed.data(), one.data(), N, bias.data());
+            std::vector<float> B(K * N);
+            for (std::size_t k = 0; k < K; ++k)
+                for (std::size_t j = 0; j < N; ++j) B[k * N + j] = Bt[j * K + k];
+            REQUIRE(max_relative_error(one, reference::gemm(M, N, K, A.data(), K, B.data(), N, bias.data())) < 1e-5);
+            for (std::size_t n : thread_counts()) {
+                ThreadsFor threads(n);
+                std::vector<float> many(M * N, std::numeric_limits<float>::quiet_NaN());
+                detail::matmul_packed(M, N, K, A.data(), K, packed.data(), many.data(), N, bias.data());
+                CAPTURE(n);
+                REQUIRE(same_bits(one, many));
+            }
+        }
+}
+
+TEST_CASE("threaded multi-head attention is bit-identical to one thread and matches the reference", "[threads][mha]")
+{
+    struct Case {
+        std::size_t E, H, B, Lq, Lk;
+    };
+    // Query lengths on both sides of the 64-row task blocks and the 32-row streaming tiles, key lengths across the
+    // 256-key streaming tile; sizes large enough that the work is split.
+    const Case cases[] = {{64, 4, 1, 130, 130}, {48, 3, 2, 97, 300}, {32, 2, 3, 64, 65}, {16, 4, 1, 1, 513}};
+    std::uint32_t seed = 7000;
+    for (const Case& c : cases)
+        for (int variant = 0; variant < 5; ++variant) {
+            CAPTURE(c.E, c.H, c.B, c.Lq, c.Lk, variant);
+            MultiHeadAttention mha({c.E, c.H, 0, 0, true, 0});
+            randomise(mha, seed++);
+            const auto query = random_floats(c.B * c.Lq * c.E, seed++, -2.f, 2.f);
+            const auto key = random_floats(c.B * c.Lk * c.E, seed++, -2.f, 2.f);
+            const auto value = random_floats(c.B * c.Lk * c.E, seed++);
+            std::vector<std::uint8_t> kpm(c.B * c.Lk, 0);
+            for (std::size_t j = 0; j < kpm.size(); j += 5) kpm[j] = 1;
+            ForwardOptions options;
+            switch (variant) {
+            case 0: break;
+            case 1: options.average_weights = true; break;
+            case 2: options.need_weights = false; break;
+            case 3: options.causal = true; options.key_padding_mask = MaskView::boolean(kpm.data(), {c.B, c.Lk}); break;
+            default: options.causal = true; options.need_weights = false; break;
+            }
+            const ForwardDims dims{c.B, c.Lq, c.Lk};
+            auto run = [&] {
+                std::pair<std::vector<float>, std::vector<float>> r{std::vector<float>(c.B * c.Lq * c.E),
+                                                                    std::vector<float>(mha.weights_numel(dims, options))};
+                mha.forward(query.data(), key.data(), value.data(), dims, options, r.first.data(), r.second.data());
+                return r;
+            };
+            const auto one = run();
+            const auto expected = reference::multihead_attention(mha.state_dict(), c.E, c.H, c.E, c.E, c.B, c.Lq, c.Lk,
+                                                                 query.data(), key.data(), value.data(), options);
+            REQUIRE(max_relative_error(one.first, expected.output) < 1e-5);
+            if (options.need_weights) REQUIRE(max_relative_error(one.second, expected.weights) < 1e-5);
+            for (std::size_t n : thread_counts()) {
+                ThreadsFor threads(n);
+                CAPTURE(n, threads.used);
+                const auto many = run();
+                REQUIRE(same_bits(one.first, many.first));
+                REQUIRE(same_bits(one.second, many.second));
+            }
+        }
+}
