@@ -1,6 +1,7 @@
 // MultiHeadAttention: parameters under PyTorch's names, seeded initialisation, and the forward pass.
 #include "attnscope/multihead_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -373,6 +374,16 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6], parts[6] / detail::worker_count()};
 }
 
+namespace {
+
+// An ablated head contributes nothing to the output projection: its Lq rows of head_dim floats are zeroed.
+void zero_context(float* context, std::size_t rows, std::size_t head_dim, std::size_t stride)
+{
+    for (std::size_t i = 0; i < rows; ++i) std::fill_n(context + i * stride, head_dim, 0.f);
+}
+
+}  // namespace
+
 void MultiHeadAttention::attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                                       const ForwardOptions& options, const Buffers& buffers, float* output,
                                       float* weights) const
@@ -415,9 +426,13 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
         if (args.mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
         const detail::Strided qh{q + b * Lq * E + h * hd, E};
         float* context = buffers.concat + b * Lq * E + h * hd;
-        if (options.need_weights)
+        const bool ablated = options.ablate_heads && options.ablate_heads[h];
+        if (options.need_weights) {
             detail::attend_rows(row0, rows, Lk, hd, hd, qh, args, panels_of(b * H + h), scores, context, E);
-        else
+            if (ablated) zero_context(context + row0 * E, rows, hd, E);  // after attend: the weights stay for the views
+        } else if (ablated) {
+            zero_context(context + row0 * E, rows, hd, E);  // nothing to compute: only the weights were wanted
+        } else
             detail::attend_streaming_rows(row0, rows, Lk, hd, hd, qh, {v + b * Lk * E + h * hd, E}, args,
                                           panels_of(b * H + h), scratch, context, E);
     };

@@ -152,6 +152,13 @@ Result multihead_attention(const std::map<std::string, Tensor>& params, std::siz
                 }
             }
 
+    // An ablated head's slice of the out-projection input is zero.
+    if (options.ablate_heads)
+        for (std::size_t n = 0; n < B * Lq; ++n)
+            for (std::size_t h = 0; h < H; ++h)
+                if (options.ablate_heads[h])
+                    for (std::size_t d = 0; d < hd; ++d) concat[n * E + h * hd + d] = 0.0;
+
     Result r;
     r.output.assign(B * Lq * E, 0.0);
     for (std::size_t n = 0; n < B * Lq; ++n)

@@ -38,6 +38,10 @@ struct ForwardOptions {
     /// true: weights averaged over heads `[batch, query_len, key_len]`;
     /// false: per head `[batch, num_heads, query_len, key_len]`.
     bool average_weights = false;
+    /// Head ablation: null, or `num_heads` flags; a nonzero flag switches that head off by zeroing its context
+    /// (softmax(QKᵀ)·V) before the output projection, for every batch item. Its weights are still computed and
+    /// returned, so a view shows where the silenced head looked.
+    const std::uint8_t* ablate_heads = nullptr;
 };
 
 /// Sizes of one forward call, in the batched layout.
