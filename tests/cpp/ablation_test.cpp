@@ -8,7 +8,7 @@
 
 #include "attnscope/attnscope.hpp"
 #include "attnscope/transformer.hpp"
-#include "kernels/reference.hpp"
+#include "reference/reference.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
