@@ -438,7 +438,7 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
     };
 
     const std::size_t blocks = query_blocks(Lq);
-    if (!options.average_weights) {
+    if (!options.need_weights || !options.average_weights) {  // averaging only means something with weights
         // Tasks over (batch, head, query block): the same rows in the same order whatever thread takes them.
         const std::size_t items = B * H * blocks;
         for_each_item(items, detail::task_count(items, B * H * head_work, attention_task_grain),

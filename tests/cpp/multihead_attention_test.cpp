@@ -111,6 +111,9 @@ TEST_CASE("need_weights = false (streaming tiles) matches the reference across t
 
                 ForwardOptions options;
                 options.need_weights = false;
+                // Averaging means nothing without weights and must be ignored (the threaded split once took the
+                // averaged-weights branch here and streamed into a null scratch).
+                options.average_weights = variant % 2 == 0;
                 if (variant == 1) options.key_padding_mask = MaskView::boolean(kpm.data(), {B, Lk});
                 if (variant == 2) options.attn_mask = MaskView::boolean(am_bool.data(), {B * H, Lq, Lk});
                 if (variant == 3) {
