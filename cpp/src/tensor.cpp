@@ -4,7 +4,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "attend.hpp"
+#include "sizes.hpp"
 
 namespace attnscope {
 

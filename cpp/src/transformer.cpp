@@ -8,7 +8,7 @@
 #include "attend.hpp"
 #include "attnscope/multihead_attention.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/softmax.hpp"
+#include "kernels/layer_norm.hpp"
 
 namespace attnscope {
 namespace detail {
@@ -162,6 +162,21 @@ void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std
                         " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 }
 
+// A head mask must be empty or have one flag per head of every layer of its stack.
+void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads)
+{
+    if (!mask.empty() && mask.size() != layers * heads)
+        model_error(std::string(what) + ": expected " + std::to_string(layers * heads) + " flags (" +
+                    std::to_string(layers) + " layers of " + std::to_string(heads) + " heads) or none, got " +
+                    std::to_string(mask.size()));
+}
+
+// Layer `layer`'s flags inside a stack's mask, or null when nothing is ablated.
+const std::uint8_t* layer_heads(const HeadMask& mask, std::size_t layer, std::size_t heads)
+{
+    return mask.empty() ? nullptr : mask.data() + layer * heads;
+}
+
 // x[t] = token_embedding[tokens[t]] + position_embedding[first_position + t]
 void embed(const Parameter& tokens_table, const Parameter& positions_table, const std::int32_t* tokens,
            std::size_t count, std::size_t first_position, std::size_t d, float* x)
@@ -186,12 +201,13 @@ void residual_mlp(const Block& b, const LayerNorm& ln, float* x, std::size_t row
 // x += attention(ln(x), memory) over T rows; weights (may be null) [H, T, S].
 void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, float* x, std::size_t T,
                         const float* memory, std::size_t S, bool causal, std::size_t d, float* h, float* a,
-                        float* weights)
+                        float* weights, const std::uint8_t* ablate_heads)
 {
     ln.apply(x, T, d, h);
     ForwardOptions options;
     options.causal = causal;
     options.need_weights = weights != nullptr;
+    options.ablate_heads = ablate_heads;
     attention.forward(h, memory ? memory : h, memory ? memory : h, {1, T, memory ? S : T}, options, a, weights);
     kernels::add_inplace{}(arch{}, x, T * d, a);
 }
@@ -199,10 +215,11 @@ void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, floa
 // x += self_attn(ln1(x)) for the one new position `position`, appending its key and value to the caches;
 // the new row's weights [H, position + 1] go to `weights` when it is not null.
 void cached_self_attention(const Block& b, float* x, std::size_t d, float* keys, float* values, std::size_t position,
-                           float* h, float* a, float* weights)
+                           float* h, float* a, float* weights, const std::uint8_t* ablate_heads)
 {
     ForwardOptions options;  // the cache holds only the past: no causal mask needed
     options.need_weights = weights != nullptr;
+    options.ablate_heads = ablate_heads;
     b.ln1.apply(x, 1, d, h);
     b.self_attn->project_key_value(h, h, 1, keys + position * d, values + position * d);
     b.self_attn->forward_projected(h, 1, keys, values, position + 1, options, a, weights);
@@ -307,9 +324,11 @@ void DecoderLM::build(const std::map<std::string, TensorView>* expected)
         for (detail::Linear* linear : m.linears) linear->repack();  // a load repacks anyway
 }
 
-DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention)
+DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention,
+                                     const HeadMask& ablate)
 {
     detail::check_tokens("DecoderLM.forward: tokens", tokens, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.forward: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
@@ -320,7 +339,7 @@ DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bo
     for (std::size_t l = 0; l < L; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.attention, l));
+                                   detail::layer_slice(out.attention, l), detail::layer_heads(ablate, l, H));
         detail::residual_mlp(b, b.ln2, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.vocab_size});
@@ -329,9 +348,10 @@ DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bo
 }
 
 std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
-                                              std::int32_t stop_token)
+                                              std::int32_t stop_token, const HeadMask& ablate)
 {
     detail::check_tokens("DecoderLM.generate: prompt", prompt, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.generate: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
     // The caches hold only the positions this call can reach, not max_len of them.
@@ -346,7 +366,8 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * capacity * d;
             float* values = value_cache.data() + l * capacity * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr);
+            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr,
+                                          detail::layer_heads(ablate, l, config_.num_heads));
             detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
         }
         logits_of(m, x.data(), 1, d, h.data(), logits.data());
@@ -400,7 +421,7 @@ namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
 std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std::vector<std::int32_t>& source,
-                          Tensor& attention)
+                          Tensor& attention, const HeadMask& ablate)
 {
     const std::size_t S = source.size(), d = c.d_model;
     std::vector<float> x(S * d), h(S * d), a(S * d), u(S * c.d_ff);
@@ -408,20 +429,29 @@ std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std
     for (std::size_t l = 0; l < c.encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
-                                   detail::layer_slice(attention, l));
+                                   detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
         detail::residual_mlp(b, b.ln2, x.data(), S, d, h.data(), u.data());
     }
     m.encoder_norm.apply(x.data(), S, d, h.data());
     return h;
 }
 
+void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqConfig& c)
+{
+    const std::string name(what);
+    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.encoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.decoder_layers, c.num_heads);
+}
+
 }  // namespace
 
 Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
-                                 bool need_attention)
+                                 bool need_attention, const Seq2SeqAblation& ablate)
 {
     detail::check_tokens("Seq2Seq.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2Seq.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    check_ablation("Seq2Seq.forward: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
     Output out;
@@ -430,16 +460,18 @@ Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const 
         out.decoder_attention = Tensor({config_.decoder_layers, H, T, T});
         out.cross_attention = Tensor({config_.decoder_layers, H, T, S});
     }
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
     for (std::size_t l = 0; l < config_.decoder_layers; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.decoder_attention, l));
+                                   detail::layer_slice(out.decoder_attention, l),
+                                   detail::layer_heads(ablate.decoder_self, l, H));
         detail::residual_attention(*b.cross_attn, b.ln2, x.data(), T, memory.data(), S, false, d, h.data(), a.data(),
-                                   detail::layer_slice(out.cross_attention, l));
+                                   detail::layer_slice(out.cross_attention, l),
+                                   detail::layer_heads(ablate.decoder_cross, l, H));
         detail::residual_mlp(b, b.ln3, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.tgt_vocab_size});
@@ -448,16 +480,17 @@ Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const 
 }
 
 Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
-                                        std::size_t max_steps)
+                                        std::size_t max_steps, const Seq2SeqAblation& ablate)
 {
     detail::check_tokens("Seq2Seq.greedy_decode: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2Seq.greedy_decode: bos", {bos}, config_.tgt_vocab_size, 1);
+    check_ablation("Seq2Seq.greedy_decode: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
     Decoded out;
     out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.
     std::vector<float> cross_keys(L * S * d), cross_values(L * S * d);
@@ -467,7 +500,7 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
     std::vector<float> key_cache(L * steps * d), value_cache(key_cache.size());
     std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
     std::vector<float> self_weights(L * H * steps * steps, 0.f), cross_weights(L * H * steps * S), step_weights(H * std::max(S, steps));
-    ForwardOptions options;
+    ForwardOptions cross_options;
 
     std::int32_t token = bos;
     for (std::size_t t = 0; t < steps; ++t) {
@@ -476,14 +509,16 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * steps * d;
             float* values = value_cache.data() + l * steps * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data());
+            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data(),
+                                          detail::layer_heads(ablate.decoder_self, l, H));
             for (std::size_t hh = 0; hh < H; ++hh)
                 std::copy(step_weights.begin() + hh * (t + 1), step_weights.begin() + (hh + 1) * (t + 1),
                           self_weights.begin() + ((l * H + hh) * steps + t) * steps);
 
             b.ln2.apply(x.data(), 1, d, h.data());
+            cross_options.ablate_heads = detail::layer_heads(ablate.decoder_cross, l, H);
             b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * S * d, cross_values.data() + l * S * d,
-                                            S, options, a.data(), step_weights.data());
+                                            S, cross_options, a.data(), step_weights.data());
             for (std::size_t hh = 0; hh < H; ++hh)
                 std::copy(step_weights.begin() + hh * S, step_weights.begin() + (hh + 1) * S,
                           cross_weights.begin() + ((l * H + hh) * steps + t) * S);
