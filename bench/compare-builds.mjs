@@ -1,6 +1,7 @@
 // Two builds of the package side by side in one process: the hot paths timed interleaved (so the loaded machine's
 // drift hits both alike) and checked to give the same results. For a change that must not slow them, e.g. which
 // files are built -Oz. Usage: node bench/compare-builds.mjs <before-dist> [<after-dist> (default: dist)] [--rounds N]
+// [--only TEXT] (only the hot paths whose name contains TEXT)
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { formatTable, fmtMs, makeCase, maxAbsDiff, timeInterleaved } from './com
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
 const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 3;
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? args.splice(onlyAt, 2)[1] : '';
 const [beforeDir, afterDir = 'dist'] = args;
 if (!beforeDir) throw new Error('usage: node bench/compare-builds.mjs <before-dist> [<after-dist>] [--rounds N]');
 
@@ -39,7 +42,7 @@ cases.push({ name: 'LanguageModel.forward (char-lm, 27 tokens)', per: Object.fro
 cases.push({ name: 'LanguageModel.generate (char-lm, 32 new)', per: Object.fromEntries(Object.entries(lms).map(([id, lm]) => [id, () => lm.generate(prompt, { maxNewTokens: 32 }).ids])) });
 
 const rows = [['hot path', 'before ms', 'after ms', 'after ÷ before (each round)', 'median ratio', 'max |diff|']];
-for (const { name, per } of cases) {
+for (const { name, per } of cases.filter((c) => c.name.includes(only))) {
   const ratios = [];
   let last;
   for (let r = 0; r < rounds; r++) {
