@@ -30,6 +30,7 @@ import {
 } from './common.mjs';
 import { ROOT } from './node-paths.mjs';
 import { PEER_IDS, importPeer } from './peers/index.mjs';
+import { cmakeBuild, emscriptenToolchain, nativeConfigure, wasmConfigure } from '../scripts/lib.mjs';
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
@@ -261,30 +262,18 @@ if (!args.has('--no-long')) {
 }
 
 // ---- native and WASM-from-C++ builds of bench/native --------------------------------------------------------------
-const emscriptenToolchain = '/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake';
-const cmakeEnv = { ...process.env, NODE_PATH: process.env.NODE_PATH ?? '/usr/share/nodejs' }; // emcc needs it
-const benchTargets = ['--target', 'attnscope_mha_bench', 'attnscope_peak'];
+const benchTargets = ['attnscope_mha_bench', 'attnscope_peak'];
 
-/** Finds (root build with add_subdirectory(bench)) or builds (bench/ standalone) the programs; null if impossible. */
+/** Builds the programs in the tests' build folder of that kind (scripts/lib.mjs: same folder, same options); null
+ * if that is impossible. Build output goes to stderr: stdout is the report. */
 function benchPrograms(kind) {
   const ext = kind === 'wasm' ? '.cjs' : '';
-  const candidates = [path.join(ROOT, 'build', kind), path.join(ROOT, 'build', `bench-${kind}`)];
-  for (const dir of candidates) {
-    if (!fs.existsSync(path.join(dir, 'bench', `mha_bench${ext}`))) continue;
-    // Up to date with the sources (a no-op when nothing changed); keep the old binaries if this fails.
-    spawnSync('cmake', ['--build', dir, ...benchTargets], { cwd: ROOT, env: cmakeEnv, stdio: ['ignore', 'ignore', 'inherit'] });
-    return { mha: path.join(dir, 'bench', `mha_bench${ext}`), peak: path.join(dir, 'bench', `peak${ext}`) };
-  }
+  const dir = path.join('build', kind);
   if (kind === 'wasm' && !fs.existsSync(emscriptenToolchain)) return null;
-  const dir = candidates[1];
-  progress(`building bench/native (${kind}) into ${path.relative(ROOT, dir)}`);
-  const configure = ['-S', path.join(ROOT, 'bench'), '-B', dir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release'];
-  if (kind === 'wasm') configure.push(`-DCMAKE_TOOLCHAIN_FILE=${emscriptenToolchain}`, '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node');
-  for (const step of [configure, ['--build', dir, ...benchTargets]]) {
-    const r = spawnSync('cmake', step, { cwd: ROOT, env: cmakeEnv, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0) return null;
-  }
-  return { mha: path.join(dir, 'bench', `mha_bench${ext}`), peak: path.join(dir, 'bench', `peak${ext}`) };
+  progress(`building bench/native (${kind}) in ${dir}`);
+  const configure = kind === 'wasm' ? wasmConfigure : nativeConfigure;
+  if (cmakeBuild(dir, configure, benchTargets, { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) return null;
+  return { mha: path.join(ROOT, dir, 'bench', `mha_bench${ext}`), peak: path.join(ROOT, dir, 'bench', `peak${ext}`) };
 }
 
 function runProgram(file, argv, nodeFlags = []) {

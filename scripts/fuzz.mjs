@@ -1,36 +1,32 @@
-// Builds the libFuzzer harness (tests/fuzz/attention_fuzzer.cpp) with ASan + UBSan and runs it.
+// Builds the libFuzzer targets through CMake (build/fuzz: ATTNSCOPE_BUILD_FUZZER, clang-14, ASan + UBSan; see
+// tests/fuzz/CMakeLists.txt) and runs one of them.
 // Usage:
-//   node scripts/fuzz.mjs [--seconds N]     fuzz for N seconds (default 60) on build/fuzz/corpus, a working copy
-//                                           of tests/fuzz/corpus that keeps what earlier runs found
-//   node scripts/fuzz.mjs --merge           minimise what runs found into tests/fuzz/corpus (the committed seeds)
-//   node scripts/fuzz.mjs --run FILE...     run the harness once on each file (to reproduce a finding)
+//   node scripts/fuzz.mjs [--seconds N]     fuzz for N seconds (default 60) on build/fuzz/corpus-<target>, a working
+//                                           copy of the target's committed corpus that keeps what earlier runs found
+//   node scripts/fuzz.mjs --replay          replay every target's committed corpus once, deterministically (what
+//                                           `npm test` runs, through ctest)
+//   node scripts/fuzz.mjs --merge           minimise what runs found into the committed corpus
+//   node scripts/fuzz.mjs --run FILE...     run the target once on each file (to reproduce a finding)
 //   node scripts/fuzz.mjs --build           only build
+//   --target NAME                           which fuzzer (default attention_fuzzer; build/fuzz/fuzzers.tsv lists them;
+//                                           the _fuzzer suffix may be left out). model_reader_fuzzer explores from
+//                                           tests/fuzz/model_reader_corpus plus models/*.safetensors
 //   --keep-going                            for long runs: libFuzzer's fork mode, which saves every finding and
 //                                           carries on instead of stopping at the first
 //   --ignore ID,ID                          skip checks already reported (ATTNSCOPE_FUZZ_IGNORE; see the harness)
-//   --target model_reader                   the model-file reader's harness (tests/fuzz/model_reader_fuzzer.cpp),
-//                                           seeded with models/*.safetensors and tests/fuzz/model_reader_corpus
 // Exits non-zero on a finding (printing where libFuzzer saved the input) and ends with "fuzz: P passed, F failed".
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { root } from './lib.mjs';
+import { cmakeBuild, ctest, fuzzConfigure, root } from './lib.mjs';
 
-const compiler = 'clang++-14';
-const targetIndex = process.argv.indexOf('--target');
-const target = targetIndex > 0 ? process.argv.splice(targetIndex, 2)[1] : 'attention';
-if (!['attention', 'model_reader'].includes(target)) throw new Error(`fuzz: unknown --target '${target}' (attention or model_reader)`);
 const buildDir = path.join(root, 'build', 'fuzz');
-const binary = path.join(buildDir, `${target}_fuzzer`);
-const seeds = path.join(root, 'tests', 'fuzz', target === 'attention' ? 'corpus' : `${target}_corpus`);
-const extraSeeds = target === 'model_reader' ? [path.join(root, 'models')] : []; // the shipped models, not copied into git
-const workCorpus = path.join(buildDir, target === 'attention' ? 'corpus' : `${target}_corpus`);
-const artifacts = path.join(buildDir, 'artifacts') + path.sep;
-const logFile = path.join(buildDir, 'last-run.log');
 const rel = (p) => path.relative(root, p) || '.';
+// Set once the target is known (after the build wrote build/fuzz/fuzzers.tsv).
+let binary, seeds, workCorpus, artifacts, logFile;
 
 function parseArgs(argv) {
-  const args = { seconds: 60, merge: false, build: false, keepGoing: false, run: [], ignore: '' };
+  const args = { seconds: 60, merge: false, build: false, replay: false, keepGoing: false, run: [], ignore: '', target: 'attention_fuzzer' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -41,6 +37,8 @@ function parseArgs(argv) {
       args.seconds = Number(value());
       if (!Number.isInteger(args.seconds) || args.seconds < 1) usage('--seconds must be a positive integer');
     } else if (a === '--merge') args.merge = true;
+    else if (a === '--replay') args.replay = true;
+    else if (a === '--target') args.target = value();
     else if (a === '--build') args.build = true;
     else if (a === '--keep-going') args.keepGoing = true;
     else if (a === '--ignore') args.ignore = value();
@@ -53,7 +51,7 @@ function parseArgs(argv) {
 }
 
 function usage(message) {
-  console.error(`fuzz: ${message}\nusage: node scripts/fuzz.mjs [--seconds N] [--keep-going] [--merge] [--run FILE...] [--build] [--ignore ID,ID]`);
+  console.error(`fuzz: ${message}\nusage: node scripts/fuzz.mjs [--target NAME] [--seconds N] [--keep-going] [--replay] [--merge] [--run FILE...] [--build] [--ignore ID,ID]`);
   process.exit(2);
 }
 
@@ -69,40 +67,14 @@ function filesUnder(dir, pattern) {
     .map((e) => path.join(e.parentPath ?? e.path, e.name));
 }
 
-// Rebuilds only when a source, header, the harness or this script is newer than the binary.
+// CMake rebuilds what changed; returns the targets it knows (name → binary, corpus) or null when the build failed.
 function build() {
-  const sources = filesUnder(path.join(root, 'cpp', 'src'), /\.cpp$/).filter((f) => path.dirname(f) === path.join(root, 'cpp', 'src'));
-  const harness = path.join(root, 'tests', 'fuzz', `${target}_fuzzer.cpp`);
-  const inputs = [
-    ...filesUnder(path.join(root, 'cpp', 'src'), /\.(cpp|hpp)$/),
-    ...filesUnder(path.join(root, 'cpp', 'include'), /\.hpp$/),
-    harness,
-    path.join(root, 'scripts', 'fuzz.mjs'),
-  ];
-  const newest = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
-  if (existsSync(binary) && statSync(binary).mtimeMs >= newest) {
-    console.log(`fuzz: ${rel(binary)} is up to date`);
-    return true;
-  }
-  mkdirSync(buildDir, { recursive: true });
-  const temporary = `${binary}.tmp-${process.pid}`;
-  const args = [
-    '-std=c++17', '-O1', '-g',
-    '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all',
-    '-fno-omit-frame-pointer', // full ASan stack traces
-    '-I', path.join(root, 'cpp', 'include'), '-I', path.join(root, 'cpp', 'src'),
-    harness, ...sources, '-o', temporary,
-  ];
-  console.log(`$ ${compiler} ${args.map((a) => rel(a)).join(' ')}`);
-  const started = Date.now();
-  const result = spawnSync(compiler, args, { stdio: 'inherit', cwd: root });
-  if (result.error || result.status !== 0) {
-    console.error(result.error ? `fuzz: cannot run ${compiler}: ${result.error.message}` : `fuzz: ${compiler} failed`);
-    return false;
-  }
-  renameSync(temporary, binary); // only a complete binary ever gets the real name
-  console.log(`fuzz: built ${rel(binary)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return true;
+  if (cmakeBuild('build/fuzz', fuzzConfigure) !== 0) return null;
+  const lines = readFileSync(path.join(buildDir, 'fuzzers.tsv'), 'utf8').split('\n').filter(Boolean);
+  return Object.fromEntries(lines.map((line) => {
+    const [name, file, corpus] = line.split('\t');
+    return [name, { binary: file, corpus }];
+  }));
 }
 
 // Runs the binary, teeing its output to build/fuzz/last-run.log and echoing only findings and progress.
@@ -169,8 +141,18 @@ const args = parseArgs(process.argv.slice(2));
 const env = { ...process.env };
 if (args.ignore) env.ATTNSCOPE_FUZZ_IGNORE = args.ignore;
 
-if (!build()) finish(false, 'build failed');
+const targets = build();
+if (!targets) finish(false, 'build failed');
 if (args.build) process.exit(0);
+if (args.replay) finish(ctest('build/fuzz') === 0, `replayed the corpora of ${Object.keys(targets).join(', ')}`);
+if (!args.target.endsWith('_fuzzer')) args.target += '_fuzzer';
+const target = targets[args.target];
+if (!target) usage(`unknown --target '${args.target}' (have ${Object.keys(targets).join(', ')})`);
+binary = target.binary;
+seeds = target.corpus || path.join(root, 'tests', 'fuzz', `corpus-${args.target}`);
+workCorpus = path.join(buildDir, args.target === 'attention_fuzzer' ? 'corpus' : `corpus-${args.target}`);
+artifacts = path.join(buildDir, 'artifacts', args.target) + path.sep;
+logFile = path.join(buildDir, `last-run-${args.target}.log`);
 
 if (args.run.length) {
   // Reproduce: libFuzzer runs each file once and reports the first that fails.
@@ -182,11 +164,14 @@ if (args.run.length) {
 
 mkdirSync(workCorpus, { recursive: true });
 mkdirSync(artifacts, { recursive: true });
-for (const file of [...filesUnder(seeds, /.*/), ...extraSeeds.flatMap((d) => filesUnder(d, /\.safetensors$/))]) copyFileSync(file, path.join(workCorpus, path.basename(file)));
+// The model reader also starts from the shipped models (not copied into git a second time).
+const extraSeeds = args.target === 'model_reader_fuzzer' ? filesUnder(path.join(root, 'models'), /\.safetensors$/) : [];
+for (const file of [...filesUnder(seeds, /.*/), ...extraSeeds]) copyFileSync(file, path.join(workCorpus, path.basename(file)));
 
 if (args.merge) {
   // -merge=1 keeps the seeds and adds the fewest working-corpus inputs that reach new coverage; -use_counters=0
   // counts only new edges, not new hit counts of known ones, which keeps the committed corpus a few KiB.
+  mkdirSync(seeds, { recursive: true });
   const before = filesUnder(seeds, /.*/).length;
   const result = await runFuzzer(['-merge=1', '-use_counters=0', `-artifact_prefix=${artifacts}`, seeds, workCorpus], env);
   const after = filesUnder(seeds, /.*/).length;

@@ -1,5 +1,7 @@
-// Small helpers shared by the project's scripts: run a command visibly, and the build folders.
+// Small helpers shared by the project's scripts (tests, build, fuzzer, benchmarks): run a command visibly, and the
+// build folders with the CMake options each one is configured with.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -13,9 +15,13 @@ export const buildEnv = {
   NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
 };
 
-/** Runs a command with inherited output; returns its exit status (never throws for a non-zero exit). */
-export function run(command, args, options = {}) {
-  console.log(`\n$ ${[command, ...args].join(' ')}`);
+/**
+ * Runs a command with inherited output; returns its exit status (never throws for a non-zero exit).
+ * `options.echo` prints the command line (default console.log; the benchmark, whose stdout is its report, passes
+ * console.error along with stdio: ['ignore', 2, 2]); the other options go to spawnSync.
+ */
+export function run(command, args, { echo = console.log, ...options } = {}) {
+  echo(`\n$ ${[command, ...args].join(' ')}`);
   const result = spawnSync(command, args, { stdio: 'inherit', cwd: root, env: buildEnv, ...options });
   if (result.error) {
     console.error(`${command}: ${result.error.message}`);
@@ -33,14 +39,41 @@ export function mustRun(command, args, options) {
   }
 }
 
-/** cmake configure (once) + build of one build folder. Returns the exit status. */
-export function cmakeBuild(buildDir, configureArgs, targets = []) {
+/** cmake configure (once) + build of one build folder. Returns the exit status. `options` as for run(). */
+export function cmakeBuild(buildDir, configureArgs, targets = [], options = {}) {
   const dir = path.join(root, buildDir);
-  let status = run('cmake', ['-S', root, '-B', dir, '-G', 'Ninja', ...configureArgs]);
+  let status = run('cmake', ['-S', root, '-B', dir, '-G', 'Ninja', ...configureArgs], options);
   if (status !== 0) return status;
   const targetArgs = targets.length ? ['--target', ...targets] : [];
-  status = run('cmake', ['--build', dir, ...targetArgs]);
+  status = run('cmake', ['--build', dir, ...targetArgs], options);
   return status;
+}
+
+/** ctest over one build folder; a folder without tests is an error, not a pass. */
+export function ctest(buildDir, extra = []) {
+  return run('ctest', ['--test-dir', path.join(root, buildDir), '--output-on-failure', '--no-tests=error', ...extra]);
+}
+
+// The build folders and their options, shared by the tests, the benchmarks and the fuzzer. Each folder is always
+// configured with the same options, so whichever script builds it first, the others reuse it as it is.
+export const nativeConfigure = ['-DCMAKE_BUILD_TYPE=Release'];
+// The same kernels at AVX2 + FMA width (xsimd picks its 8-lane arch); only where the CPU has AVX2.
+export const avx2Configure = ['-DCMAKE_BUILD_TYPE=Release', '-DATTNSCOPE_AVX2=ON'];
+export const asanConfigure = ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON'];
+// libFuzzer needs clang; the library gets ASan + UBSan and coverage (tests/fuzz/CMakeLists.txt).
+export const fuzzConfigure = [
+  '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DCMAKE_CXX_COMPILER=clang++-14',
+  '-DATTNSCOPE_BUILD_FUZZER=ON', '-DATTNSCOPE_BUILD_TESTS=OFF', '-DATTNSCOPE_BUILD_BENCH=OFF',
+];
+
+/** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
+export function cpuHasAvx2() {
+  try {
+    const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];
+    return flags.includes('avx2') && flags.includes('fma');
+  } catch {
+    return false;
+  }
 }
 
 export const wasmConfigure = [

@@ -1,13 +1,12 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native asan tsan fuzz wasm js js-threads bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz wasm js python js-threads bundlers browser bench; default all)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { cmakeBuild, root, run } from './lib.mjs';
+import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
 
-// --no-tests=error: a configuration that built no tests fails instead of reporting a pass.
-const ctest = (dir) => run('ctest', ['--test-dir', dir, '--output-on-failure', '--no-tests=error']);
-// The tests are forced on: a cached ATTNSCOPE_BUILD_TESTS=OFF must not turn a suite into an empty one.
-const withTests = ['-DATTNSCOPE_BUILD_TESTS=ON'];
+// The tests are forced on: a cached ATTNSCOPE_BUILD_TESTS=OFF must not turn a suite into an empty one (and ctest
+// runs with --no-tests=error, scripts/lib.mjs).
+const withTests = (configure) => [...configure, '-DATTNSCOPE_BUILD_TESTS=ON'];
 const steps = (...commands) => {
   for (const command of commands) {
     const status = command();
@@ -18,18 +17,30 @@ const steps = (...commands) => {
 
 const suites = {
   // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
-  native: () => steps(() => cmakeBuild('build/native', ['-DCMAKE_BUILD_TYPE=Release', ...withTests]), () => ctest('build/native')),
-  asan: () => steps(() => cmakeBuild('build/asan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON', ...withTests]), () => ctest('build/asan')),
+  native: () => steps(() => cmakeBuild('build/native', withTests(nativeConfigure)), () => ctest('build/native')),
+  // The same suite with the kernels at AVX2 + FMA width (the code is written once for every arch).
+  avx2: () => {
+    if (!cpuHasAvx2()) {
+      console.log('avx2: skipped: this CPU has no AVX2 + FMA (no "avx2" and "fma" in /proc/cpuinfo flags)');
+      return 0;
+    }
+    return steps(() => cmakeBuild('build/native-avx2', withTests(avx2Configure)), () => ctest('build/native-avx2'));
+  },
+  asan: () => steps(() => cmakeBuild('build/asan', withTests(asanConfigure)), () => ctest('build/asan')),
   // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
-  tsan: () => steps(() => cmakeBuild('build/tsan', ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON', ...withTests]),
+  tsan: () => steps(() => cmakeBuild('build/tsan', withTests(['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON'])),
     () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
-  // libFuzzer (clang-14, ASan + UBSan) over the C++ API, then over the model-file reader, 30 s each from the seeds.
-  fuzz: () => steps(() => run('node', ['scripts/fuzz.mjs', '--seconds', '30']),
-    () => run('node', ['scripts/fuzz.mjs', '--target', 'model_reader', '--seconds', '30'])),
+  // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
+  // exploration (that is `npm run fuzz`).
+  fuzz: () => steps(() => cmakeBuild('build/fuzz', fuzzConfigure), () => ctest('build/fuzz')),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  // The Python that needs only NumPy (Debian's /usr/bin/python3; no torch): the independent NumPy model check
+  // against the golden fixtures, and the tokenisers against the shared vectors.
+  python: () => steps(() => run('/usr/bin/python3', ['tools/check_model_numpy.py']),
+    () => run('/usr/bin/python3', ['-m', 'unittest', 'discover', '-s', 'tests/python', '-v'])),
   // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
   // start their own builds, so they run once, above.
   'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',

@@ -7,7 +7,8 @@ tests/fixtures/models/. It is the reference a C++/JS port can be read against.
 
 Checks, per fixture: the model file's SHA-256, the tokenisation of the stored text
 (text_json / src_text_json), greedy decoding (seq2seq), every per-head attention weight
-(max abs error <= 1e-6) and the stored logits rows (<= 1e-5 relative to the largest |logit|).
+(max abs error <= 1e-6) and the stored logits rows (<= 1e-5 relative to the largest |logit|); a case with
+an `ablate` tensor is run with those heads' context zeroed before the output projection.
 Exits non-zero on any mismatch.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_model import read_model  # noqa: E402  (numpy only)
 
 ROOT = os.path.dirname(HERE)
@@ -46,8 +47,9 @@ def linear(x, w, b):
     return x @ w.T + b
 
 
-def mha(P, prefix, q_in, kv_in, heads, causal):
-    """nn.MultiheadAttention maths for one unbatched sequence -> (out [Tq,d], weights [H,Tq,Tk])."""
+def mha(P, prefix, q_in, kv_in, heads, causal, ablate=()):
+    """nn.MultiheadAttention maths for one unbatched sequence -> (out [Tq,d], weights [H,Tq,Tk]).
+    Heads in `ablate` are switched off: their context is zero before the output projection."""
     W = P[prefix + ".in_proj_weight"]
     B = P[prefix + ".in_proj_bias"]
     d = W.shape[1]
@@ -67,7 +69,7 @@ def mha(P, prefix, q_in, kv_in, heads, causal):
         e = np.exp(s)
         a = e / e.sum(-1, keepdims=True)
         weights[h] = a
-        ctx[:, sl] = a @ v[:, sl]
+        ctx[:, sl] = 0.0 if h in ablate else a @ v[:, sl]
     return linear(ctx, P[prefix + ".out_proj.weight"], P[prefix + ".out_proj.bias"]), weights
 
 
@@ -76,14 +78,14 @@ def mlp(P, prefix, x):
                   P[prefix + ".fc2.weight"], P[prefix + ".fc2.bias"])
 
 
-def lm_forward(P, cfg, ids):
+def lm_forward(P, cfg, ids, ablate=()):
     eps, H = cfg["ln_eps"], cfg["n_heads"]
     x = P["tok_emb.weight"][ids] + P["pos_emb.weight"][: len(ids)]
     ws = []
     for i in range(cfg["n_layers"]):
         p = f"blocks.{i}"
         h = layer_norm(x, P[p + ".ln1.weight"], P[p + ".ln1.bias"], eps)
-        a, w = mha(P, p + ".attn", h, h, H, causal=True)
+        a, w = mha(P, p + ".attn", h, h, H, causal=True, ablate={hd for (l, hd) in ablate if l == i})
         x = x + a
         x = x + mlp(P, p + ".mlp", layer_norm(x, P[p + ".ln2.weight"], P[p + ".ln2.bias"], eps))
         ws.append(w)
@@ -125,6 +127,9 @@ def s2s_decode(P, cfg, tgt_in, mem):
 
 
 # ----------------------------------------------------------------------------- tokenisers
+
+# Deliberately this script's own copies, written from MODEL_FORMAT.md like the rest of it (not
+# attnscope_tools.tokenizers): tests/python/test_tokenizers.py checks both against the shared vectors.
 
 def lm_tokenize(vocab, text):
     nspec = len(vocab["specials"])
@@ -213,7 +218,8 @@ def main():
             ids = lm_tokenize(vocab, json.loads(c["str"]["text_json"]))
             if ids != [int(x) for x in T]:
                 fail(f"{fn}: tokenisation {ids} != fixture tokens")
-            logits, ws = lm_forward(P, cfg, ids)
+            ablate = [tuple(int(v) for v in pair) for pair in c["tensor"].get("ablate", np.zeros((0, 2)))]
+            logits, ws = lm_forward(P, cfg, ids, ablate)
             pairs = [(f"attn_weights_{l}", ws[l]) for l in range(len(ws))]
         else:
             src = s2s_tokenize(vocab, json.loads(c["str"]["src_text_json"]), cfg["max_src_len"])

@@ -13,7 +13,8 @@ character that is not [a-z0-9] separates words, empty words are dropped.
 
 import datetime
 import hashlib
-import re
+
+from attnscope_tools.tokenizers import ascii_lower_words
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december"]
@@ -34,10 +35,7 @@ END = datetime.date(2099, 12, 31)
 N_DAYS = (END - START).days + 1
 
 
-def src_words(text):
-    """The source tokenisation: ASCII lower-case, split at every non [a-z0-9] character."""
-    t = re.sub(r"[A-Z]", lambda m: m.group(0).lower(), text)
-    return [w for w in re.split(r"[^a-z0-9]+", t) if w]
+src_words = ascii_lower_words  # the source tokenisation: ASCII lower-case, split at every non [a-z0-9] character
 
 
 def source_vocab():

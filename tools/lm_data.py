@@ -16,7 +16,9 @@ import hashlib
 import os
 import re
 
-FORTUNE_DIR = "/usr/share/games/fortunes"
+# Where the fortunes packages put their files; ATTNSCOPE_FORTUNE_DIR points at an unpacked copy instead
+# (`apt-get download fortunes fortunes-min fortunes-zh` + `dpkg-deb -x` into build/, no install needed).
+FORTUNE_DIR = os.environ.get("ATTNSCOPE_FORTUNE_DIR", "/usr/share/games/fortunes")
 ZH_POEM_FILES = ["tang300", "song100"]
 ZH_MISC_FILES = ["chinese"]
 EN_EXCLUDE = {"ascii-art"} | set(ZH_POEM_FILES) | set(ZH_MISC_FILES)
@@ -134,6 +136,18 @@ def split_sources(src, frac=0.05):
         train[k] = [d for d in docs if not is_heldout(d, frac)]
         held[k] = [d for d in docs if is_heldout(d, frac)]
     return train, held
+
+
+def load_prose(directory):
+    """Chinese prose made by tools/zh_prose_data.py: (train, held-out) paragraphs of every package in
+    `directory` (<package>.train.txt and <package>.heldout.txt, paragraphs separated by "\n%\n")."""
+    out = ([], [])
+    for name in sorted(os.listdir(directory)):
+        for i, split in enumerate((".train.txt", ".heldout.txt")):
+            if name.endswith(split):
+                with open(os.path.join(directory, name), encoding="utf-8") as f:
+                    out[i].extend(p.strip("\n") for p in f.read().split("\n%\n") if p.strip())
+    return out
 
 
 def sources_info():

@@ -15,6 +15,11 @@ Decoder LM case (str kind model_lm):
     tensor tokens f32 1 T                 token ids (element 0 = <bos>) as floats
     tensor attn_weights_<l> f32 3 H T T   per-head weights of blocks.<l>.attn (causal)
     tensor logits f32 2 R V               logits of positions logits_first_row .. T-1
+    tensor ablate f32 2 N 2               (only in ablation cases) the (layer, head) pairs switched off:
+                                          PyTorch runs a copy of the model whose out_proj.weight columns
+                                          of those heads are zero (the head's context reaches nothing);
+                                          every head of a layer off leaves that layer's residual path
+                                          plus out_proj.bias. Weights and logits are of that model.
 
 Seq2seq case (str kind model_seq2seq):
     str model, str model_sha256, str src_text_json, str expected_text
@@ -37,6 +42,7 @@ float64 values (weights to 1e-5, logits to 1e-4 relative to the largest magnitud
 float32 greedy decoding gives the same output.
 """
 
+import copy
 import hashlib
 import json
 import os
@@ -44,10 +50,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
-import _runtime  # noqa: E402
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import runtime  # noqa: E402
+from attnscope_tools.tokenizers import codepoint_ids as lm_tokenize, source_word_ids as s2s_tokenize  # noqa: E402
 
-_runtime.setup(threads=1)
+runtime.setup(threads=1)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -68,6 +75,12 @@ LM_CASES = [
     ("char_lm_poem", "床前明月光，疑是地上霜。\n举头望明月，"),
     ("char_lm_english", "The cat sat on the mat."),
     ("char_lm_mixed_unk", "Hi 你好 \u2603"),  # U+2603 SNOWMAN is not in the vocabulary -> <unk>
+]
+# Head ablation (issue #14): every head of layer 1 off, so that layer adds only out_proj.bias to the residual
+# path. (Single heads are checked against zeroed out_proj columns in tests/cpp/ablation_test.cpp and
+# tests/js/ablation.test.js; one case keeps the fixtures under their size budget.)
+LM_ABLATION_CASES = [
+    ("char_lm_ablate_layer1", "The cat. The", [(1, 0), (1, 1), (1, 2), (1, 3)]),
 ]
 S2S_CASES = [
     ("dates_seq2seq_of", "the fifth of march nineteen ninety"),
@@ -115,28 +128,25 @@ def load_s2s():
     return path, h, m
 
 
-def lm_tokenize(vocab, text):
-    """Code point -> id (ids below len(specials) are never produced from text), <bos> first."""
-    nspec = len(vocab["specials"])
-    index = {t: i for i, t in enumerate(vocab["tokens"]) if i >= nspec}
-    return [vocab["bos_id"]] + [index.get(ch, vocab["unk_id"]) for ch in text]
-
-
-def s2s_tokenize(vocab, text, max_len):
-    import re
-    t = re.sub(r"[A-Z]", lambda m: m.group(0).lower(), text)
-    words = [w for w in re.split(r"[^a-z0-9]+", t) if w]
-    index = {w: i for i, w in enumerate(vocab["src_tokens"]) if i not in (vocab["src_pad_id"], vocab["src_unk_id"])}
-    return [index.get(w, vocab["src_unk_id"]) for w in words][:max_len]
+def ablated(model, pairs):
+    """A copy of the LM whose heads `pairs` [(layer, head)] are switched off: their columns of
+    out_proj.weight are zero, so their per-head context reaches nothing (what ablation means)."""
+    m = copy.deepcopy(model)
+    for layer, head in pairs:
+        attn = m.blocks[layer].attn
+        dh = attn.embed_dim // attn.num_heads
+        attn.out_proj.weight[:, head * dh:(head + 1) * dh] = 0
+    return m
 
 
 @torch.no_grad()
 def lm_cases():
-    path, h, m32 = load_lm()
-    m64 = load_lm()[2].double()
+    path, h, m32_plain = load_lm()
+    m64_plain = load_lm()[2].double()
     digest = sha256(path)
     written = []
-    for name, text in LM_CASES:
+    for name, text, pairs in [c + ([],) for c in LM_CASES] + LM_ABLATION_CASES:
+        m32, m64 = (ablated(m32_plain, pairs), ablated(m64_plain, pairs)) if pairs else (m32_plain, m64_plain)
         ids = lm_tokenize(h["vocab"], text)
         T = len(ids)
         assert T <= 24, (name, T)
@@ -150,6 +160,8 @@ def lm_cases():
         tensors = [("tokens", torch.tensor(ids, dtype=torch.float64))]
         tensors += [(f"attn_weights_{l}", w64[l][0]) for l in range(len(w64))]
         tensors.append(("logits", lg64[0, r0:]))
+        if pairs:
+            tensors.append(("ablate", torch.tensor(pairs, dtype=torch.float64)))
         strs = [("kind", "model_lm"), ("model", os.path.basename(path)), ("model_sha256", digest),
                 ("text_json", json.dumps(text, ensure_ascii=False))]
         ints = [("seq_len", T), ("vocab_size", h["config"]["vocab_size"]), ("num_layers", len(w64)),

@@ -24,17 +24,20 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
-import _runtime  # noqa: E402
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import heads, runtime, schedule  # noqa: E402
+from attnscope_tools.tokenizers import CodepointTokenizer  # noqa: E402
 
-BLAS = _runtime.setup(threads=1)
+BLAS = runtime.setup(threads=1)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import attnscope_model  # noqa: E402
+import induction_data  # noqa: E402
 import lm_data  # noqa: E402
+import measure_heads  # noqa: E402
 from attnscope_nets import CharLM  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -53,18 +56,24 @@ TRAIN = dict(seed=1234, steps=3600, batch=32, seq_len=128, lr=3e-3, min_lr_frac=
 ZH_SEP = set("，。？！；：、\n")
 SEP = ZH_SEP | set(",.?!;:")
 SENT_END = set("。？！.?!")
-GROUPS = {"all": ("zh_poems", "zh_misc", "en"), "zh": ("zh_poems", "zh_misc"), "en": ("en",)}
+GROUPS = {"all": ("zh_poems", "zh_misc", "zh_prose", "en"), "zh": ("zh_poems", "zh_misc", "zh_prose"), "en": ("en",)}
 GROUP_SUFFIX = {"all": "", "zh": " (Chinese text)", "en": " (English text)"}
 
 
 # ----------------------------------------------------------------------------- vocab / data
 
-def build_vocab(train_docs, size):
+def build_vocab(train_docs, size, required=""):
+    """The most frequent characters; `required` ones (the demo's sentences) replace the rarest if missing."""
     cnt = collections.Counter()
     for docs in train_docs.values():
         for d in docs:
             cnt.update(d)
-    chars = sorted(cnt.items(), key=lambda kv: (-kv[1], ord(kv[0])))[: size - len(SPECIALS)]
+    ranked = sorted(cnt.items(), key=lambda kv: (-kv[1], ord(kv[0])))
+    chars = ranked[: size - len(SPECIALS)]
+    have = {c for c, _ in chars}
+    missing = [c for c in dict.fromkeys(required) if c not in have]
+    if missing:
+        chars = chars[: len(chars) - len(missing)] + [(c, cnt.get(c, 0)) for c in missing]
     tokens = SPECIALS + [c for c, _ in chars]
     covered = sum(n for _, n in chars) / sum(cnt.values())
     return tokens, covered
@@ -73,11 +82,10 @@ def build_vocab(train_docs, size):
 class Tokenizer:
     def __init__(self, tokens):
         self.tokens = tokens
-        self.index = {t: i for i, t in enumerate(tokens) if i >= len(SPECIALS)}
+        self.codepoints = CodepointTokenizer({"specials": SPECIALS, "tokens": tokens, "unk_id": UNK, "bos_id": BOS})
 
     def encode(self, text, bos=True):
-        ids = [self.index.get(ch, UNK) for ch in text]
-        return ([BOS] if bos else []) + ids
+        return self.codepoints.ids(text, bos)
 
     def decode(self, ids):
         return "".join(self.tokens[i] if i >= len(SPECIALS) else ("\u241e" if i == BOS else "\ufffd")
@@ -149,6 +157,9 @@ METRICS = {
     "duplicate_token": ("mean weight on the most recent earlier occurrence j<i of the query's own character "
                         "(queries whose character occurred before in the same document; spaces excluded)", 0.3, 5.0,
                         "earlier occurrence of the same char"),
+    "induction_random": ("Olsson et al. (2022): on <bos> r r (random tokens repeated twice), mean weight from each "
+                         "second-copy token to the token after its first occurrence", 0.4, 5.0,
+                         "induction (copies what followed the earlier occurrence)"),
     "induction": ("mean weight on the key right after the most recent earlier occurrence of the query's "
                   "character (j+1 < i; spaces excluded)", 0.3, 5.0, "induction (char after an earlier copy)"),
     "prev_line_same": ("Chinese parallel lines: mean weight on the key at the query's offset in the previous "
@@ -306,11 +317,6 @@ def analyse_heads(model, seqs_by_src, tokens):
     return scores, baselines, counts_out
 
 
-def passes(m, score, baseline):
-    _, thr, lift, _ = METRICS[m]
-    return score >= thr and score >= lift * baseline
-
-
 def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
     """A head is named after a metric whose score passes the metric's threshold and its minimum
     lift over the uniform baseline. Scores on all held-out text are preferred: only when no
@@ -323,17 +329,12 @@ def name_heads(scores, baselines, module_fmt="blocks.{layer}.attn"):
         for h in range(H):
             best = None
             for groups in (("all",), ("zh", "en")):
-                for g in groups:
-                    for m in scores[g]:
-                        sc = scores[g][m][l][h]
-                        if passes(m, sc, baselines[g][m]):
-                            r = sc / METRICS[m][1]
-                            if best is None or r > best[0]:
-                                best = (r, g, m, sc)
+                best = heads.best_metric(((g, m), scores[g][m][l][h], METRICS[m][1], METRICS[m][2], baselines[g][m])
+                                         for g in groups for m in scores[g])
                 if best:
                     break
             if best:
-                _, g, m, sc = best
+                (g, m), sc = best
                 named.append({"layer": l, "head": h, "module": module_fmt.format(layer=l),
                               "name": METRICS[m][3] + GROUP_SUFFIX[g], "metric": m, "text": g,
                               "score": round(sc, 4), "threshold": METRICS[m][1],
@@ -348,34 +349,19 @@ def heads_table(scores, baselines, counts, named):
               "en": "English held-out text"}
     for g in GROUPS:
         ms = list(scores[g])
-        L = len(scores[g][ms[0]])
-        H = len(scores[g][ms[0]][0])
-        out += [f"**{titles[g]}**", "",
-                "| layer | head | " + " | ".join(ms) + " | name |",
-                "|---|---|" + "---|" * len(ms) + "---|",
-                "| uniform baseline | | " + " | ".join(f"{baselines[g][m]:.3f}" for m in ms) + " | |"]
-        for l in range(L):
-            for h in range(H):
-                cells = []
-                for m in ms:
-                    sc = scores[g][m][l][h]
-                    cells.append(f"**{sc:.3f}**" if passes(m, sc, baselines[g][m]) else f"{sc:.3f}")
-                out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((l, h), '')} |")
+        out += [f"**{titles[g]}**", ""]
+        out += heads.score_table(ms, scores[g], baselines[g], {m: METRICS[m][1:3] for m in ms}, nm)
         out += ["", f"Queries per metric ({g}): " + ", ".join(f"{m} {counts[g][m]}" for m in ms) + ".", ""]
-    out.append("| metric | definition | threshold | min lift over uniform baseline |")
-    out.append("|---|---|---|---|")
-    for m, (d, thr, lift, _) in METRICS.items():
-        out.append(f"| {m} | {d} | {thr} | {lift}x |")
+    out += heads.markdown_table(["metric", "definition", "threshold", "min lift over uniform baseline"],
+                                [(m, d, thr, f"{lift}x") for m, (d, thr, lift, _) in METRICS.items()])
     out.append("")
     out.append("Named heads: one name per head, after the passing metric with the largest score/threshold on all "
                "held-out text; a head with no passing metric there is named from the Chinese-only or English-only "
                "scores (the name says which):")
     out.append("")
-    out.append("| layer | head | name | metric | text | score | threshold | uniform baseline |")
-    out.append("|---|---|---|---|---|---|---|---|")
-    for n in named:
-        out.append(f"| {n['layer']} | {n['head']} | {n['name']} | {n['metric']} | {n['text']} | {n['score']:.3f} | "
-                   f"{n['threshold']} | {n['baseline']:.3f} |")
+    out += heads.markdown_table(["layer", "head", "name", "metric", "text", "score", "threshold", "uniform baseline"],
+                                [(n["layer"], n["head"], n["name"], n["metric"], n["text"], f"{n['score']:.3f}",
+                                  n["threshold"], f"{n['baseline']:.3f}") for n in named])
     return "\n".join(out)
 
 
@@ -486,7 +472,21 @@ def main():
     ap.add_argument("--analyse-only", action="store_true")
     ap.add_argument("--out-model", help="write the model here instead of models/ (experiments)")
     ap.add_argument("--out-record", help="write the record here instead of tools/records/")
+    # Second round (issue #14): more layers, a larger vocabulary with the demo's characters, Chinese prose
+    # from Debian's manuals (tools/zh_prose_data.py), and repeated spans for induction heads.
+    ap.add_argument("--layers", type=int, default=CFG["n_layers"])
+    ap.add_argument("--vocab", type=int, default=CFG["vocab_size"])
+    ap.add_argument("--zh-prose", metavar="DIR", help="build/zh/prose: <package>.train.txt / .heldout.txt")
+    ap.add_argument("--mix", type=json.loads, help='pool weights as JSON, e.g. {"en": 0.4, "zh_prose": 0.3, ...}')
+    ap.add_argument("--repeat-frac", type=float, default=0.0,
+                    help="fraction of training sequences that are a span repeated (tools/induction_data.py)")
+    ap.add_argument("--require-demo-chars", action="store_true",
+                    help="the vocabulary keeps every character of the demo's sentences (tools/zh_prose_data.py)")
     args = ap.parse_args()
+    CFG["n_layers"], CFG["vocab_size"] = args.layers, args.vocab
+    if args.mix:
+        TRAIN["mix"] = args.mix
+    TRAIN["repeat_frac"] = args.repeat_frac
     global MODEL_PATH, RECORD_PATH
     if args.out_model:
         MODEL_PATH = os.path.abspath(args.out_model)
@@ -496,7 +496,14 @@ def main():
 
     src = lm_data.load_sources()
     train_docs, held_docs = lm_data.split_sources(src, TRAIN["heldout_frac"])
-    tokens, coverage = build_vocab(train_docs, CFG["vocab_size"])
+    if args.zh_prose:
+        train_docs["zh_prose"], held_docs["zh_prose"] = lm_data.load_prose(args.zh_prose)
+        src["zh_prose"] = train_docs["zh_prose"] + held_docs["zh_prose"]
+    required = ""
+    if args.require_demo_chars:
+        import zh_prose_data
+        required = "".join(zh_prose_data.DEMO_SENTENCES)
+    tokens, coverage = build_vocab(train_docs, CFG["vocab_size"], required)
     tok = Tokenizer(tokens)
     T = TRAIN["seq_len"]
     enc = {k: [tok.encode(d) for d in v] for k, v in train_docs.items()}
@@ -504,6 +511,9 @@ def main():
     pools = {"en": enc["en"],
              "zh_verse": [e for d, e in zh if lm_data.is_regular_verse(d)],
              "zh_other": [e for d, e in zh if not lm_data.is_regular_verse(d)]}
+    if "zh_prose" in enc:
+        pools["zh_prose"] = enc["zh_prose"]
+    text_docs = [e for pool in pools.values() for e in pool]
     for k, v in pools.items():
         print(f"pool {k}: {len(v)} docs, {sum(len(x) - 1 for x in v)} chars")
     held = {k: pack_in_order([tok.encode(d) for d in v], T) for k, v in held_docs.items()}
@@ -535,13 +545,16 @@ def main():
         progress, losses = [], []
         t0 = time.time()
         for step in range(TRAIN["steps"]):
-            lr = _runtime.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            lr = schedule.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
             for g in opt.param_groups:
                 g["lr"] = lr
             seqs = []
             names = list(TRAIN["mix"])
             probs = np.array([TRAIN["mix"][k] for k in names])
             for _ in range(TRAIN["batch"]):
+                if TRAIN["repeat_frac"] and rng.rand() < TRAIN["repeat_frac"]:
+                    seqs.append(induction_data.repeated_sequence(rng, T, len(tokens), len(SPECIALS), text_docs, bos=BOS))
+                    continue
                 pool = pools[names[rng.choice(len(names), p=probs / probs.sum())]]
                 seqs.append(pack_random(rng, pool, T))
             b = torch.tensor(seqs)
@@ -570,7 +583,11 @@ def main():
             "blas": os.path.basename(os.path.dirname(BLAS)) + "/" + os.path.basename(BLAS),
             "params": nparams, "train": dict(TRAIN), "train_seconds": round(train_seconds, 1),
             "final_train_loss": float(np.mean(losses[-50:])), "progress": progress,
-            "data": {"sources": lm_data.sources_info(), "vocab_size": len(tokens),
+            "data": {"sources": dict(lm_data.sources_info(), **({"zh_prose": "Debian manuals in Simplified Chinese, "
+                                                                   "tools/zh_prose_data.py (packages and licences: "
+                                                                   "tools/records/zh-prose-data.md)"}
+                                                                  if args.zh_prose else {})),
+                     "vocab_size": len(tokens),
                      "vocab_coverage": round(coverage, 5),
                      "pools": {k: {"docs": len(v), "chars": sum(len(x) - 1 for x in v)} for k, v in pools.items()},
                      "stats": {k: {"docs": len(src[k]), "chars": sum(len(d) for d in src[k]),
@@ -593,7 +610,22 @@ def main():
     # head analysis on held-out sequences (all of zh, up to 96 English sequences)
     full = {k: [s for s in v if s[-8:] != [BOS] * 8] for k, v in held.items()}  # no padded tails
     ana = {"zh_poems": full["zh_poems"], "zh_misc": full["zh_misc"], "en": full["en"][:96]}
+    if "zh_prose" in full:
+        ana["zh_prose"] = full["zh_prose"][:96]
     scores, baselines, counts = analyse_heads(model, ana, tokens)
+    # Olsson et al.'s induction score on random tokens repeated twice (tools/measure_heads.py's definition).
+    n_rep = (T - 1) // 2
+    reps = measure_heads.repeated_random_ids(np.random.default_rng(TRAIN["seed"]), 64, n_rep, len(SPECIALS), len(tokens), BOS)
+    with torch.no_grad():
+        _, ws = model(torch.tensor(reps), need_weights=True)
+    w = torch.stack(ws, 1).double().numpy()  # [B, L, H, T, T]
+    score, base = measure_heads.induction_scores(w, n_rep)
+    scores["all"]["induction_random"] = score.tolist()
+    baselines["all"]["induction_random"] = base
+    counts["all"]["induction_random"] = 64 * n_rep
+    for g in ("zh", "en"):  # measured on random tokens only: no per-language score
+        for table in (scores, baselines, counts):
+            table[g].pop("induction_random", None)
     named = name_heads(scores, baselines)
     table = heads_table(scores, baselines, counts, named)
     print(table)

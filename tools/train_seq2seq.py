@@ -25,10 +25,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
-import _runtime  # noqa: E402
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import heads, runtime, schedule  # noqa: E402
+from attnscope_tools.tokenizers import SourceWordTokenizer  # noqa: E402
 
-BLAS = _runtime.setup(threads=1)
+BLAS = runtime.setup(threads=1)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -59,14 +60,15 @@ class Vocab:
     def __init__(self):
         self.src_tokens = SRC_SPECIALS + dd.source_vocab()
         self.tgt_tokens = TGT_SPECIALS + TGT_CHARS
-        self.src_index = {w: i for i, w in enumerate(self.src_tokens) if i >= len(SRC_SPECIALS)}
+        self.source = SourceWordTokenizer({"src_tokens": self.src_tokens, "src_pad_id": SRC_PAD, "src_unk_id": SRC_UNK},
+                                          CFG["max_src_len"])
         self.tgt_index = {c: i for i, c in enumerate(self.tgt_tokens) if i >= len(TGT_SPECIALS)}
 
     def encode_src_words(self, words):
-        return [self.src_index.get(w, SRC_UNK) for w in words][: CFG["max_src_len"]]
+        return self.source.word_ids(words)
 
     def encode_src(self, text):
-        return self.encode_src_words(dd.src_words(text))
+        return self.source.ids(text)
 
     def encode_tgt(self, s):
         return [self.tgt_index[c] for c in s] + [TGT_EOS]
@@ -238,15 +240,10 @@ def name_heads(scores, baselines):
         Hn = len(scores[ms[0]][0])
         for l in range(Ln):
             for h in range(Hn):
-                best = None
-                for m in ms:
-                    _, _, thr, lift, hname = METRICS[m]
-                    s = scores[m][l][h]
-                    if s >= thr and s >= lift * baselines[m]:
-                        if best is None or s / thr > best[0]:
-                            best = (s / thr, m, s, thr, hname)
+                best = heads.best_metric((m, scores[m][l][h], METRICS[m][2], METRICS[m][3], baselines[m]) for m in ms)
                 if best:
-                    _, m, s, thr, hname = best
+                    m, s = best
+                    _, _, thr, _, hname = METRICS[m]
                     named.append({"layer": l, "head": h, "attn": kind, "module": MODULES[kind].format(l=l),
                                   "name": hname, "metric": m, "score": round(s, 4), "threshold": thr,
                                   "baseline": round(baselines[m], 4)})
@@ -258,21 +255,12 @@ def heads_table(scores, baselines, counts, named):
     nm = {(n["attn"], n["layer"], n["head"]): n["name"] for n in named}
     for kind in ("enc_self", "dec_self", "dec_cross"):
         ms = [m for m, s in METRICS.items() if s[0] == kind]
-        out += [f"**{kind}** (`{MODULES[kind]}`)", "",
-                "| layer | head | " + " | ".join(ms) + " | name |", "|---|---|" + "---|" * len(ms) + "---|",
-                "| uniform baseline | | " + " | ".join(f"{baselines[m]:.3f}" for m in ms) + " | |"]
-        for l in range(len(scores[ms[0]])):
-            for h in range(len(scores[ms[0]][0])):
-                cells = []
-                for m in ms:
-                    s = scores[m][l][h]
-                    ok = s >= METRICS[m][2] and s >= METRICS[m][3] * baselines[m]
-                    cells.append(f"**{s:.3f}**" if ok else f"{s:.3f}")
-                out.append(f"| {l} | {h} | " + " | ".join(cells) + f" | {nm.get((kind, l, h), '')} |")
+        out += [f"**{kind}** (`{MODULES[kind]}`)", ""]
+        out += heads.score_table(ms, scores, baselines, {m: METRICS[m][2:4] for m in ms},
+                                 {(l, h): name for (k, l, h), name in nm.items() if k == kind})
         out.append("")
-    out += ["| metric | attention | definition | threshold | min lift over uniform |", "|---|---|---|---|---|"]
-    for m, (kind, d, thr, lift, _) in METRICS.items():
-        out.append(f"| {m} | {kind} | {d} | {thr} | {lift}x |")
+    out += heads.markdown_table(["metric", "attention", "definition", "threshold", "min lift over uniform"],
+                                [(m, kind, d, thr, f"{lift}x") for m, (kind, d, thr, lift, _) in METRICS.items()])
     out.append("")
     out.append("Queries per metric: " + ", ".join(f"{m} {counts[m]}" for m in METRICS) + ".")
     return "\n".join(out)
@@ -373,7 +361,7 @@ def main():
         losses, progress = [], []
         t0 = time.time()
         for step in range(TRAIN["steps"]):
-            lr = _runtime.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
+            lr = schedule.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
             for g in opt.param_groups:
                 g["lr"] = lr
             ex = sample_examples(rng, vocab, train_dates, TRAIN["batch"])

@@ -364,12 +364,21 @@ val int_array(const std::vector<std::int32_t>& values)
     return array;
 }
 
+// Head ablation flags as the wrapper builds them: a plain array of 0/1 per layer and head (empty: none).
+HeadMask head_mask(const val& flags) { return emscripten::convertJSArrayToNumberVector<std::uint8_t>(flags); }
+
+// {encoderSelf, decoderSelf, decoderCross}: one flag array per kind of attention.
+Seq2SeqAblation seq2seq_ablation(const val& masks)
+{
+    return {head_mask(masks["encoderSelf"]), head_mask(masks["decoderSelf"]), head_mask(masks["decoderCross"])};
+}
+
 // {logits, attention} or null with the status set.
-val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention)
+val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const DecoderLM::Output out = lm.forward(token_ids(tokens), need_attention);
+        const DecoderLM::Output out = lm.forward(token_ids(tokens), need_attention, head_mask(ablate));
         result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("attention", tensor_value(out.attention));
@@ -377,18 +386,21 @@ val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention)
     return result;
 }
 
-val lm_generate(DecoderLM& lm, const val& prompt, double max_new_tokens, int stop_token)
-{
-    val result = val::null();
-    guarded([&] { result = int_array(lm.generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token)); });
-    return result;
-}
-
-val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool need_attention)
+val lm_generate(DecoderLM& lm, const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const Seq2Seq::Output out = model.forward(token_ids(source), token_ids(target), need_attention);
+        result = int_array(lm.generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token, head_mask(ablate)));
+    });
+    return result;
+}
+
+val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool need_attention, const val& ablate)
+{
+    val result = val::null();
+    guarded([&] {
+        const Seq2Seq::Output out =
+            model.forward(token_ids(source), token_ids(target), need_attention, seq2seq_ablation(ablate));
         result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
@@ -398,11 +410,12 @@ val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool n
     return result;
 }
 
-val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double max_steps)
+val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double max_steps, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const Seq2Seq::Decoded out = model.greedy_decode(token_ids(source), bos, eos, std::size_t(max_steps));
+        const Seq2Seq::Decoded out =
+            model.greedy_decode(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
         result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
@@ -503,18 +516,21 @@ public:
         }, &load);
     }
 
-    val lmForward(const val& tokens, bool need_attention) { return lm_forward(*file_.decoder_lm, tokens, need_attention); }
-    val lmGenerate(const val& prompt, double max_new_tokens, int stop_token)
+    val lmForward(const val& tokens, bool need_attention, const val& ablate)
     {
-        return lm_generate(*file_.decoder_lm, prompt, max_new_tokens, stop_token);
+        return lm_forward(*file_.decoder_lm, tokens, need_attention, ablate);
     }
-    val seq2seqForward(const val& source, const val& target, bool need_attention)
+    val lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
     {
-        return seq2seq_forward(*file_.seq2seq, source, target, need_attention);
+        return lm_generate(*file_.decoder_lm, prompt, max_new_tokens, stop_token, ablate);
     }
-    val seq2seqDecode(const val& source, int bos, int eos, double max_steps)
+    val seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
     {
-        return seq2seq_decode(*file_.seq2seq, source, bos, eos, max_steps);
+        return seq2seq_forward(*file_.seq2seq, source, target, need_attention, ablate);
+    }
+    val seq2seqDecode(const val& source, int bos, int eos, double max_steps, const val& ablate)
+    {
+        return seq2seq_decode(*file_.seq2seq, source, bos, eos, max_steps, ablate);
     }
 
 private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
 #include "parallel.hpp"
@@ -22,7 +23,7 @@ static_assert(streaming_key_block % NR == 0, "key tiles must start on a panel bo
 
 std::size_t packed_floats(std::size_t K, std::size_t N)
 {
-    return checked_mul((N + NR - 1) / NR * NR, K, "attention workspace");
+    return packed_floats(K, N, NR, "attention workspace");
 }
 
 // Multiply-adds per task of a threaded product: large enough that waking a thread (tens of µs in a browser)
@@ -47,14 +48,6 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)
 {
     kernels::pack_b_transposed{}(arch{}, K, N, Bt, ldbt, packed);
-}
-
-std::size_t checked_mul(std::size_t a, std::size_t b, const char* what)
-{
-    if (a != 0 && b > std::numeric_limits<std::size_t>::max() / a)
-        throw std::length_error(std::string(what) + ": sizes too large (" + std::to_string(a) + " × " +
-                                std::to_string(b) + " overflows the address space)");
-    return a * b;
 }
 
 namespace {

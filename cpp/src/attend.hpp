@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "attnscope/tensor.hpp"
+#include "sizes.hpp"  // checked_mul, for the callers that size their buffers from an attention problem
 
 namespace attnscope {
 namespace detail {
@@ -37,7 +38,7 @@ struct AttendScratch {
     float* value_panels;
 };
 
-/// Floats of a K×N matrix packed into panels.
+/// Floats of a K×N matrix packed into this build's panels (sizes.hpp's packed_floats at the kernels' panel width).
 std::size_t packed_floats(std::size_t K, std::size_t N);
 
 /// Query rows and keys per tile of attend_streaming(); its score scratch is their product.
@@ -79,9 +80,6 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 
 /// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);
-
-/// a·b, throwing std::length_error naming `what` when it overflows size_t.
-std::size_t checked_mul(std::size_t a, std::size_t b, const char* what);
 
 }  // namespace detail
 }  // namespace attnscope

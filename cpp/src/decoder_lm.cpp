@@ -34,9 +34,11 @@ void DecoderLM::build(const std::map<std::string, TensorView>* expected)
     if (!expected) m.repack_all();  // a load repacks anyway
 }
 
-DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention)
+DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention,
+                                     const HeadMask& ablate)
 {
     detail::check_tokens("DecoderLM.forward: tokens", tokens, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.forward: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
@@ -47,7 +49,7 @@ DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bo
     for (std::size_t l = 0; l < L; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.attention, l));
+                                   detail::layer_slice(out.attention, l), detail::layer_heads(ablate, l, H));
         detail::residual_mlp(b, b.ln2, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.vocab_size});
@@ -56,9 +58,10 @@ DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bo
 }
 
 std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
-                                              std::int32_t stop_token)
+                                              std::int32_t stop_token, const HeadMask& ablate)
 {
     detail::check_tokens("DecoderLM.generate: prompt", prompt, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.generate: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
     // The caches hold only the positions this call can reach, not max_len of them.
@@ -73,7 +76,8 @@ std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& p
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * capacity * d;
             float* values = value_cache.data() + l * capacity * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr);
+            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr,
+                                          detail::layer_heads(ablate, l, config_.num_heads));
             detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
         }
         detail::logits_of(m, x.data(), 1, d, h.data(), logits.data());

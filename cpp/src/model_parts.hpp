@@ -80,6 +80,10 @@ struct ModelParts {
 void check_sizes(const char* model, std::initializer_list<std::pair<const char*, std::size_t>> sizes, std::size_t d,
                  std::size_t heads);
 void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std::size_t vocab, std::size_t max_len);
+// A head mask must be empty or have one flag per head of every layer of its stack.
+void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads);
+// Layer `layer`'s flags inside a stack's mask, or null when nothing is ablated.
+const std::uint8_t* layer_heads(const HeadMask& mask, std::size_t layer, std::size_t heads);
 
 // The steps of a forward pass (transformer_layers.cpp).
 
@@ -88,14 +92,15 @@ void embed(const Parameter& tokens_table, const Parameter& positions_table, cons
            std::size_t count, std::size_t first_position, std::size_t d, float* x);
 // x += fc2(gelu(fc1(ln(x)))) for `rows` rows; `h` holds rows·d, `u` rows·d_ff.
 void residual_mlp(const Block& b, const LayerNorm& ln, float* x, std::size_t rows, std::size_t d, float* h, float* u);
-// x += attention(ln(x), memory) over T rows; weights (may be null) [H, T, S].
+// x += attention(ln(x), memory) over T rows; weights (may be null) [H, T, S]; the heads flagged in
+// `ablate_heads` (may be null) are ablated.
 void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, float* x, std::size_t T,
                         const float* memory, std::size_t S, bool causal, std::size_t d, float* h, float* a,
-                        float* weights);
+                        float* weights, const std::uint8_t* ablate_heads);
 // x += self_attn(ln1(x)) for the one new position `position`, appending its key and value to the caches;
 // the new row's weights [H, position + 1] go to `weights` when it is not null.
 void cached_self_attention(const Block& b, float* x, std::size_t d, float* keys, float* values, std::size_t position,
-                           float* h, float* a, float* weights);
+                           float* h, float* a, float* weights, const std::uint8_t* ablate_heads);
 // x += a over n floats.
 void add_inplace(float* x, std::size_t n, const float* a);
 // logits[rows × vocab] = head(final_norm(x)); `h` holds rows·d.

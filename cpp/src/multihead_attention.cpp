@@ -1,6 +1,7 @@
 // MultiHeadAttention: parameters under PyTorch's names, seeded initialisation, and the forward pass.
 #include "attnscope/multihead_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -139,23 +140,27 @@ Shape MultiHeadAttention::state_dict_shape(const std::string& key) const
     fail("state_dict", "unexpected key '" + key + "' (this layer has " + expected + ")");
 }
 
-float* MultiHeadAttention::parameter(const std::string& key)
+template <class Self>
+auto MultiHeadAttention::parameter_in(Self& self, const std::string& key) -> decltype(self.in_proj_weight_.data())
 {
-    const std::size_t E = embed_dim_;
-    if (key == "in_proj_weight" || key == "q_proj_weight") return in_proj_weight_.data();
-    if (key == "k_proj_weight") return in_proj_weight_.data() + E * E;
-    if (key == "v_proj_weight") return in_proj_weight_.data() + E * (E + kdim_);
-    if (key == "in_proj_bias") return in_proj_bias_.data();
-    if (key == "out_proj.weight") return out_proj_weight_.data();
-    return out_proj_bias_.data();  // "out_proj.bias": callers validate keys with state_dict_shape() first
+    const std::size_t E = self.embed_dim_;
+    if (key == "in_proj_weight" || key == "q_proj_weight") return self.in_proj_weight_.data();
+    if (key == "k_proj_weight") return self.in_proj_weight_.data() + E * E;
+    if (key == "v_proj_weight") return self.in_proj_weight_.data() + E * (E + self.kdim_);
+    if (key == "in_proj_bias") return self.in_proj_bias_.data();
+    if (key == "out_proj.weight") return self.out_proj_weight_.data();
+    return self.out_proj_bias_.data();  // "out_proj.bias": callers validate keys with state_dict_shape() first
 }
+
+float* MultiHeadAttention::parameter(const std::string& key) { return parameter_in(*this, key); }
+const float* MultiHeadAttention::parameter(const std::string& key) const { return parameter_in(*this, key); }
 
 std::map<std::string, Tensor> MultiHeadAttention::state_dict() const
 {
     std::map<std::string, Tensor> state;
     for (const std::string& key : state_dict_keys()) {
         const Shape shape = state_dict_shape(key);
-        const float* data = const_cast<MultiHeadAttention*>(this)->parameter(key);  // read only
+        const float* data = parameter(key);
         state.emplace(key, Tensor(shape, std::vector<float>(data, data + checked_numel(shape, "state_dict"))));
     }
     return state;
@@ -254,9 +259,9 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
     if (options.need_weights && !weights) fail("forward", "weights must not be null when need_weights is true");
     const Buffers buffers = plan(dims, options, true);
     const std::size_t q_rows = dims.batch * dims.query_len, k_rows = dims.batch * dims.key_len;
-    project(0, query, q_rows, buffers.q);
-    project(1, key, k_rows, buffers.k);
-    project(2, value, k_rows, buffers.v);
+    project(Projection::query, query, q_rows, buffers.q);
+    project(Projection::key, key, k_rows, buffers.k);
+    project(Projection::value, value, k_rows, buffers.v);
     attend_heads(buffers.q, buffers.k, buffers.v, dims, options, buffers, output, weights);
 }
 
@@ -264,8 +269,8 @@ void MultiHeadAttention::project_key_value(const float* key, const float* value,
                                            float* value_out) const
 {
     if (!key || !value || !key_out || !value_out) fail("project_key_value", "pointers must not be null");
-    project(1, key, rows, key_out);
-    project(2, value, rows, value_out);
+    project(Projection::key, key, rows, key_out);
+    project(Projection::value, value, rows, value_out);
 }
 
 void MultiHeadAttention::forward_projected(const float* query, std::size_t query_len, const float* projected_key,
@@ -278,16 +283,17 @@ void MultiHeadAttention::forward_projected(const float* query, std::size_t query
         fail("forward_projected", "query, keys, values and output must not be null");
     if (options.need_weights && !weights) fail("forward_projected", "weights must not be null when need_weights is true");
     const Buffers buffers = plan(dims, options, false);
-    project(0, query, query_len, buffers.q);
+    project(Projection::query, query, query_len, buffers.q);
     attend_heads(buffers.q, projected_key, projected_value, dims, options, buffers, output, weights);
 }
 
-void MultiHeadAttention::project(int which, const float* input, std::size_t rows, float* out) const
+void MultiHeadAttention::project(Projection which, const float* input, std::size_t rows, float* out) const
 {
     const std::size_t in_features[3] = {embed_dim_, kdim_, vdim_};
-    const float* bias = bias_ ? in_proj_bias_.data() + which * embed_dim_ : nullptr;
-    detail::matmul_packed(rows, embed_dim_, in_features[which], input, in_features[which],
-                          packed_in_proj_[which].data(), out, embed_dim_, bias);
+    const auto index = static_cast<std::size_t>(which);
+    const float* bias = bias_ ? in_proj_bias_.data() + index * embed_dim_ : nullptr;
+    detail::matmul_packed(rows, embed_dim_, in_features[index], input, in_features[index],
+                          packed_in_proj_[index].data(), out, embed_dim_, bias);
 }
 
 namespace {
@@ -368,6 +374,16 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     return {slice[0], slice[1], slice[2], slice[3], slice[4], slice[5], slice[6], parts[6] / detail::worker_count()};
 }
 
+namespace {
+
+// An ablated head contributes nothing to the output projection: its Lq rows of head_dim floats are zeroed.
+void zero_context(float* context, std::size_t rows, std::size_t head_dim, std::size_t stride)
+{
+    for (std::size_t i = 0; i < rows; ++i) std::fill_n(context + i * stride, head_dim, 0.f);
+}
+
+}  // namespace
+
 void MultiHeadAttention::attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                                       const ForwardOptions& options, const Buffers& buffers, float* output,
                                       float* weights) const
@@ -410,15 +426,19 @@ void MultiHeadAttention::attend_heads(const float* q, const float* k, const floa
         if (args.mask_count == 2 && masks[1].kind == MaskKind::additive) std::swap(masks[0], masks[1]);
         const detail::Strided qh{q + b * Lq * E + h * hd, E};
         float* context = buffers.concat + b * Lq * E + h * hd;
-        if (options.need_weights)
+        const bool ablated = options.ablate_heads && options.ablate_heads[h];
+        if (options.need_weights) {
             detail::attend_rows(row0, rows, Lk, hd, hd, qh, args, panels_of(b * H + h), scores, context, E);
-        else
+            if (ablated) zero_context(context + row0 * E, rows, hd, E);  // after attend: the weights stay for the views
+        } else if (ablated) {
+            zero_context(context + row0 * E, rows, hd, E);  // nothing to compute: only the weights were wanted
+        } else
             detail::attend_streaming_rows(row0, rows, Lk, hd, hd, qh, {v + b * Lk * E + h * hd, E}, args,
                                           panels_of(b * H + h), scratch, context, E);
     };
 
     const std::size_t blocks = query_blocks(Lq);
-    if (!options.average_weights) {
+    if (!options.need_weights || !options.average_weights) {  // averaging only means something with weights
         // Tasks over (batch, head, query block): the same rows in the same order whatever thread takes them.
         const std::size_t items = B * H * blocks;
         for_each_item(items, detail::task_count(items, B * H * head_work, attention_task_grain),

@@ -44,7 +44,7 @@ namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
 std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std::vector<std::int32_t>& source,
-                          Tensor& attention)
+                          Tensor& attention, const HeadMask& ablate)
 {
     const std::size_t S = source.size(), d = c.d_model;
     std::vector<float> x(S * d), h(S * d), a(S * d), u(S * c.d_ff);
@@ -52,20 +52,29 @@ std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std
     for (std::size_t l = 0; l < c.encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
-                                   detail::layer_slice(attention, l));
+                                   detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
         detail::residual_mlp(b, b.ln2, x.data(), S, d, h.data(), u.data());
     }
     m.encoder_norm.apply(x.data(), S, d, h.data());
     return h;
 }
 
+void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqConfig& c)
+{
+    const std::string name(what);
+    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.encoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.decoder_layers, c.num_heads);
+}
+
 }  // namespace
 
 Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
-                                 bool need_attention)
+                                 bool need_attention, const Seq2SeqAblation& ablate)
 {
     detail::check_tokens("Seq2Seq.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2Seq.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    check_ablation("Seq2Seq.forward: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
     Output out;
@@ -74,16 +83,18 @@ Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const 
         out.decoder_attention = Tensor({config_.decoder_layers, H, T, T});
         out.cross_attention = Tensor({config_.decoder_layers, H, T, S});
     }
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
     for (std::size_t l = 0; l < config_.decoder_layers; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.decoder_attention, l));
+                                   detail::layer_slice(out.decoder_attention, l),
+                                   detail::layer_heads(ablate.decoder_self, l, H));
         detail::residual_attention(*b.cross_attn, b.ln2, x.data(), T, memory.data(), S, false, d, h.data(), a.data(),
-                                   detail::layer_slice(out.cross_attention, l));
+                                   detail::layer_slice(out.cross_attention, l),
+                                   detail::layer_heads(ablate.decoder_cross, l, H));
         detail::residual_mlp(b, b.ln3, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.tgt_vocab_size});
@@ -92,16 +103,17 @@ Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const 
 }
 
 Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
-                                        std::size_t max_steps)
+                                        std::size_t max_steps, const Seq2SeqAblation& ablate)
 {
     detail::check_tokens("Seq2Seq.greedy_decode: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2Seq.greedy_decode: bos", {bos}, config_.tgt_vocab_size, 1);
+    check_ablation("Seq2Seq.greedy_decode: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
     Decoded out;
     out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.
     std::vector<float> cross_keys(L * S * d), cross_values(L * S * d);
@@ -111,7 +123,7 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
     std::vector<float> key_cache(L * steps * d), value_cache(key_cache.size());
     std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
     std::vector<float> self_weights(L * H * steps * steps, 0.f), cross_weights(L * H * steps * S), step_weights(H * std::max(S, steps));
-    ForwardOptions options;
+    ForwardOptions cross_options;
 
     std::int32_t token = bos;
     for (std::size_t t = 0; t < steps; ++t) {
@@ -120,14 +132,16 @@ Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source,
             const detail::Block& b = m.decoder_blocks[l];
             float* keys = key_cache.data() + l * steps * d;
             float* values = value_cache.data() + l * steps * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data());
+            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data(),
+                                          detail::layer_heads(ablate.decoder_self, l, H));
             for (std::size_t hh = 0; hh < H; ++hh)
                 std::copy(step_weights.begin() + hh * (t + 1), step_weights.begin() + (hh + 1) * (t + 1),
                           self_weights.begin() + ((l * H + hh) * steps + t) * steps);
 
             b.ln2.apply(x.data(), 1, d, h.data());
+            cross_options.ablate_heads = detail::layer_heads(ablate.decoder_cross, l, H);
             b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * S * d, cross_values.data() + l * S * d,
-                                            S, options, a.data(), step_weights.data());
+                                            S, cross_options, a.data(), step_weights.data());
             for (std::size_t hh = 0; hh < H; ++hh)
                 std::copy(step_weights.begin() + hh * S, step_weights.begin() + (hh + 1) * S,
                           cross_weights.begin() + ((l * H + hh) * steps + t) * S);

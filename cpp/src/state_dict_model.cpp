@@ -108,6 +108,19 @@ void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std
                         " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 }
 
+void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads)
+{
+    if (!mask.empty() && mask.size() != layers * heads)
+        model_error(std::string(what) + ": expected " + std::to_string(layers * heads) + " flags (" +
+                    std::to_string(layers) + " layers of " + std::to_string(heads) + " heads) or none, got " +
+                    std::to_string(mask.size()));
+}
+
+const std::uint8_t* layer_heads(const HeadMask& mask, std::size_t layer, std::size_t heads)
+{
+    return mask.empty() ? nullptr : mask.data() + layer * heads;
+}
+
 }  // namespace detail
 
 using detail::ModelParts;

@@ -4,8 +4,8 @@
 #include <new>
 #include <stdexcept>
 
-#include "attend.hpp"
 #include "number_text.hpp"
+#include "sizes.hpp"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 
 #include "attend.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/softmax.hpp"
+#include "kernels/layer_norm.hpp"
 #include "model_parts.hpp"
 
 namespace attnscope {
@@ -55,21 +55,23 @@ void residual_mlp(const Block& b, const LayerNorm& ln, float* x, std::size_t row
 
 void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, float* x, std::size_t T,
                         const float* memory, std::size_t S, bool causal, std::size_t d, float* h, float* a,
-                        float* weights)
+                        float* weights, const std::uint8_t* ablate_heads)
 {
     ln.apply(x, T, d, h);
     ForwardOptions options;
     options.causal = causal;
     options.need_weights = weights != nullptr;
+    options.ablate_heads = ablate_heads;
     attention.forward(h, memory ? memory : h, memory ? memory : h, {1, T, memory ? S : T}, options, a, weights);
     kernels::add_inplace{}(arch{}, x, T * d, a);
 }
 
 void cached_self_attention(const Block& b, float* x, std::size_t d, float* keys, float* values, std::size_t position,
-                           float* h, float* a, float* weights)
+                           float* h, float* a, float* weights, const std::uint8_t* ablate_heads)
 {
     ForwardOptions options;  // the cache holds only the past: no causal mask needed
     options.need_weights = weights != nullptr;
+    options.ablate_heads = ablate_heads;
     b.ln1.apply(x, 1, d, h);
     b.self_attn->project_key_value(h, h, 1, keys + position * d, values + position * d);
     b.self_attn->forward_projected(h, 1, keys, values, position + 1, options, a, weights);

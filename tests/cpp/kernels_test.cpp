@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <string>
 
+#include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
-#include "kernels/reference.hpp"
 #include "kernels/softmax.hpp"
+#include "reference/reference.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
@@ -125,3 +127,12 @@ TEST_CASE("scale_add and add_inplace match scalar arithmetic", "[kernels]")
         for (std::size_t j = 0; j < n; ++j) REQUIRE(x[j] == x0[j] + added[j]);
     }
 }
+
+#ifdef ATTNSCOPE_EXPECTED_ARCH
+// A variant build (e.g. ATTNSCOPE_AVX2) is only worth running if the kernels really took the wider arch.
+TEST_CASE("the kernels are built for the arch the build asked for", "[kernels]")
+{
+    CHECK(std::string(xsimd::default_arch::name()) == ATTNSCOPE_EXPECTED_ARCH);
+    CHECK(xsimd::batch<float>::size == 8);
+}
+#endif

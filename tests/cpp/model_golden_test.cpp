@@ -1,8 +1,10 @@
 // The trained models (models/*.safetensors) against their PyTorch golden cases (tests/fixtures/models, made by
 // tools/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
-// magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5).
-#include <algorithm>
+// magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5). A case with an
+// `ablate` tensor runs with those heads switched off.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include "fixture_reader.hpp"
 #include "model_files.hpp"
@@ -35,6 +37,17 @@ std::vector<float> logits_rows(const Tensor& logits, const FixtureCase& c)
     return std::vector<float>(logits.data.begin() + first * V, logits.data.end());
 }
 
+// The fixture's (layer, head) pairs switched off, as the model's head mask (none without an `ablate` tensor).
+HeadMask ablation_of(const FixtureCase& c)
+{
+    if (!c.has("ablate")) return {};
+    const std::size_t L = std::size_t(c.get_int("num_layers")), H = std::size_t(c.get_int("num_heads"));
+    HeadMask mask(L * H, 0);
+    const auto& pairs = c.tensor("ablate").f32;
+    for (std::size_t p = 0; p + 1 < pairs.size(); p += 2) mask.at(std::size_t(pairs[p]) * H + std::size_t(pairs[p + 1])) = 1;
+    return mask;
+}
+
 }  // namespace
 
 TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
@@ -43,6 +56,7 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
     REQUIRE(fixtures.size() >= 6);
     REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_lm"; }) >= 3);
     REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.strs.at("kind") == "model_seq2seq"; }) >= 3);
+    REQUIRE(std::count_if(fixtures.begin(), fixtures.end(), [](const FixtureCase& c) { return c.has("ablate"); }) >= 1);
     for (const FixtureCase& c : fixtures) {
         SECTION(c.name)
         {
@@ -50,7 +64,7 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
             if (c.strs.at("kind") == "model_lm") {
                 auto& lm = shipped.file.decoder_lm;
                 REQUIRE(lm);
-                const auto out = lm->forward(ids_of(c.tensor("tokens")));
+                const auto out = lm->forward(ids_of(c.tensor("tokens")), true, ablation_of(c));
                 for (std::size_t l = 0; l < std::size_t(c.get_int("num_layers")); ++l) {
                     CAPTURE(l);
                     CHECK(max_relative_error(layer_of(out.attention, l), c.tensor("attn_weights_" + std::to_string(l)).f32) < tolerance);

@@ -10,7 +10,7 @@
 
 #include "attend.hpp"
 #include "attnscope/attnscope.hpp"
-#include "kernels/reference.hpp"
+#include "reference/reference.hpp"
 #include "parallel.hpp"
 #include "test_utils.hpp"
 

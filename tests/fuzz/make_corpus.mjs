@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../random.js';
 
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'corpus');
 
@@ -23,18 +24,10 @@ const mutations = {
   state_dict: ['missing_key', 'extra_key', 'wrong_shape', 'null_data', 'unknown_key_shape'],
 };
 
-// mulberry32: the same bytes on every run.
+// mulberry32: the same bytes on every run (the top 8 of each 32 random bits: exact, as the floats are k·2⁻³²).
 function bytes(seed, n) {
-  let state = seed >>> 0;
-  const result = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    result[i] = ((t ^ (t >>> 14)) >>> 0) >>> 24;
-  }
-  return result;
+  const rng = mulberry32(seed);
+  return Uint8Array.from({ length: n }, () => Math.floor(rng() * 256));
 }
 
 const seeds = new Map();

@@ -1,6 +1,7 @@
 // Shared by the JS tests: the error measure of the project's tolerances, seeded random tensors, and a fresh process.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../random.js';
 
 /** Runs an ES module snippet in a new Node process (a truly fresh attnscope instance) and returns its stdout. */
 export function runIsolated(code) {
@@ -25,14 +26,8 @@ export function maxRelativeError(actual, expected) {
 
 /** Deterministic uniform floats in [-1, 1) (mulberry32). */
 export function randomTensor(shape, seed = 1) {
-  let state = seed >>> 0;
+  const rng = mulberry32(seed);
   const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
-  for (let i = 0; i < data.length; i++) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    data[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
+  for (let i = 0; i < data.length; i++) data[i] = rng() * 2 - 1;
   return { data, shape };
 }

@@ -26,7 +26,7 @@ test('LanguageModel: generate, forward, tokenize and detokenize validate their a
     [() => lm.generate('abc', { maxNewTokens: 2.5 }), 'RangeError', /got 2.5/],
     [() => lm.generate('abc', { maxNewTokens: '5' }), 'TypeError', /maxNewTokens: expected a whole number, got string "5"/],
     [() => lm.generate('abc', null), 'TypeError', /LanguageModel.generate: options: expected an options object, got null/],
-    [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens\)/],
+    [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens, ablate\)/],
     [() => lm.generate(42), 'TypeError', /LanguageModel.generate: tokens: expected text or an array of token ids, got number 42/],
     [() => lm.generate([]), 'RangeError', /expected from 1 to 128 token ids \(the model's limit\), got 0/],
     [() => lm.forward('abc', { needAttention: 'no' }), 'TypeError', /LanguageModel.forward: options.needAttention: expected true or false, got string "no"/],

@@ -30,7 +30,10 @@ for (const c of fixtures) {
         assert.ok(model instanceof LanguageModel);
         const text = JSON.parse(c.strs.text_json);
         assert.deepEqual(model.tokenize(text).ids, ids(c.tensors.tokens), 'the JS tokenizer agrees with the training script');
-        const out = model.forward(text);
+        // An ablation case lists the (layer, head) pairs PyTorch ran switched off.
+        const pairs = c.tensors.ablate ? c.tensors.ablate.data : [];
+        const ablate = Array.from({ length: pairs.length / 2 }, (_, p) => ({ layer: pairs[2 * p], head: pairs[2 * p + 1] }));
+        const out = model.forward(text, { ablate });
         assert.deepEqual(out.attention.shape, [c.ints.num_layers, c.ints.num_heads, c.ints.seq_len, c.ints.seq_len]);
         for (let l = 0; l < c.ints.num_layers; l++) {
           assert.ok(maxRelativeError(layer(out.attention, l), c.tensors[`attn_weights_${l}`].data) < tolerance, `layer ${l}`);

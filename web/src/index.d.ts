@@ -301,6 +301,22 @@ declare abstract class TrainedModel {
   [Symbol.dispose](): void;
 }
 
+/**
+ * A head to switch off (ablate): its per-head context is zeroed before its layer's output projection, so the head
+ * contributes nothing to the output; its attention weights are still computed and returned. `layer` and `head` are
+ * whole numbers below the model's layer and head counts (else RangeError). Other properties are ignored, so the
+ * entries of `namedHeads` can be passed as they are.
+ */
+export interface AblatedHead {
+  layer: number;
+  head: number;
+}
+
+/** A head of an encoder–decoder model to switch off, with the kind of attention it belongs to (as in `namedHeads`). */
+export interface AblatedSeq2SeqHead extends AblatedHead {
+  attn: 'enc_self' | 'dec_self' | 'dec_cross';
+}
+
 /** A decoder-only character language model: pre-LN transformer blocks with causal multi-head self-attention. */
 export class LanguageModel extends TrainedModel {
   readonly kind: 'decoder_lm';
@@ -309,26 +325,26 @@ export class LanguageModel extends TrainedModel {
   /** Ids (whole numbers in `[0, vocab_size)`, else RangeError) → text, special tokens dropped. */
   detokenize(ids: number[]): string;
   /** Logits `[T, vocab]` and every layer's attention `[layers, heads, T, T]` (null with `needAttention: false`). */
-  forward(input: string | number[], options?: { needAttention?: boolean }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
+  forward(input: string | number[], options?: { needAttention?: boolean; ablate?: AblatedHead[] }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
   /** Greedy continuation with a key/value cache; stops at end of document or `max_len`. `maxNewTokens`: a whole number ≥ 0 (default 32). */
-  generate(prompt: string | number[], options?: { maxNewTokens?: number }): { ids: number[]; text: string };
+  generate(prompt: string | number[], options?: { maxNewTokens?: number; /** switched off at every step */ ablate?: AblatedHead[] }): { ids: number[]; text: string };
 }
 
 /** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */
 export class Seq2SeqModel extends TrainedModel {
   readonly kind: 'seq2seq';
-  /** ASCII lower case, split on anything but a–z and 0–9, at most `max_src_len` words. */
-  tokenizeSource(text: string): { ids: number[]; tokens: string[] };
+  /** ASCII lower case, split on anything but a–z and 0–9, at most `max_src_len` words; `wordCount` counts them before that cut. */
+  tokenizeSource(text: string): { ids: number[]; tokens: string[]; wordCount: number };
   /**
    * Greedy decoding with key/value caches. `crossAttention` `[decoderLayers, heads, outputTokens, sourceWords]`: row t is
    * what output token t read; `decoderAttention` `[decoderLayers, heads, N, N]`; `encoderAttention` `[encoderLayers, heads, S, S]`.
    */
-  translate(source: string | number[], options?: { /** 1 to `max_tgt_len` (default `max_tgt_len − 1`). */ maxSteps?: number }): {
+  translate(source: string | number[], options?: { /** 1 to `max_tgt_len` (default `max_tgt_len − 1`). */ maxSteps?: number; ablate?: AblatedSeq2SeqHead[] }): {
     sourceIds: number[]; sourceTokens: string[]; outputIds: number[]; outputTokens: string[]; text: string;
     encoderAttention: Tensor; decoderAttention: Tensor; crossAttention: Tensor;
   };
   /** Teacher-forced pass; `target` starts with `<bos>`. */
-  forward(source: string | number[], target: number[], options?: { needAttention?: boolean }): {
+  forward(source: string | number[], target: number[], options?: { needAttention?: boolean; ablate?: AblatedSeq2SeqHead[] }): {
     logits: Tensor; encoderAttention: Tensor | null; decoderAttention: Tensor | null; crossAttention: Tensor | null;
   };
 }

@@ -1,5 +1,6 @@
 // Trained models (tools/MODEL_FORMAT.md): safetensors files read and checked by the C++ core, tokenisers, and
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
+import { headMasks } from './ablation.js';
 import { check, describe, leakGuard, module, nodeFs } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
@@ -147,27 +148,37 @@ export class LanguageModel extends Model {
     return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocab_size, this.config.max_len);
   }
 
+  #ablation(ablate, caller) {
+    return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.n_layers }, this.config.n_heads).self;
+  }
+
   /**
-   * Logits of every position and every layer's attention weights.
+   * Logits of every position and every layer's attention weights. `ablate: [{ layer, head }]` switches heads
+   * off (their output is zeroed before the output projection; their weights are still returned).
    * @returns {{ ids: number[], tokens: string[], logits: Tensor, attention: Tensor | null }} logits `[T, vocab]`,
    *   attention `[layers, heads, T, T]`
    */
   forward(input, options) {
     const caller = 'LanguageModel.forward';
     const ids = this.#input(input, caller);
-    const opts = checkOptions(options, ['needAttention'], `${caller}: options`);
+    const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
-    const result = this.call(caller, 'lmForward', ids, needAttention);
+    const ablate = this.#ablation(opts.ablate, caller);
+    const result = this.call(caller, 'lmForward', ids, needAttention, ablate);
     return { ids, tokens: ids.map((id) => this.vocab.tokens[id]), logits: result.logits, attention: result.attention };
   }
 
-  /** Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or max_len. */
+  /**
+   * Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or max_len.
+   * `ablate: [{ layer, head }]` switches heads off at every step.
+   */
   generate(prompt, options) {
     const caller = 'LanguageModel.generate';
     const ids = this.#input(prompt, caller);
-    const opts = checkOptions(options, ['maxNewTokens'], `${caller}: options`);
+    const opts = checkOptions(options, ['maxNewTokens', 'ablate'], `${caller}: options`);
     const maxNewTokens = opts.maxNewTokens === undefined ? 32 : integerOption(opts.maxNewTokens, `${caller}: options.maxNewTokens`, { min: 0 });
-    const generated = this.call(caller, 'lmGenerate', ids, maxNewTokens, this.vocab.bos_id);
+    const ablate = this.#ablation(opts.ablate, caller);
+    const generated = this.call(caller, 'lmGenerate', ids, maxNewTokens, this.vocab.bos_id, ablate);
     return { ids: generated, text: this.detokenize(generated) };
   }
 }
@@ -182,16 +193,20 @@ export class Seq2SeqModel extends Model {
     this.#sourceIds = new Map(header.vocab.src_tokens.map((token, id) => [token, id]));
   }
 
-  /** Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most max_src_len words. */
+  /**
+   * Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most max_src_len words.
+   * `wordCount` is the number of words before that cut.
+   */
   tokenizeSource(text) {
     if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
     const { src_pad_id: pad, src_unk_id: unk } = this.vocab;
-    const words = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean).slice(0, this.config.max_src_len);
+    const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
+    const words = allWords.slice(0, this.config.max_src_len);
     const ids = words.map((w) => {
       const id = this.#sourceIds.get(w);
       return id === undefined || id === pad || id === unk ? unk : id;
     });
-    return { ids, tokens: words };
+    return { ids, tokens: words, wordCount: allWords.length };
   }
 
   #source(input, caller) {
@@ -202,18 +217,27 @@ export class Seq2SeqModel extends Model {
     return ids;
   }
 
+  // The core's flags per kind of attention; entries name theirs as namedHeads do (attn: 'enc_self', …).
+  #ablation(ablate, caller) {
+    const { n_enc_layers: encoder, n_dec_layers: decoder, n_heads: heads } = this.config;
+    const masks = headMasks(ablate, `${caller}: options.ablate`, { enc_self: encoder, dec_self: decoder, dec_cross: decoder }, heads);
+    return { encoderSelf: masks.enc_self, decoderSelf: masks.dec_self, decoderCross: masks.dec_cross };
+  }
+
   /**
    * Greedy translation, step by step with key/value caches. `crossAttention` row t shows which source words
    * output token t read: `[decoderLayers, heads, outputTokens, sourceWords]`.
+   * `ablate: [{ attn: 'enc_self' | 'dec_self' | 'dec_cross', layer, head }]` switches heads off at every step.
    */
   translate(source, options) {
     const caller = 'Seq2SeqModel.translate';
     const ids = this.#source(source, caller);
-    const opts = checkOptions(options, ['maxSteps'], `${caller}: options`);
+    const opts = checkOptions(options, ['maxSteps', 'ablate'], `${caller}: options`);
     const maxSteps = opts.maxSteps === undefined ? this.config.max_tgt_len - 1
       : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.max_tgt_len });
     const { tgt_bos_id: bos, tgt_eos_id: eos, tgt_tokens: tokens, src_tokens: sourceTokens } = this.vocab;
-    const r = this.call(caller, 'seq2seqDecode', ids, bos, eos, maxSteps);
+    const ablate = this.#ablation(opts.ablate, caller);
+    const r = this.call(caller, 'seq2seqDecode', ids, bos, eos, maxSteps, ablate);
     const output = r.tokens.filter((id) => id !== eos);
     return {
       sourceIds: ids,
@@ -227,13 +251,17 @@ export class Seq2SeqModel extends Model {
     };
   }
 
-  /** Teacher-forced pass: `target` ids start with `<bos>`. Logits `[T, tgtVocab]` and every attention map. */
+  /**
+   * Teacher-forced pass: `target` ids start with `<bos>`. Logits `[T, tgtVocab]` and every attention map.
+   * `ablate` as in translate().
+   */
   forward(source, target, options) {
     const caller = 'Seq2SeqModel.forward';
     const ids = this.#source(source, caller);
     const targetIds = tokenIds(target, `${caller}: target`, this.config.tgt_vocab_size, this.config.max_tgt_len, 'an array of token ids');
-    const opts = checkOptions(options, ['needAttention'], `${caller}: options`);
+    const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
-    return this.call(caller, 'seq2seqForward', ids, targetIds, needAttention);
+    const ablate = this.#ablation(opts.ablate, caller);
+    return this.call(caller, 'seq2seqForward', ids, targetIds, needAttention, ablate);
   }
 }

@@ -38,6 +38,10 @@ struct ForwardOptions {
     /// true: weights averaged over heads `[batch, query_len, key_len]`;
     /// false: per head `[batch, num_heads, query_len, key_len]`.
     bool average_weights = false;
+    /// Head ablation: null, or `num_heads` flags; a nonzero flag switches that head off by zeroing its context
+    /// (softmax(QKᵀ)·V) before the output projection, for every batch item. Its weights are still computed and
+    /// returned, so a view shows where the silenced head looked.
+    const std::uint8_t* ablate_heads = nullptr;
 };
 
 /// Sizes of one forward call, in the batched layout.
@@ -132,12 +136,17 @@ private:
         float *q, *k, *v, *concat, *key_panels, *value_panels, *scores;
         std::size_t scores_per_worker;
     };
-    float* parameter(const std::string& key);  // where a validated state-dict key's values live
+    // Where a validated state-dict key's values live; one body (parameter_in) serves both overloads.
+    template <class Self>
+    static auto parameter_in(Self& self, const std::string& key) -> decltype(self.in_proj_weight_.data());
+    float* parameter(const std::string& key);
+    const float* parameter(const std::string& key) const;
     void repack();
     using WorkspaceParts = std::array<std::size_t, 7>;  // floats of each Buffers slice, in order
     WorkspaceParts workspace_parts(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value) const;
     Buffers plan(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value);
-    void project(int which, const float* input, std::size_t rows, float* out) const;  // 0 q, 1 k, 2 v
+    enum class Projection { query = 0, key = 1, value = 2 };  // also the index into packed_in_proj_
+    void project(Projection which, const float* input, std::size_t rows, float* out) const;
     void attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                       const ForwardOptions& options, const Buffers& buffers, float* output, float* weights) const;
 

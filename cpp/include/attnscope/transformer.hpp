@@ -38,6 +38,18 @@ struct Seq2SeqConfig {
     std::size_t decoder_layers = 0;
 };
 
+/// Heads to switch off in one stack of attention layers: empty (none), or layers × num_heads flags where
+/// flag `layer * num_heads + head` nonzero zeroes that head's context before its layer's output projection
+/// (see ForwardOptions::ablate_heads). Any other size is std::invalid_argument.
+using HeadMask = std::vector<std::uint8_t>;
+
+/// Heads to switch off in an encoder–decoder model, one mask per kind of attention.
+struct Seq2SeqAblation {
+    HeadMask encoder_self;   ///< encoder_layers × num_heads
+    HeadMask decoder_self;   ///< decoder_layers × num_heads
+    HeadMask decoder_cross;  ///< decoder_layers × num_heads
+};
+
 namespace detail {
 struct ModelParts;
 }
@@ -72,12 +84,14 @@ public:
         Tensor logits;     ///< [T, vocab_size]
         Tensor attention;  ///< [num_layers, num_heads, T, T]; empty without need_attention
     };
-    /// Every position's logits for `tokens` (1 ≤ T ≤ max_len, ids < vocab_size).
-    Output forward(const std::vector<std::int32_t>& tokens, bool need_attention = true);
+    /// Every position's logits for `tokens` (1 ≤ T ≤ max_len, ids < vocab_size), with the heads in `ablate`
+    /// switched off.
+    Output forward(const std::vector<std::int32_t>& tokens, bool need_attention = true, const HeadMask& ablate = {});
     /// Greedy continuation of `prompt` by up to `max_new_tokens` tokens with a key/value cache, stopping after
-    /// `stop_token` when it is ≥ 0 or at max_len. Returns only the new tokens.
+    /// `stop_token` when it is ≥ 0 or at max_len, with the heads in `ablate` switched off at every step.
+    /// Returns only the new tokens.
     std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
-                                       std::int32_t stop_token = -1);
+                                       std::int32_t stop_token = -1, const HeadMask& ablate = {});
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
@@ -99,9 +113,9 @@ public:
         Tensor cross_attention;    ///< [decoder_layers, num_heads, T, S]
     };
     /// Teacher-forced pass: `target` is the decoder input (starting with BOS). Attention tensors are empty
-    /// without need_attention.
+    /// without need_attention. The heads in `ablate` are switched off.
     Output forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
-                   bool need_attention = true);
+                   bool need_attention = true, const Seq2SeqAblation& ablate = {});
 
     struct Decoded {
         std::vector<std::int32_t> tokens;  ///< generated tokens, without BOS, ending with EOS if it was produced
@@ -110,8 +124,9 @@ public:
         Tensor cross_attention;            ///< [decoder_layers, num_heads, N, S], N = tokens.size()
     };
     /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or `max_steps` tokens.
+    /// The heads in `ablate` are switched off at every step.
     Decoded greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
-                          std::size_t max_steps);
+                          std::size_t max_steps, const Seq2SeqAblation& ablate = {});
 
 private:
     void build(const std::map<std::string, TensorView>* expected);

@@ -1,4 +1,5 @@
-// Row kernels of the transformer blocks around attention: LayerNorm, GELU, residual adds.
+// Element-wise kernels: each output element depends on the same element of the inputs only (scaling, adding a
+// mask or a residual, GELU).
 #pragma once
 
 #include <cmath>
@@ -9,38 +10,51 @@
 namespace attnscope {
 namespace kernels {
 
-/// y = (x − mean(x)) / sqrt(var(x) + eps) · gamma + beta over one row of n features (biased variance, as PyTorch).
-struct layer_norm {
+/// x[j] = x[j]·scale + added[j] (added may be null).
+struct scale_add {
     template <class Arch>
-    void operator()(Arch, const float* x, std::size_t n, const float* gamma, const float* beta, float eps,
-                    float* y) const
+    void operator()(Arch, float* x, std::size_t n, float scale, const float* added) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch vscale(scale);
+        std::size_t j = 0;
+        if (added) {
+            for (; j + W <= n; j += W)
+                xsimd::fma(batch::load_unaligned(x + j), vscale, batch::load_unaligned(added + j)).store_unaligned(x + j);
+            for (; j < n; ++j) x[j] = x[j] * scale + added[j];
+        } else {
+            for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vscale).store_unaligned(x + j);
+            for (; j < n; ++j) x[j] *= scale;
+        }
+    }
+};
+
+/// x[j] += added[j].
+struct add_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n, const float* added) const
     {
         using batch = xsimd::batch<float, Arch>;
         constexpr std::size_t W = batch::size;
         std::size_t j = 0;
-        batch vsum(0.f);
-        for (; j + W <= n; j += W) vsum += batch::load_unaligned(x + j);
-        float sum = xsimd::hadd(vsum);
-        for (; j < n; ++j) sum += x[j];
-        const float mean = sum / float(n);
+        for (; j + W <= n; j += W)
+            (batch::load_unaligned(x + j) + batch::load_unaligned(added + j)).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] += added[j];
+    }
+};
 
-        // Two passes (mean, then squared deviations): the one-pass formula loses digits when |mean| ≫ std.
-        const batch vmean(mean);
-        batch vsq(0.f);
-        for (j = 0; j + W <= n; j += W) {
-            const batch d = batch::load_unaligned(x + j) - vmean;
-            vsq = xsimd::fma(d, d, vsq);
-        }
-        float sq = xsimd::hadd(vsq);
-        for (; j < n; ++j) sq += (x[j] - mean) * (x[j] - mean);
-        const float rstd = 1.f / std::sqrt(sq / float(n) + eps);
-
-        const batch vrstd(rstd);
-        for (j = 0; j + W <= n; j += W) {
-            const batch normalised = (batch::load_unaligned(x + j) - vmean) * vrstd;
-            xsimd::fma(normalised, batch::load_unaligned(gamma + j), batch::load_unaligned(beta + j)).store_unaligned(y + j);
-        }
-        for (; j < n; ++j) y[j] = (x[j] - mean) * rstd * gamma[j] + beta[j];
+/// x[j] *= factor.
+struct scale_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n, float factor) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch vfactor(factor);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vfactor).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] *= factor;
     }
 };
 

@@ -7,6 +7,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "../sizes.hpp"
+
 namespace attnscope {
 namespace kernels {
 
@@ -14,11 +16,11 @@ namespace kernels {
 template <class Arch>
 constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
 
-/// Floats needed to pack a K×N matrix (N rounded up to whole panels).
+/// Floats needed to pack a K×N matrix (N rounded up to whole panels); throws std::length_error on overflow.
 template <class Arch>
-constexpr std::size_t packed_floats(std::size_t K, std::size_t N)
+std::size_t packed_floats(std::size_t K, std::size_t N)
 {
-    return (N + panel_width<Arch> - 1) / panel_width<Arch> * panel_width<Arch> * K;
+    return detail::packed_floats(K, N, panel_width<Arch>, "packed matrix");
 }
 
 /// Packs the K×N matrix whose element (k, j) is src[k·k_stride + j·n_stride] into panels of panel_width columns:

@@ -1,4 +1,5 @@
-// Row kernels of the attention scores: scale and add a mask, then softmax in place.
+// The softmax of a score row and its parts (row maximum, exp-and-sum), fused as one kernel for the
+// materialising attention and used piecewise by the streaming one (online softmax).
 #pragma once
 
 #include <algorithm>
@@ -8,42 +9,10 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "elementwise.hpp"  // scale_inplace
+
 namespace attnscope {
 namespace kernels {
-
-/// x[j] = x[j]·scale + added[j] (added may be null).
-struct scale_add {
-    template <class Arch>
-    void operator()(Arch, float* x, std::size_t n, float scale, const float* added) const
-    {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch vscale(scale);
-        std::size_t j = 0;
-        if (added) {
-            for (; j + W <= n; j += W)
-                xsimd::fma(batch::load_unaligned(x + j), vscale, batch::load_unaligned(added + j)).store_unaligned(x + j);
-            for (; j < n; ++j) x[j] = x[j] * scale + added[j];
-        } else {
-            for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vscale).store_unaligned(x + j);
-            for (; j < n; ++j) x[j] *= scale;
-        }
-    }
-};
-
-/// x[j] += added[j].
-struct add_inplace {
-    template <class Arch>
-    void operator()(Arch, float* x, std::size_t n, const float* added) const
-    {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        std::size_t j = 0;
-        for (; j + W <= n; j += W)
-            (batch::load_unaligned(x + j) + batch::load_unaligned(added + j)).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] += added[j];
-    }
-};
 
 /// The largest of x[0..n): -inf for n == 0 or a row of -inf, NaN if any entry is NaN (so NaN scores propagate
 /// through the softmax as IEEE arithmetic would, instead of being mistaken for a fully blocked row).
@@ -95,20 +64,6 @@ struct exp_sum {
         float sum = xsimd::hadd(vsum);
         for (; j < n; ++j) sum += (x[j] = std::exp(x[j] - shift));
         return sum;
-    }
-};
-
-/// x[j] *= factor.
-struct scale_inplace {
-    template <class Arch>
-    void operator()(Arch, float* x, std::size_t n, float factor) const
-    {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch vfactor(factor);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vfactor).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] *= factor;
     }
 };
 

@@ -121,16 +121,13 @@ export function runLM(lm, text) {
   };
 }
 
-/** Words of a source sentence exactly as Seq2SeqModel.tokenizeSource splits them, before the max_src_len cut. */
-export const sourceWordCount = (text) => text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean).length;
-
 /**
  * The dates model on `text`: greedy decoding (KV cache, in the core) with every attention map, plus the
  * probability of each step's choice from a teacher-forced pass over the same tokens.
  */
 export function runS2S(s2s, text) {
   const src = s2s.tokenizeSource(text);
-  const total = sourceWordCount(text);
+  const total = src.wordCount; // before the max_src_len cut
   if (!src.ids.length) return { empty: true, sourceTokens: [], total };
   const t0 = performance.now();
   const tr = s2s.translate(text);

@@ -1,4 +1,4 @@
-"""Process setup shared by the training / fixture scripts.
+"""Process set-up shared by the training / fixture scripts.
 
 * Single-threaded, deterministic torch (the machine has 2 shared cores).
 * If Debian's OpenBLAS is installed (apt-get install libopenblas0-pthread) the script
@@ -8,7 +8,6 @@
   set ATTNSCOPE_NO_OPENBLAS=1) to keep the default BLAS.
 """
 
-import math
 import os
 import sys
 
@@ -40,11 +39,3 @@ def blas_name():
     except OSError:
         pass
     return "unknown"
-
-
-def lr_at(step, total, base, warmup, min_frac):
-    """Learning rate of both training scripts: linear warm-up, then cosine decay to min_frac·base."""
-    if step < warmup:
-        return base * (step + 1) / warmup
-    p = (step - warmup) / max(1, total - warmup)
-    return base * (min_frac + (1 - min_frac) * 0.5 * (1 + math.cos(math.pi * p)))

@@ -1,5 +1,6 @@
-// Plain scalar double-precision reference of every kernel and of whole attention, for the tests.
-// Written for clarity, not speed: loops straight from the definitions, no SIMD, no workspace reuse.
+// Plain scalar double-precision reference of every kernel and of whole attention, shared by the Catch2 tests and
+// the fuzzer (production code never includes it). Written for clarity, not speed: loops straight from the
+// definitions, no SIMD, no workspace reuse. It sees only the public tensor and mask types.
 #pragma once
 
 #include <cmath>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attnscope/multihead_attention.hpp"
+#include "attnscope/tensor.hpp"
 
 namespace attnscope {
 namespace reference {
@@ -86,11 +87,14 @@ inline Result sdpa(std::size_t count, std::size_t Lq, std::size_t Lk, std::size_
 
 /// Multi-head attention straight from the definition, parameters under PyTorch's state-dict names.
 /// Inputs batched: query [B, Lq, E], key [B, Lk, kdim], value [B, Lk, vdim]. Weights come back per head
-/// [B, H, Lq, Lk] or averaged [B, Lq, Lk] as options.average_weights says.
-inline Result multihead_attention(const std::map<std::string, Tensor>& params, std::size_t E, std::size_t H,
+/// [B, H, Lq, Lk] or averaged [B, Lq, Lk] as options.average_weights says. `Options` is anything with
+/// key_padding_mask, attn_mask, causal and average_weights (MultiHeadAttention's ForwardOptions), so the reference
+/// does not depend on the class it checks.
+template <class Options>
+Result multihead_attention(const std::map<std::string, Tensor>& params, std::size_t E, std::size_t H,
                                   std::size_t kdim, std::size_t vdim, std::size_t B, std::size_t Lq, std::size_t Lk,
                                   const float* query, const float* key, const float* value,
-                                  const ForwardOptions& options)
+                                  const Options& options)
 {
     const std::size_t hd = E / H;
     const bool packed = kdim == E && vdim == E;
@@ -147,6 +151,13 @@ inline Result multihead_attention(const std::map<std::string, Tensor>& params, s
                         concat[(b * Lq + i) * E + h * hd + d] += row[j] * V[(b * Lk + j) * E + h * hd + d];
                 }
             }
+
+    // An ablated head's slice of the out-projection input is zero.
+    if (options.ablate_heads)
+        for (std::size_t n = 0; n < B * Lq; ++n)
+            for (std::size_t h = 0; h < H; ++h)
+                if (options.ablate_heads[h])
+                    for (std::size_t d = 0; d < hd; ++d) concat[n * E + h * hd + d] = 0.0;
 
     Result r;
     r.output.assign(B * Lq * E, 0.0);
