@@ -1,6 +1,6 @@
 // DecoderLM: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
 // attention map, and greedy generation with a key/value cache. Orchestration only (the steps are in
-// transformer_layers.cpp): built for size.
+// transformer_layers.cpp).
 #include <algorithm>
 
 #include "model_parts.hpp"
