@@ -1,4 +1,4 @@
-// Two builds of the package side by side in one process: the hot paths timed interleaved (so the loaded machine's
+// Two builds of the package side by side in one process: the hot paths (attention, both models) timed interleaved (so the loaded machine's
 // drift hits both alike) and checked to give the same results. For a change that must not slow them, e.g. which
 // files are built -Oz. Usage: node bench/compare-builds.mjs <before-dist> [<after-dist> (default: dist)] [--rounds N]
 // [--only TEXT] (only the hot paths whose name contains TEXT)
@@ -37,9 +37,14 @@ for (const [L, E, H] of [[16, 64, 4], [128, 512, 8]]) {
   cases.push({ name: `MultiHeadAttention.forward (${L}, ${E}, ${H})`, per });
 }
 const lms = {};
-for (const [id, { lib }] of Object.entries(builds)) lms[id] = await lib.loadModel(model);
+const s2s = {};
+for (const [id, { lib }] of Object.entries(builds)) {
+  lms[id] = await lib.loadModel(model);
+  s2s[id] = await lib.loadModel(readFileSync(new URL('../models/dates-seq2seq.safetensors', import.meta.url)));
+}
 cases.push({ name: 'LanguageModel.forward (char-lm, 27 tokens)', per: Object.fromEntries(Object.entries(lms).map(([id, lm]) => [id, () => lm.forward(prompt).logits.data])) });
 cases.push({ name: 'LanguageModel.generate (char-lm, 32 new)', per: Object.fromEntries(Object.entries(lms).map(([id, lm]) => [id, () => lm.generate(prompt, { maxNewTokens: 32 }).ids])) });
+cases.push({ name: 'Seq2SeqModel.translate (dates-seq2seq)', per: Object.fromEntries(Object.entries(s2s).map(([id, m]) => [id, () => m.translate('the first of june two thousand').outputIds])) });
 
 const rows = [['hot path', 'before ms', 'after ms', 'after ÷ before (each round)', 'median ratio', 'max |diff|']];
 for (const { name, per } of cases.filter((c) => c.name.includes(only))) {
@@ -55,6 +60,6 @@ for (const { name, per } of cases.filter((c) => c.name.includes(only))) {
   const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
   rows.push([name, fmtMs(last.before.ms), fmtMs(last.after.ms), ratios.map((x) => x.toFixed(3)).join(' '), median.toFixed(3), String(diff)]);
 }
-for (const lm of Object.values(lms)) lm.dispose();
+for (const m of [...Object.values(lms), ...Object.values(s2s)]) m.dispose();
 console.log(`before: ${beforeDir} (${builds.before.wasmBytes.toLocaleString('en-US')} B .wasm); after: ${afterDir} (${builds.after.wasmBytes.toLocaleString('en-US')} B .wasm); Node ${process.version}; ${rounds} rounds, ms = median per call of the last round\n`);
 console.log(formatTable(rows));
