@@ -145,7 +145,63 @@ for (const major of [5, 6, 7, 8]) {
       await server.close();
     }
   });
+
+  test(`Vite ${major}: dev server sending COOP/COEP: threads: 2 runs the threaded build with no configuration`, { timeout: 120_000 }, async () => {
+    const vite = await import(`vite${major}`);
+    rmSync(path.join(here, 'node_modules', '.vite'), { recursive: true, force: true });
+    const { customLogger, warnings } = viteLogger(vite);
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    const server = await vite.createServer({ root: app, configFile: false, customLogger, logLevel: 'warn', server: { host: '127.0.0.1', port: 0, strictPort: false, headers } });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      const { result, problems } = await openApp(`http://127.0.0.1:${port}/threads.html`);
+      assertResult(result, `Vite ${major} dev, threads: 2`);
+      assert.deepEqual(result.info, { build: 'threads', threads: 2, simd: true });
+      assert.deepEqual(problems.filter((p) => !p.includes('[vite]')), [], `Vite ${major} dev, threads: 2`);
+      assert.deepEqual(warnings, [], `Vite ${major} dev, threads: 2`);
+    } finally {
+      await server.close();
+    }
+  });
 }
+
+/**
+ * A bundled app asking for threads, served cross-origin isolated: without the threaded files it runs one thread and
+ * says what to copy and pass; with them copied to a folder and `threadsUrl` pointing there it runs two threads.
+ * The results equal Node's either way (the builds are bit-identical).
+ */
+async function checkThreadsApp(dir, page, label) {
+  const threaded = path.join(here, 'node_modules', 'attnscope', 'dist');
+  mkdirSync(path.join(dir, 'attnscope-threads'), { recursive: true });
+  for (const file of readdirSync(threaded).filter((f) => f === 'runtime-threads.js' || f.startsWith('attnscope-mt.'))) {
+    cpSync(path.join(threaded, file), path.join(dir, 'attnscope-threads', file));
+  }
+  const { server, url } = await startServer(dir, 0);
+  try {
+    const missing = await openApp(`${url}${page}`);
+    assertResult(missing.result, `${label}, no threaded files`);
+    assert.equal(missing.result.info.build, 'single', label);
+    assert.match(missing.result.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\.\*\) could not be loaded from beside attnscope \(.*runtime-threads\.js.*\); a bundle does not include them: copy them from node_modules\/attnscope\/dist\/ to one folder your server sends and pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
+    // The one request that fails is the loader's, which the fallback reason names.
+    assert.ok(missing.problems.length >= 1 && missing.problems.every((p) => /runtime-threads\.js|404/.test(p)), `${label}: ${missing.problems}`);
+    const served = await openApp(`${url}${page}?threadsUrl=/attnscope-threads/`);
+    assertResult(served.result, `${label}, threadsUrl`);
+    assert.deepEqual(served.result.info, { build: 'threads', threads: 2, simd: true }, label);
+    assert.deepEqual(served.problems, [], label);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+}
+
+test('Vite 8: build of an app asking for threads: no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
+  const vite = await import('vite8');
+  const outDir = path.join(out, 'vite8-threads');
+  const { customLogger, warnings } = viteLogger(vite);
+  await vite.build({ root: app, configFile: false, customLogger, logLevel: 'warn', cacheDir: path.join(out, 'vite8-threads-cache'), build: { outDir, emptyOutDir: true, rollupOptions: { input: path.join(app, 'threads.html') } } });
+  assert.deepEqual(warnings, []);
+  await checkThreadsApp(outDir, 'threads.html', 'Vite 8 build, threads: 2');
+});
 
 // `npm link attnscope`: node_modules/attnscope is a symlink to the package's own folder, outside the app's.
 test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration, and working with server.fs.allow', { timeout: 120_000 }, async () => {
@@ -194,6 +250,18 @@ test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 
   copyWasm(outDir, 'copied');
   html(outDir, 'main.js', 'text/javascript');
   await checkBuilt(outDir, 'webpack with wasmUrl');
+});
+
+test('webpack 5: an app asking for threads builds with no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
+  const { default: webpack } = await import('webpack');
+  const outDir = path.join(out, 'webpack-threads');
+  const stats = await new Promise((resolve, reject) =>
+    webpack({ mode: 'production', context: app, entry: './main-threads.js', output: { path: outDir, filename: 'main.js', clean: true } },
+      (error, s) => (error ? reject(error) : resolve(s))));
+  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
+  html(outDir, 'main.js', 'text/javascript');
+  await checkThreadsApp(outDir, '', 'webpack, threads: 2');
 });
 
 test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside the bundle', { timeout: 120_000 }, async () => {
@@ -286,6 +354,27 @@ test('no bundler: a module worker imports the package from a static host', { tim
   await checkBuilt(outDir, 'module worker');
 });
 
+test('no bundler: a cross-origin isolated page imports the package from a static host and runs threads: 2', { timeout: 120_000 }, async () => {
+  const outDir = path.join(out, 'static-threads');
+  mkdirSync(outDir, { recursive: true });
+  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist'), path.join(outDir, 'attnscope'), { recursive: true });
+  cpSync(path.join(app, 'report.js'), path.join(outDir, 'report.js'));
+  writeFileSync(path.join(outDir, 'main.js'), `
+    import { init, MultiHeadAttention, runtimeInfo } from './attnscope/index.js';
+    import { report } from './report.js';
+    report((options) => init({ ...options, threads: 2 }), MultiHeadAttention, runtimeInfo);`);
+  html(outDir, 'main.js');
+  const { server, url } = await startServer(outDir, 0);
+  try {
+    const { result, problems } = await openApp(url);
+    assertResult(result, 'static host, threads: 2');
+    assert.deepEqual(result.info, { build: 'threads', threads: 2, simd: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await new Promise((ok) => server.close(ok));
+  }
+});
+
 // The README's examples, type-checked as a user's TypeScript under `strict` without skipLibCheck, by the oldest
 // TypeScript the README promises and the newest this project uses.
 const readmeExamples = () => [...readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/```(js|html)\n([\s\S]*?)```/g)]
@@ -304,6 +393,9 @@ for (const [version, tsc] of [['5.0.4', path.join(here, 'node_modules', 'typescr
       writeFileSync(path.join(project, `readme-${i}.ts`), `${code}\nexport {};\n`);
       return `readme-${i}.ts`;
     });
+    // The Node example reads a file: that one function, declared as Node's types declare it (Buffer is a Uint8Array).
+    writeFileSync(path.join(project, 'node-fs.d.ts'), "declare module 'node:fs/promises' { export function readFile(path: string | URL): Promise<Uint8Array>; }\n");
+    files.push('node-fs.d.ts');
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'ts-consumer', private: true, type: 'module' }));
     writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
       // types: [] keeps the @types/node that other tools installed higher up out: the examples need only the DOM.

@@ -62,7 +62,7 @@ test('the default is the single-threaded build, which runs without the threaded 
   const copy = mkdtempSync(path.join(tmpdir(), 'attnscope-single-'));
   try {
     cpSync(path.join(repo, 'dist'), copy, { recursive: true, filter: (from) => !/[\\/](runtime-threads\.js|attnscope-mt\.[^\\/]*)$/.test(from) });
-    assert.deepEqual(readdirSync(copy).filter((f) => /threads|-mt\./.test(f)), []);
+    assert.deepEqual(readdirSync(copy).filter((f) => /runtime-threads|-mt\./.test(f)), []);
     const out = runFresh(`
       import { init, runtimeInfo, MultiHeadAttention } from ${JSON.stringify(pathToFileURL(path.join(copy, 'index.js')).href)};
       await init();
@@ -96,4 +96,35 @@ test('init({ threads }) rejects bad counts with a RangeError and a changed count
   assert.match(errors[3], /got string "many"/);
   assert.match(errors[6], /^Error: init: attnscope is already initialised with \{ threads: number 2 \}; it cannot load again with \{ threads: number 1 \}/);
   assert.deepEqual(info, { build: 'threads', threads: 2, simd: true });
+});
+
+test('threadsUrl: threads from a folder holding the threaded files; one thread, with the reason, from a folder without them', () => {
+  // The package without its threaded files, and those files in a folder of their own: a bundled app's layout.
+  const work = mkdtempSync(path.join(tmpdir(), 'attnscope-threadsurl-'));
+  const isThreaded = (from) => /[\\/](runtime-threads\.js|attnscope-mt\.[^\\/]*)$/.test(from);
+  try {
+    cpSync(path.join(repo, 'dist'), path.join(work, 'pkg'), { recursive: true, filter: (from) => !isThreaded(from) });
+    cpSync(path.join(repo, 'dist'), path.join(work, 'threaded'), { recursive: true, filter: (from) => from === path.join(repo, 'dist') || isThreaded(from) });
+    const run = (options) => JSON.parse(runFresh(`
+      import { init, runtimeInfo, MultiHeadAttention } from ${JSON.stringify(pathToFileURL(path.join(work, 'pkg', 'index.js')).href)};
+      const errors = [];
+      try { init({ threads: 2, threadsUrl: 42 }); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
+      await init(${options});
+      const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2, seed: 1 });
+      const { output } = mha.forward({ data: Float32Array.from({ length: 24 }, (_, i) => i / 10), shape: [3, 8] });
+      console.log(JSON.stringify({ errors, info: runtimeInfo(), output: Array.from(output.data) }));
+    `));
+    const served = run(`{ threads: 2, threadsUrl: ${JSON.stringify(path.join(work, 'threaded'))} }`);
+    assert.deepEqual(served.info, { build: 'threads', threads: 2, simd: true });
+    assert.deepEqual(served.errors, ['TypeError: init: threadsUrl must be a string or a URL, got number 42']);
+    const missing = run('{ threads: 2 }');
+    assert.equal(missing.info.build, 'single');
+    assert.match(missing.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\.\*\) could not be loaded from beside attnscope \(Cannot find module .*runtime-threads\.js.*\); a bundle does not include them: .* pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
+    const wrong = run(`{ threads: 2, threadsUrl: new URL('file:///nonexistent/') }`);
+    assert.match(wrong.info.fallbackReason, /could not be loaded from threadsUrl file:\/\/\/nonexistent\/ \(.*\); copy them there from node_modules\/attnscope\/dist\//);
+    assert.deepEqual(missing.output, served.output, 'one thread and two give the same bits');
+    assert.deepEqual(wrong.output, served.output);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });

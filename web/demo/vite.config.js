@@ -1,7 +1,7 @@
 // Vite config of the demo page: `vite build --config web/demo/vite.config.js` -> build/site.
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -26,6 +26,24 @@ function precache() {
   };
 }
 
+/**
+ * Emits the threaded build's files under attnscope-mt/: the bundle does not contain them (attnscope imports them by
+ * a URL bundlers leave alone), so the page passes that folder as init({ threadsUrl }) (README › Threads).
+ */
+function threadedFiles() {
+  const dist = resolve(repo, 'dist');
+  return {
+    name: 'attnscope-threaded-files',
+    apply: 'build',
+    generateBundle() {
+      // Not the .cjs copy of the worker: that one is Node's.
+      for (const file of readdirSync(dist).filter((f) => f === 'runtime-threads.js' || /^attnscope-mt\.(mjs|wasm|worker\.js)$/.test(f))) {
+        this.emitFile({ type: 'asset', fileName: `attnscope-mt/${file}`, source: readFileSync(resolve(dist, file)) });
+      }
+    },
+  };
+}
+
 export default {
   root: here,
   // Relative asset URLs, so the built site works from any path (a subfolder, file server, Pages).
@@ -38,7 +56,7 @@ export default {
       { find: /^attnscope\/figures$/, replacement: resolve(repo, 'dist/figures/index.js') },
     ],
   },
-  plugins: [precache()],
+  plugins: [threadedFiles(), precache()],
   build: {
     outDir: resolve(repo, 'build/site'),
     emptyOutDir: true,

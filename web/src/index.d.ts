@@ -62,8 +62,15 @@ export interface InitOptions {
    * @throws RangeError unless `'auto'` or an integer from 1 to 64.
    */
   threads?: number | 'auto';
-  /** URL of `attnscope-mt.wasm` (by default beside this module). */
+  /** URL of `attnscope-mt.wasm` (by default beside the threaded loader: see `threadsUrl`). */
   threadedWasmUrl?: string | URL;
+  /**
+   * URL of the folder that serves the threaded build's files, `runtime-threads.js` and `attnscope-mt.*` from
+   * `node_modules/attnscope/dist/` (by default beside this module). Bundlers do not include these files (their
+   * glue refers to Node built-ins), so a bundled app that wants threads copies them to its public folder and passes
+   * that folder here; without them it runs one thread and {@link runtimeInfo} says so.
+   */
+  threadsUrl?: string | URL;
 }
 
 /**

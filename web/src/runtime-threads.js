@@ -1,32 +1,15 @@
 // Loads the threaded WebAssembly module (Emscripten pthreads over a SharedArrayBuffer). Imported by runtime.js
 // only when init({ threads }) asks for more than one thread where threads can run, so the single-threaded
-// default never downloads it.
+// default never downloads it; imported by URL, hidden from bundlers, because Emscripten's glue (built for web,
+// worker and Node) and its worker refer to Node built-ins that bundlers warn about. It is served as it is in dist/.
 import createThreadedModule from './attnscope-mt.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 // Node's built-in modules without an import bundlers would follow (see runtime.js's nodeFs).
 const builtin = (name) => globalThis.process?.getBuiltinModule?.(name);
 
-/**
- * Why threads cannot run here, or null when they can: they need SharedArrayBuffer, which browsers give only to
- * cross-origin-isolated pages (COOP: same-origin + COEP: require-corp), and Node always has.
- * @returns {string | null}
- */
-export function threadsUnavailableReason() {
-  if (!isNode && globalThis.crossOriginIsolated !== true) {
-    return 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
-  }
-  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'SharedArrayBuffer is not available';
-  if (!isNode && typeof Worker !== 'function') return 'Worker is not available';
-  return null;
-}
-
-/** The threads the hardware runs at once: what `threads: 'auto'` asks for. */
-export function hardwareThreads() {
-  const os = isNode ? builtin('node:os') : null;
-  if (os) return os.availableParallelism?.() ?? os.cpus().length;
-  return globalThis.navigator?.hardwareConcurrency ?? 1;
-}
+/** Where attnscope-mt.wasm is by default: beside this module, wherever it is served from. */
+export const defaultThreadedWasmUrl = () => new URL('./attnscope-mt.wasm', import.meta.url);
 
 /**
  * Instantiates the threaded module with a pool of `threads - 1` workers (the calling thread is the last one) and

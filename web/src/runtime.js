@@ -1,6 +1,7 @@
 // Loads the WebAssembly module once and gives the wrappers checked access to it. Nothing here is public API
 // except init() and memoryUsage(); every Emscripten detail stays in this file and the two wrappers.
 import createAttnscopeModule from './attnscope.mjs';
+import { hardwareThreads, threadsUnavailableReason } from './threads-support.js';
 
 /** @type {any} */
 let wasm = null;
@@ -10,7 +11,7 @@ let loading = null;
 let loadingWith = null;
 
 // The options init() knows; anything else is a TypeError, so a misspelt option cannot be silently ignored.
-const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'threadedWasmUrl'];
+const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'threadedWasmUrl', 'threadsUrl'];
 
 // Where to read about each start-up failure; the README is in the npm tarball, so the pointer always resolves.
 const SEE_BUNDLERS = 'see README › Bundlers';
@@ -171,22 +172,66 @@ function checkThreads(threads) {
   }
 }
 
+/** A user's threadsUrl as a folder URL: relative to the page (browsers) or a file path (Node); a trailing / added. */
+function resolveThreadsUrl(threadsUrl) {
+  let url = threadsUrl instanceof URL ? threadsUrl : resolveWasmUrl(threadsUrl);
+  if (typeof url === 'string') url = globalThis.process.getBuiltinModule('node:url').pathToFileURL(url);
+  return new URL(url.href.endsWith('/') ? url.href : `${url.href}/`);
+}
+
 /**
- * `threads` > 1 or 'auto': the threaded module (runtime-threads.js, imported only then) where threads can run.
- * Returns true when it loaded; otherwise records why not, and the single-threaded module loads as usual.
+ * Where the threaded loader is by default: beside attnscope.wasm in the package's folder. Vite's dev servers move
+ * this module into their dependency cache, where the loader is not (and asking there makes Vite warn), but serve the
+ * package's folder, which the wasm URL leads to (viteOptimizedOriginal for Vite 5–7; Vite 8 rewrites it itself).
+ * A relative specifier otherwise: no bare import.meta.url here, which webpack would replace by a file:// path.
+ */
+function defaultLoaderSpecifier() {
+  let wasmUrl = null;
+  try {
+    wasmUrl = defaultWasmUrl();
+  } catch {
+    // no import.meta.url in this bundle: the relative specifier fails, and says so
+  }
+  // A wasm URL still named attnscope.wasm is the package's folder (unbundled, or a dev server's rewrite); bundles
+  // hash the name, and there the relative specifier fails with the reason the user needs.
+  const folder = viteOptimizedOriginal(wasmUrl) ?? (wasmUrl instanceof URL && wasmUrl.pathname.endsWith('/attnscope.wasm') ? wasmUrl : null);
+  return folder ? new URL('runtime-threads.js', folder).href : './runtime-threads.js';
+}
+
+/**
+ * The threaded build's loader (runtime-threads.js), imported by a specifier bundlers do not follow: its Emscripten
+ * glue refers to Node built-ins, which Vite and webpack warn about. Unbundled (Node, a page served from dist/) the
+ * relative specifier finds it beside this module; a bundle does not contain it, so a bundled app serves the files
+ * itself and passes threadsUrl. Resolves with the loader, or with why it could not be loaded.
+ */
+async function importThreadedLoader(threadsUrl) {
+  const specifier = threadsUrl === undefined ? defaultLoaderSpecifier() : new URL('runtime-threads.js', resolveThreadsUrl(threadsUrl)).href;
+  try {
+    return { loader: await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier) };
+  } catch (cause) {
+    const files = "the threaded build's files (runtime-threads.js, attnscope-mt.*)";
+    return { failure: threadsUrl === undefined
+      ? `${files} could not be loaded from beside attnscope (${cause?.message ?? cause}); a bundle does not include them: copy them from node_modules/attnscope/dist/ to one folder your server sends and pass init({ threads, threadsUrl }) with its URL (see README › Threads)`
+      : `${files} could not be loaded from threadsUrl ${specifier.replace(/runtime-threads\.js$/, '')} (${cause?.message ?? cause}); copy them there from node_modules/attnscope/dist/ (see README › Threads)` };
+  }
+}
+
+/**
+ * `threads` > 1 or 'auto': the threaded module where threads can run and its files can be found. Returns true when
+ * it loaded; otherwise records why not, and the single-threaded module loads as usual.
  */
 async function loadThreaded(options) {
-  const { threadsUnavailableReason, hardwareThreads, loadThreadedModule } = await import('./runtime-threads.js');
   const wanted = options.threads === 'auto' ? Math.min(hardwareThreads(), 64) : options.threads;
-  const reason = wanted > 1 ? threadsUnavailableReason() : 'one hardware thread';
-  if (reason) {
-    info = { build: 'single', threads: 1, fallbackReason: reason };
+  const unavailable = wanted > 1 ? threadsUnavailableReason() : 'one hardware thread';
+  const { loader, failure } = unavailable ? {} : await importThreadedLoader(options.threadsUrl);
+  if (unavailable || failure) {
+    info = { build: 'single', threads: 1, fallbackReason: unavailable ?? failure };
     return false;
   }
-  const source = options.threadedWasmUrl !== undefined ? resolveWasmUrl(options.threadedWasmUrl) : new URL('./attnscope-mt.wasm', import.meta.url);
+  const source = options.threadedWasmUrl !== undefined ? resolveWasmUrl(options.threadedWasmUrl) : loader.defaultThreadedWasmUrl();
   const bytes = await readWasm(source, false);
   checkMagic(bytes, String(source));
-  const loaded = await loadThreadedModule({ threads: wanted, wasmBinary: bytes });
+  const loaded = await loader.loadThreadedModule({ threads: wanted, wasmBinary: bytes });
   wasm = loaded.wasm;
   info = { build: 'threads', threads: loaded.threads };
   return true;
@@ -238,7 +283,7 @@ const describeOptions = (o) => `{ ${INIT_OPTIONS.filter((k) => o[k] !== undefine
  * `threads` > 1 (or 'auto') loads the threaded module where threads can run, else the single-threaded one, which is
  * also the default: see runtimeInfo().
  * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, threads?: number | 'auto',
- *   threadedWasmUrl?: string | URL }} [options]
+ *   threadedWasmUrl?: string | URL, threadsUrl?: string | URL }} [options]
  */
 export function init(options = {}) {
   if (options === null || typeof options !== 'object') {
@@ -251,6 +296,11 @@ export function init(options = {}) {
     throw new TypeError(`init: wasmUrl must be a string or a URL, got ${describe(options.wasmUrl)}`);
   }
   checkThreads(options.threads);
+  for (const key of ['threadedWasmUrl', 'threadsUrl']) {
+    if (options[key] !== undefined && typeof options[key] !== 'string' && !(options[key] instanceof URL)) {
+      throw new TypeError(`init: ${key} must be a string or a URL, got ${describe(options[key])}`);
+    }
+  }
   if (loading) {
     const given = Object.keys(options).some((key) => options[key] !== undefined);
     if (given && !sameOptions(options, loadingWith)) {

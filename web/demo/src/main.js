@@ -270,7 +270,8 @@ async function main() {
   installTestHooks({ state, scheduler, stopPlaying, isPlaying });
   watchOffline(() => scheduler.invalidate());
   // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
-  await init({ threads: 'auto' });
+  // The threaded files are not in the bundle: vite.config.js emits them into attnscope-mt/.
+  await init({ threads: 'auto', threadsUrl: './attnscope-mt/' });
   scheduler.invalidate();
   await new Promise((ok) => { const wait = () => (scheduler.status.consistentVersion === scheduler.version ? ok() : setTimeout(wait, 10)); wait(); });
   document.body.classList.add('ready');
