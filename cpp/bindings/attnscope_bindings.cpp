@@ -87,12 +87,14 @@ T* at(double address)
     return reinterpret_cast<T*>(std::uintptr_t(address));
 }
 
-// A JS number as a size: a whole number below 2^32, else length_error naming it (so 2^32 never wraps to 0).
+// A JS number as a size: a whole number below 2^32, else length_error naming it (so 2^32 never wraps to 0). The
+// number is written by JS's own toString, as the caller wrote it (and std::to_string(double) would link printf's
+// float formatter into the .wasm).
 std::size_t to_size(double value, const char* name)
 {
     if (!(value >= 0) || value != std::floor(value) || value > double(SIZE_MAX))
         throw std::length_error(std::string(name) + ": expected a whole number from 0 to " + std::to_string(SIZE_MAX) +
-                                ", got " + std::to_string(value));
+                                ", got " + val(value).call<std::string>("toString"));
     return std::size_t(value);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attend.hpp"
+#include "number_text.hpp"
 
 namespace attnscope {
 namespace {
@@ -63,7 +64,7 @@ SdpaPlan plan_scaled_dot_product_attention(const Shape& q, const Shape& k, const
                                                                 ", got " + to_string(mask.shape));
     }
     if (options.scale)
-        require(std::isfinite(*options.scale), "scale: expected a finite number, got " + std::to_string(*options.scale));
+        require(std::isfinite(*options.scale), "scale: expected a finite number, got " + detail::number_text(*options.scale));
 
     SdpaPlan plan;
     plan.output_shape = plan.weights_shape = leading;

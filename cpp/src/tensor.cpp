@@ -4,6 +4,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "number_text.hpp"
 #include "sizes.hpp"
 
 namespace attnscope {
@@ -29,7 +30,7 @@ void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string&
 {
     const auto too_large = [&](const char* reason) {
         return std::length_error(what + ": " + std::to_string(n) + " floats (" +
-                                 std::to_string(double(n) * sizeof(float) / (1024.0 * 1024.0)) + " MiB) " + reason);
+                                 detail::number_text(double(n) * sizeof(float) / (1024.0 * 1024.0)) + " MiB) " + reason);
     };
     if (n > buffer.max_size()) throw too_large("do not fit in the address space");
     try {

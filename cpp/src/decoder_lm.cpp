@@ -1,0 +1,98 @@
+// DecoderLM: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
+// attention map, and greedy generation with a key/value cache. Orchestration only (the steps are in
+// transformer_layers.cpp).
+#include <algorithm>
+
+#include "model_parts.hpp"
+
+namespace attnscope {
+
+using detail::ModelParts;
+
+DecoderLM::DecoderLM(const DecoderLMConfig& c) : config_(c) { build(nullptr); }
+
+DecoderLM::DecoderLM(const DecoderLMConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
+{
+    build(&state);
+    load_state_dict(state);
+}
+
+void DecoderLM::build(const std::map<std::string, TensorView>* expected)
+{
+    const DecoderLMConfig& c = config_;
+    detail::check_sizes("DecoderLM", {{"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"d_model", c.d_model},
+                                      {"num_heads", c.num_heads}, {"d_ff", c.d_ff}, {"num_layers", c.num_layers}},
+                        c.d_model, c.num_heads);
+    ModelParts& m = *parts_;
+    m.expected = expected;
+    m.token_embedding = m.add("tok_emb.weight", {c.vocab_size, c.d_model});
+    m.position_embedding = m.add("pos_emb.weight", {c.max_len, c.d_model});
+    m.add_blocks(m.decoder_blocks, "blocks", c.num_layers, false, c.d_model, c.num_heads, c.d_ff);
+    m.final_norm = m.add_layer_norm("ln_f", c.d_model);
+    m.add_linear(m.head, "head", c.d_model, c.vocab_size);
+    m.expected = nullptr;
+    if (!expected) m.repack_all();  // a load repacks anyway
+}
+
+DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention,
+                                     const HeadMask& ablate)
+{
+    detail::check_tokens("DecoderLM.forward: tokens", tokens, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.forward: ablate", ablate, config_.num_layers, config_.num_heads);
+    const ModelParts& m = *parts_;
+    const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
+    std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
+    detail::embed(*m.token_embedding, *m.position_embedding, tokens.data(), T, 0, d, x.data());
+
+    Output out;
+    if (need_attention) out.attention = Tensor({L, H, T, T});
+    for (std::size_t l = 0; l < L; ++l) {
+        const detail::Block& b = m.decoder_blocks[l];
+        detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
+                                   detail::layer_slice(out.attention, l), detail::layer_heads(ablate, l, H));
+        detail::residual_mlp(b, b.ln2, x.data(), T, d, h.data(), u.data());
+    }
+    out.logits = Tensor({T, config_.vocab_size});
+    detail::logits_of(m, x.data(), T, d, h.data(), out.logits.data.data());
+    return out;
+}
+
+std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
+                                              std::int32_t stop_token, const HeadMask& ablate)
+{
+    detail::check_tokens("DecoderLM.generate: prompt", prompt, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("DecoderLM.generate: ablate", ablate, config_.num_layers, config_.num_heads);
+    const ModelParts& m = *parts_;
+    const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
+    // The caches hold only the positions this call can reach, not max_len of them.
+    const std::size_t capacity = std::min(config_.max_len, prompt.size() + std::min(max_new_tokens, config_.max_len));
+    std::vector<float> key_cache(L * capacity * d), value_cache(key_cache.size());
+    std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
+
+    // One position through every block, appending its keys and values to the caches.
+    auto step = [&](std::int32_t token, std::size_t position) {
+        detail::embed(*m.token_embedding, *m.position_embedding, &token, 1, position, d, x.data());
+        for (std::size_t l = 0; l < L; ++l) {
+            const detail::Block& b = m.decoder_blocks[l];
+            float* keys = key_cache.data() + l * capacity * d;
+            float* values = value_cache.data() + l * capacity * d;
+            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr,
+                                          detail::layer_heads(ablate, l, config_.num_heads));
+            detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
+        }
+        detail::logits_of(m, x.data(), 1, d, h.data(), logits.data());
+    };
+
+    std::size_t position = 0;
+    for (std::int32_t token : prompt) step(token, position++);
+    std::vector<std::int32_t> generated;
+    while (generated.size() < max_new_tokens) {
+        const std::int32_t next = detail::argmax(logits.data(), V);
+        generated.push_back(next);
+        if (next == stop_token || position == config_.max_len) break;
+        step(next, position++);
+    }
+    return generated;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,168 @@
+// Seq2Seq: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
+// attention map, and greedy decoding with self-attention caches and cross-attention keys projected once.
+// Orchestration only (the steps are in transformer_layers.cpp): built -O2, smaller than -O3 and as fast.
+#include <algorithm>
+
+#include "model_parts.hpp"
+
+namespace attnscope {
+
+using detail::ModelParts;
+
+Seq2Seq::Seq2Seq(const Seq2SeqConfig& c) : config_(c) { build(nullptr); }
+
+Seq2Seq::Seq2Seq(const Seq2SeqConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
+{
+    build(&state);
+    load_state_dict(state);
+}
+
+void Seq2Seq::build(const std::map<std::string, TensorView>* expected)
+{
+    const Seq2SeqConfig& c = config_;
+    detail::check_sizes("Seq2Seq", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
+                                    {"max_src_len", c.max_src_len}, {"max_tgt_len", c.max_tgt_len},
+                                    {"d_model", c.d_model}, {"num_heads", c.num_heads}, {"d_ff", c.d_ff},
+                                    {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}},
+                        c.d_model, c.num_heads);
+    ModelParts& m = *parts_;
+    m.expected = expected;
+    m.source_embedding = m.add("src_tok_emb.weight", {c.src_vocab_size, c.d_model});
+    m.source_position_embedding = m.add("src_pos_emb.weight", {c.max_src_len, c.d_model});
+    m.add_blocks(m.encoder_blocks, "enc_blocks", c.encoder_layers, false, c.d_model, c.num_heads, c.d_ff);
+    m.encoder_norm = m.add_layer_norm("enc_ln_f", c.d_model);
+    m.token_embedding = m.add("tgt_tok_emb.weight", {c.tgt_vocab_size, c.d_model});
+    m.position_embedding = m.add("tgt_pos_emb.weight", {c.max_tgt_len, c.d_model});
+    m.add_blocks(m.decoder_blocks, "dec_blocks", c.decoder_layers, true, c.d_model, c.num_heads, c.d_ff);
+    m.final_norm = m.add_layer_norm("dec_ln_f", c.d_model);
+    m.add_linear(m.head, "head", c.d_model, c.tgt_vocab_size);
+    m.expected = nullptr;
+    if (!expected) m.repack_all();  // a load repacks anyway
+}
+
+namespace {
+
+// memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
+std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std::vector<std::int32_t>& source,
+                          Tensor& attention, const HeadMask& ablate)
+{
+    const std::size_t S = source.size(), d = c.d_model;
+    std::vector<float> x(S * d), h(S * d), a(S * d), u(S * c.d_ff);
+    detail::embed(*m.source_embedding, *m.source_position_embedding, source.data(), S, 0, d, x.data());
+    for (std::size_t l = 0; l < c.encoder_layers; ++l) {
+        const detail::Block& b = m.encoder_blocks[l];
+        detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
+                                   detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
+        detail::residual_mlp(b, b.ln2, x.data(), S, d, h.data(), u.data());
+    }
+    m.encoder_norm.apply(x.data(), S, d, h.data());
+    return h;
+}
+
+void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqConfig& c)
+{
+    const std::string name(what);
+    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.encoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.decoder_layers, c.num_heads);
+}
+
+}  // namespace
+
+Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                                 bool need_attention, const Seq2SeqAblation& ablate)
+{
+    detail::check_tokens("Seq2Seq.forward: source", source, config_.src_vocab_size, config_.max_src_len);
+    detail::check_tokens("Seq2Seq.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    check_ablation("Seq2Seq.forward: ablate", ablate, config_);
+    const ModelParts& m = *parts_;
+    const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
+    Output out;
+    if (need_attention) {
+        out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
+        out.decoder_attention = Tensor({config_.decoder_layers, H, T, T});
+        out.cross_attention = Tensor({config_.decoder_layers, H, T, S});
+    }
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
+
+    std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
+    detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
+    for (std::size_t l = 0; l < config_.decoder_layers; ++l) {
+        const detail::Block& b = m.decoder_blocks[l];
+        detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
+                                   detail::layer_slice(out.decoder_attention, l),
+                                   detail::layer_heads(ablate.decoder_self, l, H));
+        detail::residual_attention(*b.cross_attn, b.ln2, x.data(), T, memory.data(), S, false, d, h.data(), a.data(),
+                                   detail::layer_slice(out.cross_attention, l),
+                                   detail::layer_heads(ablate.decoder_cross, l, H));
+        detail::residual_mlp(b, b.ln3, x.data(), T, d, h.data(), u.data());
+    }
+    out.logits = Tensor({T, config_.tgt_vocab_size});
+    detail::logits_of(m, x.data(), T, d, h.data(), out.logits.data.data());
+    return out;
+}
+
+Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
+                                        std::size_t max_steps, const Seq2SeqAblation& ablate)
+{
+    detail::check_tokens("Seq2Seq.greedy_decode: source", source, config_.src_vocab_size, config_.max_src_len);
+    detail::check_tokens("Seq2Seq.greedy_decode: bos", {bos}, config_.tgt_vocab_size, 1);
+    check_ablation("Seq2Seq.greedy_decode: ablate", ablate, config_);
+    const ModelParts& m = *parts_;
+    const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.decoder_layers;
+    const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
+    Decoded out;
+    out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
+
+    // Cross-attention keys and values depend only on the source: projected once, not per step.
+    std::vector<float> cross_keys(L * S * d), cross_values(L * S * d);
+    for (std::size_t l = 0; l < L; ++l)
+        m.decoder_blocks[l].cross_attn->project_key_value(memory.data(), memory.data(), S, cross_keys.data() + l * S * d,
+                                                          cross_values.data() + l * S * d);
+    std::vector<float> key_cache(L * steps * d), value_cache(key_cache.size());
+    std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
+    std::vector<float> self_weights(L * H * steps * steps, 0.f), cross_weights(L * H * steps * S), step_weights(H * std::max(S, steps));
+    ForwardOptions cross_options;
+
+    std::int32_t token = bos;
+    for (std::size_t t = 0; t < steps; ++t) {
+        detail::embed(*m.token_embedding, *m.position_embedding, &token, 1, t, d, x.data());
+        for (std::size_t l = 0; l < L; ++l) {
+            const detail::Block& b = m.decoder_blocks[l];
+            float* keys = key_cache.data() + l * steps * d;
+            float* values = value_cache.data() + l * steps * d;
+            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data(),
+                                          detail::layer_heads(ablate.decoder_self, l, H));
+            for (std::size_t hh = 0; hh < H; ++hh)
+                std::copy(step_weights.begin() + hh * (t + 1), step_weights.begin() + (hh + 1) * (t + 1),
+                          self_weights.begin() + ((l * H + hh) * steps + t) * steps);
+
+            b.ln2.apply(x.data(), 1, d, h.data());
+            cross_options.ablate_heads = detail::layer_heads(ablate.decoder_cross, l, H);
+            b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * S * d, cross_values.data() + l * S * d,
+                                            S, cross_options, a.data(), step_weights.data());
+            for (std::size_t hh = 0; hh < H; ++hh)
+                std::copy(step_weights.begin() + hh * S, step_weights.begin() + (hh + 1) * S,
+                          cross_weights.begin() + ((l * H + hh) * steps + t) * S);
+            detail::add_inplace(x.data(), d, a.data());
+            detail::residual_mlp(b, b.ln3, x.data(), 1, d, h.data(), u.data());
+        }
+        detail::logits_of(m, x.data(), 1, d, h.data(), logits.data());
+        token = detail::argmax(logits.data(), V);
+        out.tokens.push_back(token);
+        if (token == eos) break;
+    }
+
+    const std::size_t N = out.tokens.size();
+    out.decoder_attention = Tensor({L, H, N, N});
+    out.cross_attention = Tensor({L, H, N, S});
+    for (std::size_t lh = 0; lh < L * H; ++lh)
+        for (std::size_t t = 0; t < N; ++t) {
+            std::copy_n(self_weights.begin() + (lh * steps + t) * steps, N, out.decoder_attention.data.begin() + (lh * N + t) * N);
+            std::copy_n(cross_weights.begin() + (lh * steps + t) * S, S, out.cross_attention.data.begin() + (lh * N + t) * S);
+        }
+    return out;
+}
+
+}  // namespace attnscope

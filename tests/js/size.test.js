@@ -1,0 +1,14 @@
+// The download budget of the default module: dist/attnscope.wasm must stay under 200 KB (issue #12), the figure
+// bench/run.mjs also reports against. Size is deterministic for a given toolchain, so unlike speed it is a test.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const budgetBytes = 200_000;
+
+test(`dist/attnscope.wasm is under ${budgetBytes.toLocaleString('en-US')} bytes`, () => {
+  const { size } = statSync(fileURLToPath(new URL('../../dist/attnscope.wasm', import.meta.url)));
+  assert.ok(size < budgetBytes, `dist/attnscope.wasm is ${size.toLocaleString('en-US')} bytes, over the budget of ` +
+    `${budgetBytes.toLocaleString('en-US')}: build with -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs to see which functions grew`);
+});
