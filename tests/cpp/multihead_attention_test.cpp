@@ -14,19 +14,9 @@
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
+using attnscope_test::randomise;
 
 namespace {
-
-// Random weights everywhere, biases included (PyTorch's zero biases would hide a missing bias add).
-void randomise(MultiHeadAttention& mha, std::uint32_t seed)
-{
-    std::map<std::string, Tensor> state;
-    for (const std::string& key : mha.state_dict_keys()) {
-        const Shape shape = mha.state_dict_shape(key);
-        state.emplace(key, Tensor(shape, random_floats(checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
-    }
-    mha.load_state_dict(state);
-}
 
 struct Case {
     std::size_t E, H, kdim, vdim, B, Lq, Lk;

@@ -5,8 +5,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
+
+#include "attnscope/multihead_attention.hpp"
 
 namespace attnscope_test {
 
@@ -33,6 +37,17 @@ double max_relative_error(const A& actual, const E& expected)
         worst = std::max(worst, diff);
     }
     return largest > 0.0 ? worst / largest : worst;
+}
+
+// Random weights everywhere, biases included (PyTorch's zero biases would hide a missing bias add).
+inline void randomise(attnscope::MultiHeadAttention& mha, std::uint32_t seed)
+{
+    std::map<std::string, attnscope::Tensor> state;
+    for (const std::string& key : mha.state_dict_keys()) {
+        const attnscope::Shape shape = mha.state_dict_shape(key);
+        state.emplace(key, attnscope::Tensor(shape, random_floats(attnscope::checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
+    }
+    mha.load_state_dict(state);
 }
 
 }  // namespace attnscope_test

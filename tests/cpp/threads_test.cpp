@@ -17,6 +17,7 @@
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
+using attnscope_test::randomise;
 
 namespace {
 
@@ -35,16 +36,6 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
 {
     // memcmp may not see the null data() of empty vectors (no weights without need_weights), even for 0 bytes.
     return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-void randomise(MultiHeadAttention& mha, std::uint32_t seed)
-{
-    std::map<std::string, Tensor> state;
-    for (const std::string& key : mha.state_dict_keys()) {
-        const Shape shape = mha.state_dict_shape(key);
-        state.emplace(key, Tensor(shape, random_floats(checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
-    }
-    mha.load_state_dict(state);
 }
 
 }  // namespace
