@@ -23,7 +23,7 @@ const hexToRgb = (hex) => {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 };
 
-export const rgbToHex = (rgb) => `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
+const rgbToHex = (rgb) => `#${rgb.map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
 
 // 256 entries per map, as matplotlib's own tables; a colour is one lookup.
 const LUTS = Object.fromEntries(Object.entries(STOPS).map(([name, stops]) => {
@@ -43,7 +43,7 @@ export function colormapHex(name, t) {
 }
 
 /** WCAG 2 relative luminance of `#rrggbb`. */
-export function relativeLuminance(hex) {
+function relativeLuminance(hex) {
   const lin = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
   const [r, g, b] = hexToRgb(hex).map((c) => lin(c / 255));
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
@@ -59,7 +59,7 @@ export function contrastRatio(a, b) {
 export const inkOn = (background) => (contrastRatio(background, '#000000') >= contrastRatio(background, '#ffffff') ? '#000000' : '#ffffff');
 
 /** Tick labels: "0", "0.62", "0.005". */
-export function formatTick(v) {
+function formatTick(v) {
   if (v === 0) return '0';
   return String(Number(v.toPrecision(v >= 0.1 ? 2 : 1)));
 }

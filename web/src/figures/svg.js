@@ -105,7 +105,7 @@ export function heading(title, subtitle, pad) {
 }
 
 /** English strings of the figures, each replaceable through the `strings` option (e.g. for a Chinese page). */
-export const DEFAULT_STRINGS = Object.freeze({
+const DEFAULT_STRINGS = Object.freeze({
   head: 'Head {n}',
   layer: 'Layer {n}',
   mean: 'Mean of {n} heads',
