@@ -154,7 +154,10 @@ def download():
     for deb in sorted(os.listdir(debs)):
         package = deb.split("_")[0]
         if package in PACKAGES:
-            subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb), os.path.join(BUILD, "root", package)], check=True)
+            # dpkg-deb -x creates the last directory only, not its parents.
+            target = os.path.join(BUILD, "root", package)
+            os.makedirs(target, exist_ok=True)
+            subprocess.run(["dpkg-deb", "-x", os.path.join(debs, deb), target], check=True)
 
 
 def versions():
