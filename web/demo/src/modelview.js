@@ -30,10 +30,23 @@ export class ModelView {
    *           onHover: (cell: {attn: string, layer: number, head: number, i: number, j: number}, e: MouseEvent) => void,
    *           onLeave: () => void }} callbacks
    */
-  constructor(root, { onPick, onHover, onLeave }) {
+  constructor(root, { onPick, onHover, onLeave, onResize }) {
     this.root = root;
     this.cells = [];
     this.signature = '';
+    // Widths of the maps and column heads per group, kept by a ResizeObserver (its callback runs with the layout
+    // done), so a pass never forces a layout to learn them; a width that changed after drawing asks for a new pass.
+    this.widths = new Map();
+    this.used = new Map();
+    this.resizes = new ResizeObserver((entries) => {
+      let stale = false;
+      for (const e of entries) {
+        const key = e.target.dataset.measure;
+        this.widths.set(key, e.contentRect.width);
+        if (this.used.has(key) && Math.abs(this.used.get(key) - e.contentRect.width) > 1) stale = true;
+      }
+      if (stale) onResize?.();
+    });
     const cellOf = (el) => this.cells.find((c) => c.el === el);
     root.addEventListener('click', (e) => {
       const el = e.target.closest('.mv-cell');
@@ -78,7 +91,7 @@ export class ModelView {
     // Narrow columns (phones, the dates model's three groups) get short head names.
     this.root.querySelectorAll('.mv-colhead').forEach((el) => {
       const n = Number(el.dataset.head) + 1;
-      el.lastChild.textContent = el.clientWidth < 72 ? t('mv.headShort', { n }) : t('head', { n });
+      el.lastChild.textContent = this.width(`col:${el.closest('.mv-group').dataset.attn}`) < 72 ? t('mv.headShort', { n }) : t('head', { n });
       el.title = t('head', { n });
     });
     for (const g of groups) {
@@ -95,11 +108,9 @@ export class ModelView {
       legend.innerHTML = [...names].map(([name, e]) => `<span><b>★ ${escapeHtml(name)}</b>: ${escapeHtml(e.heads.join(', '))}${e.def ? `<br><span class="mv-def">${escapeHtml(e.def)}</span>` : ''}</span>`).join('');
     }
     // All maps of a group share one width: the grid's column width.
-    const widths = new Map();
     for (const c of this.cells) {
       const g = groups.find((x) => x.attn === c.attn);
-      if (!widths.has(c.attn)) widths.set(c.attn, c.el.querySelector('.mv-canvas').clientWidth || 120);
-      const width = widths.get(c.attn);
+      const width = this.width(`map:${c.attn}`) || 120;
       const m = g.map(c.layer, c.head);
       const L = m.rows.length, S = m.cols.length;
       const current = c.attn === selected.attn && c.layer === selected.layer;
@@ -128,12 +139,23 @@ export class ModelView {
       c.layout = smallLayout(L, S, width, Math.max(width, 60));
       const ctx = prepareCanvas(c.canvas, c.layout.width, c.layout.height);
       drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, unit: unitOf(scale, m.data, m.offset, L, S, vmax), selectedRow: null, hover: null });
-      if (c.head === g.H - 1) yield;
+      yield;
     }
+  }
+
+  /** A measured width (see the constructor); read from the layout only before the observer has reported it. */
+  width(key) {
+    if (!this.widths.has(key)) this.widths.set(key, this.root.querySelector(`[data-measure="${key}"]`)?.clientWidth ?? 0);
+    const w = this.widths.get(key);
+    this.used.set(key, w);
+    return w;
   }
 
   build(groups, signature) {
     this.signature = signature;
+    this.resizes.disconnect();
+    this.widths.clear();
+    this.used.clear();
     this.root.innerHTML = `<div class="mv-groups${groups.length > 1 ? ' multi' : ''}">${groups.map((g) => `
       <section class="mv-group" data-attn="${g.attn}">
         <h3 class="mv-title"></h3>
@@ -150,5 +172,13 @@ export class ModelView {
     this.cells = [...this.root.querySelectorAll('.mv-cell')].map((el) => ({
       el, canvas: el.querySelector('canvas'), attn: el.dataset.attn, layer: Number(el.dataset.layer), head: Number(el.dataset.head), layout: null,
     }));
+    for (const g of groups) {
+      const group = this.root.querySelector(`.mv-group[data-attn="${g.attn}"]`);
+      for (const [sel, key] of [['.mv-colhead', `col:${g.attn}`], ['.mv-canvas', `map:${g.attn}`]]) {
+        const el = group.querySelector(sel);
+        el.dataset.measure = key;
+        this.resizes.observe(el);
+      }
+    }
   }
 }

@@ -11,6 +11,26 @@ const yieldToBrowser = globalThis.scheduler?.yield
 /** Run after the next paint: a keystroke's own frame (the typed character) is never held up by the work it causes. */
 const afterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
 
+// When the page last painted. Chromium runs scheduler.yield() continuations before rendering for up to 100 ms, so
+// slices that only yield could still add up to one long frame: once this long has passed without a paint, the next
+// yield waits for one.
+let paintedAt = 0;
+const FRAME_MS = 20;
+let watching = 0;
+/** Note every frame while `busy()` (only while a pass runs: no animation frames are asked for on an idle page). */
+function watchPaints(busy) {
+  if (watching) return;
+  const tick = (now) => {
+    paintedAt = now;
+    watching = busy() ? requestAnimationFrame(tick) : 0;
+  };
+  paintedAt = performance.now();
+  watching = requestAnimationFrame(tick);
+}
+
+/** Yield between slices: to input at once, and to a paint when the last one is FRAME_MS old. */
+const nextSlice = () => (performance.now() - paintedAt > FRAME_MS ? new Promise((ok) => afterPaint(ok)) : yieldToBrowser());
+
 /** An idle period (or 200 ms at most, so a busy page still finishes its views). */
 const idle = globalThis.requestIdleCallback
   ? () => new Promise((ok) => requestIdleCallback(ok, { timeout: 200 }))
@@ -44,8 +64,9 @@ export function createScheduler({ getState, compute, views, onDone }) {
 
   /**
    * Draw `view` for pass `v` unless it is hidden for this result or already drawn. A view whose render() returns an
-   * iterator (a generator) is drawn in steps, with a yield to the browser whenever a slice is used up. Resolves to
-   * false if a newer state abandoned the drawing.
+   * iterator (a generator) is drawn in steps, with a yield to the browser whenever a slice is used up, or whenever
+   * the step yields 'paint': it drew on a canvas, whose strokes the browser rasterises when the task ends (time this
+   * clock does not see). Resolves to false if a newer state abandoned the drawing.
    */
   async function draw(view, r, v, slice) {
     if (drawn.get(view) === v) return true;
@@ -54,9 +75,10 @@ export function createScheduler({ getState, compute, views, onDone }) {
       const steps = view.render(getState(), r);
       if (steps && typeof steps.next === 'function') {
         for (;;) {
-          if (steps.next().done) break;
-          if (performance.now() - slice.t0 > SLICE_MS) {
-            await yieldToBrowser();
+          const step = steps.next();
+          if (step.done) break;
+          if (step.value === 'paint' || performance.now() - slice.t0 > SLICE_MS) {
+            await nextSlice();
             slice.t0 = performance.now();
             if (version !== v) return false;
           }
@@ -70,6 +92,7 @@ export function createScheduler({ getState, compute, views, onDone }) {
 
   async function loop() {
     running = true;
+    watchPaints(() => running);
     try {
       for (;;) {
         const v = version;
@@ -82,7 +105,7 @@ export function createScheduler({ getState, compute, views, onDone }) {
         for (const view of views) {
           if (!visible.get(view) || drawn.get(view) === v) continue;
           if (performance.now() - slice.t0 > SLICE_MS) {
-            await yieldToBrowser();
+            await nextSlice();
             slice.t0 = performance.now();
             if (version !== v) { abandoned = true; break; }
           }

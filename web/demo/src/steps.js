@@ -17,12 +17,27 @@ function rowKey(x, from, n, r0) {
   return `${r0}:${n}:${a >>> 0}:${b >>> 0}`;
 }
 
-/** X [n, inDim] times rows r0..r0+outDim-1 of W (transposed) plus bias: the Q, K or V slice of in_proj. */
-function project(x, n, inDim, w, b, r0, outDim) {
+/** Rows projected between two yields of the generators below (at embed 256, about 1 ms). */
+const ROWS_PER_PIECE = 4;
+
+/** Run a generator to its end and return its value (for callers that do not draw in pieces). */
+export function drain(steps) {
+  for (;;) {
+    const s = steps.next();
+    if (s.done) return s.value;
+  }
+}
+
+/**
+ * X [n, inDim] times rows r0..r0+outDim-1 of W (transposed) plus bias: the Q, K or V slice of in_proj. A generator
+ * that yields every few rows it had to compute, and returns the result.
+ */
+function* project(x, n, inDim, w, b, r0, outDim) {
   let cache = rowCache.get(w);
   if (!cache) rowCache.set(w, (cache = new Map()));
   if (cache.size > CACHE_ROWS) cache.clear();
   const y = new Float64Array(n * outDim);
+  let computed = 0;
   for (let i = 0; i < n; i++) {
     const xi = i * inDim;
     const key = x instanceof Float32Array ? rowKey(x, xi, inDim, r0) : null;
@@ -35,12 +50,17 @@ function project(x, n, inDim, w, b, r0, outDim) {
       y[i * outDim + o] = s;
     }
     if (key) cache.set(key, y.slice(i * outDim, (i + 1) * outDim));
+    if (++computed % ROWS_PER_PIECE === 0) yield;
   }
   return y;
 }
 
+/** Everything the walkthrough shows for query row `qi` (explainQuerySteps run to its end). */
+export const explainQuery = (a) => drain(explainQuerySteps(a));
+
 /**
- * Everything the walkthrough shows for query row `qi`.
+ * Everything the walkthrough shows for query row `qi`: a generator that yields while it projects rows (the page runs
+ * it in pieces) and returns the result.
  * @param {object} a
  * @param {Record<string, {data: Float32Array, shape: number[]}>} a.stateDict
  * @param {number} a.numHeads
@@ -49,15 +69,15 @@ function project(x, n, inDim, w, b, r0, outDim) {
  * @param {number} a.qi
  * @param {boolean} a.causal
  */
-export function explainQuery({ stateDict, numHeads, query, key, qi, causal }) {
+export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal }) {
   const [L, E] = query.shape;
   const S = key.shape[0];
   const d = E / numHeads;
   const w = stateDict.in_proj_weight.data;
   const b = stateDict.in_proj_bias?.data;
-  const Q = project(query.data, L, E, w, b, 0, E);
-  const K = project(key.data, S, E, w, b, E, E);
-  const V = project(key.data, S, E, w, b, 2 * E, E);
+  const Q = yield* project(query.data, L, E, w, b, 0, E);
+  const K = yield* project(key.data, S, E, w, b, E, E);
+  const V = yield* project(key.data, S, E, w, b, 2 * E, E);
   const scale = 1 / Math.sqrt(d);
 
   const heads = [];
@@ -90,7 +110,7 @@ export function explainQuery({ stateDict, numHeads, query, key, qi, causal }) {
   heads.forEach((hd, h) => concat.set(hd.context, h * d));
   const wo = stateDict['out_proj.weight'].data;
   const bo = stateDict['out_proj.bias']?.data;
-  const output = project(concat, 1, E, wo, bo, 0, E);
+  const output = yield* project(concat, 1, E, wo, bo, 0, E);
   return { L, S, E, d, numHeads, qi, scale, Q, K, V, heads, concat, output };
 }
 

@@ -76,12 +76,33 @@ function matrixCanvas(canvas, M, rows, E, numHeads, scale, outlined, width) {
   canvas._matrix = { M, rows, E };
 }
 
+/** Rows of the key table built per piece: a piece costs about 1–3 ms, so the scheduler can let input in between. */
+const ROWS_PER_PIECE = 16;
+
 /**
- * Render the panel.
- * @param {HTMLElement} root
- * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput }
+ * The widths the canvases are drawn at, from the panel's content width alone (read by the caller without forcing a
+ * layout): the multi-head part is two columns above 900 px (style.css: .mh-split is minmax(220px, 1fr) 2fr with a
+ * 22 px gap; .mh-grid is 1fr 1fr), one below.
  */
-export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [] }) {
+function canvasWidths(width) {
+  const wide = window.innerWidth > 900;
+  const qkv = wide ? width - 22 - Math.max(220, (width - 22) / 3) : width;
+  return {
+    mat: Math.min(300, Math.max(120, Math.floor((qkv - 30) / 3))),
+    half: Math.min(540, Math.max(160, Math.floor(width / 2) - 40)),
+    strip: Math.max(120, Math.min(860, width - 110)),
+  };
+}
+
+/**
+ * Render the panel: a generator that builds it off the document in small pieces (yielding between them) and puts
+ * it on the page in one swap at the end, so no piece is long and the page never shows half a panel. Nothing here
+ * reads layout: `width` is the panel's content width, measured by the caller.
+ * @param {HTMLElement} root
+ * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput, inputs, width }
+ * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
+ */
+export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], width }) {
   const { S, E, d, numHeads, qi } = ex;
   const hd = ex.heads[head];
   const tok = rows[qi];
@@ -99,6 +120,26 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput,
     const f = Math.min(1, Math.abs(v) / m) * 50;
     return `<span class="sbar"><span class="${v < 0 ? 'neg' : 'pos'}" style="${v < 0 ? `right:50%` : `left:50%`};width:${f}%"></span></span>`;
   };
+  const box = document.createElement('div'); // off the document: building it costs no style or layout
+  const add = (html) => box.insertAdjacentHTML('beforeend', html);
+
+  add(`<ol class="step-list">
+      <li><h4><span class="num">1</span>${t('step1.title')}</h4><p>${t('step1.text')}</p></li>
+      <li><h4><span class="num">2</span>${t('step2.title')}</h4><p>${t('step2.text', { d, s: fmt(ex.scale, 4) })}</p></li>
+      <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
+      <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
+    </ol>`);
+  if (inputs.length) {
+    add(`<div class="step-input"><h4><span class="num">0</span>${t('step0.title', { tok: escapeHtml(tok) })}</h4></div>`);
+    const at = box.lastElementChild;
+    // One vector per piece: at embed 256 each is 256 cells with their own colours.
+    for (const x of inputs) {
+      yield;
+      at.insertAdjacentHTML('beforeend', `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`);
+    }
+    at.insertAdjacentHTML('beforeend', `<p class="muted">${t('step0.then', { E, d })}</p>`);
+  }
+  yield;
 
   // The worked example: q and one key k_j as numbers, their element-wise product, its sum, the scaling.
   const qv = ex.Q.subarray(qi * E + head * d, qi * E + (head + 1) * d);
@@ -107,29 +148,35 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput,
   const kv = ex.K.subarray(jx * E + head * d, jx * E + (head + 1) * d);
   const prod = Float64Array.from(qv, (x, c) => x * kv[c]);
   const qkScale = Math.max(maxAbs(qv), maxAbs(kv));
-  const worked = `<div class="worked">
+  add(`<div class="worked">
       <div class="vec-row"><span class="vec-label">q <span class="muted">(${escapeHtml(tok)}, ${t('head', { n: head + 1 })})</span></span>${vectorCells(qv, qkScale, 'small')}</div>
       <div class="vec-row"><span class="vec-label">k<sub>${jx}</sub> <span class="muted">(${escapeHtml(cols[jx])})</span></span>${vectorCells(kv, qkScale, 'small')}</div>
       <div class="vec-row"><span class="vec-label">q × k<sub>${jx}</sub></span>${vectorCells(prod, maxAbs(prod), 'small')}</div>
       <p class="sum-line">q · k<sub>${jx}</sub> = Σ (q × k<sub>${jx}</sub>) = <b>${fmt(hd.scores[jx], 4)}</b>; × 1/√${d} = <b>${fmt(hd.scaled[jx], 4)}</b>${hd.masked[jx] ? '' : `; exp(${fmt(hd.scaled[jx], 3)} − ${fmt(hd.max, 3)}) = <b>${fmt(hd.exps[jx], 4)}</b>; ÷ Σ ${fmt(hd.z, 4)} = <b>${fmt(hd.weights[jx], 4)}</b>`}</p>
-    </div>`;
+    </div>`);
+  const prodScale = maxAbs(prod) * 1.5;
   const prodRowStyle = (j) => {
     const k = ex.K.subarray(j * E + head * d, j * E + (head + 1) * d);
-    return valueRowStyle(Float64Array.from(qv, (x, c) => x * k[c]), 0, d, maxAbs(prod) * 1.5, 1);
+    return valueRowStyle(Float64Array.from(qv, (x, c) => x * k[c]), 0, d, prodScale, 1);
   };
 
-  let table = `<table class="steps-table" style="--head:${headColor(head)}"><thead><tr>
+  add(`<div class="table-wrap" tabindex="0" role="region" aria-label="${escapeAttr(t('sec.steps'))}"><table class="steps-table" style="--head:${headColor(head)}"><thead><tr>
       <th class="k" scope="col">${t('col.key')}</th>
       <th class="vcol" scope="col">q × kⱼ</th>
       <th scope="col"><span class="num">1</span> ${t('col.score')}</th>
       <th scope="col"><span class="num">2</span> ${t('col.scaled')}</th>
       <th scope="col"><span class="num">3</span> exp(s − max)</th>
       <th scope="col">${t('col.weight')} <span class="muted">= exp ÷ Σ</span></th>
-      <th class="vcol" scope="col"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody>`;
-  for (let j = 0; j < S; j++) {
-    const m = hd.masked[j];
-    const w = hd.weights[j];
-    table += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}${j === jx ? ' worked-row' : ''}">
+      <th class="vcol" scope="col"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody></tbody>
+      <tfoot><tr><th class="k" scope="row">${t('sum')}</th><td></td><td></td><td></td><td class="n zsum">Σ = ${fmt(hd.z, 4)}</td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table></div>`);
+  const tbody = box.querySelector('tbody');
+  for (let j0 = 0; j0 < S; j0 += ROWS_PER_PIECE) {
+    yield;
+    let html = '';
+    for (let j = j0; j < Math.min(S, j0 + ROWS_PER_PIECE); j++) {
+      const m = hd.masked[j];
+      const w = hd.weights[j];
+      html += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}${j === jx ? ' worked-row' : ''}">
       <th class="k" scope="row" title="${escapeAttr(cols[j])}">${escapeHtml(cols[j])}<sub>${j}</sub></th>
       <td class="vcol"><span class="vrow" style="${prodRowStyle(j)}"></span></td>
       <td class="n">${sbar(hd.scores[j], maxScore)}<span>${fmt(hd.scores[j])}</span></td>
@@ -137,26 +184,13 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput,
       <td class="n exp">${m ? '0' : fmt(hd.exps[j], 4)}</td>
       <td class="n w" data-value="${w.toPrecision(9)}"><span class="wbar"><span style="width:${(w / maxW) * 100}%"></span></span><span>${fmt(w, 4)}</span></td>
       <td class="vcol"><span class="vrow" style="${valueRowStyle(ex.V, j * E + head * d, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
+    }
+    tbody.insertAdjacentHTML('beforeend', html);
   }
-  table += `</tbody><tfoot><tr><th class="k" scope="row">${t('sum')}</th><td></td><td></td><td></td><td class="n zsum">Σ = ${fmt(hd.z, 4)}</td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table>`;
+  yield;
 
-  const inputHtml = inputs.length ? `<div class="step-input"><h4><span class="num">0</span>${t('step0.title', { tok: escapeHtml(tok) })}</h4>
-      ${inputs.map((x) => `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`).join('')}
-      <p class="muted">${t('step0.then', { E, d })}</p></div>` : '';
-
-  const mhWidth = Math.min(540, Math.max(160, Math.floor(root.clientWidth / 2) - 40));
   const ctxScale = maxAbs(ex.concat);
-  root.innerHTML = `
-    <ol class="step-list">
-      <li><h4><span class="num">1</span>${t('step1.title')}</h4><p>${t('step1.text')}</p></li>
-      <li><h4><span class="num">2</span>${t('step2.title')}</h4><p>${t('step2.text', { d, s: fmt(ex.scale, 4) })}</p></li>
-      <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
-      <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
-    </ol>
-    ${inputHtml}
-    ${worked}
-    <div class="table-wrap" tabindex="0" role="region" aria-label="${escapeAttr(t('sec.steps'))}">${table}</div>
-    <div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
+  add(`<div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
     ${check(wDiff)}
     <h3 class="mh-title">${t('mh.title')}</h3>
     <div class="mh-split">
@@ -176,19 +210,24 @@ export function renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput,
         ${check(oDiff)}
       </div>
     </div>
-    <div class="div-legend"><span class="bar"></span><span>${t('mh.legend')}</span></div>`;
+    <div class="div-legend"><span class="bar"></span><span>${t('mh.legend')}</span></div>`);
 
+  // The canvases, drawn while still off the document: one matrix per piece.
+  const w = canvasWidths(width);
   const qkvScale = Math.max(maxAbs(ex.Q), maxAbs(ex.K), maxAbs(ex.V));
-  const matW = Math.min(300, Math.max(120, Math.floor((root.querySelector('.qkv').clientWidth - 30) / 3)));
-  root.querySelectorAll('canvas.mat').forEach((c) => {
+  for (const c of box.querySelectorAll('canvas.mat')) {
+    yield;
     const m = c.dataset.m;
-    matrixCanvas(c, ex[m], m === 'Q' ? ex.L : S, E, numHeads, qkvScale, m === 'Q' ? qi : null, matW);
-  });
-  root.querySelectorAll('canvas.strip').forEach((c) => {
-    if (c.dataset.h != null) stripCanvas(c, ex.heads[Number(c.dataset.h)].context, ctxScale, 1, Math.min(860, root.clientWidth - 110));
-    else if (c.dataset.v === 'concat') stripCanvas(c, ex.concat, ctxScale, numHeads, mhWidth);
-    else stripCanvas(c, ex.output, maxAbs(ex.output), numHeads, mhWidth);
-  });
+    matrixCanvas(c, ex[m], m === 'Q' ? ex.L : S, E, numHeads, qkvScale, m === 'Q' ? qi : null, w.mat);
+  }
+  yield;
+  for (const c of box.querySelectorAll('canvas.strip')) {
+    if (c.dataset.h != null) stripCanvas(c, ex.heads[Number(c.dataset.h)].context, ctxScale, 1, w.strip);
+    else if (c.dataset.v === 'concat') stripCanvas(c, ex.concat, ctxScale, numHeads, w.half);
+    else stripCanvas(c, ex.output, maxAbs(ex.output), numHeads, w.half);
+  }
+  yield;
+  root.replaceChildren(...box.childNodes);
   return { weightSum, wDiff, oDiff };
 }
 

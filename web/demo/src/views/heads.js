@@ -11,10 +11,11 @@ export function createHeadsView(app) {
     name: 'heads',
     root: $('#hv-section'),
     wants: (r) => !r.entry && !r.sourceEmpty,
-    render(state, r) {
+    // A generator: one head's lines per piece (HeadView.update).
+    *render(state, r) {
       $('#headview').hidden = !!r.empty;
       if (r.empty) return;
-      hv.update({ rows: r.rows, cols: r.cols, weights: r.weights.data, H: r.H, off: state.off.filter((h) => h < r.H), selected: r.qi });
+      yield* hv.update({ rows: r.rows, cols: r.cols, weights: r.weights.data, H: r.H, off: state.off.filter((h) => h < r.H), selected: r.qi });
     },
   };
 }

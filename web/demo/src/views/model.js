@@ -50,6 +50,7 @@ export function createModelView(app) {
         `<br>${t('tip.cell', { q: `<b>${escapeHtml(m.rows[i])}</b><sub>${i}</sub>`, k: `<b>${escapeHtml(m.cols[j])}</b><sub>${j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`);
     },
     onLeave: hideTip,
+    onResize: app.invalidate,
   });
   return {
     name: 'model',

@@ -3,7 +3,7 @@
 import { t } from '../i18n.js';
 import { $, canvasPoint } from '../dom.js';
 import { HEAD_COLORS } from '../colors.js';
-import { explainQuery } from '../steps.js';
+import { explainQuerySteps } from '../steps.js';
 import { renderSteps, stepsTooltip, matrixTooltip } from '../stepsview.js';
 import { escapeHtml } from '../headview.js';
 import { showTip, hideTip } from '../tooltip.js';
@@ -69,13 +69,13 @@ export function createStepsView(app) {
 
   let layerInputs = { model: null, at: null };
 
-  /** What the panel needs from the seeded layer: its inputs and the forward pass of the page. */
-  function seeded(state, r) {
+  /** What the panel needs from the seeded layer: its inputs and the forward pass of the page (a generator). */
+  function* seeded(state, r) {
     const { E, qi } = r;
     const x = r.query.data.subarray(qi * E, (qi + 1) * E);
     const pe = sinusoidalPositions(qi + 1, E).subarray(qi * E);
     const tokenVec = Float32Array.from(x, (v, c) => v - pe[c]);
-    const ex = explainQuery({ stateDict: r.stateDict(), numHeads: r.H, query: r.query, key: r.key, qi, causal: r.causal });
+    const ex = yield* explainQuerySteps({ stateDict: r.stateDict(), numHeads: r.H, query: r.query, key: r.key, qi, causal: r.causal });
     const inputs = r.cross ? [] : [
       { label: t('in.token'), values: tokenVec },
       { label: t('in.position'), values: pe },
@@ -85,12 +85,12 @@ export function createStepsView(app) {
   }
 
   /** The same for a layer of the trained language model: its input rebuilt from the weights, then LayerNorm. */
-  function trained(state, r) {
+  function* trained(state, r) {
     if (layerInputs.model !== r.model) layerInputs = { model: r.model, at: createLayerInputs(r.model, modelTensors(r.bytes)) };
-    const a = layerInputs.at.at(r.run.ids, r.layer);
+    const a = yield* layerInputs.at.at(r.run.ids, r.layer);
     const { T, d } = a, qi = r.qi;
     const h = { data: a.h, shape: [T, d] };
-    const ex = explainQuery({ stateDict: a.stateDict, numHeads: r.H, query: h, key: h, qi, causal: true });
+    const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: h, key: h, qi, causal: true });
     const inputs = [
       { label: t('in.residual'), values: a.x.subarray(qi * d, (qi + 1) * d) },
       { label: t('in.ln'), values: a.h.subarray(qi * d, (qi + 1) * d) },
@@ -98,17 +98,30 @@ export function createStepsView(app) {
     return { ex, inputs, fwdOutput: a.output };
   }
 
+  // The panel's content width, kept by a ResizeObserver (its callback runs with the layout already done), so drawing
+  // never has to ask for a layout in the middle of a pass.
+  let width = 0, drawnAt = 0;
+  new ResizeObserver((entries) => {
+    width = entries[entries.length - 1].contentRect.width;
+    // Shown after being hidden (or narrowed by a scrollbar): the canvases were sized for another width.
+    if (drawnAt && Math.abs(width - drawnAt) > 40) app.invalidate();
+  }).observe(steps);
+
   return {
     name: 'steps',
     root: $('#steps-section'),
     wants: (r) => (r.kind === 'seeded' || r.kind === 'lm') && !r.entry && !r.textEmpty,
-    render(state, r) {
+    // A generator: the numbers first, then the panel in pieces (renderSteps), with input let in between.
+    *render(state, r) {
       if (r.empty) { steps.replaceChildren(); r.steps = null; return; }
       controls(state, r);
       const head = Math.min(state.head, r.H - 1);
-      const { ex, inputs, fwdOutput } = r.kind === 'lm' ? trained(state, r) : seeded(state, r);
+      yield;
+      const { ex, inputs, fwdOutput } = yield* (r.kind === 'lm' ? trained(state, r) : seeded(state, r));
+      yield;
       // The weights are checked against the forward pass that drew the maps (the model's own, for the trained model).
-      const res = renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs });
+      drawnAt = width;
+      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, width });
       r.steps = { qi: r.qi, head, weights: Array.from(ex.heads[head].weights), ...res };
     },
   };
