@@ -12,10 +12,10 @@ const yieldToBrowser = globalThis.scheduler?.yield
 const afterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
 
 // When the page last painted. Chromium runs scheduler.yield() continuations before rendering for up to 100 ms, so
-// slices that only yield could still add up to one long frame: once this long has passed without a paint, the next
-// yield waits for one.
+// slices that only yield could still add up to one long frame: once a slice's worth of time has passed without a
+// paint, the next yield waits for one (a frame then holds one slice, and a slice can overrun by one piece).
 let paintedAt = 0;
-const FRAME_MS = 20;
+const FRAME_MS = 12;
 let watching = 0;
 /** Note every frame while `busy()` (only while a pass runs: no animation frames are asked for on an idle page). */
 function watchPaints(busy) {

@@ -13,9 +13,12 @@ const paramCount = (m) => m.header.tensors.reduce((a, x) => a + x.shape.reduce((
 const fmtInt = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US');
 const pct = (p) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`);
 
+/** CSS grows the textareas where it can (field-sizing); elsewhere a script measures them. */
+const cssSizing = globalThis.CSS?.supports?.('field-sizing', 'content');
+
 /** Grow a textarea with its text (hidden ones have no height to measure). */
 function autosize(el) {
-  if (el.offsetParent === null) return;
+  if (cssSizing || el.offsetParent === null) return;
   el.style.height = 'auto';
   el.style.height = `${el.scrollHeight + 2}px`;
 }
