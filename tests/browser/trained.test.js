@@ -285,13 +285,13 @@ test('switching to "untrained" restores the seeded single layer, and back', asyn
   assert.ok(await page.isVisible('#steps-section'));
   assert.ok(await page.isVisible('#model-section'));
   assert.ok(await page.isHidden('#embed-dim'));
-  // The dates model has no step panel; its note leads to the untrained model.
+  // The dates model has its step-by-step panel too (tested below); back to self-attention keeps the trained model.
   await page.click('#mode-tabs [data-mode="s2s"]');
   await settled(page);
-  assert.ok(await page.isHidden('#steps-section'));
-  await page.click('#show-untrained');
+  assert.ok(await page.isVisible('#steps-section'));
+  await page.click('#mode-tabs [data-mode="self"]');
   await settled(page);
-  assert.equal((await demo(page)).last.kind, 'seeded');
+  assert.equal((await demo(page)).last.kind, 'lm');
   assert.deepEqual(problems, []);
   await close();
 });
@@ -558,6 +558,52 @@ test('the step-by-step panel on any layer and head of the language model starts 
   assert.equal(shown2.length, T2);
   shown2.forEach((w, j) => assert.ok(Math.abs(w - row2[j]) < 1e-4, `after typing, key ${j}: shown ${w}, forward ${row2[j]}`));
   assert.equal(await page.$$eval('#steps .check.ok', (e) => e.length), 2);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the step-by-step panel on the dates model: encoder, decoder and cross-attention, any layer and head, equal the model', async () => {
+  const s2s = await nodeModel('dates-seq2seq');
+  const { n_heads: H, d_model: E } = s2s.config;
+  const date = 'on friday the 13th of september twenty twenty four';
+  const { page, problems, close } = await open(`#mode=s2s&date=${encodeURIComponent(date)}`);
+  // The reference: the package's greedy decoding in Node, with every attention map.
+  const ref = s2s.translate(date);
+  const maps = { enc: ref.encoderAttention, dec: ref.decoderAttention, cross: ref.crossAttention };
+  const S = ref.sourceTokens.length, N = ref.outputIds.length;
+  const cases = [['enc', 0, 0, 3], ['enc', maps.enc.shape[0] - 1, H - 1, S - 1], ['dec', 0, 1, N - 1], ['dec', maps.dec.shape[0] - 1, 2, 4],
+    ['cross', 0, 0, 0], ['cross', maps.cross.shape[0] - 1, H - 1, 7]];
+  for (const [attn, layer, head, qi] of cases) {
+    await page.selectOption('#layer-select', `${attn}:${layer}`);
+    await page.click(`#head-tabs [data-head="${head}"]`);
+    await page.selectOption('#query-select', String(qi));
+    await settled(page);
+    const d = await demo(page);
+    assert.equal(d.last.attn, attn);
+    assert.equal(d.last.layer, layer);
+    assert.equal(d.last.steps.head, head);
+    assert.equal(d.last.steps.qi, qi);
+    // Rows of the maps are the output tokens for the decoder's attentions, the source words for the encoder's; the
+    // keys are the source words except in the decoder's self-attention.
+    const [, , A, B] = maps[attn].shape;
+    const keys = attn === 'dec' ? N : S;
+    assert.equal(B, keys);
+    const shown = await page.$$eval('#steps td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
+    assert.equal(shown.length, keys, `${attn} ${layer}: one row per key`);
+    const row = maps[attn].data.subarray(((layer * H + head) * A + qi) * B, ((layer * H + head) * A + qi + 1) * B);
+    shown.forEach((w, j) => assert.ok(Math.abs(w - row[j]) < 1e-4, `${attn} layer ${layer} head ${head} query ${qi} key ${j}: shown ${w}, translate() ${row[j]}`));
+    assert.ok(Math.abs(shown.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    // Only the decoder's self-attention is causal.
+    assert.equal(await page.$$eval('#steps tr.masked', (e) => e.length), attn === 'dec' ? N - 1 - qi : 0);
+    // The keys are labelled with what they are: source words, or the decoder's inputs (<bos> then what it wrote).
+    const keyLabels = await page.$$eval('#steps tbody th.k', (ths) => ths.map((th) => th.firstChild.textContent));
+    assert.deepEqual(keyLabels, attn === 'dec' ? ['<bos>', ...ref.outputTokens.slice(0, -1)] : ref.sourceTokens);
+    assert.equal(await page.$$eval('#steps .check.ok', (e) => e.length), 2, `${attn} ${layer}: both self-checks pass`);
+    const counts = (sel) => page.$$eval(sel, (rows) => rows.map((r) => r.querySelectorAll('.vec span').length));
+    assert.deepEqual(await counts('#steps .step-input .vec-row'), [E, E]);
+    assert.deepEqual(await counts('#steps .worked .vec-row'), [E / H, E / H, E / H]);
+    if (attn === 'cross') await page.locator('#steps-section').screenshot({ path: join(ART, '23-s2s-steps-cross.png') });
+  }
   assert.deepEqual(problems, []);
   await close();
 });

@@ -131,7 +131,8 @@ export function createComputer({ onModel }) {
       named: [...Array(H).keys()].map((h) => named.get(`${layer}/${h}`) ?? null),
       weights: { data, shape: [H, L, S] },
       average: headAverage(data, 0, H, L, S),
-      qi: attn === 'enc' ? -1 : focus,
+      // The encoder's rows are source words: the one picked for the step-by-step panel, else the first.
+      qi: attn === 'enc' ? (state.query >= 0 && state.query < S ? state.query : 0) : focus,
       ms: run.ms,
       empty: L === 0,
     };
@@ -145,7 +146,7 @@ export function createComputer({ onModel }) {
       const entry = modelEntry(kind, onModel);
       if (entry.status !== 'ready') return { kind, entry, loading: entry.status === 'loading', error: entry.status === 'error' ? entry.error : null, empty: true, rows: [], cols: [], L: 0, S: 0, qi: -1 };
       // The file's bytes go along: the step-by-step panel reads the weights from them.
-      return kind === 'lm' ? { ...computeLM(state, entry.model), bytes: entry.bytes } : computeS2S(state, entry.model);
+      return { ...(kind === 'lm' ? computeLM(state, entry.model) : computeS2S(state, entry.model)), bytes: entry.bytes };
     },
     /** The dates model's run for the current source sentence (the decoding player needs its length). */
     s2sRun: () => s2sRun.run,

@@ -58,8 +58,6 @@ const en = {
   'sec.mapsTextDec': 'The decoder’s causal self-attention: each output character (row) reads itself and the characters before it. Rows appear as the decoder steps.',
   'sec.mapsTextS2S': 'Rows are the output characters — each row is what the decoder read while writing that character — and columns are the source words: a soft alignment of YYYY-MM-DD to the sentence. Rows appear as the decoder steps.',
   'layer.label': 'Layer',
-  'steps.trainedNote': 'The step-by-step panel follows one token through one head of the language model or of the untrained layer (first tab). The dates model’s heads are on the maps above.',
-  'btn.showUntrained': 'Show the untrained model',
   'sec.decode': 'Decoding, step by step',
   'sec.decodeText': 'The decoder writes the date one character at a time, greedily: each step reads the characters written so far and, through cross-attention, the source words. The lines and colours show where the current character looked (average of all {n} cross-attention heads). Click an output character to look at its step.',
   'dec.play': 'Play',
@@ -210,6 +208,8 @@ const en = {
   'in.sum': '= x',
   'in.residual': 'x (layer input)',
   'in.ln': 'LayerNorm(x)',
+  'in.residualCross': 'x (after the self-attention)',
+  'step0.cross': 'In cross-attention only q comes from this vector: k and v come from the encoder’s output for each source word (after its final LayerNorm), so the keys below are the source words.',
   'scale.rest': '0 → largest weight outside the first column',
   'scale.row': 'each row 0 → its largest weight',
   'scaleNote.rest': 'The first column (often <bos>, an attention sink) is left out of the scale and clipped at the top.',
@@ -227,7 +227,6 @@ const en = {
   'hv.toggles': 'Heads shown',
   'mv.measuredZh': '(measured on Chinese text)',
   'mv.measuredEn': '(measured on English text)',
-  'hv.hintNoSteps': 'Hover a token to keep only its lines; click a query token to select it.',
 };
 
 const zh = {
@@ -288,8 +287,6 @@ const zh = {
   'sec.mapsTextDec': '解码器的因果自注意力：每个输出字符（行）读取自身和之前的字符。行随着解码逐步出现。',
   'sec.mapsTextS2S': '行是输出字符——每一行是解码器写出该字符时读取的内容——列是源单词：这是 YYYY-MM-DD 与句子之间的软对齐。行随着解码逐步出现。',
   'layer.label': '层',
-  'steps.trainedNote': '逐步面板跟踪语言模型或未训练层（第一个标签页）中一个头里的一个词元。日期模型的各个头见上面的热图。',
-  'btn.showUntrained': '显示未训练的模型',
   'sec.decode': '逐步解码',
   'sec.decodeText': '解码器贪心地逐个字符写出日期：每一步读取已经写出的字符，并通过交叉注意力读取源单词。连线和颜色显示当前字符看向哪里（所有 {n} 个交叉注意力头的平均）。点击一个输出字符查看它那一步。',
   'dec.play': '播放',
@@ -458,6 +455,8 @@ const zh = {
   'in.sum': '= x',
   'in.residual': 'x（该层输入）',
   'in.ln': 'LayerNorm(x)',
+  'in.residualCross': 'x（自注意力之后）',
+  'step0.cross': '交叉注意力中只有 q 来自这个向量：k 和 v 来自编码器对每个源词的输出（经过最后的 LayerNorm），所以下面的键是源词。',
   'scale.rest': '0 → 第一列以外的最大权重',
   'scale.row': '每一行 0 → 该行最大权重',
   'scaleNote.rest': '第一列（常是 <bos>，即注意力汇）不计入色阶，超出部分按最亮显示。',
@@ -475,7 +474,6 @@ const zh = {
   'hv.toggles': '显示的头',
   'mv.measuredZh': '（在中文文本上测得）',
   'mv.measuredEn': '（在英文文本上测得）',
-  'hv.hintNoSteps': '悬停一个词元只保留它的连线；点击查询词元选中它。',
 };
 
 export const MESSAGES = { en, zh };

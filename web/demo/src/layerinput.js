@@ -112,3 +112,92 @@ export function createLayerInputs(lm, tensor) {
     },
   };
 }
+
+/**
+ * The same for the dates model (tools/MODEL_FORMAT.md, kind seq2seq): the input of any encoder self-attention,
+ * decoder self-attention or cross-attention, rebuilt from the weights. Encoder block: x += attn(ln1(x)),
+ * x += mlp(ln2(x)); mem = enc_ln_f(x). Decoder block: y += self_attn(ln1(y), causal), y += cross_attn(ln2(y), mem, mem),
+ * y += mlp(ln3(y)). Sources and outputs are a few words long, so the last pair of inputs is cached whole.
+ * @param {{ config: object }} s2s  the Seq2SeqModel (for its config)
+ * @param {(name: string) => { data: Float32Array, shape: number[] }} tensor  its weights by name
+ */
+export function createSeq2SeqInputs(s2s, tensor) {
+  const c = s2s.config;
+  const d = c.d_model;
+  const layers = new Map();
+  const attention = (prefix) => {
+    if (!layers.has(prefix)) {
+      const sd = {};
+      for (const k of ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']) sd[k] = tensor(`${prefix}.${k}`);
+      const mha = new MultiHeadAttention({ embedDim: d, numHeads: c.n_heads });
+      mha.loadStateDict(sd);
+      layers.set(prefix, { mha, stateDict: sd });
+    }
+    return layers.get(prefix);
+  };
+  const ln = (name, x, T) => layerNorm(x, T, d, tensor(`${name}.weight`).data, tensor(`${name}.bias`).data, c.ln_eps);
+  const embed = (which, ids) => {
+    const tok = tensor(`${which}_tok_emb.weight`).data, pos = tensor(`${which}_pos_emb.weight`).data;
+    const x = new Float32Array(ids.length * d);
+    ids.forEach((id, i) => { for (let k = 0; k < d; k++) x[i * d + k] = tok[id * d + k] + pos[i * d + k]; });
+    return x;
+  };
+  /** x + attention(h, kv, kv): the attention's own forward pass (WebAssembly) on its rebuilt input. */
+  const attend = (prefix, h, T, kv, S, causal) => {
+    const out = attention(prefix).mha.forward({ data: h, shape: [T, d] }, { data: kv, shape: [S, d] }, { data: kv, shape: [S, d] }, { causal, needWeights: false });
+    return out.output.data;
+  };
+  function* mlp(prefix, norm, x, T) {
+    const u = yield* linear(ln(`${prefix}.${norm}`, x, T), T, d, tensor(`${prefix}.mlp.fc1.weight`).data, tensor(`${prefix}.mlp.fc1.bias`).data, c.d_ff);
+    for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
+    const y = yield* linear(u, T, c.d_ff, tensor(`${prefix}.mlp.fc2.weight`).data, tensor(`${prefix}.mlp.fc2.bias`).data, d);
+    const out = Float32Array.from(x);
+    for (let k = 0; k < y.length; k++) out[k] += y[k];
+    return out;
+  }
+  let cache = { key: null, value: null };
+
+  return {
+    /**
+     * The input of attention `attn` ('enc' | 'dec' | 'cross') of layer `layer`, on source ids `src` and decoder input
+     * `tgtIn` (`<bos>` then the tokens written so far): x (the residual stream where the attention reads it), h (its
+     * LayerNorm: the queries' input), kv (the keys' and values' input: h itself, or the encoder's output for
+     * cross-attention), the attention's own output, its state dict, and whether it is causal. A generator.
+     */
+    *at(src, tgtIn, attn, layer) {
+      const key = `${src.join(',')}|${tgtIn.join(',')}|${attn}|${layer}`;
+      if (cache.key === key) return cache.value;
+      const S = src.length, T = tgtIn.length;
+      let x = embed('src', src);
+      let found = null;
+      for (let i = 0; i < c.n_enc_layers; i++) {
+        const p = `enc_blocks.${i}`;
+        const h = ln(`${p}.ln1`, x, S);
+        const a = attend(`${p}.attn`, h, S, h, S, false);
+        if (attn === 'enc' && i === layer) found = { x, h, kv: h, L: S, S, output: a, prefix: `${p}.attn`, causal: false };
+        x = x.map((v, k) => v + a[k]);
+        x = yield* mlp(p, 'ln2', x, S);
+      }
+      if (!found) {
+        const mem = ln('enc_ln_f', x, S);
+        let y = embed('tgt', tgtIn);
+        for (let i = 0; i < c.n_dec_layers && !found; i++) {
+          const p = `dec_blocks.${i}`;
+          const h1 = ln(`${p}.ln1`, y, T);
+          const a1 = attend(`${p}.self_attn`, h1, T, h1, T, true);
+          if (attn === 'dec' && i === layer) { found = { x: y, h: h1, kv: h1, L: T, S: T, output: a1, prefix: `${p}.self_attn`, causal: true }; break; }
+          y = y.map((v, k) => v + a1[k]);
+          const h2 = ln(`${p}.ln2`, y, T);
+          const a2 = attend(`${p}.cross_attn`, h2, T, mem, S, false);
+          if (attn === 'cross' && i === layer) { found = { x: y, h: h2, kv: mem, L: T, S, output: a2, prefix: `${p}.cross_attn`, causal: false }; break; }
+          y = y.map((v, k) => v + a2[k]);
+          y = yield* mlp(p, 'ln3', y, T);
+        }
+      }
+      if (!found) throw new RangeError(`dates model: no ${attn} attention in layer ${layer}`);
+      const value = { ...found, stateDict: attention(found.prefix).stateDict, d };
+      cache = { key, value };
+      return value;
+    },
+  };
+}

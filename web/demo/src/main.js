@@ -173,14 +173,6 @@ function bind() {
     state.query = -1;
     scheduler.invalidate();
   });
-  on('#show-untrained', 'click', () => {
-    state.mode = 'self';
-    state.model = 'untrained';
-    state.query = -1;
-    stopPlaying();
-    scheduler.invalidate();
-    $('.input-card').scrollIntoView({ behavior: 'smooth', block: 'start' });
-  });
   on('#continue-btn', 'click', continueText);
   on('#layer-select', 'change', change((e) => {
     const [attn, layer] = e.target.value.split(':');

@@ -99,10 +99,11 @@ function canvasWidths(width) {
  * it on the page in one swap at the end, so no piece is long and the page never shows half a panel. Nothing here
  * reads layout: `width` is the panel's content width, measured by the caller.
  * @param {HTMLElement} root
- * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput, inputs, width }
+ * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput, inputs, inputNote (where k
+ *   and v come from, when not from the same input), width }
  * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
  */
-export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], width }) {
+export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width }) {
   const { S, E, d, numHeads, qi } = ex;
   const hd = ex.heads[head];
   const tok = rows[qi];
@@ -137,7 +138,7 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
       yield;
       at.insertAdjacentHTML('beforeend', `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`);
     }
-    at.insertAdjacentHTML('beforeend', `<p class="muted">${t('step0.then', { E, d })}</p>`);
+    at.insertAdjacentHTML('beforeend', `<p class="muted">${t('step0.then', { E, d })}${inputNote ? ` ${escapeHtml(inputNote)}` : ''}</p>`);
   }
   yield;
 

@@ -142,6 +142,7 @@ export function runS2S(s2s, text) {
   });
   return {
     sourceTokens: tr.sourceTokens,
+    sourceIds: tr.sourceIds,
     unk: tr.sourceIds.map((id) => id === unk),
     outputTokens: tr.outputTokens,
     text: tr.text,

@@ -47,11 +47,9 @@ function layout(state, r) {
   $('#model-section').hidden = kind === 'seeded' || waiting || !!r.textEmpty || !!r.sourceEmpty;
   $('#maps-section').hidden = waiting;
   $('#hv-section').hidden = waiting || !!r.sourceEmpty;
-  $('#steps-section').hidden = waiting || kind === 's2s' || !!r.textEmpty;
-  $('#steps-note').hidden = waiting || kind !== 's2s';
+  $('#steps-section').hidden = waiting || !!r.textEmpty || !!r.sourceEmpty;
   $('#layer-pick').hidden = kind === 'seeded' || waiting || !!r.sourceEmpty;
   $('#cross-note').hidden = !(kind === 'seeded' && r.cross);
-  setI18n($('#hv-hint'), kind === 's2s' ? 'hv.hintNoSteps' : 'hv.hint');
   setI18n($('#honesty'), kind === 'lm' ? 'honesty.lm' : kind === 's2s' ? 'honesty.s2s' : 'honesty');
   setI18n($('#tokens-hint'), kind === 'lm' ? 'tokensHint.lm' : kind === 's2s' ? 'tokensHint.s2s' : 'tokensHint');
   for (const el of document.querySelectorAll('textarea')) autosize(el);

@@ -9,7 +9,7 @@ import { escapeHtml } from '../headview.js';
 import { showTip, hideTip } from '../tooltip.js';
 import { sinusoidalPositions } from '../model.js';
 import { modelTensors } from '../modelweights.js';
-import { createLayerInputs } from '../layerinput.js';
+import { createLayerInputs, createSeq2SeqInputs } from '../layerinput.js';
 
 export function createStepsView(app) {
   const steps = $('#steps');
@@ -68,6 +68,7 @@ export function createStepsView(app) {
   }
 
   let layerInputs = { model: null, at: null };
+  let datesInputs = { model: null, at: null };
 
   /** What the panel needs from the seeded layer: its inputs and the forward pass of the page (a generator). */
   function* seeded(state, r) {
@@ -98,6 +99,28 @@ export function createStepsView(app) {
     return { ex, inputs, fwdOutput: a.output };
   }
 
+  /**
+   * The same for the dates model: encoder self-attention, decoder self-attention, or cross-attention (queries from
+   * the decoder, keys and values from the encoder's output), rebuilt from the weights for the steps written so far.
+   */
+  function* dates(state, r) {
+    if (datesInputs.model !== r.model) datesInputs = { model: r.model, at: createSeq2SeqInputs(r.model, modelTensors(r.bytes)) };
+    const { run, qi } = r;
+    // Row t of the decoder's maps is the step that wrote token t: its input is <bos> and the tokens before it.
+    const tgtIn = [r.model.vocab.tgt_bos_id, ...run.steps.slice(0, Math.max(0, r.shown - 1)).map((s) => s.id)];
+    const a = yield* datesInputs.at.at(run.sourceIds, tgtIn, r.attn, r.layer);
+    const { d } = a;
+    const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: { data: a.h, shape: [a.L, d] }, key: { data: a.kv, shape: [a.S, d] }, qi, causal: a.causal });
+    const cross = r.attn === 'cross';
+    const inputs = [
+      { label: t(cross ? 'in.residualCross' : 'in.residual'), values: a.x.subarray(qi * d, (qi + 1) * d) },
+      { label: t('in.ln'), values: a.h.subarray(qi * d, (qi + 1) * d) },
+    ];
+    return { ex, inputs, fwdOutput: a.output, inputNote: cross ? t('step0.cross') : '' };
+  }
+
+  const explain = (state, r) => (r.kind === 'lm' ? trained(state, r) : r.kind === 's2s' ? dates(state, r) : seeded(state, r));
+
   // The panel's content width, kept by a ResizeObserver (its callback runs with the layout already done), so drawing
   // never has to ask for a layout in the middle of a pass.
   let width = 0, drawnAt = 0;
@@ -110,18 +133,18 @@ export function createStepsView(app) {
   return {
     name: 'steps',
     root: $('#steps-section'),
-    wants: (r) => (r.kind === 'seeded' || r.kind === 'lm') && !r.entry && !r.textEmpty,
+    wants: (r) => !r.entry && !r.textEmpty && !r.sourceEmpty,
     // A generator: the numbers first, then the panel in pieces (renderSteps), with input let in between.
     *render(state, r) {
       if (r.empty) { steps.replaceChildren(); r.steps = null; return; }
       controls(state, r);
       const head = Math.min(state.head, r.H - 1);
       yield;
-      const { ex, inputs, fwdOutput } = yield* (r.kind === 'lm' ? trained(state, r) : seeded(state, r));
+      const { ex, inputs, fwdOutput, inputNote } = yield* explain(state, r);
       yield;
       // The weights are checked against the forward pass that drew the maps (the model's own, for the trained model).
       drawnAt = width;
-      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, width });
+      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, inputNote, width });
       r.steps = { qi: r.qi, head, weights: Array.from(ex.heads[head].weights), ...res };
     },
   };
