@@ -607,3 +607,34 @@ test('the step-by-step panel on the dates model: encoder, decoder and cross-atte
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('maps whose cells are too small for every label label every k-th token, never none', async () => {
+  const long = 'The cat sat on the mat. The cat sat on the mat. The dog lay by the door, and the cat looked at it for a bit long while';
+  for (const [text, width] of [['The cat sat.', 1280], [long, 1280], [long, 390]]) {
+    const { page, problems, close } = await open(`#mode=self&model=trained&text=${encodeURIComponent(text)}`, { width });
+    const T = Array.from(text).length + 1;
+    const maps = await page.$$eval('#maps .map-card canvas', (cs) => cs.map((c) => {
+      // Ink in the label margins: dark pixels left of the map (row labels) and above it (column labels).
+      const k = c.width / parseFloat(c.style.width);
+      const left = Math.floor(Number(c.dataset.labelLeft) * k) - 2, top = Math.floor(Number(c.dataset.labelTop) * k) - 2;
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let inkLeft = 0, inkTop = 0;
+      for (let y = 0; y < c.height; y++) for (let x = 0; x < c.width; x++) {
+        const o = (y * c.width + x) * 4;
+        if (px[o + 3] > 128 && px[o] < 120 && px[o + 1] < 120 && px[o + 2] < 120) { if (x < left) inkLeft++; else if (y < top) inkTop++; }
+      }
+      return { step: Number(c.dataset.labelStep), inkLeft, inkTop, head: c.closest('.map-card').dataset.head };
+    }));
+    for (const m of maps) {
+      assert.ok(m.step >= 1, `${width} px, ${T} tokens, map ${m.head}: labelled (step ${m.step})`);
+      assert.ok(m.inkLeft > 50 && m.inkTop > 20, `${width} px, ${T} tokens, map ${m.head}: label ink left ${m.inkLeft}, top ${m.inkTop}`);
+    }
+    // A short text has a label on every token; 128 tokens on a head's map get every k-th.
+    const head = maps.find((m) => m.head === '0');
+    if (T < 20) assert.equal(head.step, 1);
+    else assert.ok(head.step > 1 && head.step < T / 4, `${width} px: every ${head.step}th of ${T} tokens`);
+    if (T > 20) await page.locator('#maps .map-card[data-head="0"]').screenshot({ path: join(ART, `24-lm-map-sparse-labels-${width}.png`) });
+    assert.deepEqual(problems, []);
+    await close();
+  }
+});

@@ -16,40 +16,63 @@ const maxWidth = (labels, px) => labels.reduce((m, s) => Math.max(m, textWidth(s
 /** Truncate long tokens on the axes (the tooltip always shows the whole token). */
 export const axisLabel = (s) => (s.length > 12 ? s.slice(0, 11) + '…' : s);
 
+/** Smallest room (CSS px) between two labels of a sparsely labelled axis, at SPARSE_FONT_PX. */
+const SPARSE_FONT_PX = 8, SPARSE_GAP = 10;
+
 /**
  * Where things go for an L×S map that should fit `width` CSS pixels.
- * labels: true, false or 'auto' (drop the axis labels when the cells get too small to carry them).
+ * labels: true, false or 'auto'. With 'auto', cells too small to carry every label get 8 px labels; too small for
+ * those, every step-th token is labelled (`step` > 1; the selected row always is, see labelledRows).
  */
 export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 11, fontPx = 11, labels = 'auto', pad = 4 }) {
   const L = rows.length, S = cols.length;
-  const withLabels = () => {
-    const left = Math.ceil(maxWidth(rows.map(axisLabel), fontPx)) + 10;
-    const colWs = cols.map((s) => textWidth(axisLabel(s), fontPx, 600));
+  const withLabels = (px, step = 1) => {
+    const every = (xs) => xs.filter((_, i) => i % step === 0);
+    const left = Math.ceil(maxWidth(every(rows).map(axisLabel), px)) + 10;
+    const colWs = cols.map((s, j) => (j % step === 0 ? textWidth(axisLabel(s), px, 600) : 0));
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - left - pad) / Math.max(1, S))));
     // Column labels that fit their cell (single characters, short words) stay upright; longer ones are
     // turned to read upwards — all of them, unless nearly every label fits (characters and a '<bos>').
-    let fits = colWs.map((w) => w <= cell - 2);
+    const room = cell * step;
+    let fits = colWs.map((w) => w <= room - 2);
     const nFit = fits.filter(Boolean).length;
     const upright = nFit === S;
     const mixed = !upright && nFit >= 0.8 * S;
     // Mixed, a label a little wider than its cell (an 'm' among letters) still reads better upright.
-    if (mixed) fits = colWs.map((w) => w <= cell + 2);
+    if (mixed) fits = colWs.map((w) => w <= room + 2);
     const turned = Math.ceil(Math.max(0, ...colWs.filter((w, j) => !mixed || !fits[j])));
-    return { left, top: upright ? fontPx + 10 : Math.max(turned, fontPx) + 10, cell, upright, uprightCols: mixed ? fits : null };
+    return { left, top: upright ? px + 10 : Math.max(turned, px) + 10, cell, upright, uprightCols: mixed ? fits : null, fontPx: px, step };
   };
-  let g = labels ? withLabels() : null;
-  let showLabels = !!g;
-  if (g && labels === 'auto' && g.cell < minLabelCell && fontPx > 8) {
-    // Small cells: one more try with 8 px labels, which still read, before going without.
-    const small = heatmapLayout(rows, cols, { width, maxCell, minLabelCell: 8, fontPx: 8, labels, pad });
-    if (small.showLabels) return small;
+  let g = labels ? withLabels(fontPx) : null;
+  if (g && labels === 'auto' && g.cell < minLabelCell) {
+    // Small cells: 8 px labels, which still read; smaller still, every step-th label, spaced to be legible.
+    g = withLabels(SPARSE_FONT_PX);
+    if (g.cell < SPARSE_GAP) {
+      let step = Math.ceil(SPARSE_GAP / g.cell);
+      g = withLabels(SPARSE_FONT_PX, step);
+      step = Math.ceil(SPARSE_GAP / g.cell); // fewer labels may leave wider cells
+      g = withLabels(SPARSE_FONT_PX, step);
+    }
   }
-  if (!g || (labels === 'auto' && g.cell < minLabelCell)) {
-    showLabels = false;
+  const showLabels = !!g;
+  if (!g) {
     const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
-    g = { left: pad, top: pad, cell, upright: false, uprightCols: null };
+    g = { left: pad, top: pad, cell, upright: false, uprightCols: null, fontPx, step: 1 };
   }
-  return { ...g, L, S, fontPx, showLabels, pad, width: g.left + S * g.cell + pad, height: g.top + L * g.cell + pad };
+  return { ...g, L, S, showLabels, pad, width: g.left + S * g.cell + pad, height: g.top + L * g.cell + pad };
+}
+
+/**
+ * The rows that carry a label: all of them, or every step-th with the selected row in place of its neighbours
+ * (closer than a step), so the row the page is about is always named.
+ */
+export function labelledRows(layout, selected) {
+  const { L, step } = layout;
+  const rows = [];
+  for (let i = 0; i < L; i++) {
+    if (i === selected || (i % step === 0 && !(selected >= 0 && selected < L && Math.abs(i - selected) < step))) rows.push(i);
+  }
+  return rows;
 }
 
 /** Which cell (row i, column j) is at CSS pixel (x, y), or null. */
@@ -121,14 +144,15 @@ export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
     ctx.fillStyle = '#333';
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    spec.rows.forEach((s, i) => {
+    for (const i of labelledRows(layout, sel)) {
       ctx.font = font(layout.fontPx, i === sel ? 700 : 400);
       ctx.fillStyle = i === sel ? '#000' : '#444';
-      ctx.fillText(axisLabel(s), ox + left - 6, oy + top + (i + 0.5) * cell);
-    });
+      ctx.fillText(axisLabel(spec.rows[i]), ox + left - 6, oy + top + (i + 0.5) * cell);
+    }
     ctx.font = font(layout.fontPx);
     ctx.fillStyle = '#444';
     spec.cols.forEach((s, j) => {
+      if (j % layout.step) return;
       const up = layout.uprightCols ? layout.uprightCols[j] : layout.upright;
       ctx.save();
       ctx.textAlign = up ? 'center' : 'left';

@@ -40,6 +40,8 @@ export function createMapsView(app) {
     const r = current();
     const width = m.card.querySelector('.canvas-wrap').clientWidth || 240;
     m.layout = heatmapLayout(r.rows, r.cols, { width, maxCell: m.which === 'avg' ? 40 : 24 });
+    // Which tokens carry a label (every one, every step-th, or none), for the tests.
+    Object.assign(m.canvas.dataset, { labelStep: m.layout.showLabels ? m.layout.step : 0, labelLeft: m.layout.left, labelTop: m.layout.top });
     const ctx = prepareCanvas(m.canvas, m.layout.width, m.layout.height);
     drawHeatmap(ctx, m.layout, { ...spec(m.which), hover: m.hover });
   }
@@ -56,7 +58,7 @@ export function createMapsView(app) {
     $('#zoom .legend-ticks .max').textContent = fmtTick(s.vmax);
     const canvas = $('#zoom-canvas');
     const width = Math.min(920, window.innerWidth - 80);
-    zoomLayout = heatmapLayout(r.rows, r.cols, { width, maxCell: 44, fontPx: 13, labels: true });
+    zoomLayout = heatmapLayout(r.rows, r.cols, { width, maxCell: 44, fontPx: 13, minLabelCell: 14 });
     canvas.setAttribute('aria-label', `${s.title}. ${t('a11y.strongest')}: ${strongest(s.data, s.offset, s.rows, s.cols)}`);
     const ctx = prepareCanvas(canvas, zoomLayout.width, zoomLayout.height);
     drawHeatmap(ctx, zoomLayout, { ...s, hover: zoomHover });
