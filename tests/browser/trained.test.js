@@ -638,3 +638,61 @@ test('maps whose cells are too small for every label label every k-th token, nev
     await close();
   }
 });
+
+/** The k most likely next tokens after the last position of `logits`, as the page lists them. */
+function topNext(logits, k) {
+  const [T, V] = logits.shape;
+  const x = Array.from(logits.data.subarray((T - 1) * V, T * V));
+  const m = Math.max(...x);
+  const z = x.reduce((a, v) => a + Math.exp(v - m), 0);
+  return [...x.keys()].sort((a, b) => x[b] - x[a]).slice(0, k).map((id) => ({ id, p: Math.exp(x[id] - m) / z }));
+}
+
+test('switching a head off changes the prediction and the continuation to what forward/generate({ ablate }) give', async () => {
+  const lm = await nodeModel('char-lm');
+  const { n_layers: L, n_heads: H, max_len: maxLen } = lm.config;
+  const text = 'The cat sat on the mat. The cat sat on the m';
+  const { page, problems, close } = await open(`#mode=self&model=trained&text=${encodeURIComponent(text)}`);
+  const pressed = () => page.$$eval('#ablation-heads [data-layer]', (bs) => bs.map((b) => `${b.dataset.layer}.${b.dataset.head}:${b.getAttribute('aria-pressed')}`));
+  // One toggle per layer and head of the file, all on.
+  assert.deepEqual(await pressed(), [...Array(L * H).keys()].map((k) => `${Math.floor(k / H)}.${k % H}:false`));
+  assert.ok(await page.isHidden('#ablation-compare'));
+  const before = (await demo(page)).last.next;
+  const { ids } = lm.tokenize(text);
+  const room = Math.min(40, maxLen - ids.length);
+  const token = (id) => (id === lm.vocab.bos_id ? null : lm.vocab.tokens[id]);
+  // Each named head of the file (data-driven), or the first head if there are none: off, checked, restored.
+  for (const target of (lm.namedHeads.length ? lm.namedHeads.slice(0, 2) : [{ layer: 0, head: 0 }]).map(({ layer, head }) => ({ layer, head }))) {
+    await page.click(`#ablation-heads [data-layer="${target.layer}"][data-head="${target.head}"]`);
+    await settled(page);
+    assert.deepEqual((await pressed()).filter((x) => x.endsWith(':true')), [`${target.layer}.${target.head}:true`]);
+    const d = await demo(page);
+    assert.deepEqual(d.last.ablated, [target]);
+    assert.match(d.hash, new RegExp(`ablate=${target.layer}\\.${target.head}(&|$)`));
+    assert.match(await page.textContent('#ablation-status'), new RegExp(`L${target.layer + 1} H${target.head + 1}`));
+    // The prediction on the page is the package's forward pass with that head off, run here in Node.
+    const ref = topNext(lm.forward(text, { ablate: [target] }).logits, 5);
+    assert.deepEqual(d.last.next.map((x) => x.token), ref.map((x) => token(x.id)));
+    d.last.next.forEach((x, i) => assert.ok(Math.abs(x.p - ref[i].p) < 1e-5, `p of ${x.token}: page ${x.p}, forward({ ablate }) ${ref[i].p}`));
+    const shownPct = await page.$$eval('#next-list .next-tok', (els) => els.map((e) => Number.parseFloat(e.title)));
+    shownPct.forEach((p, i) => assert.ok(Math.abs(p - ref[i].p * 100) < 0.006, `listed ${p}%, forward ${ref[i].p * 100}%`));
+    // …and it is not the prediction with every head.
+    assert.ok(d.last.next.some((x, i) => x.token !== before[i].token || Math.abs(x.p - before[i].p) > 1e-4), 'switching the head off changed nothing');
+    // The continuations side by side: every head, and this one off, as generate() writes them.
+    const conts = await page.$$eval('#ablation-compare .abl-cont', (qs) => qs.map((q) => q.textContent));
+    assert.deepEqual(conts, [lm.generate(ids, { maxNewTokens: room }).text, lm.generate(ids, { maxNewTokens: room, ablate: [target] }).text]);
+    // The model view marks the head.
+    assert.deepEqual(await page.$$eval('#modelview .mv-cell.off', (els) => els.map((e) => `${e.dataset.layer}.${e.dataset.head}`)), [`${target.layer}.${target.head}`]);
+    await page.locator('.input-card').screenshot({ path: join(ART, '25-lm-head-off.png') });
+    await page.click('#ablation-restore');
+    await settled(page);
+    assert.deepEqual((await demo(page)).last.next, before);
+    assert.ok(!(await demo(page)).hash.includes('ablate='));
+  }
+  // A hand-edited hash: heads the model does not have are left out; the others are off.
+  await page.evaluate((h) => { location.hash = h; }, `#mode=self&model=trained&text=${encodeURIComponent(text)}&ablate=0.1,${L + 5}.0,x`);
+  await settled(page);
+  assert.deepEqual((await demo(page)).last.ablated, [{ layer: 0, head: 1 }]);
+  assert.deepEqual(problems, []);
+  await close();
+});

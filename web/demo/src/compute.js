@@ -80,12 +80,17 @@ export function createComputer({ onModel }) {
 
   /** The language model on the sentence: the chosen layer's heads, as the views want them. */
   function computeLM(state, lm) {
-    if (lmRun.text !== state.text || lmRun.model !== lm) lmRun = { text: state.text, model: lm, run: state.text ? runLM(lm, state.text) : null };
-    const run = lmRun.run;
     const c = lm.config;
+    // Heads switched off that this model has (a hand-edited hash may name others: they are left out).
+    const ablated = state.ablate.filter((x) => x.layer < c.n_layers && x.head < c.n_heads);
+    const ablateKey = ablated.map((x) => `${x.layer}.${x.head}`).join(',');
+    if (lmRun.text !== state.text || lmRun.model !== lm || lmRun.ablateKey !== ablateKey) {
+      lmRun = { text: state.text, model: lm, ablateKey, run: state.text ? runLM(lm, state.text, ablated) : null };
+    }
+    const run = lmRun.run;
     const named = namedHeadMap(lm);
     const layer = pickLayer(state.layer, c.n_layers, named);
-    const base = { kind: 'lm', model: lm, layer, layers: c.n_layers, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: true, cross: false, namedMap: named };
+    const base = { kind: 'lm', model: lm, ablated, layer, layers: c.n_layers, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: true, cross: false, namedMap: named };
     base.named = [...Array(c.n_heads).keys()].map((h) => named.get(`${layer}/${h}`) ?? null);
     if (!run) return { ...base, empty: true, textEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0 };
     const { H, T } = run;

@@ -49,28 +49,45 @@ function* linear(x, T, inDim, W, b, outDim) {
 export function createLayerInputs(lm, tensor) {
   const c = lm.config;
   const d = c.d_model;
-  const attn = [];
+  const attn = new Map();
+  let off = []; // heads switched off, per layer: [head, …]
+  // A head switched off has its context zeroed before the output projection (the package's ablation): the same as
+  // zeroing its d columns of out_proj.weight, which is what this layer's copy of the weights gets.
   const block = (i) => {
-    if (!attn[i]) {
+    const heads = off[i] ?? [];
+    const key = `${i}|${heads.join(',')}`;
+    if (!attn.has(key)) {
       const sd = {};
       for (const k of ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']) sd[k] = tensor(`blocks.${i}.attn.${k}`);
+      if (heads.length) {
+        const w = Float32Array.from(sd['out_proj.weight'].data), hd = d / c.n_heads;
+        for (let o = 0; o < d; o++) for (const h of heads) w.fill(0, o * d + h * hd, o * d + (h + 1) * hd);
+        sd['out_proj.weight'] = { data: w, shape: sd['out_proj.weight'].shape };
+      }
       const m = new MultiHeadAttention({ embedDim: d, numHeads: c.n_heads });
       m.loadStateDict(sd);
-      attn[i] = { mha: m, stateDict: sd };
+      attn.set(key, { mha: m, stateDict: sd });
     }
-    return attn[i];
+    return attn.get(key);
   };
   // The last text's residual stream per layer. The model is causal, so rows of an unchanged prefix (the usual case
   // while typing at the end) are reused and only the new rows go through the MLPs.
-  let cache = { ids: [], xs: [], runs: [] };
+  let cache = { ids: [], xs: [], runs: [], ablate: '' };
 
   return {
     /**
      * Layer `layer` on token ids `ids`: its input x [T, d], LN1(x) (what its attention reads), the attention's own
-     * forward pass on it (output and weights), and its state dict. A generator (it yields between rows of the MLPs,
-     * so the page can compute a new text in pieces); `drain` from steps.js runs it at once.
+     * forward pass on it (output and weights), and its state dict; `ablate` ([{ layer, head }]) switches heads off.
+     * A generator (it yields between rows of the MLPs, so the page can compute a new text in pieces); `drain` from
+     * steps.js runs it at once.
      */
-    *at(ids, layer) {
+    *at(ids, layer, ablate = []) {
+      const ablateKey = ablate.map((x) => `${x.layer}.${x.head}`).join(',');
+      if (ablateKey !== cache.ablate) {
+        off = [];
+        for (const x of ablate) (off[x.layer] ??= []).push(x.head);
+        cache = { ids: [], xs: [], runs: [], ablate: ablateKey };
+      }
       const T = ids.length;
       let same = 0;
       while (same < T && same < cache.ids.length && ids[same] === cache.ids[same]) same++;
@@ -78,7 +95,7 @@ export function createLayerInputs(lm, tensor) {
         const tok = tensor('tok_emb.weight').data, pos = tensor('pos_emb.weight').data;
         const x = new Float32Array(T * d);
         for (let i = 0; i < T; i++) for (let k = 0; k < d; k++) x[i * d + k] = tok[ids[i] * d + k] + pos[i * d + k];
-        cache = { ids: [...ids], xs: [x], runs: [], reuse: same, old: cache.xs };
+        cache = { ids: [...ids], xs: [x], runs: [], reuse: same, old: cache.xs, ablate: ablateKey };
       }
       const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.ln_eps);
       const run = (i) => {

@@ -17,6 +17,7 @@ import { createModelView } from './views/model.js';
 import { createMapsView } from './views/maps.js';
 import { createHeadsView } from './views/heads.js';
 import { createStepsView } from './views/steps.js';
+import { createAblationView } from './views/ablation.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 
@@ -47,6 +48,7 @@ const maps = createMapsView(app);
 const views = [
   createFrameView({ continueChars: CONTINUE_CHARS }),
   createTokensView(app),
+  createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
   createDecodeView(app),
   createModelView(app),
   maps,
@@ -102,7 +104,8 @@ function continueText() {
   if (r?.kind !== 'lm' || !r.run) return;
   const room = r.model.config.max_len - r.run.ids.length;
   if (room <= 0) return;
-  const { text } = r.model.generate(r.run.ids, { maxNewTokens: Math.min(CONTINUE_CHARS, room) });
+  // With the heads that are switched off still off.
+  const { text } = r.model.generate(r.run.ids, { maxNewTokens: Math.min(CONTINUE_CHARS, room), ...(r.ablated.length ? { ablate: r.ablated } : {}) });
   state.text = r.run.chars.join('') + text;
   $('#text').value = state.text;
   state.query = -1;
@@ -242,10 +245,13 @@ function bind() {
   window.addEventListener('resize', () => {
     if (window.innerWidth !== lastWidth) { lastWidth = window.innerWidth; scheduler.invalidate(); }
   });
-  window.addEventListener('hashchange', () => {
-    if (location.hash === toHash(state)) return;
+  window.addEventListener('hashchange', (e) => {
+    // The event's own URL: a debounced replaceState (onDone) may already have written the old state's hash back.
+    const hash = new URL(e.newURL).hash;
+    if (hash === toHash(state)) return;
+    clearTimeout(urlTimer);
     // A hand-edited hash is read over the defaults, not over the current view: what it leaves out is reset.
-    Object.assign(state, parseHash(location.hash, defaultState(state.lang)));
+    Object.assign(state, parseHash(hash, defaultState(state.lang)));
     stopPlaying();
     showState();
     setLang(state.lang);

@@ -76,7 +76,7 @@ export class ModelView {
    *           named: (attn: string, layer: number, head: number) => { label: string, title: string } | null }} v
    */
   // A generator: it yields after each row of maps, so a caller can let input in between.
-  *update({ groups, selected, cmap, vmax, scale = 'max', named }) {
+  *update({ groups, selected, cmap, vmax, scale = 'max', named, isOff = () => false }) {
     const signature = groups.map((g) => `${g.attn}:${g.layers}x${g.H}`).join('|');
     if (signature !== this.signature) this.build(groups, signature);
     for (const g of groups) {
@@ -118,6 +118,8 @@ export class ModelView {
       c.el.classList.toggle('blank', !L || !S);
       const n = named(c.attn, c.layer, c.head);
       c.el.classList.toggle('named', !!n);
+      const off = isOff(c.attn, c.layer, c.head);
+      c.el.classList.toggle('off', off);
       const badge = c.el.querySelector('.mv-badge');
       badge.hidden = !n;
       // Side by side (the dates model) the cells are narrow: the score on the cell, the name in the legend.
@@ -126,7 +128,7 @@ export class ModelView {
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
-      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${n ? `, ${n.label}` : ''}. `
+      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${n ? `, ${n.label}` : ''}${off ? `, ${t('mv.off')}` : ''}. `
         + (L && S ? `${t('a11y.strongest')}: ${strongest(m.data, m.offset, m.rows, m.cols, 3)}` : t('mv.empty')));
       const empty = c.el.querySelector('.mv-empty');
       empty.hidden = !!(L && S);

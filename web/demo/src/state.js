@@ -41,6 +41,7 @@ export function defaultState(lang) {
     query: -1, // -1: pick a sensible token (the pronoun, if there is one)
     head: 0,
     off: [], // heads switched off in the head view
+    ablate: [], // trained language model: heads switched off in the model itself, [{ layer, head }] in order
     model: 'trained', // self-attention: the trained character model, or the seeded ('untrained') layer
     layer: -1, // trained models: the layer of the maps and the head view (-1: pick one)
     attn: 'cross', // dates model: which attention the maps show
@@ -58,7 +59,7 @@ const int = (v, fallback) => (/^-?\d+$/.test(v ?? '') ? Number(v) : fallback);
 /** Parse `#text=…&d=64&…` over the defaults; unknown or invalid values fall back. */
 export function parseHash(hash, defaults) {
   const p = new URLSearchParams(String(hash).replace(/^#/, ''));
-  const s = { ...defaults, off: [...defaults.off] };
+  const s = { ...defaults, off: [...defaults.off], ablate: [...defaults.ablate] };
   if (p.get('lang') === 'en' || p.get('lang') === 'zh') s.lang = p.get('lang');
   if (MODES.includes(p.get('mode'))) s.mode = p.get('mode');
   // A language without a sentence gets that language's example (the defaults may be in another language).
@@ -79,6 +80,7 @@ export function parseHash(hash, defaults) {
   if (SCALES.includes(p.get('scale'))) s.scale = p.get('scale');
   s.query = Math.max(-1, Math.min(4000, int(p.get('q'), s.query)));
   s.head = Math.max(0, Math.min(s.numHeads - 1, int(p.get('head'), s.head)));
+  if (p.has('ablate')) s.ablate = parseAblate(p.get('ablate'));
   if (p.has('off')) s.off = [...new Set(p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number))].filter((h) => h < 64).sort((a, b) => a - b);
   return s;
 }
@@ -105,5 +107,19 @@ export function toHash(s) {
   p.set('q', s.query);
   p.set('head', s.head);
   if (s.off.length) p.set('off', s.off.join(','));
+  if (s.mode === 'self' && s.model === 'trained' && s.ablate.length) p.set('ablate', s.ablate.map(({ layer, head }) => `${layer}.${head}`).join(','));
   return '#' + p.toString();
 }
+
+/** Heads switched off, sorted and without repeats: layer and head as written in the hash (`1.2,0.3`), at most 63 each. */
+export function parseAblate(text) {
+  const seen = new Set();
+  for (const x of String(text).split(',')) {
+    if (/^\d{1,2}\.\d{1,2}$/.test(x) && seen.size < 256) seen.add(x.split('.').map(Number).join('.'));
+  }
+  return sortHeads([...seen].map((x) => { const [layer, head] = x.split('.').map(Number); return { layer, head }; }).filter((x) => x.layer < 64 && x.head < 64));
+}
+
+/** Heads in layer order, then head order. */
+export const sortHeads = (heads) => [...heads].sort((a, b) => a.layer - b.layer || a.head - b.head);
+

@@ -23,7 +23,7 @@ function trainedForTests(r, isPlaying) {
     weights: r.weights ? Array.from(r.weights.data) : [],
     steps: r.steps,
   };
-  if (r.kind === 'lm' && r.run) Object.assign(out, { ids: r.run.ids, truncated: r.run.truncated, total: r.run.total, next: r.run.next.map((x) => ({ token: x.token, p: x.p })) });
+  if (r.kind === 'lm' && r.run) Object.assign(out, { ablated: r.ablated, ids: r.run.ids, truncated: r.run.truncated, total: r.run.total, next: r.run.next.map((x) => ({ token: x.token, p: x.p })) });
   if (r.kind === 's2s') {
     const run = r.run;
     Object.assign(out, { attn: r.attn, sourceTokens: run.sourceTokens, sourceEmpty: !!r.sourceEmpty });

@@ -96,15 +96,15 @@ export function namedHeadMap(model, attn) {
 
 /**
  * The language model on `text`: `<bos>` + the first max_len − 1 characters, every layer's attention,
- * and the distribution of the next character.
+ * and the distribution of the next character; `ablate` ([{ layer, head }]) switches heads off.
  */
-export function runLM(lm, text) {
+export function runLM(lm, text, ablate = []) {
   const chars = Array.from(text);
   const room = lm.config.max_len - 1;
   const used = chars.slice(0, room);
   const { ids } = lm.tokenize(used.join(''));
   const t0 = performance.now();
-  const out = lm.forward(ids, { needAttention: true });
+  const out = lm.forward(ids, { needAttention: true, ...(ablate.length ? { ablate } : {}) });
   const ms = performance.now() - t0;
   const [layers, H, T] = out.attention.shape;
   const { unk_id: unk, bos_id: bos, tokens } = lm.vocab;

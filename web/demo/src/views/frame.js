@@ -43,6 +43,7 @@ function layout(state, r) {
   $('#seeded-controls').hidden = kind !== 'seeded';
   $('#model-info').hidden = kind === 'seeded' || waiting;
   $('#lm-next').hidden = kind !== 'lm' || waiting || !r.run;
+  $('#ablation').hidden = kind !== 'lm' || waiting || !r.run;
   $('#decode-section').hidden = kind !== 's2s' || waiting || !!r.sourceEmpty;
   $('#model-section').hidden = kind === 'seeded' || waiting || !!r.textEmpty || !!r.sourceEmpty;
   $('#maps-section').hidden = waiting;

@@ -78,7 +78,8 @@ export function createModelView(app) {
         }
       }
       shown = { groups, named };
-      yield* mv.update({ groups, selected: { attn: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer }, cmap: state.cmap, vmax, scale: state.scale, named });
+      const off = new Set((r.ablated ?? []).map((x) => `self/${x.layer}/${x.head}`));
+      yield* mv.update({ groups, selected: { attn: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer }, cmap: state.cmap, vmax, scale: state.scale, named, isOff: (attn, l, h) => off.has(`${attn}/${l}/${h}`) });
       $('#mv-scale .legend-bar').style.background = gradientCss(state.cmap);
       $('#mv-scale .mid').textContent = fmtTick(vmax / 2);
       $('#mv-scale .max').textContent = fmtTick(vmax);

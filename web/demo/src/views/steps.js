@@ -88,7 +88,7 @@ export function createStepsView(app) {
   /** The same for a layer of the trained language model: its input rebuilt from the weights, then LayerNorm. */
   function* trained(state, r) {
     if (layerInputs.model !== r.model) layerInputs = { model: r.model, at: createLayerInputs(r.model, modelTensors(r.bytes)) };
-    const a = yield* layerInputs.at.at(r.run.ids, r.layer);
+    const a = yield* layerInputs.at.at(r.run.ids, r.layer, r.ablated);
     const { T, d } = a, qi = r.qi;
     const h = { data: a.h, shape: [T, d] };
     const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: h, key: h, qi, causal: true });
