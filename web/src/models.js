@@ -237,7 +237,7 @@ export class Seq2SeqModel extends Model {
       : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.max_tgt_len });
     const { tgt_bos_id: bos, tgt_eos_id: eos, tgt_tokens: tokens, src_tokens: sourceTokens } = this.vocab;
     const ablate = this.#ablation(opts.ablate, caller);
-    const r = this.call(caller, 'seq2seqDecode', ids, bos, eos, maxSteps, ablate);
+    const r = this.call(caller, 'seq2seqTranslate', ids, bos, eos, maxSteps, ablate);
     const output = r.tokens.filter((id) => id !== eos);
     return {
       sourceIds: ids,
