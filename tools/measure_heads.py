@@ -67,7 +67,7 @@ def _layer_norm(x, w, b, eps):
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
-class CharLM:
+class LanguageModel:
     """The decoder LM of a model file: forward(ids [B, T], ablate={(layer, head)}) -> logits, weights."""
 
     def __init__(self, path):
@@ -274,7 +274,7 @@ def main():
     ap.add_argument("--sequences", type=int, default=64)
     ap.add_argument("--seed", type=int, default=14)
     args = ap.parse_args()
-    model = CharLM(args.model)
+    model = LanguageModel(args.model)
     result = measure(model, args.sequences, args.seed)
     text = table(result, args.model)
     print(text)

@@ -38,7 +38,7 @@ import attnscope_model  # noqa: E402
 import induction_data  # noqa: E402
 import lm_data  # noqa: E402
 import measure_heads  # noqa: E402
-from attnscope_nets import CharLM  # noqa: E402
+from attnscope_nets import LanguageModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODEL_PATH = os.path.join(ROOT, "models", "char-lm.safetensors")
@@ -524,7 +524,7 @@ def main():
     print(f"vocab {len(tokens)} covers {coverage:.4f} of training chars")
 
     torch.manual_seed(TRAIN["seed"])
-    model = CharLM(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
+    model = LanguageModel(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
                    pos_init_scale=0.1)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")

@@ -37,7 +37,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import attnscope_model  # noqa: E402
 import dates_data as dd  # noqa: E402
-from attnscope_nets import Seq2Seq  # noqa: E402
+from attnscope_nets import Seq2SeqModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODEL_PATH = os.path.join(ROOT, "models", "dates-seq2seq.safetensors")
@@ -119,7 +119,7 @@ def evaluate(model, vocab, examples, batch=500):
                              ignore_index=TGT_PAD, reduction="sum")
         tot += float(ce)
         n += int((tout != TGT_PAD).sum())
-        outs = model.greedy(src, TGT_BOS, TGT_EOS, src_pad=pad)
+        outs = model.translate(src, TGT_BOS, TGT_EOS, src_pad=pad)
         for e, o in zip(ex, outs):
             ok = o == e[1]
             exact += ok
@@ -342,7 +342,7 @@ def main():
     quick = test[:500]
 
     torch.manual_seed(TRAIN["seed"])
-    model = Seq2Seq(len(vocab.src_tokens), len(vocab.tgt_tokens), CFG["d_model"], CFG["n_heads"],
+    model = Seq2SeqModel(len(vocab.src_tokens), len(vocab.tgt_tokens), CFG["d_model"], CFG["n_heads"],
                     CFG["n_enc_layers"], CFG["n_dec_layers"], CFG["d_ff"], CFG["max_src_len"], CFG["max_tgt_len"])
     nparams = sum(p.numel() for p in model.parameters())
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")
