@@ -79,7 +79,7 @@ class LanguageModel:
         self.L, self.H = self.cfg["n_layers"], self.cfg["n_heads"]
         self.index = {t: i for i, t in enumerate(self.vocab["tokens"]) if i >= len(self.vocab["specials"])}
 
-    def encode(self, text):
+    def tokenize(self, text):
         return [self.vocab["bos_id"]] + [self.index.get(c, self.vocab["unk_id"]) for c in text]
 
     def forward(self, ids, ablate=()):
@@ -125,7 +125,7 @@ def heldout_windows(model, count):
     for docs in held.values():
         windows, seq = [], []
         for doc in docs:
-            seq.extend(model.encode(doc))
+            seq.extend(model.tokenize(doc))
             if len(seq) >= T:
                 windows.append(seq[:T])
                 seq = []

@@ -64,16 +64,16 @@ class Vocab:
                                           CFG["max_src_len"])
         self.tgt_index = {c: i for i, c in enumerate(self.tgt_tokens) if i >= len(TGT_SPECIALS)}
 
-    def encode_src_words(self, words):
+    def source_word_ids(self, words):
         return self.source.word_ids(words)
 
-    def encode_src(self, text):
+    def tokenize_source(self, text):
         return self.source.ids(text)
 
-    def encode_tgt(self, s):
+    def target_ids(self, s):
         return [self.tgt_index[c] for c in s] + [TGT_EOS]
 
-    def decode_tgt(self, ids):
+    def detokenize_target(self, ids):
         return "".join(self.tgt_tokens[i] for i in ids if i >= len(TGT_SPECIALS))
 
     def to_json(self):
@@ -103,7 +103,7 @@ def sample_examples(rng, vocab, dates, n):
     for _ in range(n):
         d = dates[int(rng.random() * len(dates))]
         words, tags = dd.phrase(d, rng)
-        out.append((vocab.encode_src_words(words), vocab.encode_tgt(dd.iso(d)), words, tags, d))
+        out.append((vocab.source_word_ids(words), vocab.target_ids(dd.iso(d)), words, tags, d))
     return out
 
 
@@ -127,7 +127,7 @@ def evaluate(model, vocab, examples, batch=500):
             char_ok += sum(1 for a, b in zip(o, ref) if a == b)
             char_n += len(ref)
             if not ok and len(wrong) < 12:
-                wrong.append((" ".join(e[2]), dd.iso(e[4]), vocab.decode_tgt(o)))
+                wrong.append((" ".join(e[2]), dd.iso(e[4]), vocab.detokenize_target(o)))
     return {"loss": tot / n, "exact_match": exact / len(examples), "char_acc": char_ok / char_n,
             "n": len(examples), "errors": wrong}
 
