@@ -2,7 +2,7 @@
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
 import { modelHeader } from './model-header.js';
-import { check, describe, leakGuard, module, nodeFs } from './runtime.js';
+import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -10,8 +10,7 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
-    const base = typeof document === 'object' ? document.baseURI : undefined;
-    const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
+    const url = new URL(String(source), userUrlBase() ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
     const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
     if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);
