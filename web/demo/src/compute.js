@@ -82,16 +82,16 @@ export function createComputer({ onModel }) {
   function computeLM(state, lm) {
     const c = lm.config;
     // Heads switched off that this model has (a hand-edited hash may name others: they are left out).
-    const ablated = state.ablate.filter((x) => x.layer < c.n_layers && x.head < c.n_heads);
+    const ablated = state.ablate.filter((x) => x.layer < c.numLayers && x.head < c.numHeads);
     const ablateKey = ablated.map((x) => `${x.layer}.${x.head}`).join(',');
     if (lmRun.text !== state.text || lmRun.model !== lm || lmRun.ablateKey !== ablateKey) {
       lmRun = { text: state.text, model: lm, ablateKey, run: state.text ? runLM(lm, state.text, ablated) : null };
     }
     const run = lmRun.run;
     const named = namedHeadMap(lm);
-    const layer = pickLayer(state.layer, c.n_layers, named);
-    const base = { kind: 'lm', model: lm, ablated, layer, layers: c.n_layers, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: true, cross: false, namedMap: named };
-    base.named = [...Array(c.n_heads).keys()].map((h) => named.get(`${layer}/${h}`) ?? null);
+    const layer = pickLayer(state.layer, c.numLayers, named);
+    const base = { kind: 'lm', model: lm, ablated, layer, layers: c.numLayers, H: c.numHeads, E: c.dModel, d: c.dModel / c.numHeads, causal: true, cross: false, namedMap: named };
+    base.named = [...Array(c.numHeads).keys()].map((h) => named.get(`${layer}/${h}`) ?? null);
     if (!run) return { ...base, empty: true, textEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0 };
     const { H, T } = run;
     const off = layer * H * T * T;
@@ -114,7 +114,7 @@ export function createComputer({ onModel }) {
     const c = m.config;
     const attn = state.attn;
     const named = namedHeadMap(m, attn);
-    const base = { kind: 's2s', model: m, attn, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: attn === 'dec', cross: attn === 'cross' };
+    const base = { kind: 's2s', model: m, attn, H: c.numHeads, E: c.dModel, d: c.dModel / c.numHeads, causal: attn === 'dec', cross: attn === 'cross' };
     if (run.empty) return { ...base, run, empty: true, sourceEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0, layer: 0, layers: 0, named: [] };
     const N = run.steps.length;
     const shown = state.step < 0 || state.step > N ? N : state.step;

@@ -48,7 +48,7 @@ function* linear(x, T, inDim, W, b, outDim) {
  */
 export function createLayerInputs(lm, tensor) {
   const c = lm.config;
-  const d = c.d_model;
+  const d = c.dModel;
   const attn = new Map();
   let off = []; // heads switched off, per layer: [head, …]
   // A head switched off has its context zeroed before the output projection (the package's ablation): the same as
@@ -60,11 +60,11 @@ export function createLayerInputs(lm, tensor) {
       const sd = {};
       for (const k of ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']) sd[k] = tensor(`blocks.${i}.attn.${k}`);
       if (heads.length) {
-        const w = Float32Array.from(sd['out_proj.weight'].data), hd = d / c.n_heads;
+        const w = Float32Array.from(sd['out_proj.weight'].data), hd = d / c.numHeads;
         for (let o = 0; o < d; o++) for (const h of heads) w.fill(0, o * d + h * hd, o * d + (h + 1) * hd);
         sd['out_proj.weight'] = { data: w, shape: sd['out_proj.weight'].shape };
       }
-      const m = new MultiHeadAttention({ embedDim: d, numHeads: c.n_heads });
+      const m = new MultiHeadAttention({ embedDim: d, numHeads: c.numHeads });
       m.loadStateDict(sd);
       attn.set(key, { mha: m, stateDict: sd });
     }
@@ -97,7 +97,7 @@ export function createLayerInputs(lm, tensor) {
         for (let i = 0; i < T; i++) for (let k = 0; k < d; k++) x[i * d + k] = tok[ids[i] * d + k] + pos[i * d + k];
         cache = { ids: [...ids], xs: [x], runs: [], reuse: same, old: cache.xs, ablate: ablateKey };
       }
-      const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.ln_eps);
+      const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.layerNormEps);
       const run = (i) => {
         if (!cache.runs[i]) {
           const h = ln(i, 'ln1', cache.xs[i]);
@@ -116,9 +116,9 @@ export function createLayerInputs(lm, tensor) {
         if (from < T) {
           const n = T - from;
           const h2 = ln(i, 'ln2', x, from);
-          const u = yield* linear(h2, n, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.d_ff);
+          const u = yield* linear(h2, n, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.dimFeedforward);
           for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
-          const y = yield* linear(u, n, c.d_ff, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
+          const y = yield* linear(u, n, c.dimFeedforward, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
           for (let k = 0; k < y.length; k++) x[from * d + k] += y[k];
         }
         cache.xs[i + 1] = x;
@@ -140,19 +140,19 @@ export function createLayerInputs(lm, tensor) {
  */
 export function createSeq2SeqInputs(s2s, tensor) {
   const c = s2s.config;
-  const d = c.d_model;
+  const d = c.dModel;
   const layers = new Map();
   const attention = (prefix) => {
     if (!layers.has(prefix)) {
       const sd = {};
       for (const k of ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']) sd[k] = tensor(`${prefix}.${k}`);
-      const mha = new MultiHeadAttention({ embedDim: d, numHeads: c.n_heads });
+      const mha = new MultiHeadAttention({ embedDim: d, numHeads: c.numHeads });
       mha.loadStateDict(sd);
       layers.set(prefix, { mha, stateDict: sd });
     }
     return layers.get(prefix);
   };
-  const ln = (name, x, T) => layerNorm(x, T, d, tensor(`${name}.weight`).data, tensor(`${name}.bias`).data, c.ln_eps);
+  const ln = (name, x, T) => layerNorm(x, T, d, tensor(`${name}.weight`).data, tensor(`${name}.bias`).data, c.layerNormEps);
   const embed = (which, ids) => {
     const tok = tensor(`${which}_tok_emb.weight`).data, pos = tensor(`${which}_pos_emb.weight`).data;
     const x = new Float32Array(ids.length * d);
@@ -165,9 +165,9 @@ export function createSeq2SeqInputs(s2s, tensor) {
     return out.output.data;
   };
   function* mlp(prefix, norm, x, T) {
-    const u = yield* linear(ln(`${prefix}.${norm}`, x, T), T, d, tensor(`${prefix}.mlp.fc1.weight`).data, tensor(`${prefix}.mlp.fc1.bias`).data, c.d_ff);
+    const u = yield* linear(ln(`${prefix}.${norm}`, x, T), T, d, tensor(`${prefix}.mlp.fc1.weight`).data, tensor(`${prefix}.mlp.fc1.bias`).data, c.dimFeedforward);
     for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
-    const y = yield* linear(u, T, c.d_ff, tensor(`${prefix}.mlp.fc2.weight`).data, tensor(`${prefix}.mlp.fc2.bias`).data, d);
+    const y = yield* linear(u, T, c.dimFeedforward, tensor(`${prefix}.mlp.fc2.weight`).data, tensor(`${prefix}.mlp.fc2.bias`).data, d);
     const out = Float32Array.from(x);
     for (let k = 0; k < y.length; k++) out[k] += y[k];
     return out;
@@ -187,7 +187,7 @@ export function createSeq2SeqInputs(s2s, tensor) {
       const S = src.length, T = tgtIn.length;
       let x = embed('src', src);
       let found = null;
-      for (let i = 0; i < c.n_enc_layers; i++) {
+      for (let i = 0; i < c.numEncoderLayers; i++) {
         const p = `enc_blocks.${i}`;
         const h = ln(`${p}.ln1`, x, S);
         const a = attend(`${p}.attn`, h, S, h, S, false);
@@ -198,7 +198,7 @@ export function createSeq2SeqInputs(s2s, tensor) {
       if (!found) {
         const mem = ln('enc_ln_f', x, S);
         let y = embed('tgt', tgtIn);
-        for (let i = 0; i < c.n_dec_layers && !found; i++) {
+        for (let i = 0; i < c.numDecoderLayers && !found; i++) {
           const p = `dec_blocks.${i}`;
           const h1 = ln(`${p}.ln1`, y, T);
           const a1 = attend(`${p}.self_attn`, h1, T, h1, T, true);

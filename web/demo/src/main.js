@@ -102,7 +102,7 @@ function play() {
 function continueText() {
   const r = app.result();
   if (r?.kind !== 'lm' || !r.run) return;
-  const room = r.model.config.max_len - r.run.ids.length;
+  const room = r.model.config.maxLen - r.run.ids.length;
   if (room <= 0) return;
   // With the heads that are switched off still off.
   const { text } = r.model.generate(r.run.ids, { maxNewTokens: Math.min(CONTINUE_CHARS, room), ...(r.ablated.length ? { ablate: r.ablated } : {}) });

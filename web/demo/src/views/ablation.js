@@ -59,8 +59,8 @@ export function createAblationView(app) {
   /** Both runs side by side: next token and greedy continuation with every head, and without the ones off. */
   function comparison(r) {
     const m = r.model, ids = r.run.ids;
-    const room = Math.min(app.continueChars, m.config.max_len - ids.length);
-    const token = (id) => (id === m.vocab.bos_id ? t('next.end') : showToken(m.vocab.tokens[id]));
+    const room = Math.min(app.continueChars, m.config.maxLen - ids.length);
+    const token = (id) => (id === m.vocab.bosId ? t('next.end') : showToken(m.vocab.tokens[id]));
     const side = (label, ablate) => {
       const opts = ablate.length ? { ablate } : {};
       const next = top1(m.forward(ids, { needAttention: false, ...opts }).logits);
@@ -78,7 +78,7 @@ export function createAblationView(app) {
     wants: (r) => r.kind === 'lm' && !r.entry && !!r.run,
     *render(state, r) {
       current = r.ablated;
-      const { n_layers: layers, n_heads: H } = r.model.config;
+      const { numLayers: layers, numHeads: H } = r.model.config;
       const sig = `${layers}x${H}|${t('head', { n: 1 })}|${r.model.namedHeads.map((n) => `${n.layer}/${n.head}/${n.name}`).join(',')}`;
       if (sig !== built) {
         // Each layer is a group named by its label; a button's name is what it shows, plus the head's name if it has one.

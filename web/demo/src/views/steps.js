@@ -107,7 +107,7 @@ export function createStepsView(app) {
     if (datesInputs.model !== r.model) datesInputs = { model: r.model, at: createSeq2SeqInputs(r.model, modelTensors(r.bytes)) };
     const { run, qi } = r;
     // Row t of the decoder's maps is the step that wrote token t: its input is <bos> and the tokens before it.
-    const tgtIn = [r.model.vocab.tgt_bos_id, ...run.steps.slice(0, Math.max(0, r.shown - 1)).map((s) => s.id)];
+    const tgtIn = [r.model.vocab.targetBosId, ...run.steps.slice(0, Math.max(0, r.shown - 1)).map((s) => s.id)];
     const a = yield* datesInputs.at.at(run.sourceIds, tgtIn, r.attn, r.layer);
     const { d } = a;
     const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: { data: a.h, shape: [a.L, d] }, key: { data: a.kv, shape: [a.S, d] }, qi, causal: a.causal });
