@@ -120,6 +120,9 @@ export class ModelView {
       c.el.classList.toggle('named', !!n);
       const off = isOff(c.attn, c.layer, c.head);
       c.el.classList.toggle('off', off);
+      const offTag = c.el.querySelector('.mv-off');
+      offTag.hidden = !off;
+      offTag.textContent = off ? t('mv.off') : '';
       const badge = c.el.querySelector('.mv-badge');
       badge.hidden = !n;
       // Side by side (the dates model) the cells are narrow: the score on the cell, the name in the legend.
@@ -165,7 +168,7 @@ export class ModelView {
           <span></span>${[...Array(g.H).keys()].map((h) => `<span class="mv-colhead" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}"><span class="swatch"></span><span></span></span>`).join('')}
           ${[...Array(g.layers).keys()].map((l) => `<span class="mv-rowhead" data-attn="${g.attn}" data-layer="${l}"></span>${[...Array(g.H).keys()].map((h) => `
             <figure class="mv-cell" tabindex="0" role="button" data-attn="${g.attn}" data-layer="${l}" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}">
-              <div class="mv-canvas"><canvas></canvas><span class="mv-empty" hidden></span></div>
+              <div class="mv-canvas"><canvas></canvas><span class="mv-empty" hidden></span><span class="mv-off" hidden aria-hidden="true"></span></div>
               <figcaption class="mv-badge" hidden></figcaption>
             </figure>`).join('')}`).join('')}
         </div>
