@@ -67,7 +67,8 @@ export function createAblationView(app) {
       const text = room > 0 ? m.generate(ids, { maxNewTokens: room, ...opts }).text : '';
       return `<div class="abl-side${ablate.length ? ' off' : ''}"><b>${escapeHtml(label)}</b>`
         + `<span>${t('abl.next')} <code class="abl-next" data-p="${next.p}">${escapeHtml(token(next.id))}</code> ${pct(next.p)}</span>`
-        + `<span>${t('abl.continues')} <q class="abl-cont">${escapeHtml(text)}</q></span></div>`;
+        // An empty continuation: the model ends the text here (the q stays, empty, for the tests to read).
+        + `<span>${t('abl.continues')} <q class="abl-cont"${text ? '' : ' hidden'}>${escapeHtml(text)}</q>${text ? '' : `<i>${escapeHtml(t('next.end'))}</i>`}</span></div>`;
     };
     return side(t('abl.all'), []) + side(t('abl.without', { list: r.ablated.map(shortName).join(', ') }), r.ablated);
   }
