@@ -681,6 +681,10 @@ test('switching a head off changes the prediction and the continuation to what f
     // The continuations side by side: every head, and this one off, as generate() writes them.
     const conts = await page.$$eval('#ablation-compare .abl-cont', (qs) => qs.map((q) => q.textContent));
     assert.deepEqual(conts, [lm.generate(ids, { maxNewTokens: room }).text, lm.generate(ids, { maxNewTokens: room, ablate: [target] }).text]);
+    // The JSON export says so, and holds the prediction with the head off.
+    const doc = (await demo(page)).exported;
+    assert.deepEqual(doc.settings.ablate, [target]);
+    assert.deepEqual(doc.nextCharacter.map((x) => x.token), ref.map((x) => token(x.id) ?? '<end>'));
     // The model view marks the head.
     assert.deepEqual(await page.$$eval('#modelview .mv-cell.off', (els) => els.map((e) => `${e.dataset.layer}.${e.dataset.head}`)), [`${target.layer}.${target.head}`]);
     await page.locator('.input-card').screenshot({ path: join(ART, '25-lm-head-off.png') });

@@ -80,7 +80,9 @@ export function exportDocument(state, r, url) {
   Object.assign(doc, {
     model: FILE_NAMES[r.kind],
     config: c,
-    settings: { model: FILE_NAMES[r.kind], attention: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer, layers: r.layers, embedDim: r.E, numHeads: r.H, headDim: r.d, causal: r.causal, step: state.step, query: r.qi },
+    settings: { model: FILE_NAMES[r.kind], attention: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer, layers: r.layers, embedDim: r.E, numHeads: r.H, headDim: r.d, causal: r.causal, step: state.step, query: r.qi,
+      // Heads switched off: the attention and prediction below are the model's with them off.
+      ...(r.kind === 'lm' ? { ablate: r.ablated.map(({ layer, head }) => ({ layer, head })) } : {}) },
     layout: 'attention[layer][head][query][key]; every query row sums to 1',
     forwardMs: round(r.ms),
   });
