@@ -1,7 +1,8 @@
-// The input of any layer of the trained language model, rebuilt from its weights so the step-by-step panel can start
-// from real numbers: x = token + position embeddings, then for each block before it
-// x += attention(LN1(x)) (the package's MultiHeadAttention, in WebAssembly) and x += fc2(gelu(fc1(LN2(x)))) (here).
-// The panel then checks itself: its weights must equal the ones the model's own forward pass returned.
+// The input of any attention layer of the trained models (the language model, and the dates model's encoder, decoder
+// and cross-attention), rebuilt from their weights so the step-by-step panel can start from real numbers:
+// x = token + position embeddings, then for each block before it x += attention(LN1(x)) (the package's
+// MultiHeadAttention, in WebAssembly) and x += fc2(gelu(fc1(LN2(x)))) (here). The panel then checks itself: its weights
+// must equal the ones the model's own forward pass returned.
 import { MultiHeadAttention } from 'attnscope';
 
 /** erf to 1.5e-7 (Abramowitz & Stegun 7.1.26): enough for GELU here, where results are shown to 3 decimals. */
