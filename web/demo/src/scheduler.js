@@ -66,7 +66,8 @@ export function createScheduler({ getState, compute, views, onDone }) {
    * Draw `view` for pass `v` unless it is hidden for this result or already drawn. A view whose render() returns an
    * iterator (a generator) is drawn in steps, with a yield to the browser whenever a slice is used up, or whenever
    * the step yields 'paint': it drew on a canvas, whose strokes the browser rasterises when the task ends (time this
-   * clock does not see). Resolves to false if a newer state abandoned the drawing.
+   * clock does not see); a step that yields 'frame' changed what is on screen and waits for the next paint (its
+   * layout, too, is time this clock does not see). Resolves to false if a newer state abandoned the drawing.
    */
   async function draw(view, r, v, slice) {
     if (drawn.get(view) === v) return true;
@@ -77,8 +78,8 @@ export function createScheduler({ getState, compute, views, onDone }) {
         for (;;) {
           const step = steps.next();
           if (step.done) break;
-          if (step.value === 'paint' || performance.now() - slice.t0 > SLICE_MS) {
-            await nextSlice();
+          if (step.value === 'frame' || step.value === 'paint' || performance.now() - slice.t0 > SLICE_MS) {
+            await (step.value === 'frame' ? new Promise((ok) => afterPaint(ok)) : nextSlice());
             slice.t0 = performance.now();
             if (version !== v) return false;
           }

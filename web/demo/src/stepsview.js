@@ -78,6 +78,8 @@ function matrixCanvas(canvas, M, rows, E, numHeads, scale, outlined, width) {
 
 /** Rows of the key table built per piece: a piece costs about 1–3 ms, so the scheduler can let input in between. */
 const ROWS_PER_PIECE = 16;
+/** Rows in the table before the panel goes on the page: about what its scroll window (560 px) shows. */
+const FIRST_ROWS = 24;
 
 /**
  * The widths the canvases are drawn at, from the panel's content width alone (read by the caller without forcing a
@@ -100,10 +102,10 @@ function canvasWidths(width) {
  * reads layout: `width` is the panel's content width, measured by the caller.
  * @param {HTMLElement} root
  * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput, inputs, inputNote (where k
- *   and v come from, when not from the same input), width }
+ *   and v come from, when not from the same input), width, onScreen (whether the panel is in view now) }
  * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
  */
-export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width }) {
+export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width, onScreen = () => false }) {
   const { S, E, d, numHeads, qi } = ex;
   const hd = ex.heads[head];
   const tok = rows[qi];
@@ -170,11 +172,9 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
       <th scope="col">${t('col.weight')} <span class="muted">= exp ÷ Σ</span></th>
       <th class="vcol" scope="col"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody></tbody>
       <tfoot><tr><th class="k" scope="row">${t('sum')}</th><td></td><td></td><td></td><td class="n zsum">Σ = ${fmt(hd.z, 4)}</td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table></div>`);
-  const tbody = box.querySelector('tbody');
-  for (let j0 = 0; j0 < S; j0 += ROWS_PER_PIECE) {
-    yield;
+  const rowsHtml = (j0, j1) => {
     let html = '';
-    for (let j = j0; j < Math.min(S, j0 + ROWS_PER_PIECE); j++) {
+    for (let j = j0; j < j1; j++) {
       const m = hd.masked[j];
       const w = hd.weights[j];
       html += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}${j === jx ? ' worked-row' : ''}">
@@ -186,7 +186,14 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
       <td class="n w" data-value="${w.toPrecision(9)}"><span class="wbar"><span style="width:${(w / maxW) * 100}%"></span></span><span>${fmt(w, 4)}</span></td>
       <td class="vcol"><span class="vrow" style="${valueRowStyle(ex.V, j * E + head * d, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
     }
-    tbody.insertAdjacentHTML('beforeend', html);
+    return html;
+  };
+  // The rows the table's scroll window shows at first go in before the swap; the rest follow it (below).
+  const tbody = box.querySelector('tbody');
+  const first = Math.min(S, FIRST_ROWS);
+  for (let j0 = 0; j0 < first; j0 += ROWS_PER_PIECE) {
+    yield;
+    tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(first, j0 + ROWS_PER_PIECE)));
   }
   yield;
 
@@ -229,6 +236,12 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
   }
   yield;
   root.replaceChildren(...box.childNodes);
+  // The other rows, a piece at a time into the table on the page: on screen, each piece gets its own frame, so the
+  // browser lays out a few rows at a time instead of a hundred in one frame (off screen they cost nothing).
+  for (let j0 = first; j0 < S; j0 += ROWS_PER_PIECE) {
+    yield onScreen() ? 'frame' : undefined;
+    tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(S, j0 + ROWS_PER_PIECE)));
+  }
   return { weightSum, wDiff, oDiff };
 }
 

@@ -123,6 +123,9 @@ export function createStepsView(app) {
 
   // The panel's content width, kept by a ResizeObserver (its callback runs with the layout already done), so drawing
   // never has to ask for a layout in the middle of a pass.
+  // Whether the panel is in view (the last rows of its table then go in one frame per piece).
+  let inView = false;
+  new IntersectionObserver((entries) => { inView = entries[entries.length - 1].isIntersecting; }).observe(steps);
   let width = 0, drawnAt = 0;
   new ResizeObserver((entries) => {
     width = entries[entries.length - 1].contentRect.width;
@@ -144,7 +147,7 @@ export function createStepsView(app) {
       yield;
       // The weights are checked against the forward pass that drew the maps (the model's own, for the trained model).
       drawnAt = width;
-      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, inputNote, width });
+      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, inputNote, width, onScreen: () => inView });
       r.steps = { qi: r.qi, head, weights: Array.from(ex.heads[head].weights), ...res };
     },
   };
