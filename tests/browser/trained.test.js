@@ -681,6 +681,9 @@ test('switching a head off changes the prediction and the continuation to what f
     // The continuations side by side: every head, and this one off, as generate() writes them.
     const conts = await page.$$eval('#ablation-compare .abl-cont', (qs) => qs.map((q) => q.textContent));
     assert.deepEqual(conts, [lm.generate(ids, { maxNewTokens: room }).text, lm.generate(ids, { maxNewTokens: room, ablate: [target] }).text]);
+    // …and their next tokens: every head's (as before), and this one off (as forward({ ablate })).
+    const sides = await page.$$eval('#ablation-compare .abl-next', (cs) => cs.map((c) => Number(c.dataset.p)));
+    assert.ok(Math.abs(sides[0] - before[0].p) < 1e-5 && Math.abs(sides[1] - ref[0].p) < 1e-5, `next-token sides ${sides}`);
     // The JSON export says so, and holds the prediction with the head off.
     const doc = (await demo(page)).exported;
     assert.deepEqual(doc.settings.ablate, [target]);

@@ -56,21 +56,21 @@ export function createAblationView(app) {
   let built = '';
   let compared = { key: null, html: '' };
 
-  /** Both runs side by side: next token and greedy continuation with every head, and without the ones off. */
-  function comparison(r) {
+  /**
+   * One side of the comparison: the next token and the greedy continuation with every head (ablate empty), or without
+   * the ones off (whose next token the page's own run already has).
+   */
+  function side(r, label, ablate) {
     const m = r.model, ids = r.run.ids;
     const room = Math.min(app.continueChars, m.config.maxLen - ids.length);
     const token = (id) => (id === m.vocab.bosId ? t('next.end') : showToken(m.vocab.tokens[id]));
-    const side = (label, ablate) => {
-      const opts = ablate.length ? { ablate } : {};
-      const next = top1(m.forward(ids, { needAttention: false, ...opts }).logits);
-      const text = room > 0 ? m.generate(ids, { maxNewTokens: room, ...opts }).text : '';
-      return `<div class="abl-side${ablate.length ? ' off' : ''}"><b>${escapeHtml(label)}</b>`
-        + `<span>${t('abl.next')} <code class="abl-next" data-p="${next.p}">${escapeHtml(token(next.id))}</code> ${pct(next.p)}</span>`
-        // An empty continuation: the model ends the text here (the q stays, empty, for the tests to read).
-        + `<span>${t('abl.continues')} <q class="abl-cont"${text ? '' : ' hidden'}>${escapeHtml(text)}</q>${text ? '' : `<i>${escapeHtml(t('next.end'))}</i>`}</span></div>`;
-    };
-    return side(t('abl.all'), []) + side(t('abl.without', { list: r.ablated.map(shortName).join(', ') }), r.ablated);
+    const opts = ablate.length ? { ablate } : {};
+    const next = ablate.length ? r.run.next[0] : top1(m.forward(ids, { needAttention: false }).logits);
+    const text = room > 0 ? m.generate(ids, { maxNewTokens: room, ...opts }).text : '';
+    return `<div class="abl-side${ablate.length ? ' off' : ''}"><b>${escapeHtml(label)}</b>`
+      + `<span>${t('abl.next')} <code class="abl-next" data-p="${next.p}">${escapeHtml(token(next.id))}</code> ${pct(next.p)}</span>`
+      // An empty continuation: the model ends the text here (the q stays, empty, for the tests to read).
+      + `<span>${t('abl.continues')} <q class="abl-cont"${text ? '' : ' hidden'}>${escapeHtml(text)}</q>${text ? '' : `<i>${escapeHtml(t('next.end'))}</i>`}</span></div>`;
   }
 
   return {
@@ -104,7 +104,9 @@ export function createAblationView(app) {
       const key = `${r.run.ids.join(',')}|${current.map(shortName).join(',')}|${state.lang}`;
       if (compared.key !== key) {
         yield;
-        compared = { key, html: comparison(r) };
+        const all = side(r, t('abl.all'), []);
+        yield;
+        compared = { key, html: all + side(r, t('abl.without', { list: current.map(shortName).join(', ') }), current) };
       }
       box.innerHTML = compared.html;
     },
