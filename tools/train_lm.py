@@ -446,14 +446,16 @@ def write_record(record, table, samples):
     for k, v in r["heldout"].items():
         lines.append(f"- Held-out {k}: loss {v['loss']:.4f} nats/char, perplexity {v['ppl']:.2f} "
                      f"({v['targets']} targets, {v['unk_targets']} of them <unk>)")
+    # Every held-out source that was evaluated during training, in the order first seen (zh_prose only when used).
+    sources = list(dict.fromkeys(k for p in r["progress"] for k in p.get("heldout", {})))
     lines += ["", "Progress (held-out: the first 24 held-out sequences of each source; all held-out losses "
               "in nats/char):", "",
-              "| step | train loss (avg of 50 steps) | held-out zh_poems | held-out zh_misc | held-out en | lr |",
-              "|---|---|---|---|---|---|"]
+              "| step | train loss (avg of 50 steps) | " + " | ".join(f"held-out {k}" for k in sources) + " | lr |",
+              "|---|---|" + "---|" * len(sources) + "---|"]
     for p in r["progress"]:
         hq = p.get("heldout", {})
         lines.append(f"| {p['step']} | {p['train_loss']:.4f} | " + " | ".join(
-            f"{hq[k]:.3f}" if k in hq else "" for k in ("zh_poems", "zh_misc", "en")) + f" | {p['lr']:.2e} |")
+            f"{hq[k]:.3f}" if k in hq else "" for k in sources) + f" | {p['lr']:.2e} |")
     lines += ["", "## Head analysis (held-out text)", "",
               "Each score is an average attention weight (float64, per head, weights from "
               "`need_weights=True, average_attn_weights=False`). Bold = passes the threshold and the "
