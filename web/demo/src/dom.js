@@ -18,3 +18,28 @@ export function canvasPoint(canvas, e) {
   const k = (parseFloat(canvas.style.width) || rect.width) / (rect.width || 1);
   return [(e.clientX - rect.left) * k, (e.clientY - rect.top) * k];
 }
+
+/**
+ * Make `root`'s children equal to `html`, touching only what differs: nodes equal to their new version stay (and so
+ * cost the browser no style or layout), elements with the same tag and attributes are patched inside, anything else is
+ * replaced. Typing one character then changes a few token chips, not all of them.
+ */
+export function morph(root, html) {
+  const next = document.createElement(root.tagName);
+  next.innerHTML = html;
+  patchChildren(root, next);
+}
+
+const sameAttributes = (a, b) => a.attributes.length === b.attributes.length && [...a.attributes].every((x) => b.getAttribute(x.name) === x.value);
+
+function patchChildren(from, to) {
+  const old = [...from.childNodes], now = [...to.childNodes];
+  now.forEach((y, i) => {
+    const x = old[i];
+    if (!x) from.append(y);
+    else if (x.isEqualNode(y)) return;
+    else if (x.nodeType === 1 && y.nodeType === 1 && x.tagName === y.tagName && sameAttributes(x, y)) patchChildren(x, y);
+    else x.replaceWith(y);
+  });
+  for (let i = now.length; i < old.length; i++) old[i].remove();
+}

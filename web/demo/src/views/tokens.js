@@ -1,7 +1,7 @@
 // The token chips under the input: what the model reads, with the query token of the walkthrough selected. The
 // clickable row is one Tab stop (arrow keys move along it), not one per token.
 import { t } from '../i18n.js';
-import { $ } from '../dom.js';
+import { $, morph } from '../dom.js';
 import { MAX_TOKENS } from '../tokenize.js';
 import { escapeHtml, escapeAttr } from '../headview.js';
 
@@ -61,9 +61,9 @@ export function createTokensView(app) {
       const h = html(r);
       if (h === last) return; // a change of head or layer leaves the chips alone (and the focus where it is)
       const focused = root.contains(document.activeElement) ? document.activeElement.dataset.i : null;
-      root.innerHTML = h;
+      morph(root, h); // only the chips that changed (typing at the end: the new one and the selection)
       last = h;
-      if (focused != null) root.querySelector(`[data-role="query"] .tok[data-i="${focused}"]`)?.focus();
+      if (focused != null && !root.contains(document.activeElement)) root.querySelector(`[data-role="query"] .tok[data-i="${focused}"]`)?.focus();
     },
   };
 }
