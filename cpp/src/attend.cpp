@@ -91,10 +91,17 @@ void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t
 {
     kernels::gemm_packed{}(arch{}, rows, Lk, D, q.data + row0 * q.ld, q.ld, panels.key_panels, D * NR, scores, Lk,
                            nullptr, false);
+    // Without masks the scale rides along with the exp (one pass less over every row); with a mask it must come
+    // first, as PyTorch adds masks to the scaled scores. A scale ≤ 0 would turn the row maximum into the minimum.
+    const bool scale_in_exp = args.mask_count == 0 && !args.causal && args.scale > 0.f;
     for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * Lk;
-        prepare_row(row, row0 + r, 0, Lk, args);
-        kernels::softmax_inplace{}(arch{}, row, Lk);
+        if (scale_in_exp) {
+            kernels::softmax_inplace{}(arch{}, row, Lk, args.scale);
+        } else {
+            prepare_row(row, row0 + r, 0, Lk, args);
+            kernels::softmax_inplace{}(arch{}, row, Lk);
+        }
     }
     kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, Lk * NR, out + row0 * ldo, ldo,
                            nullptr, false);
