@@ -1,6 +1,7 @@
 // The SIMD kernels against the scalar double-precision reference, at sizes around the SIMD width.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -92,6 +93,28 @@ TEST_CASE("packed gemm over a slice of rows of a bigger packed matrix (panel str
     kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data() + k0 * NR, K_all * NR, C.data(), N, nullptr, false);
     const auto expected = reference::gemm(M, N, K, A.data(), K, B.data() + k0 * N, N, nullptr);
     REQUIRE(max_relative_error(C, expected) < 1e-5);
+}
+
+TEST_CASE("packed gemm's row maxima are the largest value stored in each row, padding aside", "[kernels][gemm]")
+{
+    constexpr std::size_t NR = kernels::panel_width<arch>, L = kernels::row_max_lanes<arch>;
+    for (std::size_t M : {std::size_t(4), std::size_t(8), std::size_t(12)})
+        for (std::size_t N : sizes)
+            for (std::size_t K : {std::size_t(1), std::size_t(7), std::size_t(37)}) {
+                CAPTURE(M, N, K);
+                // A < 0 and B > 0: every product is negative, so a zero from a partial panel's padding would win.
+                const auto A = random_floats(M * K, unsigned(M * 100 + K), -1.f, -0.1f);
+                const auto B = random_floats(K * N, unsigned(N * 100 + K), 0.1f, 1.f);
+                std::vector<float> packed(kernels::packed_floats<arch>(K, N)), C(M * N);
+                kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
+                std::vector<float> lanes(M * L, -inf_f);
+                kernels::gemm_packed_row_max{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, C.data(), N,
+                                               lanes.data());
+                for (std::size_t i = 0; i < M; ++i) {
+                    const float want = *std::max_element(C.begin() + i * N, C.begin() + (i + 1) * N);
+                    REQUIRE(*std::max_element(lanes.begin() + i * L, lanes.begin() + (i + 1) * L) == want);
+                }
+            }
 }
 
 TEST_CASE("softmax matches the double reference and sums to one", "[kernels][softmax]")
@@ -209,6 +232,15 @@ TEST_CASE("softmax with the scale folded in matches softmax of the scaled row; N
             y[n / 2] = nan_f;
             kernels::softmax_inplace{}(arch{}, y.data(), n, scale);
             for (float w : y) REQUIRE(std::isnan(w));
+            // Given a maximum that missed the NaN (as the product's SSE max may): the NaN still fills the row.
+            auto z = random_floats(n, unsigned(n) * 3 + 3);
+            z[n / 2] = nan_f;
+            kernels::softmax_given_max{}(arch{}, z.data(), n, scale, 1.f);
+            for (float w : z) REQUIRE(std::isnan(w));
+            std::vector<float> blocked(n, -inf_f);  // a "fully blocked" row with a NaN in it is NaN, not zeros
+            blocked[n - 1] = nan_f;
+            kernels::softmax_given_max{}(arch{}, blocked.data(), n, scale, -inf_f);
+            for (float w : blocked) REQUIRE(std::isnan(w));
         }
 }
 

@@ -62,33 +62,47 @@ struct row_max {
 
 /// x[j] = exp(x[j]·scale − shift) in place; returns the sum. Every x[j]·scale − shift must be ≤ 0 (shift is the
 /// scaled row maximum), the domain of exp_nonpositive. Folding the scale in here saves the softmax a pass over the
-/// row. Two vectors a step: the exp is a long dependent chain, and two of them keep the SIMD units busier.
+/// row. (One vector a step: two were no faster in V8, and cost .wasm bytes. Never inlined: callers use it in several
+/// places each, a whole row a call, and every inlined copy of the exp loop is a kilobyte of .wasm.)
 struct exp_sum {
     template <class Arch>
-    float operator()(Arch, float* x, std::size_t n, float shift, float scale = 1.f) const
+    [[gnu::noinline]] float operator()(Arch, float* x, std::size_t n, float shift, float scale = 1.f) const
     {
         using batch = xsimd::batch<float, Arch>;
         constexpr std::size_t W = batch::size;
         const batch vshift(-shift), vscale(scale);
-        batch vsum0(0.f), vsum1(0.f);
+        batch vsum(0.f);
         std::size_t j = 0;
-        for (; j + 2 * W <= n; j += 2 * W) {
-            const batch e0 = exp_nonpositive(xsimd::fma(batch::load_unaligned(x + j), vscale, vshift));
-            const batch e1 = exp_nonpositive(xsimd::fma(batch::load_unaligned(x + j + W), vscale, vshift));
-            e0.store_unaligned(x + j);
-            e1.store_unaligned(x + j + W);
-            vsum0 += e0;
-            vsum1 += e1;
-        }
-        if (j + W <= n) {
+        for (; j + W <= n; j += W) {
             const batch e = exp_nonpositive(xsimd::fma(batch::load_unaligned(x + j), vscale, vshift));
             e.store_unaligned(x + j);
-            vsum0 += e;
-            j += W;
+            vsum += e;
         }
-        float sum = xsimd::hadd(vsum0 + vsum1);
+        float sum = xsimd::hadd(vsum);
         for (; j < n; ++j) sum += (x[j] = std::exp(x[j] * scale - shift));
         return sum;
+    }
+};
+
+/// Softmax of x[0..n)·scale in place (scale > 0) given the row's largest entry `largest` (unscaled), e.g. found
+/// while the scores were computed. `largest` may have missed a NaN (SSE's max does not propagate it): a NaN entry
+/// still makes the sum, and so every weight, NaN; only a row that looks fully blocked is searched for one.
+struct softmax_given_max {
+    template <class Arch>
+    void operator()(Arch arch, float* x, std::size_t n, float scale, float largest) const
+    {
+        if (largest == -std::numeric_limits<float>::infinity()) {  // every key blocked: zeros, unless a NaN is there
+            float fill = 0.f;
+            for (std::size_t j = 0; j < n; ++j)
+                if (std::isnan(x[j])) fill = x[j];
+            std::fill(x, x + n, fill);
+            return;
+        }
+        if (std::isnan(largest)) {  // softmax of a row holding NaN is NaN everywhere, as in PyTorch
+            std::fill(x, x + n, largest);
+            return;
+        }
+        scale_inplace{}(arch, x, n, 1.f / exp_sum{}(arch, x, n, largest * scale, scale));
     }
 };
 
@@ -98,16 +112,8 @@ struct softmax_inplace {
     template <class Arch>
     void operator()(Arch arch, float* x, std::size_t n, float scale = 1.f) const
     {
-        const float largest = row_max{}(arch, x, n);  // max(x·scale) = max(x)·scale, as scale > 0
-        if (largest == -std::numeric_limits<float>::infinity()) {
-            std::fill(x, x + n, 0.f);
-            return;
-        }
-        if (std::isnan(largest)) {  // softmax of a row holding NaN is NaN everywhere, as in PyTorch
-            std::fill(x, x + n, largest);
-            return;
-        }
-        scale_inplace{}(arch, x, n, 1.f / exp_sum{}(arch, x, n, largest * scale, scale));
+        // max(x·scale) = max(x)·scale, as scale > 0
+        softmax_given_max{}(arch, x, n, scale, row_max{}(arch, x, n));
     }
 };
 
