@@ -63,7 +63,7 @@ import attnscope_model  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "fixtures"))
 import fixture_text  # noqa: E402
-from attnscope_nets import CharLM, Seq2Seq  # noqa: E402
+from attnscope_nets import LanguageModel, Seq2SeqModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODELS = os.path.join(ROOT, "models")
@@ -113,7 +113,7 @@ def load_lm():
     path = os.path.join(MODELS, "char-lm.safetensors")
     h, ts = attnscope_model.read_model(path)
     c = h["config"]
-    m = CharLM(c["vocab_size"], c["d_model"], c["n_heads"], c["n_layers"], c["d_ff"], c["max_len"])
+    m = LanguageModel(c["vocab_size"], c["d_model"], c["n_heads"], c["n_layers"], c["d_ff"], c["max_len"])
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
 
@@ -122,7 +122,7 @@ def load_s2s():
     path = os.path.join(MODELS, "dates-seq2seq.safetensors")
     h, ts = attnscope_model.read_model(path)
     c = h["config"]
-    m = Seq2Seq(c["src_vocab_size"], c["tgt_vocab_size"], c["d_model"], c["n_heads"], c["n_enc_layers"],
+    m = Seq2SeqModel(c["src_vocab_size"], c["tgt_vocab_size"], c["d_model"], c["n_heads"], c["n_enc_layers"],
                 c["n_dec_layers"], c["d_ff"], c["max_src_len"], c["max_tgt_len"])
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
@@ -182,8 +182,8 @@ def s2s_cases():
     for name, text in S2S_CASES:
         src = s2s_tokenize(v, text, c["max_src_len"])
         s = torch.tensor([src])
-        out64 = m64.greedy(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
-        out32 = m32.greedy(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
+        out64 = m64.translate(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
+        out32 = m32.translate(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
         assert out64 == out32, (name, out64, out32)
         assert out64[-1] == v["tgt_eos_id"], (name, out64)
         tin = [v["tgt_bos_id"]] + out64[:-1]

@@ -43,7 +43,7 @@ const argmaxRow = (t, row) => {
 
 test('LanguageModel: an ablated head equals its out_proj columns zeroed in the file; every head of a layer too', async () => {
   const bytes = readFileSync(path('char-lm.safetensors'));
-  const { n_layers: layers, n_heads: heads, head_dim: headDim } = lm.config;
+  const { numLayers: layers, numHeads: heads, headDim } = lm.config;
   const text = 'The cat sat on the mat. The cat sat on the';
   const plain = lm.forward(text);
   for (const [layer, head] of [[0, 1], [1, 3], [2, 0]]) {
@@ -67,7 +67,7 @@ test('LanguageModel: an ablated head equals its out_proj columns zeroed in the f
   } finally {
     pruned.dispose();
   }
-  assert.equal(layers, lm.header.config.n_layers);
+  assert.equal(layers, lm.header.config.numLayers);
 });
 
 test('LanguageModel: ablate takes namedHeads entries; [] and repeats change nothing; generation follows the ablated forward', () => {
@@ -100,7 +100,7 @@ test('Seq2SeqModel: ablation per kind of attention; translate follows the ablate
   // With no cross-attention the decoder cannot read the source: the output no longer depends on it.
   assert.deepEqual(s2s.translate('the first of june two thousand', { ablate }).outputIds, blind.outputIds);
   assert.notDeepEqual(blind.outputIds, plain.outputIds);
-  const target = [s2s.vocab.tgt_bos_id, ...blind.outputIds.slice(0, -1)];
+  const target = [s2s.vocab.targetBosId, ...blind.outputIds.slice(0, -1)];
   const forced = s2s.forward(source, target, { ablate });
   blind.outputIds.forEach((id, t) => assert.equal(id, argmaxRow(forced.logits, t), `step ${t}`));
   for (const attn of ['enc_self', 'dec_self']) {

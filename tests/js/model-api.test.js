@@ -49,7 +49,7 @@ test('LanguageModel: generate, forward, tokenize and detokenize validate their a
 });
 
 test('Seq2SeqModel: translate and forward validate their arguments; maxSteps keeps crossAttention a tensor', () => {
-  const maxTgt = s2s.config.max_tgt_len;
+  const maxTgt = s2s.config.maxTargetLen;
   const cases = [
     [() => s2s.translate('may 1 2020', { maxSteps: 0 }), 'RangeError', new RegExp(`Seq2SeqModel.translate: options.maxSteps: expected a whole number from 1 to ${maxTgt}, got 0`)],
     [() => s2s.translate('may 1 2020', { maxSteps: maxTgt + 1 }), 'RangeError', /maxSteps/],
