@@ -338,14 +338,16 @@ if (!args.has('--no-native')) {
   const machinePeak = native?.peakGflops ?? wasm?.peakGflops ?? null;
   results.peak = { native: native?.peakGflops, native16Registers: native?.peak16RegGflops, v8: wasm?.peakGflops, machine: machinePeak };
   const g = (x) => (x ? x.toFixed(1) : '—');
-  const curve = (row) => Object.entries(row?.byChains ?? {}).map(([c, x]) => `${c}: ${x.toFixed(1)}`).join(', ');
+  const curve = (by) => Object.entries(by ?? {}).map(([c, x]) => `${c}: ${x.toFixed(1)}`).join(', ') || '—';
+  const shapes = (row) => `mul chains + add chains ${g(row?.chainedGflops)} (by chain count ${curve(row?.byChains)}), ` +
+    `add chains fed by loads ${g(row?.accumulatedGflops)} (by accumulator count ${curve(row?.byAccumulators)})`;
   out('## SIMD peak and the projection GEMMs (bench/native/peak.cpp)');
   out();
-  out('128-bit mul+add peak of one core, from independent 4-wide mul and add chains, four steps per loop iteration');
-  out('(best chain count, best of 25 runs). Two ceilings: **V8\'s**, the same loop compiled to WASM and run by Node');
-  out(`(${g(wasm?.peakGflops)} GFLOP/s, ${wasm?.peak16RegChains ?? '—'} mul + ${wasm?.peak16RegChains ?? '—'} add chains; by chain count ${curve(wasm) || '—'}),`);
-  out(`which is what SIMD128 code can reach here, and the **machine's**, natively: ${g(native?.peakGflops)} GFLOP/s (${g(native?.peak16RegGflops)} with`);
-  out(`the 16 XMM registers of plain x86-64; by chain count ${curve(native) || '—'}; more with AVX-512VL's 32 registers).`);
+  out('128-bit mul+add peak of one core: the best of two loop shapes at several widths, four steps per loop iteration,');
+  out('best of 25 runs each (bench/README.md, "Peak"). Two ceilings: **V8\'s**, the same source compiled to WASM and run');
+  out(`by Node: ${g(wasm?.peakGflops)} GFLOP/s (${shapes(wasm)}), what SIMD128 code can reach here; and the`);
+  out(`**machine's**, natively: ${g(native?.peakGflops)} GFLOP/s, ${g(native?.peak16RegGflops)} with the 16 XMM registers of plain x86-64`);
+  out(`(${shapes(native)}; the rest with AVX-512VL's 32 registers).`);
   out("The projections are the library's GEMM (detail::matmul_packed, weights packed once as at load) on the forward");
   out("pass's shapes: q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs.");
   out();
