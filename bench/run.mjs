@@ -349,7 +349,7 @@ if (!args.has('--no-native')) {
   out(`**machine's**, natively: ${g(native?.peakGflops)} GFLOP/s, ${g(native?.peak16RegGflops)} with the 16 XMM registers of plain x86-64`);
   out(`(${shapes(native)}; the rest with AVX-512VL's 32 registers).`);
   out("The projections are the library's GEMM (detail::matmul_packed, weights packed once as at load) on the forward");
-  out("pass's shapes: q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs.");
+  out("pass's shapes: q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs of about 20 M multiply-adds each.");
   out();
   const gemm = (key, L, E, H) => results[key]?.peak.find((r) => r.seq === L && r.embed === E && r.heads === H);
   const pct = (x, ceiling) => (x && ceiling ? `${((100 * x) / ceiling).toFixed(0)}%` : '—');
