@@ -13,8 +13,8 @@ export const EXAMPLES = {
   // For the trained character model: parallel lines of a Tang poem, and a repeated phrase.
   poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
   repeat: 'The cat sat on the mat. The cat sat on the mat. The cat',
-  // For the trained dates model (English dates in words; years must be spelled out).
-  dates: ['the fifth of march nineteen ninety', 'on friday the 13th of september twenty twenty four', 'december the thirty first nineteen ninety nine', '12 october nineteen oh five'],
+  // For the trained dates model (English dates in words or digits; the last two: its 'invalid' and --MM-DD answers).
+  dates: ['the fifth of march nineteen ninety', 'On Friday, 13 Sept. 2024', 'December 31st, 1999', '12 october nineteen oh five', 'the 31st of April 2021', 'July 4th'],
 };
 
 export const MODES = ['self', 'cross', 's2s'];

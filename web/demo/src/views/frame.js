@@ -106,7 +106,7 @@ function modelInfo(r) {
     if (typeof loss === 'number') s += ' · ' + t('info.lmLoss', { loss: loss.toFixed(2) });
   } else {
     s = t('info.s2s', { Le: c.n_enc_layers, Ld: c.n_dec_layers, H: c.n_heads, d: c.d_model, params: fmtInt(paramCount(m)) });
-    const acc = tr.test?.exact_match;
+    const acc = tr.heldout_generator?.exact_match ?? tr.test?.exact_match; // the independent held-out dates when measured
     if (typeof acc === 'number') s += ' · ' + t('info.s2sAcc', { acc: `${(acc * 100).toFixed(1)}%` });
   }
   const info = $('#model-info');
