@@ -87,10 +87,9 @@ LM_ABLATION_CASES = [
 S2S_CASES = [
     ("dates_seq2seq_of", "the fifth of march nineteen ninety"),
     ("dates_seq2seq_weekday", "On Friday, the 13th of Sept. 2019"),
-    ("dates_seq2seq_md", "December 25 nineteen sixty-nine"),
     ("dates_seq2seq_invalid", "the 31st of April 2021"),  # the model's own answer: the one token "invalid"
     ("dates_seq2seq_no_year", "we met on July 4th"),      # --07-04
-]
+]  # (December 25 nineteen sixty-nine, month-day order, made way for the last two: the fixtures' 300 kB budget)
 PREFIXES = {"lm": "char_lm_", "dates": "dates_seq2seq_"}
 
 
