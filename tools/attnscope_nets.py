@@ -102,7 +102,7 @@ def sinusoidal_(weight, scale):
         weight[:, 1::2] = (scale * torch.cos(ang[:, : d // 2])).to(weight.dtype)
 
 
-class CharLM(nn.Module):
+class LanguageModel(nn.Module):
     """Decoder-only LM. logits = head(ln_f(x))."""
 
     def __init__(self, vocab_size, d, heads, layers, dff, max_len, pos_init_scale=0.0):
@@ -131,7 +131,7 @@ class CharLM(nn.Module):
         return (logits, weights) if need_weights else logits
 
 
-class Seq2Seq(nn.Module):
+class Seq2SeqModel(nn.Module):
     """Encoder-decoder. memory = enc_ln_f(encoder(x)); logits = head(dec_ln_f(decoder(y)))."""
 
     def __init__(self, src_vocab, tgt_vocab, d, heads, enc_layers, dec_layers, dff,
@@ -179,7 +179,7 @@ class Seq2Seq(nn.Module):
         return logits
 
     @torch.no_grad()
-    def greedy(self, src, bos, eos, max_len=None, src_pad=None):
+    def translate(self, src, bos, eos, max_len=None, src_pad=None):
         """Greedy decoding for a batch; returns a list of id lists (without BOS, with EOS if
         produced). Stops a row at EOS or after max_len - 1 generated tokens (so that BOS +
         output fits in max_tgt_len positions)."""

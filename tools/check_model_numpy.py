@@ -145,7 +145,7 @@ def s2s_tokenize(vocab, text, max_len):
     return [index.get(w, vocab["src_unk_id"]) for w in words][:max_len]
 
 
-def greedy(P, cfg, vocab, src):
+def translate(P, cfg, vocab, src):
     mem, _ = s2s_encode(P, cfg, src)
     ys = [vocab["tgt_bos_id"]]
     while len(ys) < cfg["max_tgt_len"]:
@@ -225,9 +225,9 @@ def main():
             src = s2s_tokenize(vocab, json.loads(c["str"]["src_text_json"]), cfg["max_src_len"])
             if src != [int(x) for x in c["tensor"]["src_tokens"]]:
                 fail(f"{fn}: source tokenisation {src} != fixture src_tokens")
-            out = greedy(P, cfg, vocab, src)
+            out = translate(P, cfg, vocab, src)
             if out != [int(x) for x in c["tensor"]["expected_decoded"]]:
-                fail(f"{fn}: greedy {out} != expected_decoded")
+                fail(f"{fn}: translate {out} != expected_decoded")
             ids = [int(x) for x in T]
             mem, we = s2s_encode(P, cfg, src)
             logits, wss, wcs = s2s_decode(P, cfg, ids, mem)

@@ -54,7 +54,7 @@ def main():
     wrong = []
     for e in examples:
         src = ref.s2s_tokenize(vocab, e["text"], cfg["max_src_len"])
-        answer = "".join(vocab["tgt_tokens"][i] for i in ref.greedy(P, cfg, vocab, src) if i != vocab["tgt_eos_id"]) if src else ""
+        answer = "".join(vocab["tgt_tokens"][i] for i in ref.translate(P, cfg, vocab, src) if i != vocab["tgt_eos_id"]) if src else ""
         total[e["kind"]] += 1
         bad += impossible(answer)
         if answer == e["expected"]:

@@ -67,7 +67,7 @@ def _layer_norm(x, w, b, eps):
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
-class CharLM:
+class LanguageModel:
     """The decoder LM of a model file: forward(ids [B, T], ablate={(layer, head)}) -> logits, weights."""
 
     def __init__(self, path):
@@ -79,7 +79,7 @@ class CharLM:
         self.L, self.H = self.cfg["n_layers"], self.cfg["n_heads"]
         self.index = {t: i for i, t in enumerate(self.vocab["tokens"]) if i >= len(self.vocab["specials"])}
 
-    def encode(self, text):
+    def tokenize(self, text):
         return [self.vocab["bos_id"]] + [self.index.get(c, self.vocab["unk_id"]) for c in text]
 
     def forward(self, ids, ablate=()):
@@ -125,7 +125,7 @@ def heldout_windows(model, count):
     for docs in held.values():
         windows, seq = [], []
         for doc in docs:
-            seq.extend(model.encode(doc))
+            seq.extend(model.tokenize(doc))
             if len(seq) >= T:
                 windows.append(seq[:T])
                 seq = []
@@ -274,7 +274,7 @@ def main():
     ap.add_argument("--sequences", type=int, default=64)
     ap.add_argument("--seed", type=int, default=14)
     args = ap.parse_args()
-    model = CharLM(args.model)
+    model = LanguageModel(args.model)
     result = measure(model, args.sequences, args.seed)
     text = table(result, args.model)
     print(text)

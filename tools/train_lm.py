@@ -38,7 +38,7 @@ import attnscope_model  # noqa: E402
 import induction_data  # noqa: E402
 import lm_data  # noqa: E402
 import measure_heads  # noqa: E402
-from attnscope_nets import CharLM  # noqa: E402
+from attnscope_nets import LanguageModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODEL_PATH = os.path.join(ROOT, "models", "char-lm.safetensors")
@@ -84,10 +84,10 @@ class Tokenizer:
         self.tokens = tokens
         self.codepoints = CodepointTokenizer({"specials": SPECIALS, "tokens": tokens, "unk_id": UNK, "bos_id": BOS})
 
-    def encode(self, text, bos=True):
+    def tokenize(self, text, bos=True):
         return self.codepoints.ids(text, bos)
 
-    def decode(self, ids):
+    def detokenize(self, ids):
         return "".join(self.tokens[i] if i >= len(SPECIALS) else ("\u241e" if i == BOS else "\ufffd")
                        for i in ids)
 
@@ -370,7 +370,7 @@ def heads_table(scores, baselines, counts, named):
 @torch.no_grad()
 def sample(model, tok, prompt, n, temperature=0.0, seed=0):
     g = torch.Generator().manual_seed(seed)
-    ids = tok.encode(prompt)
+    ids = tok.tokenize(prompt)
     for _ in range(n):
         x = torch.tensor([ids[-model.max_len:]])
         logits = model(x)[0, -1]
@@ -383,7 +383,7 @@ def sample(model, tok, prompt, n, temperature=0.0, seed=0):
         if nxt == BOS:
             break
         ids.append(nxt)
-    return tok.decode(ids[1:])
+    return tok.detokenize(ids[1:])
 
 
 # ----------------------------------------------------------------------------- main
@@ -446,14 +446,16 @@ def write_record(record, table, samples):
     for k, v in r["heldout"].items():
         lines.append(f"- Held-out {k}: loss {v['loss']:.4f} nats/char, perplexity {v['ppl']:.2f} "
                      f"({v['targets']} targets, {v['unk_targets']} of them <unk>)")
+    # Every held-out source that was evaluated during training, in the order first seen (zh_prose only when used).
+    sources = list(dict.fromkeys(k for p in r["progress"] for k in p.get("heldout", {})))
     lines += ["", "Progress (held-out: the first 24 held-out sequences of each source; all held-out losses "
               "in nats/char):", "",
-              "| step | train loss (avg of 50 steps) | held-out zh_poems | held-out zh_misc | held-out en | lr |",
-              "|---|---|---|---|---|---|"]
+              "| step | train loss (avg of 50 steps) | " + " | ".join(f"held-out {k}" for k in sources) + " | lr |",
+              "|---|---|" + "---|" * len(sources) + "---|"]
     for p in r["progress"]:
         hq = p.get("heldout", {})
         lines.append(f"| {p['step']} | {p['train_loss']:.4f} | " + " | ".join(
-            f"{hq[k]:.3f}" if k in hq else "" for k in ("zh_poems", "zh_misc", "en")) + f" | {p['lr']:.2e} |")
+            f"{hq[k]:.3f}" if k in hq else "" for k in sources) + f" | {p['lr']:.2e} |")
     lines += ["", "## Head analysis (held-out text)", "",
               "Each score is an average attention weight (float64, per head, weights from "
               "`need_weights=True, average_attn_weights=False`). Bold = passes the threshold and the "
@@ -506,7 +508,7 @@ def main():
     tokens, coverage = build_vocab(train_docs, CFG["vocab_size"], required)
     tok = Tokenizer(tokens)
     T = TRAIN["seq_len"]
-    enc = {k: [tok.encode(d) for d in v] for k, v in train_docs.items()}
+    enc = {k: [tok.tokenize(d) for d in v] for k, v in train_docs.items()}
     zh = [(d, e) for k in ("zh_poems", "zh_misc") for d, e in zip(train_docs[k], enc[k])]
     pools = {"en": enc["en"],
              "zh_verse": [e for d, e in zh if lm_data.is_regular_verse(d)],
@@ -516,7 +518,7 @@ def main():
     text_docs = [e for pool in pools.values() for e in pool]
     for k, v in pools.items():
         print(f"pool {k}: {len(v)} docs, {sum(len(x) - 1 for x in v)} chars")
-    held = {k: pack_in_order([tok.encode(d) for d in v], T) for k, v in held_docs.items()}
+    held = {k: pack_in_order([tok.tokenize(d) for d in v], T) for k, v in held_docs.items()}
     print(f"blas: {BLAS}")
     for k in src:
         print(f"{k}: {len(train_docs[k])} train docs, {len(held_docs[k])} held-out docs, "
@@ -524,7 +526,7 @@ def main():
     print(f"vocab {len(tokens)} covers {coverage:.4f} of training chars")
 
     torch.manual_seed(TRAIN["seed"])
-    model = CharLM(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
+    model = LanguageModel(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
                    pos_init_scale=0.1)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")

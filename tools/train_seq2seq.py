@@ -41,7 +41,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import attnscope_model  # noqa: E402
 import dates_data as dd  # noqa: E402
-from attnscope_nets import Seq2Seq  # noqa: E402
+from attnscope_nets import Seq2SeqModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODEL_PATH = os.path.join(ROOT, "models", "dates-seq2seq.safetensors")
@@ -68,16 +68,16 @@ class Vocab:
                                           CFG["max_src_len"])
         self.tgt_index = {c: i for i, c in enumerate(self.tgt_tokens) if i >= len(TGT_SPECIALS)}
 
-    def encode_src_words(self, words):
+    def source_word_ids(self, words):
         return self.source.word_ids(words)
 
-    def encode_src(self, text):
+    def tokenize_source(self, text):
         return self.source.ids(text)
 
-    def encode_tgt(self, s):
+    def target_ids(self, s):
         return [self.tgt_index[c] for c in dd.target_tokens(s)] + [TGT_EOS]
 
-    def decode_tgt(self, ids):
+    def detokenize_target(self, ids):
         return "".join(self.tgt_tokens[i] for i in ids if i >= len(TGT_SPECIALS))
 
     def to_json(self):
@@ -108,7 +108,7 @@ def sample_examples(rng, vocab, held_out, n):
     out = []
     for _ in range(n):
         words, tags, target = dd.example(rng, *dd.sample_spec(rng, held_out))
-        out.append((vocab.encode_src_words(words), vocab.encode_tgt(target), words, tags, target))
+        out.append((vocab.source_word_ids(words), vocab.target_ids(target), words, tags, target))
     return out
 
 
@@ -152,7 +152,7 @@ def evaluate(model, vocab, examples, batch=500):
                              ignore_index=TGT_PAD, reduction="sum")
         tot += float(ce)
         n += int((tout != TGT_PAD).sum())
-        outs = model.greedy(src, TGT_BOS, TGT_EOS, src_pad=pad)
+        outs = model.translate(src, TGT_BOS, TGT_EOS, src_pad=pad)
         for e, o in zip(ex, outs):
             ok = o == e[1]
             exact += ok
@@ -160,7 +160,7 @@ def evaluate(model, vocab, examples, batch=500):
             char_ok += sum(1 for a, b in zip(o, ref) if a == b)
             char_n += len(ref)
             if not ok and len(wrong) < 12:
-                wrong.append((" ".join(e[2]), e[4], vocab.decode_tgt(o)))
+                wrong.append((" ".join(e[2]), e[4], vocab.detokenize_target(o)))
     return {"loss": tot / n, "exact_match": exact / len(examples), "char_acc": char_ok / char_n,
             "n": len(examples), "errors": wrong}
 
@@ -181,10 +181,10 @@ def evaluate_heldout_generator(model, vocab, batch=500):
     by_kind, errors, impossible, right = {}, [], 0, 0
     for i in range(0, len(examples), batch):
         ex = examples[i:i + batch]
-        ids = [vocab.encode_src(e["text"]) for e in ex]
+        ids = [vocab.tokenize_source(e["text"]) for e in ex]
         src, pad, _, _ = make_batch(vocab, [(s, [TGT_EOS]) for s in ids])
-        for e, o in zip(ex, model.greedy(src, TGT_BOS, TGT_EOS, src_pad=pad)):
-            got = vocab.decode_tgt(o)
+        for e, o in zip(ex, model.translate(src, TGT_BOS, TGT_EOS, src_pad=pad)):
+            got = vocab.detokenize_target(o)
             k = by_kind.setdefault(e["kind"], {"right": 0, "n": 0})
             k["n"] += 1
             ok = got == e["expected"]
@@ -438,7 +438,7 @@ def main():
     quick = test[:500]
 
     torch.manual_seed(TRAIN["seed"])
-    model = Seq2Seq(len(vocab.src_tokens), len(vocab.tgt_tokens), CFG["d_model"], CFG["n_heads"],
+    model = Seq2SeqModel(len(vocab.src_tokens), len(vocab.tgt_tokens), CFG["d_model"], CFG["n_heads"],
                     CFG["n_enc_layers"], CFG["n_dec_layers"], CFG["d_ff"], CFG["max_src_len"], CFG["max_tgt_len"])
     nparams = sum(p.numel() for p in model.parameters())
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")

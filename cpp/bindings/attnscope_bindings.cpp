@@ -374,11 +374,11 @@ Seq2SeqAblation seq2seq_ablation(const val& masks)
 }
 
 // {logits, attention} or null with the status set.
-val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention, const val& ablate)
+val lm_forward(LanguageModel& lm, const val& tokens, bool need_attention, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const DecoderLM::Output out = lm.forward(token_ids(tokens), need_attention, head_mask(ablate));
+        const LanguageModel::Output out = lm.forward(token_ids(tokens), need_attention, head_mask(ablate));
         result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("attention", tensor_value(out.attention));
@@ -386,7 +386,7 @@ val lm_forward(DecoderLM& lm, const val& tokens, bool need_attention, const val&
     return result;
 }
 
-val lm_generate(DecoderLM& lm, const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
+val lm_generate(LanguageModel& lm, const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
@@ -395,11 +395,11 @@ val lm_generate(DecoderLM& lm, const val& prompt, double max_new_tokens, int sto
     return result;
 }
 
-val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool need_attention, const val& ablate)
+val seq2seq_forward(Seq2SeqModel& model, const val& source, const val& target, bool need_attention, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const Seq2Seq::Output out =
+        const Seq2SeqModel::Output out =
             model.forward(token_ids(source), token_ids(target), need_attention, seq2seq_ablation(ablate));
         result = val::object();
         result.set("logits", tensor_value(out.logits));
@@ -410,12 +410,12 @@ val seq2seq_forward(Seq2Seq& model, const val& source, const val& target, bool n
     return result;
 }
 
-val seq2seq_decode(Seq2Seq& model, const val& source, int bos, int eos, double max_steps, const val& ablate)
+val seq2seq_translate(Seq2SeqModel& model, const val& source, int bos, int eos, double max_steps, const val& ablate)
 {
     val result = val::null();
     guarded([&] {
-        const Seq2Seq::Decoded out =
-            model.greedy_decode(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
+        const Seq2SeqModel::Translation out =
+            model.translate(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
         result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
@@ -495,8 +495,9 @@ public:
         return file_call([](const void* context) {
             const auto& [self, file] = *static_cast<const Load*>(context);
             ModelFile loaded = read_model_file(file.data, file.size);
-            const StateDictModel& model = loaded.decoder_lm ? static_cast<const StateDictModel&>(*loaded.decoder_lm)
-                                                            : static_cast<const StateDictModel&>(*loaded.seq2seq);
+            const StateDictModel& model = loaded.language_model
+                                              ? static_cast<const StateDictModel&>(*loaded.language_model)
+                                              : static_cast<const StateDictModel&>(*loaded.seq2seq);
             val tensors = val::array();
             for (const std::string& key : model.state_dict_keys()) {
                 val entry = val::object();
@@ -505,7 +506,8 @@ public:
                 tensors.call<void>("push", entry);
             }
             val result = val::object();
-            result.set("kind", std::string(loaded.kind == ModelKind::decoder_lm ? "decoder_lm" : "seq2seq"));
+            // The file's own `kind` strings (tools/MODEL_FORMAT.md), which JS hands on as `model.kind`.
+            result.set("kind", std::string(loaded.kind == ModelKind::language_model ? "decoder_lm" : "seq2seq"));
             result.set("config", loaded.config);
             result.set("vocab", loaded.vocab);
             result.set("namedHeads", loaded.named_heads);
@@ -518,19 +520,19 @@ public:
 
     val lmForward(const val& tokens, bool need_attention, const val& ablate)
     {
-        return lm_forward(*file_.decoder_lm, tokens, need_attention, ablate);
+        return lm_forward(*file_.language_model, tokens, need_attention, ablate);
     }
     val lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
     {
-        return lm_generate(*file_.decoder_lm, prompt, max_new_tokens, stop_token, ablate);
+        return lm_generate(*file_.language_model, prompt, max_new_tokens, stop_token, ablate);
     }
     val seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
     {
         return seq2seq_forward(*file_.seq2seq, source, target, need_attention, ablate);
     }
-    val seq2seqDecode(const val& source, int bos, int eos, double max_steps, const val& ablate)
+    val seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate)
     {
-        return seq2seq_decode(*file_.seq2seq, source, bos, eos, max_steps, ablate);
+        return seq2seq_translate(*file_.seq2seq, source, bos, eos, max_steps, ablate);
     }
 
 private:
@@ -624,5 +626,5 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("lmForward", &Model::lmForward)
         .function("lmGenerate", &Model::lmGenerate)
         .function("seq2seqForward", &Model::seq2seqForward)
-        .function("seq2seqDecode", &Model::seq2seqDecode);
+        .function("seq2seqTranslate", &Model::seq2seqTranslate);
 }

@@ -217,7 +217,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     const std::string* kind = header.find_metadata("kind");
     if (!kind) range_error({"__metadata__.kind: missing"});
     ModelFile out;
-    if (*kind == "decoder_lm") out.kind = ModelKind::decoder_lm;
+    if (*kind == "decoder_lm") out.kind = ModelKind::language_model;
     else if (*kind == "seq2seq") out.kind = ModelKind::seq2seq;
     else range_error({"__metadata__.kind: expected \"decoder_lm\" or \"seq2seq\", got \"", std::string_view(*kind).substr(0, 40), "\""});
 
@@ -227,8 +227,8 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     const MetadataJson training(header, "training", Type::object, false);
     std::vector<float> aligned;
 
-    if (out.kind == ModelKind::decoder_lm) {
-        DecoderLMConfig c;
+    if (out.kind == ModelKind::language_model) {
+        LanguageModelConfig c;
         c.vocab_size = size_of(config, "vocab_size");
         c.max_len = size_of(config, "max_len");
         c.d_model = size_of(config, "d_model");
@@ -244,9 +244,9 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         id_of(vocab, "bos_id", c.vocab_size);
         check_specials(vocab, c.vocab_size);
         check_named_heads(named, c.num_layers, c.num_heads);
-        out.decoder_lm = build<DecoderLM>(c, tensor_views(file, header, aligned));
+        out.language_model = build<LanguageModel>(c, tensor_views(file, header, aligned));
     } else {
-        Seq2SeqConfig c;
+        Seq2SeqModelConfig c;
         c.src_vocab_size = size_of(config, "src_vocab_size");
         c.tgt_vocab_size = size_of(config, "tgt_vocab_size");
         c.max_src_len = size_of(config, "max_src_len");
@@ -254,8 +254,8 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         c.d_model = size_of(config, "d_model");
         c.num_heads = size_of(config, "n_heads");
         c.d_ff = size_of(config, "d_ff");
-        c.encoder_layers = size_of(config, "n_enc_layers");
-        c.decoder_layers = size_of(config, "n_dec_layers");
+        c.num_encoder_layers = size_of(config, "n_enc_layers");
+        c.num_decoder_layers = size_of(config, "n_dec_layers");
         check_common_config(config, c.d_model, c.num_heads);
         expect_string(config, "decoding", "greedy");
 
@@ -265,8 +265,8 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         check_tokens(vocab, "tgt_tokens", c.tgt_vocab_size, "tgt_vocab_size");
         for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, c.src_vocab_size);
         for (const char* id : {"tgt_pad_id", "tgt_bos_id", "tgt_eos_id"}) id_of(vocab, id, c.tgt_vocab_size);
-        check_named_heads(named, std::max(c.encoder_layers, c.decoder_layers), c.num_heads);
-        out.seq2seq = build<Seq2Seq>(c, tensor_views(file, header, aligned));
+        check_named_heads(named, std::max(c.num_encoder_layers, c.num_decoder_layers), c.num_heads);
+        out.seq2seq = build<Seq2SeqModel>(c, tensor_views(file, header, aligned));
     }
     out.config = config.text;
     out.vocab = vocab.text;

@@ -61,7 +61,7 @@ struct ModelParts {
     // Reserved to their final size before any block is added: `linears` points into them.
     std::vector<Block> encoder_blocks, decoder_blocks;
     const Parameter *token_embedding = nullptr, *position_embedding = nullptr;          // LM, or the decoder
-    const Parameter *source_embedding = nullptr, *source_position_embedding = nullptr;  // Seq2Seq encoder
+    const Parameter *source_embedding = nullptr, *source_position_embedding = nullptr;  // Seq2SeqModel encoder
     LayerNorm encoder_norm, final_norm;
     Linear head;
 

@@ -1,4 +1,4 @@
-// Seq2Seq: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
+// Seq2SeqModel: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
 // attention map, and greedy decoding with self-attention caches and cross-attention keys projected once.
 // Orchestration only (the steps are in transformer_layers.cpp): built -O2, smaller than -O3 and as fast.
 #include <algorithm>
@@ -9,31 +9,32 @@ namespace attnscope {
 
 using detail::ModelParts;
 
-Seq2Seq::Seq2Seq(const Seq2SeqConfig& c) : config_(c) { build(nullptr); }
+Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c) : config_(c) { build(nullptr); }
 
-Seq2Seq::Seq2Seq(const Seq2SeqConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
+Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
 {
     build(&state);
     load_state_dict(state);
 }
 
-void Seq2Seq::build(const std::map<std::string, TensorView>* expected)
+void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
 {
-    const Seq2SeqConfig& c = config_;
-    detail::check_sizes("Seq2Seq", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
-                                    {"max_src_len", c.max_src_len}, {"max_tgt_len", c.max_tgt_len},
-                                    {"d_model", c.d_model}, {"num_heads", c.num_heads}, {"d_ff", c.d_ff},
-                                    {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}},
+    const Seq2SeqModelConfig& c = config_;
+    detail::check_sizes("Seq2SeqModel", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
+                                         {"max_src_len", c.max_src_len}, {"max_tgt_len", c.max_tgt_len},
+                                         {"d_model", c.d_model}, {"num_heads", c.num_heads}, {"d_ff", c.d_ff},
+                                         {"num_encoder_layers", c.num_encoder_layers},
+                                         {"num_decoder_layers", c.num_decoder_layers}},
                         c.d_model, c.num_heads);
     ModelParts& m = *parts_;
     m.expected = expected;
     m.source_embedding = m.add("src_tok_emb.weight", {c.src_vocab_size, c.d_model});
     m.source_position_embedding = m.add("src_pos_emb.weight", {c.max_src_len, c.d_model});
-    m.add_blocks(m.encoder_blocks, "enc_blocks", c.encoder_layers, false, c.d_model, c.num_heads, c.d_ff);
+    m.add_blocks(m.encoder_blocks, "enc_blocks", c.num_encoder_layers, false, c.d_model, c.num_heads, c.d_ff);
     m.encoder_norm = m.add_layer_norm("enc_ln_f", c.d_model);
     m.token_embedding = m.add("tgt_tok_emb.weight", {c.tgt_vocab_size, c.d_model});
     m.position_embedding = m.add("tgt_pos_emb.weight", {c.max_tgt_len, c.d_model});
-    m.add_blocks(m.decoder_blocks, "dec_blocks", c.decoder_layers, true, c.d_model, c.num_heads, c.d_ff);
+    m.add_blocks(m.decoder_blocks, "dec_blocks", c.num_decoder_layers, true, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("dec_ln_f", c.d_model);
     m.add_linear(m.head, "head", c.d_model, c.tgt_vocab_size);
     m.expected = nullptr;
@@ -43,13 +44,13 @@ void Seq2Seq::build(const std::map<std::string, TensorView>* expected)
 namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
-std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std::vector<std::int32_t>& source,
+std::vector<float> encode(const ModelParts& m, const Seq2SeqModelConfig& c, const std::vector<std::int32_t>& source,
                           Tensor& attention, const HeadMask& ablate)
 {
     const std::size_t S = source.size(), d = c.d_model;
     std::vector<float> x(S * d), h(S * d), a(S * d), u(S * c.d_ff);
     detail::embed(*m.source_embedding, *m.source_position_embedding, source.data(), S, 0, d, x.data());
-    for (std::size_t l = 0; l < c.encoder_layers; ++l) {
+    for (std::size_t l = 0; l < c.num_encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
                                    detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
@@ -59,35 +60,36 @@ std::vector<float> encode(const ModelParts& m, const Seq2SeqConfig& c, const std
     return h;
 }
 
-void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqConfig& c)
+void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c)
 {
     const std::string name(what);
-    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.encoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.decoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.num_encoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.num_decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.num_decoder_layers, c.num_heads);
 }
 
 }  // namespace
 
-Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
-                                 bool need_attention, const Seq2SeqAblation& ablate)
+Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& source,
+                                           const std::vector<std::int32_t>& target, bool need_attention,
+                                           const Seq2SeqAblation& ablate)
 {
-    detail::check_tokens("Seq2Seq.forward: source", source, config_.src_vocab_size, config_.max_src_len);
-    detail::check_tokens("Seq2Seq.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
-    check_ablation("Seq2Seq.forward: ablate", ablate, config_);
+    detail::check_tokens("Seq2SeqModel.forward: source", source, config_.src_vocab_size, config_.max_src_len);
+    detail::check_tokens("Seq2SeqModel.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    check_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
     Output out;
     if (need_attention) {
-        out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
-        out.decoder_attention = Tensor({config_.decoder_layers, H, T, T});
-        out.cross_attention = Tensor({config_.decoder_layers, H, T, S});
+        out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
+        out.decoder_attention = Tensor({config_.num_decoder_layers, H, T, T});
+        out.cross_attention = Tensor({config_.num_decoder_layers, H, T, S});
     }
     const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
-    for (std::size_t l = 0; l < config_.decoder_layers; ++l) {
+    for (std::size_t l = 0; l < config_.num_decoder_layers; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
                                    detail::layer_slice(out.decoder_attention, l),
@@ -102,17 +104,17 @@ Seq2Seq::Output Seq2Seq::forward(const std::vector<std::int32_t>& source, const 
     return out;
 }
 
-Seq2Seq::Decoded Seq2Seq::greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
-                                        std::size_t max_steps, const Seq2SeqAblation& ablate)
+Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t>& source, std::int32_t bos,
+                                                  std::int32_t eos, std::size_t max_steps, const Seq2SeqAblation& ablate)
 {
-    detail::check_tokens("Seq2Seq.greedy_decode: source", source, config_.src_vocab_size, config_.max_src_len);
-    detail::check_tokens("Seq2Seq.greedy_decode: bos", {bos}, config_.tgt_vocab_size, 1);
-    check_ablation("Seq2Seq.greedy_decode: ablate", ablate, config_);
+    detail::check_tokens("Seq2SeqModel.translate: source", source, config_.src_vocab_size, config_.max_src_len);
+    detail::check_tokens("Seq2SeqModel.translate: bos", {bos}, config_.tgt_vocab_size, 1);
+    check_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
     const ModelParts& m = *parts_;
-    const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.decoder_layers;
+    const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
-    Decoded out;
-    out.encoder_attention = Tensor({config_.encoder_layers, H, S, S});
+    Translation out;
+    out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
     const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.

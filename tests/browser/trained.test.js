@@ -185,7 +185,7 @@ test('the trained language model is the default: a layers × heads model view wi
   const V = ref.logits.shape[1];
   const lastRow = Array.from(ref.logits.data.subarray((T - 1) * V, T * V));
   const best = argmax(lastRow);
-  assert.equal(d.last.next[0].token, best === lm.vocab.bos_id ? null : lm.vocab.tokens[best]);
+  assert.equal(d.last.next[0].token, best === lm.vocab.bosId ? null : lm.vocab.tokens[best]);
   assert.equal(await page.$$eval('#next-list .next-tok', (els) => els.length), 5);
   await shot(page, '10-lm-default', { fullPage: true });
   await page.locator('#model-section').screenshot({ path: join(ART, '10-lm-modelview.png') });
@@ -212,7 +212,7 @@ test('the trained language model is the default: a layers × heads model view wi
 
 test('the language model reads characters, cuts at max_len, predicts and continues the text', async () => {
   const lm = await nodeModel('char-lm');
-  const maxLen = lm.config.max_len;
+  const maxLen = lm.config.maxLen;
   const { page, problems, close } = await open();
   await page.fill('#text', 'Hello, world');
   await settled(page);
@@ -222,7 +222,7 @@ test('the language model reads characters, cuts at max_len, predicts and continu
   await page.fill('#text', 'Hello ☃');
   await settled(page);
   d = await demo(page);
-  assert.equal(d.last.ids.at(-1), lm.vocab.unk_id);
+  assert.equal(d.last.ids.at(-1), lm.vocab.unkId);
   assert.equal(await page.$$eval('#tokens .tok.unk', (els) => els.length), 1);
   // Longer than the context: <bos> and the first max_len − 1 characters, and the page says so.
   const long = 'abcd efgh '.repeat(30);
@@ -524,7 +524,7 @@ test('the trained models are fetched only when a view needs them, with a loading
 
 test('the step-by-step panel on any layer and head of the language model starts from the layer input and equals the model', async () => {
   const lm = await nodeModel('char-lm');
-  const { n_layers: L, n_heads: H, d_model: E } = lm.config;
+  const { numLayers: L, numHeads: H, dModel: E } = lm.config;
   const { page, problems, close } = await open();
   const ref = lm.forward(EN, { needAttention: true });
   const T = ref.ids.length;

@@ -119,11 +119,11 @@ TEST_CASE("ablating a head equals zeroing its columns of out_proj.weight; every 
         for (std::size_t o = 0; o < E; ++o) REQUIRE(r.output.data[t * E + o] == state.at("out_proj.bias").data[o]);
 }
 
-TEST_CASE("DecoderLM: every head of a layer off equals that layer's out_proj.weight zeroed; generation follows",
+TEST_CASE("LanguageModel: every head of a layer off equals that layer's out_proj.weight zeroed; generation follows",
           "[transformer][ablation]")
 {
-    const DecoderLMConfig config{23, 16, 12, 3, 20, 3};
-    DecoderLM lm(config), pruned(config);
+    const LanguageModelConfig config{23, 16, 12, 3, 20, 3};
+    LanguageModel lm(config), pruned(config);
     const auto state = random_state(lm, 900);
     lm.load_state_dict(views(state));
     const std::vector<std::int32_t> tokens = {1, 5, 7, 2, 9, 9, 4, 11, 3};
@@ -161,11 +161,11 @@ TEST_CASE("DecoderLM: every head of a layer off equals that layer's out_proj.wei
     REQUIRE(generated.size() == 8);
 }
 
-TEST_CASE("Seq2Seq: ablated decoding matches the ablated teacher-forced pass; each kind of attention takes effect",
+TEST_CASE("Seq2SeqModel: ablated decoding matches the ablated teacher-forced pass; each kind of attention takes effect",
           "[transformer][ablation]")
 {
-    const Seq2SeqConfig config{19, 11, 8, 9, 12, 3, 16, 2, 2};
-    Seq2Seq model(config);
+    const Seq2SeqModelConfig config{19, 11, 8, 9, 12, 3, 16, 2, 2};
+    Seq2SeqModel model(config);
     model.load_state_dict(views(random_state(model, 1300)));
     const std::vector<std::int32_t> source = {3, 7, 1, 12, 5, 5};
     const std::size_t LH = 2 * 3;
@@ -175,7 +175,7 @@ TEST_CASE("Seq2Seq: ablated decoding matches the ablated teacher-forced pass; ea
     ablate.decoder_cross = HeadMask(LH, 0);
     ablate.encoder_self[1] = ablate.decoder_self[4] = ablate.decoder_cross[2] = 1;
 
-    const auto decoded = model.greedy_decode(source, 1, 2, 8, ablate);
+    const auto decoded = model.translate(source, 1, 2, 8, ablate);
     std::vector<std::int32_t> target = {1};
     target.insert(target.end(), decoded.tokens.begin(), decoded.tokens.end() - 1);
     const auto forced = model.forward(source, target, true, ablate);
@@ -196,18 +196,18 @@ TEST_CASE("Seq2Seq: ablated decoding matches the ablated teacher-forced pass; ea
 
 TEST_CASE("head masks of the wrong size are refused, naming the call and the sizes", "[transformer][ablation][errors]")
 {
-    DecoderLM lm({23, 16, 12, 3, 20, 2});
+    LanguageModel lm({23, 16, 12, 3, 20, 2});
     REQUIRE_THROWS_WITH(lm.forward({1, 2}, true, HeadMask(5, 0)),
-                        Contains("DecoderLM.forward: ablate: expected 6 flags (2 layers of 3 heads) or none, got 5"));
+                        Contains("LanguageModel.forward: ablate: expected 6 flags (2 layers of 3 heads) or none, got 5"));
     REQUIRE_THROWS_WITH(lm.generate({1, 2}, 3, -1, HeadMask(7, 1)),
-                        Contains("DecoderLM.generate: ablate: expected 6 flags (2 layers of 3 heads) or none, got 7"));
-    Seq2Seq model({19, 11, 8, 9, 12, 3, 16, 1, 2});
+                        Contains("LanguageModel.generate: ablate: expected 6 flags (2 layers of 3 heads) or none, got 7"));
+    Seq2SeqModel model({19, 11, 8, 9, 12, 3, 16, 1, 2});
     Seq2SeqAblation bad;
     bad.decoder_cross = HeadMask(3, 0);
-    REQUIRE_THROWS_WITH(model.greedy_decode({3, 4}, 1, 2, 4, bad),
-                        Contains("Seq2Seq.greedy_decode: ablate.decoder_cross: expected 6 flags (2 layers of 3 heads) "
+    REQUIRE_THROWS_WITH(model.translate({3, 4}, 1, 2, 4, bad),
+                        Contains("Seq2SeqModel.translate: ablate.decoder_cross: expected 6 flags (2 layers of 3 heads) "
                                  "or none, got 3"));
     bad.decoder_cross = HeadMask(6, 0);
     bad.encoder_self = HeadMask(6, 0);  // one encoder layer: 3 flags
-    REQUIRE_THROWS_WITH(model.forward({3, 4}, {1}, true, bad), Contains("Seq2Seq.forward: ablate.encoder_self: expected 3"));
+    REQUIRE_THROWS_WITH(model.forward({3, 4}, {1}, true, bad), Contains("Seq2SeqModel.forward: ablate.encoder_self: expected 3"));
 }

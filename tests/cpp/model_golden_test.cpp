@@ -62,7 +62,7 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
         {
             auto& shipped = attnscope_test::shipped_model(c.strs.at("model"));
             if (c.strs.at("kind") == "model_lm") {
-                auto& lm = shipped.file.decoder_lm;
+                auto& lm = shipped.file.language_model;
                 REQUIRE(lm);
                 const auto out = lm->forward(ids_of(c.tensor("tokens")), true, ablation_of(c));
                 for (std::size_t l = 0; l < std::size_t(c.get_int("num_layers")); ++l) {
@@ -85,7 +85,7 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
                 CHECK(max_relative_error(logits_rows(out.logits, c), c.tensor("logits").f32) < tolerance);
 
                 const auto& vocab = shipped.vocab;
-                const auto decoded = model->greedy_decode(source, vocab.at("tgt_bos_id"), vocab.at("tgt_eos_id"),
+                const auto decoded = model->translate(source, vocab.at("tgt_bos_id"), vocab.at("tgt_eos_id"),
                                                           std::size_t(shipped.config.at("max_tgt_len")) - 1);
                 CHECK(decoded.tokens == ids_of(c.tensor("expected_decoded")));
             }

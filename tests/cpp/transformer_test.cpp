@@ -1,4 +1,4 @@
-// DecoderLM and Seq2Seq: the cached greedy paths agree with the teacher-forced passes, state dicts are strict,
+// LanguageModel and Seq2SeqModel: the cached greedy paths agree with the teacher-forced passes, state dicts are strict,
 // misuse is reported. (Agreement with PyTorch is in model_golden_test.cpp.)
 #include <catch2/catch.hpp>
 
@@ -42,9 +42,9 @@ std::int32_t argmax_row(const Tensor& logits, std::size_t row)
 
 }  // namespace
 
-TEST_CASE("DecoderLM: names, shapes, and every attention row sums to 1", "[transformer]")
+TEST_CASE("LanguageModel: names, shapes, and every attention row sums to 1", "[transformer]")
 {
-    DecoderLM lm({/*vocab*/ 11, /*max_len*/ 16, /*d*/ 8, /*heads*/ 2, /*d_ff*/ 12, /*layers*/ 2});
+    LanguageModel lm({/*vocab*/ 11, /*max_len*/ 16, /*d*/ 8, /*heads*/ 2, /*d_ff*/ 12, /*layers*/ 2});
     const auto keys = lm.state_dict_keys();
     REQUIRE(keys.front() == "tok_emb.weight");
     REQUIRE(std::count(keys.begin(), keys.end(), "blocks.1.attn.in_proj_weight") == 1);
@@ -69,9 +69,9 @@ TEST_CASE("DecoderLM: names, shapes, and every attention row sums to 1", "[trans
     REQUIRE(max_relative_error(without.logits.data, out.logits.data) < 1e-5);
 }
 
-TEST_CASE("DecoderLM: cached greedy generation equals argmax of full passes", "[transformer]")
+TEST_CASE("LanguageModel: cached greedy generation equals argmax of full passes", "[transformer]")
 {
-    DecoderLM lm({13, 12, 16, 4, 32, 3});
+    LanguageModel lm({13, 12, 16, 4, 32, 3});
     randomise(lm, 2);
     std::vector<std::int32_t> tokens = {3, 1, 4};
     const auto generated = lm.generate(tokens, 6);
@@ -87,13 +87,13 @@ TEST_CASE("DecoderLM: cached greedy generation equals argmax of full passes", "[
     REQUIRE(lm.generate({3, 1, 4}, 5, first) == std::vector<std::int32_t>{first});
 }
 
-TEST_CASE("Seq2Seq: greedy decoding with caches matches the teacher-forced pass on its own output", "[transformer]")
+TEST_CASE("Seq2SeqModel: greedy decoding with caches matches the teacher-forced pass on its own output", "[transformer]")
 {
-    Seq2Seq model({/*src vocab*/ 9, /*tgt vocab*/ 7, /*max src*/ 10, /*max tgt*/ 8, /*d*/ 8, /*heads*/ 2, /*d_ff*/ 16, 2, 2});
+    Seq2SeqModel model({/*src vocab*/ 9, /*tgt vocab*/ 7, /*max src*/ 10, /*max tgt*/ 8, /*d*/ 8, /*heads*/ 2, /*d_ff*/ 16, 2, 2});
     randomise(model, 3);
     const std::vector<std::int32_t> source = {1, 4, 2, 8, 5};
     const std::int32_t bos = 1, eos = 2;
-    const auto decoded = model.greedy_decode(source, bos, eos, 8);
+    const auto decoded = model.translate(source, bos, eos, 8);
     REQUIRE(!decoded.tokens.empty());
     const std::size_t N = decoded.tokens.size();
     REQUIRE(decoded.cross_attention.shape == Shape{2, 2, N, 5});
@@ -111,9 +111,9 @@ TEST_CASE("Seq2Seq: greedy decoding with caches matches the teacher-forced pass 
 
 TEST_CASE("models reject bad sizes, tokens and state dicts", "[transformer][errors]")
 {
-    REQUIRE_THROWS_WITH(DecoderLM({10, 8, 6, 4, 8, 1}), Contains("d_model (6) must be divisible by num_heads (4)"));
-    REQUIRE_THROWS_WITH(DecoderLM({10, 8, 8, 2, 8, 0}), Contains("num_layers must be at least 1, got 0"));
-    DecoderLM lm({10, 4, 8, 2, 8, 1});
+    REQUIRE_THROWS_WITH(LanguageModel({10, 8, 6, 4, 8, 1}), Contains("d_model (6) must be divisible by num_heads (4)"));
+    REQUIRE_THROWS_WITH(LanguageModel({10, 8, 8, 2, 8, 0}), Contains("num_layers must be at least 1, got 0"));
+    LanguageModel lm({10, 4, 8, 2, 8, 1});
     REQUIRE_THROWS_WITH(lm.forward({1, 10}), Contains("tokens[1]: token id 10 is outside the vocabulary [0, 10)"));
     REQUIRE_THROWS_WITH(lm.forward({1, 2, 3, 4, 5}), Contains("at most 4 tokens (the model's max_len), got 5"));
     REQUIRE_THROWS_WITH(lm.forward({}), Contains("expected at least 1 token, got 0"));

@@ -86,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         finding("allocation", "reading allocated more than kAllocationFactor × the file's size (peak bytes, file bytes)", g_peak, size);
 
     try {
-        if (model.decoder_lm) model.decoder_lm->forward({0}, true);
+        if (model.language_model) model.language_model->forward({0}, true);
         if (model.seq2seq) model.seq2seq->forward({0}, {0}, true);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());

@@ -43,7 +43,7 @@ const argmaxRow = (t, row) => {
 
 test('LanguageModel: an ablated head equals its out_proj columns zeroed in the file; every head of a layer too', async () => {
   const bytes = readFileSync(path('char-lm.safetensors'));
-  const { n_layers: layers, n_heads: heads, head_dim: headDim } = lm.config;
+  const { numLayers: layers, numHeads: heads, headDim } = lm.config;
   const text = 'The cat sat on the mat. The cat sat on the';
   const plain = lm.forward(text);
   for (const [layer, head] of [[0, 1], [1, 3], [2, 0]]) {
@@ -67,7 +67,7 @@ test('LanguageModel: an ablated head equals its out_proj columns zeroed in the f
   } finally {
     pruned.dispose();
   }
-  assert.equal(layers, lm.header.config.n_layers);
+  assert.equal(layers, lm.header.config.numLayers);
 });
 
 test('LanguageModel: ablate takes namedHeads entries; [] and repeats change nothing; generation follows the ablated forward', () => {
@@ -100,10 +100,10 @@ test('Seq2SeqModel: ablation per kind of attention; translate follows the ablate
   // With no cross-attention the decoder cannot read the source: the output no longer depends on it.
   assert.deepEqual(s2s.translate('the first of june two thousand', { ablate }).outputIds, blind.outputIds);
   assert.notDeepEqual(blind.outputIds, plain.outputIds);
-  const target = [s2s.vocab.tgt_bos_id, ...blind.outputIds.slice(0, -1)];
+  const target = [s2s.vocab.targetBosId, ...blind.outputIds.slice(0, -1)];
   const forced = s2s.forward(source, target, { ablate });
   blind.outputIds.forEach((id, t) => assert.equal(id, argmaxRow(forced.logits, t), `step ${t}`));
-  for (const [attn, layers] of [['enc_self', s2s.config.n_enc_layers], ['dec_self', s2s.config.n_dec_layers]]) {
+  for (const [attn, layers] of [['enc_self', s2s.config.numEncoderLayers], ['dec_self', s2s.config.numDecoderLayers]]) {
     const all = [...Array(layers).keys()].flatMap((layer) => [0, 1, 2, 3].map((head) => ({ attn, layer, head })));
     assert.ok(maxRelativeError(s2s.forward(source, target, { ablate: all }).logits.data, s2s.forward(source, target).logits.data) > 1e-4, attn);
   }
@@ -122,8 +122,8 @@ test('ablate: TypeError / RangeError naming the call and the entry; the models s
     [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens, ablate\)/],
     [() => s2s.translate('may 1 2020', { ablate: [{ layer: 0, head: 0 }] }), 'TypeError', /Seq2SeqModel.translate: options.ablate\[0\].attn: expected one of 'enc_self', 'dec_self', 'dec_cross', got undefined/],
     [() => s2s.forward('may 1 2020', [1], { ablate: [{ attn: 'cross', layer: 0, head: 0 }] }), 'RangeError', /Seq2SeqModel.forward: options.ablate\[0\].attn: expected one of .*, got 'cross'/],
-    [() => s2s.translate('may 1 2020', { ablate: [{ attn: 'enc_self', layer: s2s.config.n_enc_layers, head: 0 }] }), 'RangeError',
-      new RegExp(`ablate\\[0\\].layer: expected a whole number from 0 to ${s2s.config.n_enc_layers - 1}, got ${s2s.config.n_enc_layers}`)],
+    [() => s2s.translate('may 1 2020', { ablate: [{ attn: 'enc_self', layer: s2s.config.numEncoderLayers, head: 0 }] }), 'RangeError',
+      new RegExp(`ablate\\[0\\].layer: expected a whole number from 0 to ${s2s.config.numEncoderLayers - 1}, got ${s2s.config.numEncoderLayers}`)],
   ];
   for (const [call, name, message] of cases) assert.throws(call, { name, message }, String(call));
   assert.equal(lm.generate('abc', { maxNewTokens: 2, ablate: [{ layer: 0, head: 0 }] }).ids.length, 2);

@@ -51,9 +51,9 @@ test('the dates model answers digit and spoken dates, missing years and impossib
   assert.ok(answers.some((a) => a.want === 'invalid') && answers.some((a) => a.want.startsWith('--')));
 });
 
-test('a date after 24 words of other text is still read (max_src_len words are kept)', () => {
+test('a date after 24 words of other text is still read (maxSourceLen words are kept)', () => {
   const lead = 'after a very long week of rain the village council finally sent out the letter about the repairs to the old stone bridge on';
   const text = `${lead} the 3rd of Oct. 2011`;
-  assert.ok(s2s.tokenizeSource(text).wordCount <= s2s.config.max_src_len);
+  assert.ok(s2s.tokenizeSource(text).wordCount <= s2s.config.maxSourceLen);
   assert.equal(s2s.translate(text).text, expected(2011, 10, 3));
 });

@@ -30,10 +30,10 @@ test('LanguageModel: generate, forward, tokenize and detokenize validate their a
     [() => lm.generate(42), 'TypeError', /LanguageModel.generate: tokens: expected text or an array of token ids, got number 42/],
     [() => lm.generate([]), 'RangeError', /expected from 1 to 128 token ids \(the model's limit\), got 0/],
     [() => lm.forward('abc', { needAttention: 'no' }), 'TypeError', /LanguageModel.forward: options.needAttention: expected true or false, got string "no"/],
-    [() => lm.forward([1, 2.5]), 'RangeError', /tokens\[1\]: expected a token id from 0 to 1499, got 2.5/],
+    [() => lm.forward([1, 2.5]), 'RangeError', new RegExp(`tokens\\[1\\]: expected a token id from 0 to ${lm.config.vocabSize - 1}, got 2.5`)],
     [() => lm.forward([1, '2']), 'TypeError', /tokens\[1\]: expected a token id \(a whole number\), got string "2"/],
     [() => lm.forward(new Array(129).fill(2)), 'RangeError', /expected from 1 to 128 token ids \(the model's limit\), got 129/],
-    [() => lm.detokenize([5, 99999, -3]), 'RangeError', /LanguageModel.detokenize: ids\[1\]: expected a token id from 0 to 1499, got 99999/],
+    [() => lm.detokenize([5, 99999, -3]), 'RangeError', new RegExp(`LanguageModel.detokenize: ids\\[1\\]: expected a token id from 0 to ${lm.config.vocabSize - 1}, got 99999`)],
     [() => lm.detokenize('abc'), 'TypeError', /detokenize: ids: expected an array of token ids, got string/],
     [() => lm.detokenize([null]), 'TypeError', /ids\[0\]: expected a token id \(a whole number\), got null/],
     [() => lm.tokenize(5), 'TypeError', /LanguageModel.tokenize: text: expected a string, got number 5/],
@@ -49,7 +49,7 @@ test('LanguageModel: generate, forward, tokenize and detokenize validate their a
 });
 
 test('Seq2SeqModel: translate and forward validate their arguments; maxSteps keeps crossAttention a tensor', () => {
-  const { max_tgt_len: maxTgt, max_src_len: maxSrc, src_vocab_size: srcVocab, tgt_vocab_size: tgtVocab } = s2s.config;
+  const { maxTargetLen: maxTgt, maxSourceLen: maxSrc, sourceVocabSize: srcVocab, targetVocabSize: tgtVocab } = s2s.config;
   const cases = [
     [() => s2s.translate('may 1 2020', { maxSteps: 0 }), 'RangeError', new RegExp(`Seq2SeqModel.translate: options.maxSteps: expected a whole number from 1 to ${maxTgt}, got 0`)],
     [() => s2s.translate('may 1 2020', { maxSteps: maxTgt + 1 }), 'RangeError', /maxSteps/],

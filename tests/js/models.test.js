@@ -65,7 +65,7 @@ test('loading, running and disposing models leaks nothing; bad files and inputs 
   const cycle = async () => {
     const lm = await loadModel(modelUrl('char-lm.safetensors'));
     lm.generate('abc', { maxNewTokens: 5 });
-    assert.throws(() => lm.forward([0, 1, 99999]), { name: 'RangeError', message: /LanguageModel.forward: tokens\[2\]: expected a token id from 0 to 1499, got 99999/ });
+    assert.throws(() => lm.forward([0, 1, 99999]), { name: 'RangeError', message: new RegExp(`LanguageModel.forward: tokens\\[2\\]: expected a token id from 0 to ${lm.config.vocabSize - 1}, got 99999`) });
     assert.throws(() => lm.forward(5), { name: 'TypeError', message: /expected text or an array of token ids, got number 5/ });
     assert.throws(() => lm.forward(new Array(200).fill(2)), { name: 'RangeError', message: /expected from 1 to 128 token ids \(the model's limit\), got 200/ });
     lm.dispose();
@@ -82,4 +82,24 @@ test('loading, running and disposing models leaks nothing; bad files and inputs 
 
   await assert.rejects(loadModel(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])), { name: 'RangeError', message: /the file has 12 bytes|header length/ });
   await assert.rejects(loadModel(42), { name: 'TypeError', message: /expected an ArrayBuffer, a Uint8Array, or a URL/ });
+});
+
+test('loadModel resolves a relative string against the worker script where there is no document', async () => {
+  // A module worker has location but no document; before, such strings resolved against file:/// and failed.
+  const bytes = (await import('node:fs')).readFileSync(modelUrl('dates-seq2seq.safetensors'));
+  const realFetch = globalThis.fetch;
+  const requested = [];
+  globalThis.location = { href: 'https://example.test/app/worker.js' };
+  globalThis.fetch = async (url) => {
+    requested.push(String(url));
+    return new Response(bytes);
+  };
+  try {
+    const model = await loadModel('models/dates-seq2seq.safetensors');
+    model.dispose();
+  } finally {
+    delete globalThis.location;
+    globalThis.fetch = realFetch;
+  }
+  assert.deepEqual(requested, ['https://example.test/app/models/dates-seq2seq.safetensors']);
 });

@@ -15,7 +15,7 @@ test('codepoint: LanguageModel.tokenize agrees with the shared vectors', async (
   assert.ok(cases.length > 0);
   const model = await loadModel(modelUrl(file));
   try {
-    const { tokens, specials, unk_id: unk, bos_id: bos } = model.vocab;
+    const { tokens, specials, unkId: unk, bosId: bos } = model.vocab;
     const id = (t) => (t === '<unk>' ? unk : t === '<bos>' ? bos : tokens.indexOf(t, specials.length));
     for (const c of cases) {
       const expected = c.tokens.map(id);
@@ -32,7 +32,7 @@ test('words_ascii_lower: Seq2SeqModel.tokenizeSource agrees with the shared vect
   assert.ok(cases.length > 0);
   const model = await loadModel(modelUrl(file));
   try {
-    const { src_tokens: tokens, src_unk_id: unk } = model.vocab;
+    const { sourceTokens: tokens, sourceUnkId: unk } = model.vocab;
     const id = (t) => (t === '<unk>' ? unk : tokens.indexOf(t, 2));
     for (const c of cases) {
       const expected = c.tokens.map(id);

@@ -1,7 +1,8 @@
 // Trained models (tools/MODEL_FORMAT.md): safetensors files read and checked by the C++ core, tokenisers, and
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
-import { check, describe, leakGuard, module, nodeFs } from './runtime.js';
+import { modelHeader } from './model-header.js';
+import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -9,8 +10,7 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
-    const base = typeof document === 'object' ? document.baseURI : undefined;
-    const url = new URL(String(source), base ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
+    const url = new URL(String(source), userUrlBase() ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
     const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
     if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);
@@ -40,16 +40,7 @@ export async function loadModel(source) {
     handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
     throw error;
   }
-  // The core has checked these texts: JSON of the right types, ids and sizes in range.
-  const header = {
-    format: 'attnscope-model/1',
-    kind: info.kind,
-    config: JSON.parse(info.config),
-    vocab: JSON.parse(info.vocab),
-    tensors: info.tensors,
-    named_heads: JSON.parse(info.namedHeads),
-    training: JSON.parse(info.training),
-  };
+  const header = modelHeader(info);
   return info.kind === 'decoder_lm' ? new LanguageModel(handle, header) : new Seq2SeqModel(handle, header);
 }
 
@@ -58,12 +49,12 @@ class Model {
   #disposed = false;
 
   constructor(handle, header) {
-    /** The file's description: config, vocab, tensors, named heads, training record. */
+    /** The file's description: config, vocab, tensors, named heads, training record (names: model-header.js). */
     this.header = header;
     this.config = header.config;
     this.vocab = header.vocab;
     /** Heads named from their measured behaviour, e.g. `{ layer: 2, head: 3, name: 'first token', ... }`. */
-    this.namedHeads = header.named_heads;
+    this.namedHeads = header.namedHeads;
     this.training = header.training;
     this.#handle = handle;
     leakGuard.register(this, [handle], this);
@@ -122,34 +113,34 @@ export class LanguageModel extends Model {
 
   /**
    * Text → token ids: `<bos>` then one id per code point (unknown characters → `<unk>`); keeps the last
-   * `max_len` tokens. Returns the ids and the token strings.
+   * `config.maxLen` tokens. Returns the ids and the token strings.
    */
   tokenize(text) {
     if (typeof text !== 'string') throw new TypeError(`LanguageModel.tokenize: text: expected a string, got ${describe(text)}`);
-    const { bos_id: bos, unk_id: unk, tokens } = this.vocab;
-    const ids = [bos, ...Array.from(text, (ch) => this.#ids.get(ch) ?? unk)].slice(-this.config.max_len);
+    const { bosId: bos, unkId: unk, tokens } = this.vocab;
+    const ids = [bos, ...Array.from(text, (ch) => this.#ids.get(ch) ?? unk)].slice(-this.config.maxLen);
     return { ids, tokens: ids.map((id) => tokens[id]) };
   }
 
-  /** Token ids → text (specials dropped). Ids must be whole numbers in [0, vocab_size). */
+  /** Token ids → text (specials dropped). Ids must be whole numbers in [0, config.vocabSize). */
   detokenize(ids) {
     const name = 'LanguageModel.detokenize: ids';
     if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new TypeError(`${name}: expected an array of token ids, got ${describe(ids)}`);
     const specials = this.vocab.specials.length;
     return Array.from(ids, (id, i) => {
       if (typeof id !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(id)}`);
-      if (!Number.isInteger(id) || id < 0 || id >= this.config.vocab_size) throw new RangeError(`${name}[${i}]: expected a token id from 0 to ${this.config.vocab_size - 1}, got ${id}`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.config.vocabSize) throw new RangeError(`${name}[${i}]: expected a token id from 0 to ${this.config.vocabSize - 1}, got ${id}`);
       return id >= specials ? this.vocab.tokens[id] : '';
     }).join('');
   }
 
   #input(input, caller) {
     this.alive(caller);
-    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocab_size, this.config.max_len);
+    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocabSize, this.config.maxLen);
   }
 
   #ablation(ablate, caller) {
-    return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.n_layers }, this.config.n_heads).self;
+    return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.numLayers }, this.config.numHeads).self;
   }
 
   /**
@@ -169,7 +160,7 @@ export class LanguageModel extends Model {
   }
 
   /**
-   * Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or max_len.
+   * Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or `config.maxLen`.
    * `ablate: [{ layer, head }]` switches heads off at every step.
    */
   generate(prompt, options) {
@@ -178,7 +169,7 @@ export class LanguageModel extends Model {
     const opts = checkOptions(options, ['maxNewTokens', 'ablate'], `${caller}: options`);
     const maxNewTokens = opts.maxNewTokens === undefined ? 32 : integerOption(opts.maxNewTokens, `${caller}: options.maxNewTokens`, { min: 0 });
     const ablate = this.#ablation(opts.ablate, caller);
-    const generated = this.call(caller, 'lmGenerate', ids, maxNewTokens, this.vocab.bos_id, ablate);
+    const generated = this.call(caller, 'lmGenerate', ids, maxNewTokens, this.vocab.bosId, ablate);
     return { ids: generated, text: this.detokenize(generated) };
   }
 }
@@ -190,18 +181,18 @@ export class Seq2SeqModel extends Model {
   constructor(handle, header) {
     super(handle, header);
     this.kind = 'seq2seq';
-    this.#sourceIds = new Map(header.vocab.src_tokens.map((token, id) => [token, id]));
+    this.#sourceIds = new Map(header.vocab.sourceTokens.map((token, id) => [token, id]));
   }
 
   /**
-   * Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most max_src_len words.
+   * Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most `config.maxSourceLen` words.
    * `wordCount` is the number of words before that cut.
    */
   tokenizeSource(text) {
     if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
-    const { src_pad_id: pad, src_unk_id: unk } = this.vocab;
+    const { sourcePadId: pad, sourceUnkId: unk } = this.vocab;
     const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
-    const words = allWords.slice(0, this.config.max_src_len);
+    const words = allWords.slice(0, this.config.maxSourceLen);
     const ids = words.map((w) => {
       const id = this.#sourceIds.get(w);
       return id === undefined || id === pad || id === unk ? unk : id;
@@ -211,7 +202,7 @@ export class Seq2SeqModel extends Model {
 
   #source(input, caller) {
     this.alive(caller);
-    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.src_vocab_size, this.config.max_src_len);
+    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.sourceVocabSize, this.config.maxSourceLen);
     const { ids } = this.tokenizeSource(input);
     if (ids.length === 0) throw new RangeError(`${caller}: source: expected at least one word, got none`);
     return ids;
@@ -219,7 +210,7 @@ export class Seq2SeqModel extends Model {
 
   // The core's flags per kind of attention; entries name theirs as namedHeads do (attn: 'enc_self', …).
   #ablation(ablate, caller) {
-    const { n_enc_layers: encoder, n_dec_layers: decoder, n_heads: heads } = this.config;
+    const { numEncoderLayers: encoder, numDecoderLayers: decoder, numHeads: heads } = this.config;
     const masks = headMasks(ablate, `${caller}: options.ablate`, { enc_self: encoder, dec_self: decoder, dec_cross: decoder }, heads);
     return { encoderSelf: masks.enc_self, decoderSelf: masks.dec_self, decoderCross: masks.dec_cross };
   }
@@ -233,11 +224,11 @@ export class Seq2SeqModel extends Model {
     const caller = 'Seq2SeqModel.translate';
     const ids = this.#source(source, caller);
     const opts = checkOptions(options, ['maxSteps', 'ablate'], `${caller}: options`);
-    const maxSteps = opts.maxSteps === undefined ? this.config.max_tgt_len - 1
-      : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.max_tgt_len });
-    const { tgt_bos_id: bos, tgt_eos_id: eos, tgt_tokens: tokens, src_tokens: sourceTokens } = this.vocab;
+    const maxSteps = opts.maxSteps === undefined ? this.config.maxTargetLen - 1
+      : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.maxTargetLen });
+    const { targetBosId: bos, targetEosId: eos, targetTokens: tokens, sourceTokens } = this.vocab;
     const ablate = this.#ablation(opts.ablate, caller);
-    const r = this.call(caller, 'seq2seqDecode', ids, bos, eos, maxSteps, ablate);
+    const r = this.call(caller, 'seq2seqTranslate', ids, bos, eos, maxSteps, ablate);
     const output = r.tokens.filter((id) => id !== eos);
     return {
       sourceIds: ids,
@@ -258,7 +249,7 @@ export class Seq2SeqModel extends Model {
   forward(source, target, options) {
     const caller = 'Seq2SeqModel.forward';
     const ids = this.#source(source, caller);
-    const targetIds = tokenIds(target, `${caller}: target`, this.config.tgt_vocab_size, this.config.max_tgt_len, 'an array of token ids');
+    const targetIds = tokenIds(target, `${caller}: target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
     const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
     const ablate = this.#ablation(opts.ablate, caller);

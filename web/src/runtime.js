@@ -30,10 +30,16 @@ function defaultWasmUrl() {
   }
 }
 
-/** A user's wasmUrl: URLs as given; strings relative to the page (browsers) or as file paths (Node). */
+/**
+ * What a relative string given by a user is relative to: the page (document.baseURI), or in a worker, which has no
+ * document, the worker's script (location.href); undefined in Node, where such strings are file paths.
+ */
+export const userUrlBase = () => globalThis.document?.baseURI ?? globalThis.location?.href;
+
+/** A user's wasmUrl: URLs as given; strings relative to the page or worker (browsers) or as file paths (Node). */
 function resolveWasmUrl(wasmUrl) {
   if (wasmUrl instanceof URL) return wasmUrl;
-  const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+  const base = userUrlBase();
   if (base) return new URL(wasmUrl, base);
   return /^(file|https?|data|blob):/i.test(wasmUrl) ? new URL(wasmUrl) : wasmUrl;
 }

@@ -1,5 +1,5 @@
 /// Small pre-LayerNorm transformers built on MultiHeadAttention: a decoder-only language model and an
-/// encoder–decoder (Seq2Seq) model, with every layer's attention weights returned, and greedy decoding with
+/// encoder–decoder model (Seq2SeqModel), with every layer's attention weights returned, and greedy decoding with
 /// a key/value cache. Parameter names follow the PyTorch modules of tools/train_*.py (see tools/MODEL_FORMAT.md).
 #pragma once
 
@@ -15,7 +15,7 @@ namespace attnscope {
 
 /// Sizes of a decoder-only language model: token + learned position embeddings, `num_layers` blocks of
 /// x += attn(ln1(x)) (causal), x += fc2(gelu(fc1(ln2(x)))), then logits = head(ln_f(x)).
-struct DecoderLMConfig {
+struct LanguageModelConfig {
     std::size_t vocab_size = 0;
     std::size_t max_len = 0;
     std::size_t d_model = 0;
@@ -24,9 +24,9 @@ struct DecoderLMConfig {
     std::size_t num_layers = 0;
 };
 
-/// Sizes of an encoder–decoder model. Encoder blocks as DecoderLM's but not causal, then enc_ln_f; decoder
+/// Sizes of an encoder–decoder model. Encoder blocks as LanguageModel's but not causal, then enc_ln_f; decoder
 /// blocks x += self_attn(ln1(x)) (causal), x += cross_attn(ln2(x), memory), x += mlp(ln3(x)); logits = head(dec_ln_f(x)).
-struct Seq2SeqConfig {
+struct Seq2SeqModelConfig {
     std::size_t src_vocab_size = 0;
     std::size_t tgt_vocab_size = 0;
     std::size_t max_src_len = 0;
@@ -34,8 +34,8 @@ struct Seq2SeqConfig {
     std::size_t d_model = 0;
     std::size_t num_heads = 1;
     std::size_t d_ff = 0;
-    std::size_t encoder_layers = 0;
-    std::size_t decoder_layers = 0;
+    std::size_t num_encoder_layers = 0;
+    std::size_t num_decoder_layers = 0;
 };
 
 /// Heads to switch off in one stack of attention layers: empty (none), or layers × num_heads flags where
@@ -45,9 +45,9 @@ using HeadMask = std::vector<std::uint8_t>;
 
 /// Heads to switch off in an encoder–decoder model, one mask per kind of attention.
 struct Seq2SeqAblation {
-    HeadMask encoder_self;   ///< encoder_layers × num_heads
-    HeadMask decoder_self;   ///< decoder_layers × num_heads
-    HeadMask decoder_cross;  ///< decoder_layers × num_heads
+    HeadMask encoder_self;   ///< num_encoder_layers × num_heads
+    HeadMask decoder_self;   ///< num_decoder_layers × num_heads
+    HeadMask decoder_cross;  ///< num_decoder_layers × num_heads
 };
 
 namespace detail {
@@ -71,14 +71,14 @@ protected:
 };
 
 /// A decoder-only transformer language model.
-class DecoderLM : public StateDictModel {
+class LanguageModel : public StateDictModel {
 public:
     /// Throws std::invalid_argument for zero sizes or d_model not divisible by num_heads. Parameters start at zero.
-    explicit DecoderLM(const DecoderLMConfig& config);
+    explicit LanguageModel(const LanguageModelConfig& config);
     /// Builds the model and loads `state` (strict). Each parameter's shape is checked against `state` before
     /// it is allocated, so a config that does not match the tensors fails having allocated no more than them.
-    DecoderLM(const DecoderLMConfig& config, const std::map<std::string, TensorView>& state);
-    const DecoderLMConfig& config() const { return config_; }
+    LanguageModel(const LanguageModelConfig& config, const std::map<std::string, TensorView>& state);
+    const LanguageModelConfig& config() const { return config_; }
 
     struct Output {
         Tensor logits;     ///< [T, vocab_size]
@@ -95,42 +95,42 @@ public:
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
-    DecoderLMConfig config_;
+    LanguageModelConfig config_;
 };
 
 /// An encoder–decoder transformer.
-class Seq2Seq : public StateDictModel {
+class Seq2SeqModel : public StateDictModel {
 public:
-    explicit Seq2Seq(const Seq2SeqConfig& config);
-    /// As DecoderLM's: shapes checked against `state` before anything is allocated, then loaded.
-    Seq2Seq(const Seq2SeqConfig& config, const std::map<std::string, TensorView>& state);
-    const Seq2SeqConfig& config() const { return config_; }
+    explicit Seq2SeqModel(const Seq2SeqModelConfig& config);
+    /// As LanguageModel's: shapes checked against `state` before anything is allocated, then loaded.
+    Seq2SeqModel(const Seq2SeqModelConfig& config, const std::map<std::string, TensorView>& state);
+    const Seq2SeqModelConfig& config() const { return config_; }
 
     struct Output {
         Tensor logits;             ///< [T, tgt_vocab_size]
-        Tensor encoder_attention;  ///< [encoder_layers, num_heads, S, S]
-        Tensor decoder_attention;  ///< [decoder_layers, num_heads, T, T]
-        Tensor cross_attention;    ///< [decoder_layers, num_heads, T, S]
+        Tensor encoder_attention;  ///< [num_encoder_layers, num_heads, S, S]
+        Tensor decoder_attention;  ///< [num_decoder_layers, num_heads, T, T]
+        Tensor cross_attention;    ///< [num_decoder_layers, num_heads, T, S]
     };
     /// Teacher-forced pass: `target` is the decoder input (starting with BOS). Attention tensors are empty
     /// without need_attention. The heads in `ablate` are switched off.
     Output forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
                    bool need_attention = true, const Seq2SeqAblation& ablate = {});
 
-    struct Decoded {
+    struct Translation {
         std::vector<std::int32_t> tokens;  ///< generated tokens, without BOS, ending with EOS if it was produced
-        Tensor encoder_attention;          ///< [encoder_layers, num_heads, S, S]
-        Tensor decoder_attention;          ///< [decoder_layers, num_heads, N, N], row t = the step producing tokens[t]
-        Tensor cross_attention;            ///< [decoder_layers, num_heads, N, S], N = tokens.size()
+        Tensor encoder_attention;          ///< [num_encoder_layers, num_heads, S, S]
+        Tensor decoder_attention;          ///< [num_decoder_layers, num_heads, N, N], row t = the step producing tokens[t]
+        Tensor cross_attention;            ///< [num_decoder_layers, num_heads, N, S], N = tokens.size()
     };
     /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or `max_steps` tokens.
     /// The heads in `ablate` are switched off at every step.
-    Decoded greedy_decode(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
+    Translation translate(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
                           std::size_t max_steps, const Seq2SeqAblation& ablate = {});
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
-    Seq2SeqConfig config_;
+    Seq2SeqModelConfig config_;
 };
 
 }  // namespace attnscope

@@ -84,9 +84,9 @@ export function createComputer({ onModel }) {
     const run = lmRun.run;
     const c = lm.config;
     const named = namedHeadMap(lm);
-    const layer = pickLayer(state.layer, c.n_layers, named);
-    const base = { kind: 'lm', model: lm, layer, layers: c.n_layers, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: true, cross: false, namedMap: named };
-    base.named = [...Array(c.n_heads).keys()].map((h) => named.get(`${layer}/${h}`) ?? null);
+    const layer = pickLayer(state.layer, c.numLayers, named);
+    const base = { kind: 'lm', model: lm, layer, layers: c.numLayers, H: c.numHeads, E: c.dModel, d: c.dModel / c.numHeads, causal: true, cross: false, namedMap: named };
+    base.named = [...Array(c.numHeads).keys()].map((h) => named.get(`${layer}/${h}`) ?? null);
     if (!run) return { ...base, empty: true, textEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0 };
     const { H, T } = run;
     const off = layer * H * T * T;
@@ -109,7 +109,7 @@ export function createComputer({ onModel }) {
     const c = m.config;
     const attn = state.attn;
     const named = namedHeadMap(m, attn);
-    const base = { kind: 's2s', model: m, attn, H: c.n_heads, E: c.d_model, d: c.d_model / c.n_heads, causal: attn === 'dec', cross: attn === 'cross' };
+    const base = { kind: 's2s', model: m, attn, H: c.numHeads, E: c.dModel, d: c.dModel / c.numHeads, causal: attn === 'dec', cross: attn === 'cross' };
     if (run.empty) return { ...base, run, empty: true, sourceEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0, layer: 0, layers: 0, named: [] };
     const N = run.steps.length;
     const shown = state.step < 0 || state.step > N ? N : state.step;

@@ -47,13 +47,13 @@ function linear(x, T, inDim, W, b, outDim) {
  */
 export function createLayerInputs(lm, tensor) {
   const c = lm.config;
-  const d = c.d_model;
+  const d = c.dModel;
   const attn = [];
   const block = (i) => {
     if (!attn[i]) {
       const sd = {};
       for (const k of ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']) sd[k] = tensor(`blocks.${i}.attn.${k}`);
-      const m = new MultiHeadAttention({ embedDim: d, numHeads: c.n_heads });
+      const m = new MultiHeadAttention({ embedDim: d, numHeads: c.numHeads });
       m.loadStateDict(sd);
       attn[i] = { mha: m, stateDict: sd };
     }
@@ -78,7 +78,7 @@ export function createLayerInputs(lm, tensor) {
         for (let i = 0; i < T; i++) for (let k = 0; k < d; k++) x[i * d + k] = tok[ids[i] * d + k] + pos[i * d + k];
         cache = { ids: [...ids], xs: [x], runs: [], reuse: same, old: cache.xs };
       }
-      const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.ln_eps);
+      const ln = (i, which, x, from = 0) => layerNorm(x.subarray(from * d), T - from, d, tensor(`blocks.${i}.${which}.weight`).data, tensor(`blocks.${i}.${which}.bias`).data, c.layerNormEps);
       const run = (i) => {
         if (!cache.runs[i]) {
           const h = ln(i, 'ln1', cache.xs[i]);
@@ -97,9 +97,9 @@ export function createLayerInputs(lm, tensor) {
         if (from < T) {
           const n = T - from;
           const h2 = ln(i, 'ln2', x, from);
-          const u = linear(h2, n, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.d_ff);
+          const u = linear(h2, n, d, tensor(`blocks.${i}.mlp.fc1.weight`).data, tensor(`blocks.${i}.mlp.fc1.bias`).data, c.dimFeedforward);
           for (let k = 0; k < u.length; k++) u[k] = gelu(u[k]);
-          const y = linear(u, n, c.d_ff, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
+          const y = linear(u, n, c.dimFeedforward, tensor(`blocks.${i}.mlp.fc2.weight`).data, tensor(`blocks.${i}.mlp.fc2.bias`).data, d);
           for (let k = 0; k < y.length; k++) x[from * d + k] += y[k];
         }
         cache.xs[i + 1] = x;

@@ -100,7 +100,7 @@ function play() {
 function continueText() {
   const r = app.result();
   if (r?.kind !== 'lm' || !r.run) return;
-  const room = r.model.config.max_len - r.run.ids.length;
+  const room = r.model.config.maxLen - r.run.ids.length;
   if (room <= 0) return;
   const { text } = r.model.generate(r.run.ids, { maxNewTokens: Math.min(CONTINUE_CHARS, room) });
   state.text = r.run.chars.join('') + text;

@@ -100,14 +100,14 @@ export function namedHeadMap(model, attn) {
  */
 export function runLM(lm, text) {
   const chars = Array.from(text);
-  const room = lm.config.max_len - 1;
+  const room = lm.config.maxLen - 1;
   const used = chars.slice(0, room);
   const { ids } = lm.tokenize(used.join(''));
   const t0 = performance.now();
   const out = lm.forward(ids, { needAttention: true });
   const ms = performance.now() - t0;
   const [layers, H, T] = out.attention.shape;
-  const { unk_id: unk, bos_id: bos, tokens } = lm.vocab;
+  const { unkId: unk, bosId: bos, tokens } = lm.vocab;
   const next = topK(out.logits, T - 1, 5).map(({ id, p }) => ({ id, p, token: id === bos ? null : tokens[id] }));
   return {
     ids,
@@ -132,7 +132,7 @@ export function runS2S(s2s, text) {
   const t0 = performance.now();
   const tr = s2s.translate(text);
   const ms = performance.now() - t0;
-  const { tgt_bos_id: bos, src_unk_id: unk, tgt_tokens: tgtTokens } = s2s.vocab;
+  const { targetBosId: bos, sourceUnkId: unk, targetTokens: tgtTokens } = s2s.vocab;
   // Row t of every decoder map is the step that wrote output token t (its query is the token before).
   const forced = s2s.forward(src.ids, [bos, ...tr.outputIds.slice(0, -1)], { needAttention: false });
   const steps = tr.outputIds.map((id, t) => {
@@ -147,7 +147,7 @@ export function runS2S(s2s, text) {
     text: tr.text,
     steps,
     total,
-    truncated: total > s2s.config.max_src_len,
+    truncated: total > s2s.config.maxSourceLen,
     enc: tr.encoderAttention, dec: tr.decoderAttention, cross: tr.crossAttention,
     ms,
   };

@@ -101,11 +101,11 @@ function modelInfo(r) {
   const m = r.model, c = m.config, tr = m.training ?? {};
   let s;
   if (r.kind === 'lm') {
-    s = t('info.lm', { L: c.n_layers, H: c.n_heads, d: c.d_model, params: fmtInt(paramCount(m)), n: c.max_len });
+    s = t('info.lm', { L: c.numLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)), n: c.maxLen });
     const loss = tr.heldout?.en?.loss;
     if (typeof loss === 'number') s += ' · ' + t('info.lmLoss', { loss: loss.toFixed(2) });
   } else {
-    s = t('info.s2s', { Le: c.n_enc_layers, Ld: c.n_dec_layers, H: c.n_heads, d: c.d_model, params: fmtInt(paramCount(m)) });
+    s = t('info.s2s', { Le: c.numEncoderLayers, Ld: c.numDecoderLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)) });
     const acc = tr.heldout_generator?.exact_match ?? tr.test?.exact_match; // the independent held-out dates when measured
     if (typeof acc === 'number') s += ' · ' + t('info.s2sAcc', { acc: `${(acc * 100).toFixed(1)}%` });
   }
@@ -121,10 +121,10 @@ function next(r, continueChars) {
     const label = x.token === null ? `<i>${escapeHtml(t('next.end'))}</i>` : escapeHtml(showToken(x.token));
     return `<span class="next-tok" title="${(x.p * 100).toFixed(2)}%"><b>${label}</b><span class="next-bar"><span style="width:${(x.p * 100).toFixed(1)}%"></span></span><span class="next-p">${pct(x.p)}</span></span>`;
   }).join('');
-  const room = r.model.config.max_len - run.ids.length;
+  const room = r.model.config.maxLen - run.ids.length;
   const btn = $('#continue-btn');
   btn.disabled = room <= 0;
-  btn.title = room <= 0 ? t('btn.continueFull', { n: r.model.config.max_len }) : t('btn.continueTitle', { n: Math.min(continueChars, room) });
+  btn.title = room <= 0 ? t('btn.continueFull', { n: r.model.config.maxLen }) : t('btn.continueTitle', { n: Math.min(continueChars, room) });
 }
 
 function layerPick(r) {

@@ -28,12 +28,12 @@ function html(r) {
     if (!run) return '';
     const chips = run.labels.map((s, i) => chip(s, i, { clickable: true, selected: i === r.qi, focus: i === r.qi, unk: run.unk[i], special: i === 0 })).join('');
     return row(t('tokens'), run.T, chips, true)
-      + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.lm', { n: r.model.config.max_len, k: r.model.config.max_len - 1, total: run.total }))}</p>` : '');
+      + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.lm', { n: r.model.config.maxLen, k: r.model.config.maxLen - 1, total: run.total }))}</p>` : '');
   }
   const run = r.run;
   if (!run.sourceTokens.length) return '';
   return row(t('dec.source'), run.sourceTokens.length, run.sourceTokens.map((s, i) => chip(s, i, { unk: run.unk[i] })).join(''), false)
-    + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.s2s', { n: r.model.config.max_src_len, total: run.total }))}</p>` : '');
+    + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.s2s', { n: r.model.config.maxSourceLen, total: run.total }))}</p>` : '');
 }
 
 export function createTokensView(app) {

@@ -1,4 +1,4 @@
-// DecoderLM: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
+// LanguageModel: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
 // attention map, and greedy generation with a key/value cache. Orchestration only (the steps are in
 // transformer_layers.cpp).
 #include <algorithm>
@@ -9,19 +9,19 @@ namespace attnscope {
 
 using detail::ModelParts;
 
-DecoderLM::DecoderLM(const DecoderLMConfig& c) : config_(c) { build(nullptr); }
+LanguageModel::LanguageModel(const LanguageModelConfig& c) : config_(c) { build(nullptr); }
 
-DecoderLM::DecoderLM(const DecoderLMConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
+LanguageModel::LanguageModel(const LanguageModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
 {
     build(&state);
     load_state_dict(state);
 }
 
-void DecoderLM::build(const std::map<std::string, TensorView>* expected)
+void LanguageModel::build(const std::map<std::string, TensorView>* expected)
 {
-    const DecoderLMConfig& c = config_;
-    detail::check_sizes("DecoderLM", {{"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"d_model", c.d_model},
-                                      {"num_heads", c.num_heads}, {"d_ff", c.d_ff}, {"num_layers", c.num_layers}},
+    const LanguageModelConfig& c = config_;
+    detail::check_sizes("LanguageModel", {{"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"d_model", c.d_model},
+                                          {"num_heads", c.num_heads}, {"d_ff", c.d_ff}, {"num_layers", c.num_layers}},
                         c.d_model, c.num_heads);
     ModelParts& m = *parts_;
     m.expected = expected;
@@ -34,11 +34,11 @@ void DecoderLM::build(const std::map<std::string, TensorView>* expected)
     if (!expected) m.repack_all();  // a load repacks anyway
 }
 
-DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bool need_attention,
-                                     const HeadMask& ablate)
+LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& tokens, bool need_attention,
+                                             const HeadMask& ablate)
 {
-    detail::check_tokens("DecoderLM.forward: tokens", tokens, config_.vocab_size, config_.max_len);
-    detail::check_head_mask("DecoderLM.forward: ablate", ablate, config_.num_layers, config_.num_heads);
+    detail::check_tokens("LanguageModel.forward: tokens", tokens, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("LanguageModel.forward: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
     std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
@@ -57,11 +57,12 @@ DecoderLM::Output DecoderLM::forward(const std::vector<std::int32_t>& tokens, bo
     return out;
 }
 
-std::vector<std::int32_t> DecoderLM::generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
-                                              std::int32_t stop_token, const HeadMask& ablate)
+std::vector<std::int32_t> LanguageModel::generate(const std::vector<std::int32_t>& prompt,
+                                                  std::size_t max_new_tokens, std::int32_t stop_token,
+                                                  const HeadMask& ablate)
 {
-    detail::check_tokens("DecoderLM.generate: prompt", prompt, config_.vocab_size, config_.max_len);
-    detail::check_head_mask("DecoderLM.generate: ablate", ablate, config_.num_layers, config_.num_heads);
+    detail::check_tokens("LanguageModel.generate: prompt", prompt, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("LanguageModel.generate: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
     // The caches hold only the positions this call can reach, not max_len of them.

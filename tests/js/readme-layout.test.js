@@ -1,0 +1,51 @@
+// The README's "How it is built" table against the tree: every file it names exists (nothing stale), and every source
+// file of the library, the binding, the package and the scripts is named in it, so a newcomer finds any concept's home.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+
+/** The table's rows as [path cell, description cell]. */
+function layoutRows() {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## How it is built\n'));
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| path | what |')));
+  return table.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split(' | '));
+}
+
+// A backticked name that looks like a file or folder: `x.cpp`, `attend.*`, `views/*.js`, `peers/`.
+const fileLike = /^[\w./*-]+(\.(hpp|cpp|h|js|mjs|d\.ts|ts|py|md|json|txt|html|safetensors|\*)|\/)$/;
+
+test('the README layout table names only files and folders that exist', () => {
+  const rows = layoutRows();
+  assert.ok(rows.length >= 15, `found ${rows.length} rows`);
+  for (const [pathCell, what] of rows) {
+    const bases = [...pathCell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    for (const base of bases) assert.ok(tracked.some((f) => f === base || f.startsWith(base.endsWith('/') ? base : `${base}/`)), `${base} exists`);
+    for (const [, name] of what.matchAll(/`([^`]+)`/g)) {
+      if (!fileLike.test(name) || name.startsWith('build/') || name.startsWith('dist/')) continue;
+      // A file name matches the end of a tracked path, a folder name a whole path segment; `*` is any name part.
+      const escaped = name.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]+');
+      const pattern = new RegExp(`(^|/)${escaped}${name.endsWith('/') ? '' : '$'}`);
+      assert.ok(tracked.some((f) => pattern.test(f)), `${name} (row ${bases.join(', ')}) exists in the tree`);
+    }
+  }
+});
+
+test('every source file of cpp/, web/src/ and scripts/ is named in the README layout table', () => {
+  const text = layoutRows().map((row) => row.join(' | ')).join('\n');
+  const named = (file) => {
+    const base = file.split('/').pop();
+    const stem = base.replace(/\.(d\.ts|[^.]+)$/, '');
+    return text.includes(`\`${base}\``) || text.includes(`\`${stem}.*\``) || text.includes(`${base}\``)
+      || text.includes(`\`${file}\``) || text.includes(`\`${stem}\``);
+  };
+  const sources = tracked.filter((f) => /^(cpp\/|web\/src\/|scripts\/)/.test(f));
+  assert.ok(sources.length > 40, `${sources.length} source files`);
+  const missing = sources.filter((f) => !named(f));
+  assert.deepEqual(missing, [], 'files the table does not name');
+});
