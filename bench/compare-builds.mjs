@@ -1,7 +1,9 @@
 // Two builds of the package side by side in one process: the hot paths (attention, both models) timed interleaved (so the loaded machine's
 // drift hits both alike) and checked to give the same results. For a change that must not slow them, e.g. which
 // files are built -Oz. Usage: node bench/compare-builds.mjs <before-dist> [<after-dist> (default: dist)] [--rounds N]
-// [--only TEXT] (only the hot paths whose name contains TEXT)
+// [--only TEXT] (only the hot paths whose name contains TEXT) [--configs 2048x768x12,...] (the MultiHeadAttention sizes;
+// default 16x64x4,128x512x8) [--threads N] (init({ threads: N }) for both builds) [--out] (forward() into caller-owned
+// arrays, so a 192 MiB weights array is not allocated and faulted in on every call: the kernels' time shows)
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
@@ -12,13 +14,19 @@ const roundsAt = args.indexOf('--rounds');
 const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 3;
 const onlyAt = args.indexOf('--only');
 const only = onlyAt >= 0 ? args.splice(onlyAt, 2)[1] : '';
+const configsAt = args.indexOf('--configs');
+const configs = (configsAt >= 0 ? args.splice(configsAt, 2)[1] : '16x64x4,128x512x8').split(',').map((c) => c.split('x').map(Number));
+const threadsAt = args.indexOf('--threads');
+const threads = threadsAt >= 0 ? Number(args.splice(threadsAt, 2)[1]) : 1;
+const outAt = args.indexOf('--out');
+const useOut = outAt >= 0 && args.splice(outAt, 1).length > 0;
 const [beforeDir, afterDir = 'dist'] = args;
 if (!beforeDir) throw new Error('usage: node bench/compare-builds.mjs <before-dist> [<after-dist>] [--rounds N]');
 
 const builds = {};
 for (const [id, dir] of [['before', beforeDir], ['after', afterDir]]) {
   const lib = await import(pathToFileURL(path.resolve(dir, 'index.js')).href);
-  await lib.init();
+  await lib.init(threads > 1 ? { threads } : undefined);
   builds[id] = { lib, dir, wasmBytes: statSync(path.resolve(dir, 'attnscope.wasm')).size };
 }
 const model = readFileSync(new URL('../models/char-lm.safetensors', import.meta.url));
@@ -26,15 +34,17 @@ const prompt = 'the attention of the model ';
 
 // Each case: per build, a function to time; its result is compared between the builds.
 const cases = [];
-for (const [L, E, H] of [[16, 64, 4], [128, 512, 8]]) {
+for (const [L, E, H] of configs) {
   const c = makeCase(L, E, H);
   const per = {};
   for (const [id, { lib }] of Object.entries(builds)) {
     const mha = new lib.MultiHeadAttention({ embedDim: E, numHeads: H, bias: true, seed: 0 });
     mha.loadStateDict(c.state);
-    per[id] = () => mha.forward({ data: c.x, shape: [1, L, E] }, undefined, undefined, { needWeights: true, averageWeights: false }).output.data;
+    const options = { needWeights: true, averageWeights: false };
+    if (useOut) options.out = { output: new Float32Array(L * E), weights: new Float32Array(H * L * L) };
+    per[id] = () => mha.forward({ data: c.x, shape: [1, L, E] }, undefined, undefined, options).output.data;
   }
-  cases.push({ name: `MultiHeadAttention.forward (${L}, ${E}, ${H})`, per });
+  cases.push({ name: `MultiHeadAttention.forward (${L}, ${E}, ${H})${threads > 1 ? `, ${threads} threads` : ''}`, per });
 }
 const lms = {};
 const s2s = {};

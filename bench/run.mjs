@@ -338,22 +338,28 @@ if (!args.has('--no-native')) {
   const machinePeak = native?.peakGflops ?? wasm?.peakGflops ?? null;
   results.peak = { native: native?.peakGflops, native16Registers: native?.peak16RegGflops, v8: wasm?.peakGflops, machine: machinePeak };
   const g = (x) => (x ? x.toFixed(1) : '—');
+  const curve = (by) => Object.entries(by ?? {}).map(([c, x]) => `${c}: ${x.toFixed(1)}`).join(', ') || '—';
+  const shapes = (row) => `mul chains + add chains ${g(row?.chainedGflops)} (by chain count ${curve(row?.byChains)}), ` +
+    `add chains fed by loads ${g(row?.accumulatedGflops)} (by accumulator count ${curve(row?.byAccumulators)})`;
   out('## SIMD peak and the projection GEMMs (bench/native/peak.cpp)');
   out();
-  out('128-bit mul+add peak of one core, from independent 4-wide mul and add chains (best chain count, best of 25');
-  out(`runs): **${g(native?.peakGflops)} GFLOP/s** natively — ${g(native?.peak16RegGflops)} with the 16 XMM registers of`);
-  out(`plain x86-64, ${g(wasm?.peakGflops)} for the same loop compiled to WASM in V8 (16 registers, one kept as scratch:`);
-  out('too few chains to hide the latency). The first number is the ceiling for the percentages below. The projections');
-  out("are the library's GEMM (detail::matmul_packed, weights packed once as at load) on the forward pass's shapes:");
-  out('q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs.');
+  out('128-bit mul+add peak of one core: the best of two loop shapes at several widths, four steps per loop iteration,');
+  out('best of 25 runs each (bench/README.md, "Peak"). Two ceilings: **V8\'s**, the same source compiled to WASM and run');
+  out(`by Node: ${g(wasm?.peakGflops)} GFLOP/s (${shapes(wasm)}), what SIMD128 code can reach here; and the`);
+  out(`**machine's**, natively: ${g(native?.peakGflops)} GFLOP/s, ${g(native?.peak16RegGflops)} with the 16 XMM registers of plain x86-64`);
+  out(`(${shapes(native)}; the rest with AVX-512VL's 32 registers).`);
+  out("The projections are the library's GEMM (detail::matmul_packed, weights packed once as at load) on the forward");
+  out("pass's shapes: q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs of about 20 M multiply-adds each.");
   out();
   const gemm = (key, L, E, H) => results[key]?.peak.find((r) => r.seq === L && r.embed === E && r.heads === H);
-  const pct = (g) => (g && machinePeak ? `${((100 * g) / machinePeak).toFixed(0)}%` : '—');
-  const prow = [['config', 'WASM q/k/v GFLOP/s', '% of peak', 'WASM out GFLOP/s', '% of peak', 'native q/k/v', 'native out']];
+  const pct = (x, ceiling) => (x && ceiling ? `${((100 * x) / ceiling).toFixed(0)}%` : '—');
+  const v8Peak = wasm?.peakGflops;
+  const prow = [['config', 'WASM q/k/v GFLOP/s', '% of V8 / machine', 'WASM out GFLOP/s', '% of V8 / machine', 'native q/k/v', 'native out']];
   for (const [L, E, H] of configs) {
     const w = gemm('wasmCpp', L, E, H), n = gemm('native', L, E, H);
-    prow.push([`(${L}, ${E}, ${H})`, w?.qkvGflops?.toFixed(1) ?? '—', pct(w?.qkvGflops), w?.outGflops?.toFixed(1) ?? '—',
-      pct(w?.outGflops), n?.qkvGflops?.toFixed(1) ?? '—', n?.outGflops?.toFixed(1) ?? '—']);
+    prow.push([`(${L}, ${E}, ${H})`, w?.qkvGflops?.toFixed(1) ?? '—', `${pct(w?.qkvGflops, v8Peak)} / ${pct(w?.qkvGflops, machinePeak)}`,
+      w?.outGflops?.toFixed(1) ?? '—', `${pct(w?.outGflops, v8Peak)} / ${pct(w?.outGflops, machinePeak)}`,
+      n?.qkvGflops?.toFixed(1) ?? '—', n?.outGflops?.toFixed(1) ?? '—']);
   }
   out(formatTable(prow));
   out();
@@ -391,14 +397,16 @@ const fwd = (threads, id, L, E, H) =>
       lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ 1.8×: ${s.toFixed(2)}× (measured in two processes) — ${s >= 1.8 ? 'met' : 'MISSED'}`);
     }
   }
-  if (results.peak?.machine && results.wasmCpp) {
+  if (results.peak?.v8 && results.wasmCpp) {
+    // The issue's target is against the ceiling V8 reaches; the machine's native one is given beside it.
     const worst = results.wasmCpp.peak.filter((r) => r.seq).flatMap((r) => [
       { what: `q/k/v at (${r.seq}, ${r.embed}, ${r.heads})`, g: r.qkvGflops },
       { what: `out at (${r.seq}, ${r.embed}, ${r.heads})`, g: r.outGflops },
     ]).reduce((m, x) => (x.g < m.g ? x : m));
-    const share = worst.g / results.peak.machine;
-    lines.push(`- projection GEMMs (WASM) ≥ 80% of the ${results.peak.machine.toFixed(1)} GFLOP/s peak: lowest is ${worst.what}, ` +
-      `${worst.g.toFixed(1)} GFLOP/s = ${(100 * share).toFixed(0)}% — ${share >= 0.8 ? 'met' : 'MISSED'}`);
+    const share = worst.g / results.peak.v8;
+    const machine = results.peak.machine ? ` (${((100 * worst.g) / results.peak.machine).toFixed(0)}% of the machine's ${results.peak.machine.toFixed(1)})` : '';
+    lines.push(`- projection GEMMs (WASM) ≥ 80% of V8's ${results.peak.v8.toFixed(1)} GFLOP/s mul+add ceiling: lowest is ${worst.what}, ` +
+      `${worst.g.toFixed(1)} GFLOP/s = ${(100 * share).toFixed(0)}%${machine} — ${share >= 0.8 ? 'met' : 'MISSED'}`);
   }
   const small = fwd(1, 'attnscope', 16, 64, 4);
   if (small) lines.push(`- (16, 64, 4) from JS with weights under 50 µs: ${(small.ms * 1000).toFixed(1)} µs — ${small.ms < 0.05 ? 'met' : 'MISSED'}`);

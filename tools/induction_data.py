@@ -6,17 +6,17 @@ induction head reading it. Natural text repeats too rarely within 128 characters
 
     repeated_sequence(rng, T, vocab_size, specials, docs) -> T + 1 ids: <bos> s s s ... cut to T + 1
 
-`s` is, with equal odds, n distinct random non-special tokens (nothing but the repeat predicts them, as in
-the induction score of tools/measure_heads.py) or a span of n tokens of a training document (copying real
+`s` is n distinct random non-special tokens (with odds 1 - text_share) (nothing but the repeat predicts them, as in
+the induction score of tools/measure_heads.py) or a span of n tokens of a training document (odds text_share: copying real
 text, as the demo's "Repetition" example asks for); n is drawn from [min_span, max_span].
 """
 
 import numpy as np
 
 
-def repeated_sequence(rng, T, vocab_size, specials, docs, min_span=8, max_span=48, bos=1):
+def repeated_sequence(rng, T, vocab_size, specials, docs, min_span=8, max_span=48, bos=1, text_share=0.5):
     n = int(rng.randint(min_span, max_span + 1))
-    if rng.rand() < 0.5 or not docs:
+    if rng.rand() < 1 - text_share or not docs:
         span = list(rng.choice(np.arange(specials, vocab_size), size=n, replace=False))
     else:
         doc = docs[rng.randint(len(docs))][1:]  # without its <bos>

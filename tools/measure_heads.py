@@ -146,6 +146,13 @@ def repeated_random(model, count, n, pool, rng):
     return np.array(rows)
 
 
+def repeated_text(model, windows, n):
+    """<bos> s s for the first n characters s of each held-out window: copying real text, as the demo's
+    "Repetition" example shows it (characters recur inside s too, so the earlier occurrence can be ambiguous)."""
+    bos = model.vocab["bos_id"]
+    return np.array([[bos] + list(w[1:1 + n]) * 2 for w in windows])
+
+
 def repeated_random_ids(rng, count, n, specials, vocab_size, bos):
     """The same sequences for a model in training (tools/train_lm.py): tokens from every non-special id."""
     rows = []
@@ -197,8 +204,8 @@ def measure(model, sequences, seed):
 
     pools = {"all": np.arange(specials, model.cfg["vocab_size"]), "frequent": np.arange(specials, specials + 100)}
     result["induction"] = {}
-    for name, pool in pools.items():
-        ids = repeated_random(model, sequences, n, pool, rng)
+    for name, pool in [*pools.items(), ("text", None)]:
+        ids = repeated_random(model, sequences, n, pool, rng) if pool is not None else repeated_text(model, held, n)
         logits, w = model.forward(ids)
         score, base = induction_scores(w, n)
         best = max(((l, h) for l in range(1, L) for h in range(H)), key=lambda lh: score[lh])
@@ -238,7 +245,10 @@ def table(result, path):
              f"- Induction score (Olsson et al. 2022): {seq} sequences of `<bos>` and {n} distinct random tokens "
              f"repeated twice; weight from each second-copy token to the token after its first occurrence.",
              "- Copying: next-token accuracy on the repeated half, with no head, the best induction head "
-             "(outside layer 0) or another head ablated.", "",
+             "(outside layer 0) or another head ablated.",
+             f"- Token pools: `all` (every non-special token), `frequent` (the 100 most frequent), `text` (the first "
+             f"{n} characters of each held-out window instead of random tokens, repeated: real text, whose "
+             f"characters also recur inside the span).", "",
              "| layer | head | previous token | induction (all tokens) | induction (100 frequent) | copying, this head ablated (all / frequent) |",
              "|---|---|---|---|---|---|"]
     ind = result["induction"]

@@ -16,6 +16,7 @@ ids 2.. = the most frequent code points of the training text, by descending coun
 
 import argparse
 import collections
+import hashlib
 import json
 import math
 import os
@@ -441,6 +442,19 @@ def write_record(record, table, samples):
         f"{r['train_seconds']:.0f} s of training ({r['train_seconds'] / r['train']['steps']:.2f} s/step on one "
         f"core of a shared 2-core machine).",
         "",
+    ]
+    if r.get("init_from"):
+        f = r["init_from"]
+        lines += [
+            f"**Second phase.** Started from `{f['path']}` (sha256 {f['sha256'][:12]}…), a first phase of "
+            f"{f['steps']} steps ({f['train_seconds']:.0f} s; lr {f['train']['lr']}, repeated spans "
+            f"{f['train'].get('repeat_frac', 0)} of the sequences, {f['train'].get('repeat_text_share', 0.5)} of "
+            f"them text; final train loss {f['final_train_loss']:.4f}; held-out "
+            + ", ".join(f"{k} {v['loss']:.4f}" for k, v in f["heldout"].items())
+            + f"). Both phases together: {f['train_seconds'] + r['train_seconds']:.0f} s.",
+            "",
+        ]
+    lines += [
         f"- Final train loss (mean of the last 50 steps): {r['final_train_loss']:.4f}",
     ]
     for k, v in r["heldout"].items():
@@ -482,6 +496,13 @@ def main():
     ap.add_argument("--mix", type=json.loads, help='pool weights as JSON, e.g. {"en": 0.4, "zh_prose": 0.3, ...}')
     ap.add_argument("--repeat-frac", type=float, default=0.0,
                     help="fraction of training sequences that are a span repeated (tools/induction_data.py)")
+    ap.add_argument("--repeat-text-share", type=float, default=0.5,
+                    help="of the repeated spans, the share that is training text rather than random tokens")
+    ap.add_argument("--init-from", metavar="MODEL",
+                    help="continue training from this model file (same vocabulary): a second phase, e.g. more "
+                         "repeated text so that the induction head copies real text, not only random tokens")
+    ap.add_argument("--lr", type=float, default=TRAIN["lr"])
+    ap.add_argument("--seed", type=int, default=TRAIN["seed"])
     ap.add_argument("--require-demo-chars", action="store_true",
                     help="the vocabulary keeps every character of the demo's sentences (tools/zh_prose_data.py)")
     args = ap.parse_args()
@@ -489,6 +510,8 @@ def main():
     if args.mix:
         TRAIN["mix"] = args.mix
     TRAIN["repeat_frac"] = args.repeat_frac
+    TRAIN["repeat_text_share"] = args.repeat_text_share
+    TRAIN["lr"], TRAIN["seed"] = args.lr, args.seed
     global MODEL_PATH, RECORD_PATH
     if args.out_model:
         MODEL_PATH = os.path.abspath(args.out_model)
@@ -537,6 +560,18 @@ def main():
         attnscope_model.load_state_dict_into(model, tensors)
         record = header["training"]
     else:
+        init_from = None
+        if args.init_from:
+            header, tensors = attnscope_model.read_model(args.init_from)
+            assert header["vocab"]["tokens"] == tokens, "--init-from: the vocabulary differs from this run's"
+            attnscope_model.load_state_dict_into(model, tensors)
+            first = header["training"]
+            init_from = {"path": os.path.relpath(os.path.abspath(args.init_from), ROOT),
+                         "sha256": hashlib.sha256(open(args.init_from, "rb").read()).hexdigest(),
+                         "steps": first["train"]["steps"], "train_seconds": first["train_seconds"],
+                         "train": first["train"], "final_train_loss": first["final_train_loss"],
+                         "heldout": first.get("heldout", {})}
+            print(f"continuing from {args.init_from} ({first['train']['steps']} steps)")
         decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
         no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
         opt = torch.optim.AdamW([{"params": decay, "weight_decay": TRAIN["weight_decay"]},
@@ -555,7 +590,8 @@ def main():
             probs = np.array([TRAIN["mix"][k] for k in names])
             for _ in range(TRAIN["batch"]):
                 if TRAIN["repeat_frac"] and rng.rand() < TRAIN["repeat_frac"]:
-                    seqs.append(induction_data.repeated_sequence(rng, T, len(tokens), len(SPECIALS), text_docs, bos=BOS))
+                    seqs.append(induction_data.repeated_sequence(rng, T, len(tokens), len(SPECIALS), text_docs, bos=BOS,
+                                                                 text_share=TRAIN["repeat_text_share"]))
                     continue
                 pool = pools[names[rng.choice(len(names), p=probs / probs.sum())]]
                 seqs.append(pack_random(rng, pool, T))
@@ -584,6 +620,7 @@ def main():
             "script": "tools/train_lm.py", "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
             "blas": os.path.basename(os.path.dirname(BLAS)) + "/" + os.path.basename(BLAS),
             "params": nparams, "train": dict(TRAIN), "train_seconds": round(train_seconds, 1),
+            **({"init_from": init_from} if init_from else {}),
             "final_train_loss": float(np.mean(losses[-50:])), "progress": progress,
             "data": {"sources": dict(lm_data.sources_info(), **({"zh_prose": "Debian manuals in Simplified Chinese, "
                                                                    "tools/zh_prose_data.py (packages and licences: "

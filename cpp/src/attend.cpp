@@ -52,6 +52,15 @@ void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t 
 
 namespace {
 
+// The softmax's parts, each compiled once in this file (exp_sum is never inlined anyway): attend_rows and
+// attend_streaming_rows both use them, and inlined into each call site they cost the .wasm kilobytes for no
+// measurable speed (each call is a whole row).
+[[gnu::noinline]] float row_max(const float* x, std::size_t n) { return kernels::row_max{}(arch{}, x, n); }
+[[gnu::noinline]] void softmax_given_max(float* x, std::size_t n, float scale, float largest)
+{
+    kernels::softmax_given_max{}(arch{}, x, n, scale, largest);
+}
+
 // Scores of query i against keys j0..j0+n: scale, add or apply every mask, block later keys when causal.
 void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const AttendArgs& args)
 {
@@ -89,12 +98,38 @@ void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided
 void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
                  const AttendArgs& args, const AttendScratch& panels, float* scores, float* out, std::size_t ldo)
 {
-    kernels::gemm_packed{}(arch{}, rows, Lk, D, q.data + row0 * q.ld, q.ld, panels.key_panels, D * NR, scores, Lk,
-                           nullptr, false);
-    for (std::size_t r = 0; r < rows; ++r) {
-        float* row = scores + r * Lk;
-        prepare_row(row, row0 + r, 0, Lk, args);
-        kernels::softmax_inplace{}(arch{}, row, Lk);
+    // Without masks the scale rides along with the exp, and the product finds each row's maximum as it stores the
+    // scores: two passes less over every row. With a mask both must wait, as PyTorch adds masks to the scaled
+    // scores. (A scale ≤ 0 would turn the row maximum into the minimum.)
+    if (args.mask_count == 0 && !args.causal && args.scale > 0.f) {
+        constexpr std::size_t chunk = 64, L = kernels::row_max_lanes<arch>;  // rows per product: bounded scratch
+        static_assert(chunk % kernels::gemm_packed_row_max::row_multiple == 0, "whole tiles per chunk");
+        alignas(64) float lanes[chunk * L];
+        for (std::size_t c0 = 0; c0 < rows; c0 += chunk) {
+            const std::size_t n = std::min(chunk, rows - c0);
+            const std::size_t tiled = n / kernels::gemm_packed_row_max::row_multiple * kernels::gemm_packed_row_max::row_multiple;
+            const float* qc = q.data + (row0 + c0) * q.ld;
+            float* sc = scores + c0 * Lk;
+            std::fill(lanes, lanes + n * L, neg_inf);
+            kernels::gemm_packed_row_max{}(arch{}, tiled, Lk, D, qc, q.ld, panels.key_panels, D * NR, sc, Lk, lanes);
+            // The last rows short of a tile (only when the rows end there): the plain product, then a pass for the max.
+            kernels::gemm_packed{}(arch{}, n - tiled, Lk, D, qc + tiled * q.ld, q.ld, panels.key_panels, D * NR,
+                                   sc + tiled * Lk, Lk, nullptr, false);
+            for (std::size_t r = tiled; r < n; ++r) lanes[r * L] = row_max(sc + r * Lk, Lk);
+            for (std::size_t r = 0; r < n; ++r) {
+                float largest = neg_inf;
+                for (std::size_t l = 0; l < L; ++l) largest = lanes[r * L + l] > largest ? lanes[r * L + l] : largest;
+                softmax_given_max(sc + r * Lk, Lk, args.scale, largest);
+            }
+        }
+    } else {
+        kernels::gemm_packed{}(arch{}, rows, Lk, D, q.data + row0 * q.ld, q.ld, panels.key_panels, D * NR, scores,
+                               Lk, nullptr, false);
+        for (std::size_t r = 0; r < rows; ++r) {
+            float* row = scores + r * Lk;
+            prepare_row(row, row0 + r, 0, Lk, args);
+            softmax_given_max(row, Lk, 1.f, row_max(row, Lk));  // softmax_inplace, from the shared parts
+        }
     }
     kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, Lk * NR, out + row0 * ldo, ldo,
                            nullptr, false);
@@ -141,7 +176,7 @@ void attend_streaming_rows(std::size_t row0, std::size_t rows_total, std::size_t
             for (std::size_t r = 0; r < rows; ++r) {
                 float* row = block_scores + r * KB;
                 prepare_row(row, i0 + r, j0, cols, args);
-                const float tile_max = kernels::row_max{}(arch{}, row, cols);
+                const float tile_max = row_max(row, cols);
                 const float new_max = std::max(running_max[r], tile_max);
                 if (new_max == neg_inf || std::isnan(tile_max)) {
                     // Every key so far blocked: this tile adds nothing. A NaN score poisons the row's sum instead,

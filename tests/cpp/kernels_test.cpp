@@ -1,10 +1,14 @@
 // The SIMD kernels against the scalar double-precision reference, at sizes around the SIMD width.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "kernels/elementwise.hpp"
+#include "kernels/exp.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
 #include "reference/reference.hpp"
@@ -17,8 +21,24 @@ using attnscope_test::random_floats;
 namespace {
 using arch = xsimd::default_arch;
 constexpr std::size_t W = xsimd::batch<float, arch>::size;
-// Every size class the kernels branch on: below, at and above one vector and the 2-vector tile, plus odd ones.
-const std::vector<std::size_t> sizes = {1, W - 1 ? W - 1 : 1, W, W + 1, 2 * W, 2 * W + 3, 4 * W + 1, 11, 13, 37};
+// Every size class the kernels branch on: below, at and above one vector and the 2-vector tile, plus odd ones, and
+// past two of row_max's 4-vector steps.
+const std::vector<std::size_t> sizes = {1, W - 1 ? W - 1 : 1, W, W + 1, 2 * W, 2 * W + 3, 4 * W + 1, 11, 13, 37, 8 * W + 7};
+const float nan_f = std::numeric_limits<float>::quiet_NaN();
+const float inf_f = std::numeric_limits<float>::infinity();
+
+// exp_nonpositive over every lane of xs, each lane computed in its own vector position in turn.
+std::vector<float> simd_exp(const std::vector<float>& xs)
+{
+    std::vector<float> out(xs.size());
+    alignas(64) float lanes[W];
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        for (std::size_t l = 0; l < W; ++l) lanes[l] = xs[(i + l) % xs.size()];  // neighbours differ: lanes are mixed
+        kernels::exp_nonpositive(xsimd::batch<float, arch>::load_aligned(lanes)).store_aligned(lanes);
+        out[i] = lanes[0];
+    }
+    return out;
+}
 }  // namespace
 
 TEST_CASE("packed gemm matches the double reference at sizes around the SIMD width", "[kernels][gemm]")
@@ -75,6 +95,28 @@ TEST_CASE("packed gemm over a slice of rows of a bigger packed matrix (panel str
     REQUIRE(max_relative_error(C, expected) < 1e-5);
 }
 
+TEST_CASE("packed gemm's row maxima are the largest value stored in each row, padding aside", "[kernels][gemm]")
+{
+    constexpr std::size_t NR = kernels::panel_width<arch>, L = kernels::row_max_lanes<arch>;
+    for (std::size_t M : {std::size_t(4), std::size_t(8), std::size_t(12)})
+        for (std::size_t N : sizes)
+            for (std::size_t K : {std::size_t(1), std::size_t(7), std::size_t(37)}) {
+                CAPTURE(M, N, K);
+                // A < 0 and B > 0: every product is negative, so a zero from a partial panel's padding would win.
+                const auto A = random_floats(M * K, unsigned(M * 100 + K), -1.f, -0.1f);
+                const auto B = random_floats(K * N, unsigned(N * 100 + K), 0.1f, 1.f);
+                std::vector<float> packed(kernels::packed_floats<arch>(K, N)), C(M * N);
+                kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
+                std::vector<float> lanes(M * L, -inf_f);
+                kernels::gemm_packed_row_max{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, C.data(), N,
+                                               lanes.data());
+                for (std::size_t i = 0; i < M; ++i) {
+                    const float want = *std::max_element(C.begin() + i * N, C.begin() + (i + 1) * N);
+                    REQUIRE(*std::max_element(lanes.begin() + i * L, lanes.begin() + (i + 1) * L) == want);
+                }
+            }
+}
+
 TEST_CASE("softmax matches the double reference and sums to one", "[kernels][softmax]")
 {
     for (std::size_t n : sizes)
@@ -109,6 +151,97 @@ TEST_CASE("softmax of blocked entries: -inf gives 0, an all -inf row gives zeros
         REQUIRE(max_relative_error(x, expected) < 1e-6);
         for (std::size_t j = 0; j < n; j += 2) REQUIRE(x[j] == 0.f);
     }
+}
+
+TEST_CASE("exp_nonpositive is within 3 ulp of the double exp where e^x is a normal float", "[kernels][exp]")
+{
+    // Every float from 0 down to -87.33 would take long; a dense sweep plus the edges of each reduction interval.
+    std::vector<float> xs = {0.f, -0.f, -1e-30f, -1e-7f, -0.5f * 0.69314718f, -0.69314718f, -1.f, -10.f, -87.3f, -87.336f};
+    for (int i = 0; i <= 400000; ++i) xs.push_back(-87.33654f * float(i) / 400000.f);
+    for (int n = 1; n < 126; ++n)  // around each ties point of the rounding of x·log2 e
+        for (float d : {-1e-4f, 0.f, 1e-4f}) xs.push_back(-(float(n) + 0.5f) * 0.69314718f + d);
+    for (float x : {1e-6f, 1.f, 50.f, 88.f}) xs.push_back(x);  // past the maximum by a rounding error, and beyond
+    const auto got = simd_exp(xs);
+    double worst_ulps = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const double want = std::exp(double(xs[i]));
+        const double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+        worst_ulps = std::max(worst_ulps, std::abs(double(got[i]) - want) / ulp);
+    }
+    CAPTURE(worst_ulps);
+    REQUIRE(worst_ulps <= 3.0);  // 2.25 natively without FMA: the polynomial's 0.8 plus the rounding of each step
+    REQUIRE(simd_exp({0.f})[0] == 1.f);
+}
+
+TEST_CASE("exp_nonpositive: -inf_f and subnormal results give 0, NaN stays NaN", "[kernels][exp]")
+{
+    const std::vector<float> xs = {-inf_f, -1e30f, -1000.f, -104.f, -103.9f, -100.f, -90.f, -87.34f, nan_f, -nan_f};
+    const auto got = simd_exp(xs);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        CAPTURE(xs[i], got[i]);
+        if (std::isnan(xs[i])) {
+            REQUIRE(std::isnan(got[i]));
+        } else {
+            // Below -87.34 e^x is subnormal or zero in float: flushed to zero, an absolute error under FLT_MIN.
+            REQUIRE(got[i] == 0.f);
+            REQUIRE(std::exp(double(xs[i])) < double(std::numeric_limits<float>::min()));
+        }
+    }
+}
+
+TEST_CASE("row_max: the largest entry, NaN wherever a NaN is, infinities as they are", "[kernels][softmax]")
+{
+    for (std::size_t n : sizes) {
+        CAPTURE(n);
+        auto x = random_floats(n, unsigned(n) + 5, -3.f, 3.f);
+        float want = -inf_f;
+        for (float v : x) want = std::max(want, v);
+        REQUIRE(kernels::row_max{}(arch{}, x.data(), n) == want);
+        for (std::size_t at : {std::size_t(0), n / 2, n - 1}) {  // NaN anywhere, among finite or -inf_f entries
+            CAPTURE(at);
+            auto y = x;
+            y[at] = nan_f;
+            REQUIRE(std::isnan(kernels::row_max{}(arch{}, y.data(), n)));
+            std::vector<float> blocked(n, -inf_f);
+            blocked[at] = nan_f;
+            REQUIRE(std::isnan(kernels::row_max{}(arch{}, blocked.data(), n)));
+            y[at] = inf_f;
+            REQUIRE(kernels::row_max{}(arch{}, y.data(), n) == inf_f);
+        }
+        std::vector<float> huge(n, 3e38f);  // their sum overflows, which must not be taken for a NaN
+        huge[n - 1] = 3.1e38f;
+        REQUIRE(kernels::row_max{}(arch{}, huge.data(), n) == 3.1e38f);
+        std::vector<float> blocked(n, -inf_f);
+        REQUIRE(kernels::row_max{}(arch{}, blocked.data(), n) == -inf_f);
+    }
+}
+
+TEST_CASE("softmax with the scale folded in matches softmax of the scaled row; NaN fills its row", "[kernels][softmax]")
+{
+    for (std::size_t n : sizes)
+        for (float scale : {0.125f, 1.f, 3.f}) {
+            CAPTURE(n, scale);
+            auto x = random_floats(n, unsigned(n) * 3 + 1, -40.f, 40.f);
+            std::vector<double> expected(n);
+            for (std::size_t j = 0; j < n; ++j) expected[j] = double(x[j]) * scale;
+            reference::softmax(expected);
+            kernels::softmax_inplace{}(arch{}, x.data(), n, scale);
+            REQUIRE(max_relative_error(x, expected) < 1e-6);
+
+            auto y = random_floats(n, unsigned(n) * 3 + 2);
+            y[n / 2] = nan_f;
+            kernels::softmax_inplace{}(arch{}, y.data(), n, scale);
+            for (float w : y) REQUIRE(std::isnan(w));
+            // Given a maximum that missed the NaN (as the product's SSE max may): the NaN still fills the row.
+            auto z = random_floats(n, unsigned(n) * 3 + 3);
+            z[n / 2] = nan_f;
+            kernels::softmax_given_max{}(arch{}, z.data(), n, scale, 1.f);
+            for (float w : z) REQUIRE(std::isnan(w));
+            std::vector<float> blocked(n, -inf_f);  // a "fully blocked" row with a NaN in it is NaN, not zeros
+            blocked[n - 1] = nan_f;
+            kernels::softmax_given_max{}(arch{}, blocked.data(), n, scale, -inf_f);
+            for (float w : blocked) REQUIRE(std::isnan(w));
+        }
 }
 
 TEST_CASE("scale_add and add_inplace match scalar arithmetic", "[kernels]")

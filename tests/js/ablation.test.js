@@ -129,3 +129,27 @@ test('ablate: TypeError / RangeError naming the call and the entry; the models s
   assert.equal(lm.generate('abc', { maxNewTokens: 2, ablate: [{ layer: 0, head: 0 }] }).ids.length, 2);
   assert.ok(s2s.translate('may 1 2020').text.length > 0);
 });
+
+test('the shipped LM: the head its file names "induction" is what copies a repeated sentence', () => {
+  // Causal evidence (issue #14): the second copy of a sentence is predicted mostly by copying, and switching off the
+  // head the file names induction (not any other head) takes most of that away. The sentence is the demo's
+  // Repetition example. Thresholds are loose bounds on what tools/measure_heads.py reports, not our output copied.
+  const sentence = 'The animal didn’t cross the street because it was too tired.';
+  const induction = lm.namedHeads.filter((h) => /^induction/.test(h.name));
+  assert.equal(induction.length, 1, 'the file names one induction head');
+  const copied = (ablate) => {
+    const { ids, logits } = lm.forward(`${sentence} ${sentence}`, { ablate });
+    const first = ids.length - logits.shape[0];
+    const start = ids.length - sentence.length; // the second copy's first character
+    let right = 0;
+    for (let t = start - 1; t < ids.length - 1; t++) right += argmaxRow(logits, t - first) === ids[t + 1];
+    return right / sentence.length;
+  };
+  const plain = copied([]);
+  const withoutInduction = copied(induction);
+  assert.ok(plain >= 0.7, `copies ${plain}`);
+  assert.ok(withoutInduction <= plain - 0.25, `with the induction head off: ${withoutInduction} (on: ${plain})`);
+  const { layer } = induction[0];
+  const other = { layer, head: (induction[0].head + 1) % lm.config.numHeads };
+  assert.ok(copied([other]) > withoutInduction + 0.1, 'another head of the same layer matters less');
+});

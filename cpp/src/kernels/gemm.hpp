@@ -62,9 +62,12 @@ struct pack_b_transposed {
 
 // One MR×NR tile of C held in registers for the whole k loop: each packed B vector feeds MR multiply-adds and
 // each broadcast A value feeds two. `cols` < NR only in the last panel, whose result goes through a buffer.
-template <class Arch, std::size_t MR>
+// With RowMax, `row_max` holds W floats per row of the tile whose lanes keep the running maximum of what the tile
+// stores, so a softmax over the rows needs no pass of its own to find it. (A template flag, not a null test: the
+// compiler would otherwise copy every k loop into a with- and a without-maximum version, 10 KB of .wasm.)
+template <class Arch, std::size_t MR, bool RowMax = false>
 inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, float* C, std::size_t ldc,
-                      const float* bias, std::size_t cols, bool accumulate)
+                      const float* bias, std::size_t cols, bool accumulate, float* row_max = nullptr)
 {
     using batch = xsimd::batch<float, Arch>;
     constexpr std::size_t W = batch::size;
@@ -104,11 +107,17 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
             }
             acc0[r].store_unaligned(c);
             acc1[r].store_unaligned(c + W);
+            if (RowMax) {
+                float* m = row_max + r * W;
+                xsimd::max(batch::load_unaligned(m), xsimd::max(acc0[r], acc1[r])).store_unaligned(m);
+            }
         } else {
             alignas(64) float out[NR];
             acc0[r].store_aligned(out);
             acc1[r].store_aligned(out + W);
             for (std::size_t j = 0; j < cols; ++j) c[j] = accumulate ? c[j] + out[j] : out[j];
+            if (RowMax)  // only the real columns: the panel's zero padding must not count
+                for (std::size_t j = 0; j < cols; ++j) row_max[r * W] = c[j] > row_max[r * W] ? c[j] : row_max[r * W];
         }
     }
 }
@@ -142,6 +151,34 @@ struct gemm_packed {
                 default: break;
                 }
             }
+        }
+    }
+};
+
+/// Lanes of gemm_packed_row_max's `row_max` per row of C: one SIMD vector.
+template <class Arch>
+constexpr std::size_t row_max_lanes = xsimd::batch<float, Arch>::size;
+
+/// C[M×N] = A[M×K]·B, as gemm_packed without bias, for M a multiple of 4 (whole register tiles; one tile variant
+/// in the binary), finding each row's maximum on the way: the largest value stored in row i ends up as the largest
+/// of row_max[i·row_max_lanes ..] (M·row_max_lanes floats the caller set to -inf). SSE's max, which NaN does not
+/// reliably win: a caller that must see NaN looks for it itself (the softmax does, as NaN reaches its sum). For
+/// q·kᵀ, whose rows the softmax reads next: one pass over the scores less.
+struct gemm_packed_row_max {
+    static constexpr std::size_t row_multiple = 4;
+
+    template <class Arch>
+    void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                    const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, float* row_max) const
+    {
+        constexpr std::size_t NR = panel_width<Arch>, L = row_max_lanes<Arch>, MR = row_multiple;
+        const std::size_t block_rows = std::max<std::size_t>(MR, (32768 / std::max<std::size_t>(K, 1)) / MR * MR);
+        for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
+            const std::size_t i_end = std::min(M, i0 + block_rows);
+            for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p)
+                for (std::size_t i = i0; i + MR <= i_end; i += MR)
+                    gemm_tile<Arch, MR, true>(K, A + i * lda, lda, packed + p * panel_stride, C + i * ldc + j0, ldc,
+                                              nullptr, std::min(NR, N - j0), false, row_max + i * L);
         }
     }
 };

@@ -10,9 +10,10 @@ export const EXAMPLES = {
   zh: '小狗没有吃饭，因为它一点也不想吃。',
   pair: { src: 'The animal didn’t cross the street because it was too tired.', tgt: '这只动物没有过马路，因为它太累了。' },
   pairFr: { src: 'The animal didn’t cross the street because it was too tired.', tgt: 'L’animal n’a pas traversé la rue car il était trop fatigué.' },
-  // For the trained character model: parallel lines of a Tang poem, and a repeated phrase.
+  // For the trained character model: parallel lines of a Tang poem, and the English sentence typed twice: in its
+  // second copy the induction head (README, "Trained models") predicts 49 of the 60 characters, 27 when it is off.
   poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
-  repeat: 'The cat sat on the mat. The cat sat on the mat. The cat',
+  repeat: 'The animal didn’t cross the street because it was too tired. The animal didn’t cross the street because it was too tired.',
   // For the trained dates model (English dates in words or digits; the last two: its 'invalid' and --MM-DD answers).
   dates: ['the fifth of march nineteen ninety', 'On Friday, 13 Sept. 2024', 'December 31st, 1999', '12 october nineteen oh five', 'the 31st of April 2021', 'July 4th'],
 };
