@@ -7,6 +7,9 @@ import path from 'node:path';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The download budget of dist/attnscope.wasm (issue #12): tests/js/size.test.js enforces it, bench/run.mjs reports it. */
+export const wasmBudgetBytes = 200_000;
+
 export const emscriptenToolchain = '/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake';
 
 // Emscripten's JS optimiser needs Debian's acorn, which lives outside Node's default search path (TOOLCHAIN.md).

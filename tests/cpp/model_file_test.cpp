@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cstring>
+#include <string>
 
 #include "attnscope/model_file.hpp"
 #include "model_files.hpp"
@@ -148,7 +149,11 @@ TEST_CASE("model files: offsets must tile the data exactly", "[model_file]")
     CHECK_THAT(error_of(shift(4)).what(), Catch::Contains("data_offsets[1]: expected an integer from 0 to"));
     CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["data_offsets"] = {-100000000, 0}; })).what(),
                Catch::Contains("got -100000000"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["data_offsets"] = {0, 56}; })).what(), Catch::Contains("overlaps"));
+    // head.bias moved to the start of the data, its size kept: it overlaps the first tensor.
+    CHECK_THAT(error_of(edit_header([](json& h) {
+                   h["head.bias"]["data_offsets"] = {0, 4 * h["head.bias"]["shape"][0].get<std::int64_t>()};
+               })).what(),
+               Catch::Contains("overlaps"));
     // Two tensors swapped in the data: offsets still tile, so the file loads (with the weights where the header says).
     const auto swapped = edit_header([](json& h) {
         std::swap(h["enc_ln_f.weight"]["data_offsets"], h["enc_ln_f.bias"]["data_offsets"]);
@@ -175,10 +180,14 @@ TEST_CASE("model files: config and vocabulary against the tensors, before the mo
     CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["ln_eps"] = 1e-6; })).what(), Catch::Contains("ln_eps"));
     CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["d_model"] = "64"; })).what(),
                Catch::Contains("__metadata__.config.d_model: expected an integer, got a string \"64\""));
+    const auto tgt_vocab = json::parse(header_of(seq2seq_bytes())["__metadata__"]["config"].get<std::string>())
+                               .at("tgt_vocab_size")
+                               .get<int>();
     CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["tgt_eos_id"] = 99; })).what(),
-               Catch::Contains("__metadata__.vocab.tgt_eos_id: expected an integer from 0 to 13, got 99"));
+               Catch::Contains("__metadata__.vocab.tgt_eos_id: expected an integer from 0 to " +
+                               std::to_string(tgt_vocab - 1) + ", got 99"));
     CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["tgt_tokens"].push_back("x"); })).what(),
-               Catch::Contains("expected 14 tokens"));
+               Catch::Contains("expected " + std::to_string(tgt_vocab) + " tokens"));
     CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["src_tokens"][3] = 7; })).what(),
                Catch::Contains("src_tokens[3]: expected a string"));
     CHECK_THAT(error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 7; })).what(),

@@ -103,8 +103,8 @@ test('Seq2SeqModel: ablation per kind of attention; translate follows the ablate
   const target = [s2s.vocab.targetBosId, ...blind.outputIds.slice(0, -1)];
   const forced = s2s.forward(source, target, { ablate });
   blind.outputIds.forEach((id, t) => assert.equal(id, argmaxRow(forced.logits, t), `step ${t}`));
-  for (const attn of ['enc_self', 'dec_self']) {
-    const all = [0, 1].flatMap((layer) => [0, 1, 2, 3].map((head) => ({ attn, layer, head })));
+  for (const [attn, layers] of [['enc_self', s2s.config.numEncoderLayers], ['dec_self', s2s.config.numDecoderLayers]]) {
+    const all = [...Array(layers).keys()].flatMap((layer) => [0, 1, 2, 3].map((head) => ({ attn, layer, head })));
     assert.ok(maxRelativeError(s2s.forward(source, target, { ablate: all }).logits.data, s2s.forward(source, target).logits.data) > 1e-4, attn);
   }
   assert.deepEqual(s2s.translate(source, { ablate: s2s.namedHeads.slice(0, 1) }).outputIds.length > 0, true);
@@ -122,7 +122,8 @@ test('ablate: TypeError / RangeError naming the call and the entry; the models s
     [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens, ablate\)/],
     [() => s2s.translate('may 1 2020', { ablate: [{ layer: 0, head: 0 }] }), 'TypeError', /Seq2SeqModel.translate: options.ablate\[0\].attn: expected one of 'enc_self', 'dec_self', 'dec_cross', got undefined/],
     [() => s2s.forward('may 1 2020', [1], { ablate: [{ attn: 'cross', layer: 0, head: 0 }] }), 'RangeError', /Seq2SeqModel.forward: options.ablate\[0\].attn: expected one of .*, got 'cross'/],
-    [() => s2s.translate('may 1 2020', { ablate: [{ attn: 'enc_self', layer: 2, head: 0 }] }), 'RangeError', /ablate\[0\].layer: expected a whole number from 0 to 1, got 2/],
+    [() => s2s.translate('may 1 2020', { ablate: [{ attn: 'enc_self', layer: s2s.config.numEncoderLayers, head: 0 }] }), 'RangeError',
+      new RegExp(`ablate\\[0\\].layer: expected a whole number from 0 to ${s2s.config.numEncoderLayers - 1}, got ${s2s.config.numEncoderLayers}`)],
   ];
   for (const [call, name, message] of cases) assert.throws(call, { name, message }, String(call));
   assert.equal(lm.generate('abc', { maxNewTokens: 2, ablate: [{ layer: 0, head: 0 }] }).ids.length, 2);

@@ -81,8 +81,10 @@ export function renderDecode(root, d) {
   out.push('</svg>');
 
   // Under the drawing: the result so far, and what the chosen step did.
-  const written = d.steps.slice(0, d.shown).filter((s) => s.token !== '<eos>').map((s) => s.token).join('');
+  const decoded = d.steps.slice(0, d.shown).filter((s) => s.token !== '<eos>').map((s) => s.token).join('');
+  // The model's own answers that are not a date to print: `invalid` (no such day) and `--MM-DD` (no year given).
   const done = d.shown >= N;
+  const written = done && decoded === 'invalid' ? t('dec.invalid') : done && decoded.startsWith('--') ? `${decoded} ${t('dec.noYear')}` : decoded;
   let say;
   if (focus < 0 || !w) say = escapeHtml(t('dec.start'));
   else {

@@ -14,8 +14,8 @@ export const EXAMPLES = {
   // second copy the induction head (README, "Trained models") predicts 49 of the 60 characters, 27 when it is off.
   poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
   repeat: 'The animal didn’t cross the street because it was too tired. The animal didn’t cross the street because it was too tired.',
-  // For the trained dates model (English dates in words; years must be spelled out).
-  dates: ['the fifth of march nineteen ninety', 'on friday the 13th of september twenty twenty four', 'december the thirty first nineteen ninety nine', '12 october nineteen oh five'],
+  // For the trained dates model (English dates in words or digits; the last two: its 'invalid' and --MM-DD answers).
+  dates: ['the fifth of march nineteen ninety', 'On Friday, 13 Sept. 2024', 'December 31st, 1999', '12 october nineteen oh five', 'the 31st of April 2021', 'July 4th'],
 };
 
 export const MODES = ['self', 'cross', 's2s'];

@@ -108,7 +108,7 @@ function modelInfo(r) {
     if (typeof loss === 'number') s += ' · ' + t('info.lmLoss', { loss: loss.toFixed(2) });
   } else {
     s = t('info.s2s', { Le: c.numEncoderLayers, Ld: c.numDecoderLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)) });
-    const acc = tr.test?.exact_match;
+    const acc = tr.heldout_generator?.exact_match ?? tr.test?.exact_match; // the independent held-out dates when measured
     if (typeof acc === 'number') s += ' · ' + t('info.s2sAcc', { acc: `${(acc * 100).toFixed(1)}%` });
   }
   const info = $('#model-info');
