@@ -127,28 +127,24 @@ struct Peak {
 Peak peak_gflops()
 {
     Peak p;
-    // 4 to 8 mul chains and as many add chains: 8 + 2 constants to 16 + 2 registers. Where 6 + 6 chains fit (a core
-    // with 3-cycle latency and two mul and two add pipes needs 6 of each), they are the ceiling; beyond, spills.
-    auto try_chains = [&](int chains, double g) {
-        p.by_chains[chains] = g;
-        if (g > p.gflops16) {
-            p.gflops16 = g;
-            p.chains16 = chains;
+    // Records one loop's GFLOP/s under its count in `curve` and keeps the best in (best, best_count).
+    auto keep = [](double* curve, double& best, int& best_count, int count, double g) {
+        curve[count] = g;
+        if (g > best) {
+            best = g;
+            best_count = count;
         }
     };
+    // 4 to 8 mul chains and as many add chains: 8 + 2 constants to 16 + 2 registers. Where 6 + 6 chains fit (a core
+    // with 3-cycle latency and two mul and two add pipes needs 6 of each), they are the ceiling; beyond, spills.
+    auto try_chains = [&](int chains, double g) { keep(p.by_chains, p.gflops16, p.chains16, chains, g); };
     try_chains(4, chains_gflops(mul_add_chains<4>, 4));
     try_chains(5, chains_gflops(mul_add_chains<5>, 5));
     try_chains(6, chains_gflops(mul_add_chains<6>, 6));
     try_chains(7, chains_gflops(mul_add_chains<7>, 7));
     try_chains(8, chains_gflops(mul_add_chains<8>, 8));
     p.chained16 = p.gflops16;
-    auto try_accs = [&](int accs, double g) {
-        p.by_accs[accs] = g;
-        if (g > p.accumulated16) {
-            p.accumulated16 = g;
-            p.accs16 = accs;
-        }
-    };
+    auto try_accs = [&](int accs, double g) { keep(p.by_accs, p.accumulated16, p.accs16, accs, g); };
     try_accs(6, chains_gflops(mul_acc_l1<6>, 6));
     try_accs(8, chains_gflops(mul_acc_l1<8>, 8));
     try_accs(10, chains_gflops(mul_acc_l1<10>, 10));
