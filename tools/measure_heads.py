@@ -249,14 +249,15 @@ def table(result, path):
              f"- Token pools: `all` (every non-special token), `frequent` (the 100 most frequent), `text` (the first "
              f"{n} characters of each held-out window instead of random tokens, repeated: real text, whose "
              f"characters also recur inside the span).", "",
-             "| layer | head | previous token | induction (all tokens) | induction (100 frequent) | copying, this head ablated (all / frequent) |",
+             "| layer | head | previous token | induction (all tokens) | induction (100 frequent) | copying, this head ablated (all / frequent / text) |",
              "|---|---|---|---|---|---|"]
     ind = result["induction"]
     for l in range(L):
         for h in range(H):
             lines.append(f"| {l} | {h} | {pt['scores'][l][h]:.4f} | {ind['all']['scores'][l][h]:.4f} | "
                          f"{ind['frequent']['scores'][l][h]:.4f} | {ind['all']['copying']['per_head'][l][h]:.4f} / "
-                         f"{ind['frequent']['copying']['per_head'][l][h]:.4f} |")
+                         f"{ind['frequent']['copying']['per_head'][l][h]:.4f} / "
+                         f"{ind['text']['copying']['per_head'][l][h]:.4f} |")
     lines += ["", "| token pool | uniform baseline | best induction head (layer ≥ 1) | layer-1 control (best layer-0 head) "
               "| copying, nothing ablated (repeated / first half) | induction head ablated | random other head ablated "
               "| other heads ablated (mean, min–max) |", "|---|---|---|---|---|---|---|---|"]

@@ -438,7 +438,9 @@ def write_record(record, table, samples):
         f"AdamW (betas {r['train']['betas']}, weight decay {r['train']['weight_decay']} on matrices), "
         f"lr {r['train']['lr']} with {r['train']['warmup']} warm-up steps and cosine decay to "
         f"{r['train']['min_lr_frac']}x, grad clip {r['train']['grad_clip']}, batch {r['train']['batch']} x "
-        f"{r['train']['seq_len']} tokens, {r['train']['steps']} steps, seed {r['train']['seed']}; "
+        f"{r['train']['seq_len']} tokens, {r['train']['steps']} steps, seed {r['train']['seed']}, repeated spans in "
+        f"{r['train'].get('repeat_frac', 0)} of the sequences ({r['train'].get('repeat_text_share', 0.5)} of them "
+        f"text); "
         f"{r['train_seconds']:.0f} s of training ({r['train_seconds'] / r['train']['steps']:.2f} s/step on one "
         f"core of a shared 2-core machine).",
         "",
@@ -564,6 +566,9 @@ def main():
         if args.init_from:
             header, tensors = attnscope_model.read_model(args.init_from)
             assert header["vocab"]["tokens"] == tokens, "--init-from: the vocabulary differs from this run's"
+            # Equal shapes do not mean equal models (n_heads splits the same matrices differently): the whole config.
+            differs = {k: (header["config"].get(k), v) for k, v in CFG.items() if header["config"].get(k) != v}
+            assert not differs, f"--init-from: the file's config differs from this run's (file, run): {differs}"
             attnscope_model.load_state_dict_into(model, tensors)
             first = header["training"]
             init_from = {"path": os.path.relpath(os.path.abspath(args.init_from), ROOT),
