@@ -103,3 +103,14 @@ test('loadModel resolves a relative string against the worker script where there
   }
   assert.deepEqual(requested, ['https://example.test/app/models/dates-seq2seq.safetensors']);
 });
+
+test('loadModel: a relative string where nothing can be relative to (a blob: worker) is a TypeError naming it', async () => {
+  globalThis.location = { href: 'blob:https://example.test/5f0c' };
+  try {
+    await assert.rejects(loadModel('models/dates-seq2seq.safetensors'), {
+      name: 'TypeError', message: /^loadModel: source: expected an absolute URL or one relative to blob:https:\/\/example.test\/5f0c, got string "models\/dates-seq2seq/,
+    });
+  } finally {
+    delete globalThis.location;
+  }
+});

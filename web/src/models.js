@@ -10,7 +10,14 @@ const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
-    const url = new URL(String(source), userUrlBase() ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`);
+    const base = userUrlBase() ?? `file://${typeof process === 'object' ? process.cwd() : ''}/`;
+    let url;
+    try {
+      url = new URL(String(source), base);
+    } catch {
+      // e.g. a relative path in a worker started from a blob: URL, which nothing can be relative to
+      throw new TypeError(`loadModel: source: expected an absolute URL or one relative to ${base}, got ${describe(String(source))}`);
+    }
     const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
     if (fs) return new Uint8Array(await fs.readFile(url));
     const response = await fetch(url);

@@ -28,8 +28,13 @@ function watchPaints(busy) {
   watching = requestAnimationFrame(tick);
 }
 
-/** Yield between slices: to input at once, and to a paint when the last one is FRAME_MS old. */
-const nextSlice = () => (performance.now() - paintedAt > FRAME_MS ? new Promise((ok) => afterPaint(ok)) : yieldToBrowser());
+/**
+ * Yield between slices: to input at once, and to a paint when the last one is FRAME_MS old. A hidden tab paints no
+ * frames (requestAnimationFrame waits until it is shown), so there the work goes on without waiting for one.
+ */
+const nextSlice = () => (!globalThis.document?.hidden && performance.now() - paintedAt > FRAME_MS
+  ? new Promise((ok) => afterPaint(ok))
+  : yieldToBrowser());
 
 /** An idle period (or 200 ms at most, so a busy page still finishes its views). */
 const idle = globalThis.requestIdleCallback
