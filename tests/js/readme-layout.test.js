@@ -1,5 +1,5 @@
 // The README's "How it is built" table against the tree: every file it names exists (nothing stale), and every source
-// file of the library, the binding, the package and the scripts is named in it, so a newcomer finds any concept's home.
+// file of the library, the binding, the package, the demo, the scripts and the JS tests is named in it, so a newcomer finds any concept's home.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,15 +36,18 @@ test('the README layout table names only files and folders that exist', () => {
   }
 });
 
-test('every source file of cpp/, web/src/ and scripts/ is named in the README layout table', () => {
+test('every source file of cpp/, web/src/, web/demo/src/, scripts/ and tests/js/ is named in the README layout table', () => {
   const text = layoutRows().map((row) => row.join(' | ')).join('\n');
   const named = (file) => {
     const base = file.split('/').pop();
-    const stem = base.replace(/\.(d\.ts|[^.]+)$/, '');
-    return text.includes(`\`${base}\``) || text.includes(`\`${stem}.*\``) || text.includes(`${base}\``)
-      || text.includes(`\`${file}\``) || text.includes(`\`${stem}\``);
+    const stem = base.replace(/(\.test)?\.(d\.ts|[^.]+)$/, '');
+    // `name` alone or as the end of a path (`views/name.js`), never as the tail of a longer name (`random.js` is not
+    // `dom.js`).
+    const asName = (n) => new RegExp(`[\`/]${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``).test(text);
+    const folderGlob = `${file.split('/').slice(-2, -1)[0]}/*${base.slice(base.indexOf('.'))}`; // `views/*.js`
+    return asName(base) || asName(`${stem}.*`) || asName(stem) || asName(folderGlob) || text.includes(`\`${file}\``);
   };
-  const sources = tracked.filter((f) => /^(cpp\/|web\/src\/|scripts\/)/.test(f));
+  const sources = tracked.filter((f) => /^(cpp\/|web\/src\/|web\/demo\/src\/|scripts\/|tests\/js\/)/.test(f));
   assert.ok(sources.length > 40, `${sources.length} source files`);
   const missing = sources.filter((f) => !named(f));
   assert.deepEqual(missing, [], 'files the table does not name');
