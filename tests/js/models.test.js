@@ -67,7 +67,7 @@ test('loading, running and disposing models leaks nothing; bad files and inputs 
     lm.generate('abc', { maxNewTokens: 5 });
     assert.throws(() => lm.forward([0, 1, 99999]), { name: 'RangeError', message: new RegExp(`LanguageModel.forward: tokens\\[2\\]: expected a token id from 0 to ${lm.config.vocabSize - 1}, got 99999`) });
     assert.throws(() => lm.forward(5), { name: 'TypeError', message: /expected text or an array of token ids, got number 5/ });
-    assert.throws(() => lm.forward(new Array(200).fill(2)), { name: 'RangeError', message: /expected from 1 to 128 token ids \(the model's limit\), got 200/ });
+    assert.throws(() => lm.forward(new Array(200).fill(2)), { name: 'RangeError', message: new RegExp(`expected from 1 to ${lm.config.maxLen} token ids \\(the model's limit\\), got 200`) });
     lm.dispose();
     assert.throws(() => lm.generate('abc'), /this model was disposed/);
     const s2s = await loadModel(modelUrl('dates-seq2seq.safetensors'));
