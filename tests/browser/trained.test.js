@@ -679,7 +679,7 @@ test('switching a head off changes the prediction and the continuation to what f
     const d = await demo(page);
     assert.deepEqual(d.last.ablated, [target]);
     assert.match(d.hash, new RegExp(`ablate=${target.layer}\\.${target.head}(&|$)`));
-    assert.match(await page.textContent('#ablation-status'), new RegExp(`L${target.layer + 1} H${target.head + 1}`));
+    assert.match(await page.textContent('#ablation-status'), new RegExp(`layer ${target.layer + 1} H${target.head + 1}`));
     // The prediction on the page is the package's forward pass with that head off, run here in Node.
     const ref = topNext(lm.forward(text, { ablate: [target] }).logits, 5);
     assert.deepEqual(d.last.next.map((x) => x.token), ref.map((x) => token(x.id)));
