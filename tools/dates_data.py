@@ -300,9 +300,11 @@ def lead_in(rng):
 
 
 def trailing(rng):
-    if rng.random() < 0.85:
+    if rng.random() < 0.8:
         return []
-    n = 1 + min(int(rng.expovariate(1 / 3.0)), 10)
+    # Mostly a few words, sometimes enough to fill the sentence: at most 11 words after the date (round 2's first
+    # model) left the year unread behind 24 or more.
+    n = 1 + min(int(rng.expovariate(1 / 5.0)), 28)
     return [(pick(rng, ["at", "and", "in", "for", "but", "when", "with", "to"]), "other")] + clause(rng, n, False)
 
 
