@@ -258,7 +258,10 @@ test('corrupted files: config and vocabulary against the tensors', async () => {
   const { n_enc_layers: layers, d_model: d, src_vocab_size: srcVocab, tgt_vocab_size: tgtVocab } = JSON.parse(parseFile(bytes).header.__metadata__.config);
   await expectError(withMetadata(bytes, 'config', (c) => { c.n_enc_layers = layers + 1; }), 'one layer too many', 'RangeError',
     new RegExp(`enc_blocks\\.${layers}\\.ln1\\.weight' of shape \\[${d}\\], which is missing`));
-  await expectError(withMetadata(bytes, 'config', (c) => { c.n_enc_layers = layers - 1; }), 'one layer too few', 'RangeError', new RegExp(`unexpected key 'enc_blocks\\.${layers - 1}`));
+  // The named heads of the last encoder layer go too, so that the tensors, not named_heads' layer range, are what fails.
+  const fewer = withMetadata(withMetadata(bytes, 'config', (c) => { c.n_enc_layers = layers - 1; }), 'named_heads',
+    (heads) => heads.filter((h) => !(h.attn === 'enc_self' && h.layer === layers - 1)));
+  await expectError(fewer, 'one layer too few', 'RangeError', new RegExp(`unexpected key 'enc_blocks\\.${layers - 1}`));
   await expectError(withMetadata(bytes, 'config', (c) => { c.n_heads = 5; }), 'heads', 'RangeError', /not divisible by n_heads/);
   await expectError(withMetadata(bytes, 'config', (c) => { c.activation = 'relu'; }), 'activation', 'RangeError', /activation: attnscope implements "gelu_erf", got "relu"/);
   await expectError(withMetadata(bytes, 'config', (c) => { c.ln_eps = 1e-6; }), 'ln_eps', 'RangeError', /ln_eps/);
