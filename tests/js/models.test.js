@@ -2,6 +2,7 @@
 // logits, and greedy decoding.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { init, loadModel, LanguageModel, Seq2SeqModel, memoryUsage } from 'attnscope';
 import { loadFixtureDir } from './fixtures.js';
@@ -86,7 +87,7 @@ test('loading, running and disposing models leaks nothing; bad files and inputs 
 
 test('loadModel resolves a relative string against the worker script where there is no document', async () => {
   // A module worker has location but no document; before, such strings resolved against file:/// and failed.
-  const bytes = (await import('node:fs')).readFileSync(modelUrl('dates-seq2seq.safetensors'));
+  const bytes = readFileSync(modelUrl('dates-seq2seq.safetensors'));
   const realFetch = globalThis.fetch;
   const requested = [];
   globalThis.location = { href: 'https://example.test/app/worker.js' };
