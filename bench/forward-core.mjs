@@ -72,13 +72,14 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
 
     // Every path is checked against attnscope's result; per library, the fastest path (by median) stands for it and
     // the others are listed beside it.
-    const refLast = timings['attnscope null']?.last;
+    // Every peer is checked against attnscope's fresh-array path; its `out` path is checked against the same result.
+    const refLast = timings['attnscope fresh']?.last;
     const brief = ({ variant, ms, error, diffOutput, diffWeights }) => ({ variant, ms, error, diffOutput, diffWeights });
     for (const [key, t] of Object.entries(timings)) {
       const [id, variant] = key.split(' ');
       const v = variant === 'null' ? null : variant;
       const entry = t.error ? { id, L, E, H, variant: v, error: t.error } : { id, L, E, H, variant: v, ...t, gflops: flops(L, E) / (t.ms * 1e6) };
-      if (refLast && t.last && id !== 'attnscope') {
+      if (refLast && t.last && key !== 'attnscope fresh') {
         entry.diffOutput = maxAbsDiff(t.last.output, refLast.output);
         entry.diffWeights = maxAbsDiff(t.last.weights, refLast.weights);
       }

@@ -52,15 +52,27 @@ export async function load({ threads = 1 } = {}) {
   return lib;
 }
 
-export function create(lib, { E, H, state }) {
+/**
+ * The two ways the API hands results back, timed like a peer's paths (the faster stands for attnscope, the table
+ * says which): `fresh`, new Float32Arrays every call, and `out`, the caller's own arrays reused across calls
+ * (`options.out`), which skips allocating and faulting in new pages (192 MiB of weights at (2048, 768, 12)). Neither
+ * peer has a working equivalent: tfjs's dataSync() always allocates, and onnxruntime-web 1.30 returns pre-allocated
+ * CPU output tensors without writing into them (node bench/ort-check.mjs).
+ */
+export const variants = ['fresh', 'out'];
+
+export function create(lib, { E, H, state, variant = 'fresh' }) {
   const mha = new lib.MultiHeadAttention({ embedDim: E, numHeads: H, bias: true, seed: 0 });
   mha.loadStateDict(state);
+  let out = null; // the `out` variant's arrays, sized at the first call
   return {
     forward(x, L, needWeights = true) {
-      const { output, weights } = mha.forward({ data: x, shape: [1, L, E] }, undefined, undefined, {
-        needWeights,
-        averageWeights: false,
-      });
+      if (variant === 'out' && out?.L !== L) {
+        out = { L, output: new Float32Array(L * E), weights: needWeights ? new Float32Array(H * L * L) : undefined };
+      }
+      const options = { needWeights, averageWeights: false };
+      if (variant === 'out') options.out = { output: out.output, ...(needWeights && out.weights ? { weights: out.weights } : {}) };
+      const { output, weights } = mha.forward({ data: x, shape: [1, L, E] }, undefined, undefined, options);
       return { output: output.data, weights: weights ? weights.data : null };
     },
     dispose: () => mha.dispose(),

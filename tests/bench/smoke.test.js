@@ -26,7 +26,14 @@ function checkAgreement(results) {
   for (const r of one) {
     assert.ok(!r.error && !r.unavailable, `${r.id} at (${r.L}, ${r.E}, ${r.H}), 1 thread: ${r.error ?? r.unavailable}`);
     assert.ok(r.ms > 0 && r.reps === 1, `${r.id}: one timed run`);
-    if (r.id === 'attnscope') continue;
+    if (r.id === 'attnscope') {
+      // Both ways of handing results back ran; the caller-owned `out` arrays hold exactly the fresh arrays' numbers.
+      assert.deepEqual([r.variant, ...r.others.map((o) => o.variant)].sort(), ['fresh', 'out'], 'both attnscope paths ran');
+      const out = r.variant === 'out' ? r : r.others.find((o) => o.variant === 'out');
+      assert.equal(out.diffOutput, 0, 'attnscope out: output equals the fresh arrays');
+      assert.equal(out.diffWeights, 0, 'attnscope out: weights equal the fresh arrays');
+      continue;
+    }
     // Every path of every peer (the fastest and the others), against attnscope: float32 round-off of differently
     // ordered sums on values of order 1.
     for (const path of [r, ...r.others]) {
