@@ -63,6 +63,14 @@ GROUP_SUFFIX = {"all": "", "zh": " (Chinese text)", "en": " (English text)"}
 
 # ----------------------------------------------------------------------------- vocab / data
 
+def previous_token_loss(w):
+    """-log of the weight each query i >= 1 puts on key i-1, averaged: w is one head's [B, T, T] weights.
+
+    An auxiliary loss, used only when asked for (--prev-token-head): without it the layer-0 head that feeds the
+    induction head spreads over the last three characters and stays near 0.4 on i-1 (tools/records/char-lm.md)."""
+    return -torch.log(torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).clamp_min(1e-6)).mean()
+
+
 def build_vocab(train_docs, size, required=""):
     """The most frequent characters; `required` ones (the demo's sentences) replace the rarest if missing."""
     cnt = collections.Counter()
@@ -435,7 +443,8 @@ def write_record(record, table, samples):
         "",
         f"Positional table initialised with {r['train'].get('pos_init', 'N(0, 0.02)')} (still learned), other "
         f"embeddings and linear layers N(0, 0.02), attention layers PyTorch's default. "
-        f"AdamW (betas {r['train']['betas']}, weight decay {r['train']['weight_decay']} on matrices), "
+        f"AdamW (betas {r['train']['betas']}, weight decay {r['train']['weight_decay']} on matrices"
+        f"{'' if r['train'].get('qk_weight_decay') is None else ', ' + str(r['train']['qk_weight_decay']) + ' on the attention input projections'}), "
         f"lr {r['train']['lr']} with {r['train']['warmup']} warm-up steps and cosine decay to "
         f"{r['train']['min_lr_frac']}x, grad clip {r['train']['grad_clip']}, batch {r['train']['batch']} x "
         f"{r['train']['seq_len']} tokens, {r['train']['steps']} steps, seed {r['train']['seed']}, repeated spans in "
@@ -445,6 +454,11 @@ def write_record(record, table, samples):
         f"core of a shared 2-core machine).",
         "",
     ]
+    g = r["train"].get("prev_token_guide")
+    if g:
+        lines += [f"**Guided head.** Layer {g['layer']} head {g['head']} was trained towards the previous token: the loss "
+                  f"adds {g['weight']} x the mean of -log(its weight on key i-1) over queries i >= 1 "
+                  f"(`previous_token_loss`). Every other head formed unguided.", ""]
     if r.get("init_from"):
         f = r["init_from"]
         lines += [
@@ -507,8 +521,20 @@ def main():
     ap.add_argument("--seed", type=int, default=TRAIN["seed"])
     ap.add_argument("--require-demo-chars", action="store_true",
                     help="the vocabulary keeps every character of the demo's sentences (tools/zh_prose_data.py)")
+    ap.add_argument("--qk-weight-decay", type=float,
+                    help="weight decay of the attention input projections (default: the weight decay of the "
+                         "other matrices, 0.1); the values' third of in_proj shares it")
+    ap.add_argument("--heads", type=int, default=CFG["n_heads"])
+    ap.add_argument("--prev-token-head", metavar="LAYER.HEAD",
+                    help="guide this head towards the previous token with an auxiliary loss (see previous_token_loss)")
+    ap.add_argument("--prev-token-weight", type=float, default=0.1, help="weight of that loss (default 0.1)")
     args = ap.parse_args()
-    CFG["n_layers"], CFG["vocab_size"] = args.layers, args.vocab
+    if args.prev_token_head:
+        layer, head = (int(x) for x in args.prev_token_head.split("."))
+        TRAIN["prev_token_guide"] = {"layer": layer, "head": head, "weight": args.prev_token_weight}
+    CFG["n_layers"], CFG["vocab_size"], CFG["n_heads"] = args.layers, args.vocab, args.heads
+    if args.qk_weight_decay is not None:
+        TRAIN["qk_weight_decay"] = args.qk_weight_decay
     if args.mix:
         TRAIN["mix"] = args.mix
     TRAIN["repeat_frac"] = args.repeat_frac
@@ -577,11 +603,21 @@ def main():
                          "train": first["train"], "final_train_loss": first["final_train_loss"],
                          "heldout": first.get("heldout", {})}
             print(f"continuing from {args.init_from} ({first['train']['steps']} steps)")
-        decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
-        no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
-        opt = torch.optim.AdamW([{"params": decay, "weight_decay": TRAIN["weight_decay"]},
-                                 {"params": no_decay, "weight_decay": 0.0}],
+        # Query/key matrices may get their own weight decay: decay caps how large q·k can grow, hence how
+        # sharply a head can pick one position (a previous-token head needs a gap of several nats to i-2).
+        def group(n, p):
+            if not (p.dim() >= 2 and "emb" not in n):
+                return "none"
+            return "qk" if n.endswith("attn.in_proj_weight") else "decay"
+        params = {"decay": [], "qk": [], "none": []}
+        for n, p in model.named_parameters():
+            params[group(n, p)].append(p)
+        qk_decay = TRAIN.get("qk_weight_decay", TRAIN["weight_decay"])
+        opt = torch.optim.AdamW([{"params": params["decay"], "weight_decay": TRAIN["weight_decay"]},
+                                 {"params": params["qk"], "weight_decay": qk_decay},
+                                 {"params": params["none"], "weight_decay": 0.0}],
                                 lr=TRAIN["lr"], betas=TRAIN["betas"])
+        guide = TRAIN.get("prev_token_guide")
         rng = np.random.RandomState(TRAIN["seed"])
         quick_held = {k: v[:24] for k, v in held.items()}
         progress, losses = [], []
@@ -602,8 +638,13 @@ def main():
                 seqs.append(pack_random(rng, pool, T))
             b = torch.tensor(seqs)
             x, y = b[:, :-1], b[:, 1:]
-            logits = model(x)
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            if guide:
+                logits, ws = model(x, need_weights=True)
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+                loss = loss + guide["weight"] * previous_token_loss(ws[guide["layer"]][:, guide["head"]])
+            else:
+                logits = model(x)
+                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), TRAIN["grad_clip"])
