@@ -58,6 +58,7 @@ ZH_SEP = set("，。？！；：、\n")
 SEP = ZH_SEP | set(",.?!;:")
 SENT_END = set("。？！.?!")
 GROUPS = {"all": ("zh_poems", "zh_misc", "zh_prose", "en"), "zh": ("zh_poems", "zh_misc", "zh_prose"), "en": ("en",)}
+GUIDED_SUFFIX = " (guided in training)"
 GROUP_SUFFIX = {"all": "", "zh": " (Chinese text)", "en": " (English text)"}
 
 
@@ -712,6 +713,10 @@ def main():
         for table in (scores, baselines, counts):
             table[g].pop("induction_random", None)
     named = name_heads(scores, baselines)
+    guide = record["train"].get("prev_token_guide")
+    for n in named:  # the demo shows these names: a head trained to its pattern says so
+        if guide and (n["layer"], n["head"]) == (guide["layer"], guide["head"]):
+            n["name"] += GUIDED_SUFFIX
     table = heads_table(scores, baselines, counts, named)
     print(table)
     record["head_analysis"] = {"scores": {g: {m: [[round(x, 4) for x in row] for row in v] for m, v in sg.items()}
