@@ -30,47 +30,19 @@ std::size_t packed_floats(std::size_t K, std::size_t N)
 // costs little, small enough that (64, 256, 4) already spreads over two threads.
 constexpr double matmul_task_grain = 1 << 19;
 
-namespace {
-
-constexpr std::size_t matmul_tile_rows = 4;  // whole register tiles per task, so only the last task has a short tile
-
-// How matmul_packed splits one product: a function of its shape only, so batching products changes no bits.
-std::size_t matmul_tasks(const PackedProduct& p)
-{
-    const std::size_t row_blocks = (p.M + matmul_tile_rows - 1) / matmul_tile_rows;
-    return task_count(row_blocks, double(p.M) * double(p.N) * double(p.K), matmul_task_grain);
-}
-
-void run_matmul_task(const PackedProduct& p, std::size_t tasks, std::size_t task)
-{
-    const std::size_t row_blocks = (p.M + matmul_tile_rows - 1) / matmul_tile_rows;
-    auto rows_of = [&](std::size_t t) { return std::min(p.M, t * row_blocks / tasks * matmul_tile_rows); };
-    const std::size_t begin = rows_of(task), end = rows_of(task + 1);
-    kernels::gemm_packed{}(arch{}, end - begin, p.N, p.K, p.A + begin * p.lda, p.lda, p.packed, p.K * NR,
-                           p.C + begin * p.ldc, p.ldc, p.bias, false);
-}
-
-}  // namespace
-
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias)
 {
-    const PackedProduct product{M, N, K, A, lda, packed, C, ldc, bias};
-    matmul_packed_batch(&product, 1);
-}
-
-void matmul_packed_batch(const PackedProduct* products, std::size_t count)
-{
-    constexpr std::size_t max_products = 3;
-    if (count > max_products) throw std::logic_error("matmul_packed_batch: at most 3 products");
-    std::size_t first_task[max_products + 1] = {0};
-    for (std::size_t i = 0; i < count; ++i) first_task[i + 1] = first_task[i] + matmul_tasks(products[i]);
+    constexpr std::size_t MR = 4;  // whole register tiles per task, so only the last task has a short tile
+    const std::size_t row_blocks = (M + MR - 1) / MR;
+    const std::size_t tasks = task_count(row_blocks, double(M) * double(N) * double(K), matmul_task_grain);
+    auto rows_of = [&](std::size_t task) { return std::min(M, task * row_blocks / tasks * MR); };
     auto body = [&](std::size_t task, std::size_t) {
-        std::size_t i = 0;
-        while (task >= first_task[i + 1]) ++i;
-        run_matmul_task(products[i], first_task[i + 1] - first_task[i], task - first_task[i]);
+        const std::size_t begin = rows_of(task), end = rows_of(task + 1);
+        kernels::gemm_packed{}(arch{}, end - begin, N, K, A + begin * lda, lda, packed, K * NR, C + begin * ldc, ldc,
+                               bias, false);
     };
-    parallel_for(first_task[count], body);
+    parallel_for(tasks, body);
 }
 
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)

@@ -78,21 +78,6 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias);
 
-/// One product of matmul_packed_batch(): the arguments of a matmul_packed() call.
-struct PackedProduct {
-    std::size_t M, N, K;
-    const float* A;
-    std::size_t lda;
-    const float* packed;
-    float* C;
-    std::size_t ldc;
-    const float* bias;
-};
-
-/// The same results as one matmul_packed() per product, bit for bit, with all their tasks in one parallel_for:
-/// the helper threads are woken once instead of once per product (the q, k and v projections of a small call).
-void matmul_packed_batch(const PackedProduct* products, std::size_t count);
-
 /// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);
 

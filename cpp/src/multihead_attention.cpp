@@ -259,11 +259,9 @@ void MultiHeadAttention::forward(const float* query, const float* key, const flo
     if (options.need_weights && !weights) fail("forward", "weights must not be null when need_weights is true");
     const Buffers buffers = plan(dims, options, true);
     const std::size_t q_rows = dims.batch * dims.query_len, k_rows = dims.batch * dims.key_len;
-    // The three projections in one parallel_for: a small call wakes the helper threads once, not three times.
-    const detail::PackedProduct products[3] = {projection(Projection::query, query, q_rows, buffers.q),
-                                               projection(Projection::key, key, k_rows, buffers.k),
-                                               projection(Projection::value, value, k_rows, buffers.v)};
-    detail::matmul_packed_batch(products, 3);
+    project(Projection::query, query, q_rows, buffers.q);
+    project(Projection::key, key, k_rows, buffers.k);
+    project(Projection::value, value, k_rows, buffers.v);
     attend_heads(buffers.q, buffers.k, buffers.v, dims, options, buffers, output, weights);
 }
 
@@ -289,20 +287,13 @@ void MultiHeadAttention::forward_projected(const float* query, std::size_t query
     attend_heads(buffers.q, projected_key, projected_value, dims, options, buffers, output, weights);
 }
 
-detail::PackedProduct MultiHeadAttention::projection(Projection which, const float* input, std::size_t rows,
-                                                     float* out) const
+void MultiHeadAttention::project(Projection which, const float* input, std::size_t rows, float* out) const
 {
     const std::size_t in_features[3] = {embed_dim_, kdim_, vdim_};
     const auto index = static_cast<std::size_t>(which);
     const float* bias = bias_ ? in_proj_bias_.data() + index * embed_dim_ : nullptr;
-    return {rows, embed_dim_, in_features[index], input, in_features[index], packed_in_proj_[index].data(), out,
-            embed_dim_, bias};
-}
-
-void MultiHeadAttention::project(Projection which, const float* input, std::size_t rows, float* out) const
-{
-    const detail::PackedProduct product = projection(which, input, rows, out);
-    detail::matmul_packed_batch(&product, 1);
+    detail::matmul_packed(rows, embed_dim_, in_features[index], input, in_features[index],
+                          packed_in_proj_[index].data(), out, embed_dim_, bias);
 }
 
 namespace {

@@ -12,9 +12,6 @@
 #include "attnscope/tensor.hpp"
 
 namespace attnscope {
-namespace detail {
-struct PackedProduct;  // one product of the threaded GEMM (src/attend.hpp)
-}  // namespace detail
 
 /// Sizes and initialisation of a MultiHeadAttention layer.
 struct MultiHeadAttentionConfig {
@@ -150,7 +147,6 @@ private:
     Buffers plan(const ForwardDims& dims, const ForwardOptions& options, bool with_key_value);
     enum class Projection { query = 0, key = 1, value = 2 };  // also the index into packed_in_proj_
     void project(Projection which, const float* input, std::size_t rows, float* out) const;
-    detail::PackedProduct projection(Projection which, const float* input, std::size_t rows, float* out) const;
     void attend_heads(const float* q, const float* k, const float* v, const ForwardDims& dims,
                       const ForwardOptions& options, const Buffers& buffers, float* output, float* weights) const;
 
