@@ -70,9 +70,8 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
     }
     for (const mha of Object.values(layers)) await mha.dispose();
 
-    // Every path is checked against attnscope's result; per library, the fastest path (by median) stands for it and
-    // the others are listed beside it.
-    // Every peer is checked against attnscope's fresh-array path; its `out` path is checked against the same result.
+    // Every path is checked against attnscope's fresh-array result; per library, the fastest path (by median) stands
+    // for it and the others are listed beside it; attnscope's `out` path is checked against the same result.
     const refLast = timings['attnscope fresh']?.last;
     const brief = ({ variant, ms, error, diffOutput, diffWeights }) => ({ variant, ms, error, diffOutput, diffWeights });
     for (const [key, t] of Object.entries(timings)) {

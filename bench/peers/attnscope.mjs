@@ -64,14 +64,14 @@ export const variants = ['fresh', 'out'];
 export function create(lib, { E, H, state, variant = 'fresh' }) {
   const mha = new lib.MultiHeadAttention({ embedDim: E, numHeads: H, bias: true, seed: 0 });
   mha.loadStateDict(state);
-  let out = null; // the `out` variant's arrays, sized at the first call
+  let out = null; // the `out` variant's arrays, made again when the length or needWeights changes
   return {
     forward(x, L, needWeights = true) {
-      if (variant === 'out' && out?.L !== L) {
-        out = { L, output: new Float32Array(L * E), weights: needWeights ? new Float32Array(H * L * L) : undefined };
+      if (variant === 'out' && (out?.L !== L || out.needWeights !== needWeights)) {
+        out = { L, needWeights, output: new Float32Array(L * E), weights: needWeights ? new Float32Array(H * L * L) : undefined };
       }
       const options = { needWeights, averageWeights: false };
-      if (variant === 'out') options.out = { output: out.output, ...(needWeights && out.weights ? { weights: out.weights } : {}) };
+      if (variant === 'out') options.out = { output: out.output, ...(needWeights ? { weights: out.weights } : {}) };
       const { output, weights } = mha.forward({ data: x, shape: [1, L, E] }, undefined, undefined, options);
       return { output: output.data, weights: weights ? weights.data : null };
     },
