@@ -189,13 +189,19 @@ def copy_accuracy(logits, ids, n):
     return acc(second), acc(first)
 
 
+def guided_head(training):
+    """The head trained towards the previous token by an auxiliary loss, in either phase (train_lm.py's record)."""
+    return (training.get("train", {}).get("prev_token_guide")
+            or training.get("init_from", {}).get("train", {}).get("prev_token_guide"))
+
+
 def measure(model, sequences, seed):
     rng = np.random.default_rng(seed)
     L, H = model.L, model.H
     specials = len(model.vocab["specials"])
     n = (model.cfg["max_len"] - 1) // 2
     result = {"model": model.header["config"], "sequences": sequences, "seed": seed, "n": n,
-              "guided": model.header.get("training", {}).get("train", {}).get("prev_token_guide")}
+              "guided": guided_head(model.header.get("training", {}))}
 
     held = heldout_windows(model, sequences)
     _, w = model.forward(held)

@@ -68,7 +68,8 @@ def previous_token_loss(w):
     """-log of the weight each query i >= 1 puts on key i-1, averaged: w is one head's [B, T, T] weights.
 
     An auxiliary loss, used only when asked for (--prev-token-head): without it the layer-0 head that feeds the
-    induction head spreads over the last three characters and stays near 0.4 on i-1 (tools/records/char-lm.md)."""
+    induction head spreads over the last three characters and stays near 0.4 on i-1
+    (tools/records/char-lm-unguided-heads.md)."""
     return -torch.log(torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).clamp_min(1e-6)).mean()
 
 
@@ -604,8 +605,9 @@ def main():
                          "train": first["train"], "final_train_loss": first["final_train_loss"],
                          "heldout": first.get("heldout", {})}
             print(f"continuing from {args.init_from} ({first['train']['steps']} steps)")
-        # Query/key matrices may get their own weight decay: decay caps how large q·k can grow, hence how
-        # sharply a head can pick one position (a previous-token head needs a gap of several nats to i-2).
+        # The attention input projections (q, k and v: one in_proj_weight) may get their own weight decay: decay
+        # caps how large q·k can grow, hence how sharply a head can pick one position (a previous-token head needs a
+        # gap of several nats to i-2).
         def group(n, p):
             if not (p.dim() >= 2 and "emb" not in n):
                 return "none"
