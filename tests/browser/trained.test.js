@@ -484,6 +484,11 @@ test('the new views speak Chinese', async () => {
   assert.equal(await page.$$eval('#tokens .tok.unk', (els) => els.length), 0);
   // A head measured on one language does not say so on the badge of every sentence.
   assert.doesNotMatch(await page.textContent('#modelview'), /（中文文本）|（英文文本）|Chinese text|English text/);
+  // The shipped model's heads are named in Chinese too, and the one trained towards its pattern says so.
+  const modelView = await page.textContent('#modelview');
+  assert.match(modelView, /归纳头/);
+  assert.match(modelView, /前一个字符（训练时引导）/);
+  assert.doesNotMatch(modelView, /induction|guided in training/);
   await page.click('[data-example="poem"]');
   await settled(page);
   const d = await demo(page);

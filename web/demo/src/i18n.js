@@ -108,6 +108,7 @@ const en = {
   'def.last_separator': 'the average weight on the most recent space or punctuation mark',
   'def.duplicate_token': 'the average weight on the last earlier occurrence of the same character',
   'def.induction': 'the average weight on the character that followed the last earlier occurrence of this one',
+  'def.induction_random': 'on random characters typed twice, the average weight each character of the second copy puts on the one that followed it in the first (Olsson et al. 2022)',
   'def.prev_line_same': 'in parallel lines of Chinese verse: the weight on the same position of the previous line',
   'def.prev_line_next': 'in parallel lines of Chinese verse: the weight on the previous line’s character at the position being predicted',
   'def.enc_prev_word': 'the average weight a word puts on the word before it',
@@ -241,6 +242,7 @@ const en = {
   'hv.toggles': 'Heads shown',
   'mv.measuredZh': '(measured on Chinese text)',
   'mv.measuredEn': '(measured on English text)',
+  'mv.guided': ' (guided in training)',
 };
 
 const zh = {
@@ -351,6 +353,7 @@ const zh = {
   'def.last_separator': '放在最近一个空格或标点上的平均权重',
   'def.duplicate_token': '放在同一字符上一次出现处的平均权重',
   'def.induction': '放在同一字符上一次出现处的下一个字符上的平均权重',
+  'def.induction_random': '在重复两遍的随机字符中，第二遍的每个字符放在第一遍里紧跟它的那个字符上的平均权重（Olsson 等，2022）',
   'def.prev_line_same': '在对仗的中文诗句中：放在上一行同一位置上的权重',
   'def.prev_line_next': '在对仗的中文诗句中：放在上一行与待预测位置对应的字符上的权重',
   'def.enc_prev_word': '一个单词放在前一个单词上的平均权重',
@@ -373,6 +376,7 @@ const zh = {
   'metric.last_separator': '最近的分隔符',
   'metric.duplicate_token': '同一字符上次出现处',
   'metric.induction': '归纳头',
+  'metric.induction_random': '归纳头（复制上次出现之后的字符）',
   'metric.prev_line_same': '上一行同一位置',
   'metric.prev_line_next': '上一行的下一位置',
   'metric.enc_prev_word': '前一个单词',
@@ -502,6 +506,7 @@ const zh = {
   'hv.toggles': '显示的头',
   'mv.measuredZh': '（在中文文本上测得）',
   'mv.measuredEn': '（在英文文本上测得）',
+  'mv.guided': '（训练时引导）',
 };
 
 export const MESSAGES = { en, zh };

@@ -1,10 +1,15 @@
 // Named heads (measured behaviour from the model files) in the page's language.
 import { t, getLang, MESSAGES } from './i18n.js';
 
+// tools/train_lm.py's GUIDED_SUFFIX: a head trained towards its pattern by an extra loss says so in either language.
+const GUIDED = /\s*\(guided in training\)/;
+
 /** A named head's name in the page's language (the model files name them in English). */
 export function headName(n) {
-  if (getLang() !== 'zh' || !MESSAGES.zh[`metric.${n.metric}`]) return n.name.replace(/\s*\((Chinese|English) text\)$/, '');
-  return MESSAGES.zh[`metric.${n.metric}`];
+  const guided = GUIDED.test(n.name) ? t('mv.guided') : '';
+  const english = n.name.replace(GUIDED, '').replace(/\s*\((Chinese|English) text\)$/, '');
+  if (getLang() !== 'zh' || !MESSAGES.zh[`metric.${n.metric}`]) return english + guided;
+  return MESSAGES.zh[`metric.${n.metric}`] + guided;
 }
 
 export const namedTitle = (n) => t('mv.namedTitle', { name: headName(n), metric: n.metric, score: n.score.toFixed(3), threshold: n.threshold ?? '–' })
