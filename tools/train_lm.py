@@ -526,7 +526,7 @@ def main():
     ap.add_argument("--qk-weight-decay", type=float,
                     help="weight decay of the attention input projections (default: the weight decay of the "
                          "other matrices, 0.1); the values' third of in_proj shares it")
-    ap.add_argument("--heads", type=int, default=CFG["n_heads"])
+    ap.add_argument("--heads", type=int, default=CFG["n_heads"], help="attention heads per layer (default 4)")
     ap.add_argument("--prev-token-head", metavar="LAYER.HEAD",
                     help="guide this head towards the previous token with an auxiliary loss (see previous_token_loss)")
     ap.add_argument("--prev-token-weight", type=float, default=0.1, help="weight of that loss (default 0.1)")
