@@ -1,5 +1,6 @@
-// The helper threads of parallel_for(): started by set_num_threads(), asleep between calls, and joined by the
-// caller's own share of the work (the calling thread never only waits: in a browser's main thread waiting is a
+// The helper threads of parallel_for(): started by set_num_threads(), asleep between calls (after looking for the
+// next job for a moment, since one forward pass is several calls in a row), and joined by the caller's own share of
+// the work (the calling thread never only waits: in a browser's main thread waiting is a
 // busy loop that would take a core from the helpers).
 #include "parallel.hpp"
 
@@ -74,6 +75,7 @@ public:
             next_.store(0, std::memory_order_relaxed);
             job_open_ = true;
             ++generation_;
+            posted_.store(generation_, std::memory_order_release);
         }
         wake_.notify_all();
         work(0);
@@ -107,6 +109,16 @@ private:
         std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
+            if (!stop_ && !(job_open_ && generation_ != seen)) {
+                // A forward pass is several parallel_fors in a row: look for the next job a little while before
+                // sleeping, so it does not wait for a wake-up (tens of µs in a browser). Helpers may spin; the
+                // calling thread never waits here.
+                const std::uint64_t last = generation_;
+                lock.unlock();
+                for (int i = 0; i < helper_spin_checks && posted_.load(std::memory_order_acquire) == last; ++i) {
+                }
+                lock.lock();
+            }
             wake_.wait(lock, [&] { return stop_ || (job_open_ && generation_ != seen); });
             if (stop_) return;
             seen = generation_;
@@ -129,6 +141,8 @@ private:
     const TaskBody* body_ = nullptr;
     std::size_t tasks_ = 0;
     std::atomic<std::size_t> next_{0};
+    std::atomic<std::uint64_t> posted_{0};  // generation_, readable without the lock by a spinning helper
+    static constexpr int helper_spin_checks = 20000;
 };
 
 ThreadPool& pool()
