@@ -641,13 +641,10 @@ def main():
                 seqs.append(pack_random(rng, pool, T))
             b = torch.tensor(seqs)
             x, y = b[:, :-1], b[:, 1:]
+            logits, ws = model(x, need_weights=True) if guide else (model(x), None)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
             if guide:
-                logits, ws = model(x, need_weights=True)
-                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
                 loss = loss + guide["weight"] * previous_token_loss(ws[guide["layer"]][:, guide["head"]])
-            else:
-                logits = model(x)
-                loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), TRAIN["grad_clip"])

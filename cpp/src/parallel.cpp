@@ -108,8 +108,9 @@ private:
     {
         std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(mutex_);
+        const auto ready = [&] { return stop_ || (job_open_ && generation_ != seen); };
         for (;;) {
-            if (!stop_ && !(job_open_ && generation_ != seen)) {
+            if (!ready()) {
                 // A forward pass is several parallel_fors in a row: look for the next job a little while before
                 // sleeping, so it does not wait for a wake-up (tens of µs in a browser). Helpers may spin; the
                 // calling thread never waits here.
@@ -119,7 +120,7 @@ private:
                 }
                 lock.lock();
             }
-            wake_.wait(lock, [&] { return stop_ || (job_open_ && generation_ != seen); });
+            wake_.wait(lock, ready);
             if (stop_) return;
             seen = generation_;
             ++busy_helpers_;

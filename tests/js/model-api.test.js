@@ -61,7 +61,7 @@ test('Seq2SeqModel: translate and forward validate their arguments; maxSteps kee
     [() => s2s.translate(7), 'TypeError', /Seq2SeqModel.translate: source: expected text or an array of token ids, got number 7/],
     [() => s2s.forward('may 1 2020', [1, 99]), 'RangeError', new RegExp(`Seq2SeqModel.forward: target\\[1\\]: expected a token id from 0 to ${tgtVocab - 1}, got 99`)],
     [() => s2s.forward('may 1 2020', 'x'), 'TypeError', /target: expected an array of token ids, got string/],
-    [() => s2s.forward('may 1 2020', new Array(s2s.config.maxTargetLen + 1).fill(1)), 'RangeError', new RegExp(`target: expected from 1 to ${s2s.config.maxTargetLen} token ids`)],
+    [() => s2s.forward('may 1 2020', new Array(maxTgt + 1).fill(1)), 'RangeError', new RegExp(`target: expected from 1 to ${maxTgt} token ids`)],
     [() => s2s.forward('may 1 2020', [1], { needAttention: 1 }), 'TypeError', /needAttention: expected true or false, got number 1/],
     [() => s2s.tokenizeSource(null), 'TypeError', /tokenizeSource: text: expected a string, got null/],
   ];
