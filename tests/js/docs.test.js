@@ -1,5 +1,6 @@
-// npm run docs: TypeDoc turns the declarations' TSDoc into the API reference (build/docs), with warnings as errors
-// (typedoc.json), so a broken {@link} or an undocumented export fails here rather than on the published page.
+// The docs: npm run docs turns the declarations' TSDoc into the API reference (build/docs), with warnings as errors
+// (typedoc.json), so a broken {@link} or an undocumented export fails here rather than on the published page; and
+// every comment that cites docs/toolchain.md names one of its headings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,4 +14,21 @@ test('npm run docs writes the API reference from the TSDoc', { timeout: 120_000 
   const page = readFileSync(new URL('../../build/docs/classes/MultiHeadAttention.html', import.meta.url), 'utf8');
   assert.match(page, /Multi-head attention with learned projections/);
   assert.match(page, /needWeights/);
+});
+
+test('every citation of docs/toolchain.md names a heading it has', () => {
+  const headings = new Set(readFileSync(new URL('../../docs/toolchain.md', import.meta.url), 'utf8')
+    .split('\n').filter((line) => /^#{2,} /.test(line)).map((line) => line.replace(/^#+ /, '')));
+  const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n')
+    .filter((f) => /\.(js|mjs|cjs|ts|cpp|hpp|h|py|txt|cmake|md)$|CMakeLists\.txt$/.test(f) && f !== 'docs/toolchain.md');
+  const citations = [];
+  for (const file of tracked) {
+    const text = readFileSync(`${root}/${file}`, 'utf8');
+    // The file name, a comma, then the heading in double quotes, possibly on the next comment line.
+    for (const [, heading] of text.matchAll(/docs\/toolchain\.md,(?:\s|#|\/\/|\*)*"([^"]+)"/g)) citations.push({ file, heading });
+    // The notes this file replaced are not in the repository: a citation of them, or of one of their numbers, is stale.
+    assert.doesNotMatch(text, /TOOLCHAIN\.md|\bpitfalls? \d/, `${file} cites notes that are not in the repository`);
+  }
+  assert.ok(citations.length >= 10, `found ${citations.length} citations`);
+  for (const { file, heading } of citations) assert.ok(headings.has(heading), `${file} cites "${heading}", which docs/toolchain.md has no heading for`);
 });
