@@ -1,6 +1,6 @@
 // The docs: npm run docs turns the declarations' TSDoc into the API reference (build/docs), with warnings as errors
 // (typedoc.json), so a broken {@link} or an undocumented export fails here rather than on the published page; and
-// every comment that cites docs/toolchain.md names one of its headings.
+// every comment that cites docs/toolchain.md names one of its headings, and every relative Markdown link resolves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -31,4 +31,27 @@ test('every citation of docs/toolchain.md names a heading it has', () => {
   }
   assert.ok(citations.length >= 10, `found ${citations.length} citations`);
   for (const { file, heading } of citations) assert.ok(headings.has(heading), `${file} cites "${heading}", which docs/toolchain.md has no heading for`);
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+
+test('every relative link of the repository\'s Markdown names a file that exists, and a heading of it', () => {
+  const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const markdown = tracked.filter((f) => f.endsWith('.md'));
+  const anchorsOf = (file) => new Set(readFileSync(`${root}/${file}`, 'utf8').replace(/```[\s\S]*?```/g, '')
+    .split('\n').filter((line) => /^#{1,6} /.test(line)).map((line) => slug(line.replace(/^#+ /, '').replace(/`/g, ''))));
+  let links = 0;
+  for (const file of markdown) {
+    const text = readFileSync(`${root}/${file}`, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(https?:|mailto:)/.test(target)) continue;
+      links += 1;
+      const [pathPart, anchor] = target.split('#');
+      const resolved = pathPart ? new URL(pathPart, `file:///${file}`).pathname.slice(1) : file;
+      assert.ok(tracked.some((f) => f === resolved || f.startsWith(`${resolved.replace(/\/$/, '')}/`)), `${file}: ${target}: no such file`);
+      if (anchor !== undefined) assert.ok(anchorsOf(resolved).has(anchor), `${file}: ${target}: ${resolved} has no heading #${anchor}`);
+    }
+  }
+  assert.ok(links >= 10, `found ${links} relative links`);
 });
