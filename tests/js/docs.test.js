@@ -9,11 +9,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-test('npm run docs writes the API reference from the TSDoc', { timeout: 120_000 }, () => {
+test('npm run docs writes the API reference of attnscope and attnscope/figures from the TSDoc', { timeout: 120_000 }, () => {
   execFileSync(process.execPath, ['node_modules/typedoc/bin/typedoc', '--options', 'typedoc.json', '--logLevel', 'Warn'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const page = readFileSync(new URL('../../build/docs/classes/MultiHeadAttention.html', import.meta.url), 'utf8');
+  const page = readFileSync(new URL('../../build/docs/classes/attnscope.MultiHeadAttention.html', import.meta.url), 'utf8');
   assert.match(page, /Multi-head attention with learned projections/);
   assert.match(page, /needWeights/);
+  const figures = readFileSync(new URL('../../build/docs/functions/attnscope_figures.heatmapSvg.html', import.meta.url), 'utf8');
+  assert.match(figures, /A heat map of one attention map/);
 });
 
 test('every citation of docs/toolchain.md names a heading it has', () => {
