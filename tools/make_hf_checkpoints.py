@@ -117,11 +117,13 @@ def llama_weights(c, init, prefix, lm_head, inv_freq_buffers):
             # LlamaRotaryEmbedding.inv_freq, a buffer older transformers saved per layer: derived, never loaded
             sd[p + "self_attn.rotary_emb.inv_freq"] = hf_reference.rope_inv_freq(c).float()
         sd[p + "post_attention_layernorm.weight"] = init.norm(d)
-        sd[p + "mlp.gate_proj.weight"], sd[p + "mlp.up_proj.weight"] = init.matrix(f, d), init.matrix(f, d)
-        sd[p + "mlp.down_proj.weight"] = init.matrix(d, f)
+        for n, rows, cols in (("gate_proj", f, d), ("up_proj", f, d), ("down_proj", d, f)):
+            sd[p + "mlp." + n + ".weight"] = init.matrix(rows, cols)
+            if c.get("mlp_bias", False):
+                sd[p + "mlp." + n + ".bias"] = init.bias(rows)
     sd[prefix + "norm.weight"] = init.norm(d)
     if lm_head:
-        sd["lm_head.weight"] = init.normal(c["vocab_size"], d, std=GAIN / d ** 0.5)
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)  # as the embeddings: logits spread over units
     return sd
 
 
