@@ -280,7 +280,9 @@ def llama_forward(config, state_dict, input_ids):
     mt = config["model_type"]
     if config.get("hidden_act", "silu") != "silu":  # hidden_act: the gate's activation in gate * up
         raise NotImplementedError("hidden_act " + config["hidden_act"])
-    d, H = config["hidden_size"], config["num_attention_heads"]
+    # hidden_size is read from the embedding's shape; pretraining_tp > 1 only splits the matmuls (same function);
+    # max_position_embeddings bounds nothing here (RoPE has no table); attention_dropout is off at inference.
+    H = config["num_attention_heads"]
     # num_key_value_heads: K/V heads; query head h reads K/V head h // (H / KV) (repeat_kv); None means H
     KV = config.get("num_key_value_heads") or H
     hd = head_dim(config)

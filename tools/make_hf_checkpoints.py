@@ -144,7 +144,7 @@ def tensor_json(t):
     return {"shape": list(t.shape), "data": [f32(v) for v in t.float().reshape(-1).tolist()]}
 
 
-def shard_files(sd, n_shards, dtypes, out):
+def shard_files(sd, n_shards, dtypes):
     """{file name: bytes} as save_pretrained writes them: one file, or n shards + model.safetensors.index.json."""
     meta = {"format": "pt"}
     if n_shards == 1:
@@ -166,7 +166,6 @@ def shard_files(sd, n_shards, dtypes, out):
 
 def make_case(case):
     """-> {file name: bytes} of the case's folder, and a one-line summary."""
-    torch.manual_seed(0)
     init = Init(case["seed"])
     c = case["config"]
     sd = weights(case, init)
@@ -178,7 +177,7 @@ def make_case(case):
     if tdt is not None:
         sd = {n: t.to(tdt).float() for n, t in sd.items()}
     dtypes = {n: tag for n in sd} if tag else {}
-    files = shard_files(sd, case.get("shards", 1), dtypes, None)
+    files = shard_files(sd, case.get("shards", 1), dtypes)
     files["config.json"] = (json.dumps(c, indent=2) + "\n").encode()
     ref_inputs, stats = [], []
     for inp in case["inputs"]:
