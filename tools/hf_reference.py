@@ -186,7 +186,9 @@ def bert_forward(config, state_dict, input_ids, attention_mask=None, token_type_
             if not _tied(config, True):
                 raise KeyError("cls.predictions.decoder.weight (tie_word_embeddings is false)")
             dec = sd["embeddings.word_embeddings.weight"]
-        out["logits"] = h @ dec.T + sd["cls.predictions.bias"]
+        # decoder.bias is the same Parameter as cls.predictions.bias; save_pretrained keeps one of the two names
+        bias = sd["cls.predictions.bias"] if "cls.predictions.bias" in sd else sd["cls.predictions.decoder.bias"]
+        out["logits"] = h @ dec.T + bias
     return out
 
 
