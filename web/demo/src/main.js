@@ -18,6 +18,8 @@ import { createMapsView } from './views/maps.js';
 import { createHeadsView } from './views/heads.js';
 import { createStepsView } from './views/steps.js';
 import { createAblationView } from './views/ablation.js';
+import { createWhyView } from './views/why.js';
+import { createGuideView } from './views/guide.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 
@@ -36,6 +38,7 @@ const app = {
   invalidate: () => scheduler.invalidate(),
   isPlaying,
   exportMap: (which, kind) => exportMap(state, app.result(), which, kind),
+  setMode: (mode) => setMode(mode),
   pick: (attn, layer, head) => {
     if (state.mode === 's2s') state.attn = attn;
     state.layer = layer;
@@ -47,6 +50,8 @@ const app = {
 const maps = createMapsView(app);
 const views = [
   createFrameView({ continueChars: CONTINUE_CHARS }),
+  createGuideView(app),
+  createWhyView(app),
   createTokensView(app),
   createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
   createDecodeView(app),

@@ -1,0 +1,119 @@
+// The "Why attention" section: a date read by two GRU encoder–decoders, the fixed context vector of the one
+// without attention and its answer, the weights of the one with attention step by step, and the measured curve.
+import { t, getLang } from '../i18n.js';
+import { $ } from '../dom.js';
+import { EXAMPLES } from '../state.js';
+import { escapeHtml } from '../headview.js';
+import { rnnModels, rnnRun } from '../why/rnn.js';
+import { bottleneckCurves } from '../why/curves.js';
+import { vectorCells, weightWords, answerChars, curvePlot, fmt } from '../why/draw.js';
+import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, pause } from '../why/player.js';
+import '../why/why.css';
+
+/** The link into the transformer's dates view for the same sentence. */
+export const s2sHash = (state) => `#${new URLSearchParams({ lang: state.lang, mode: 's2s', date: state.date })}`;
+
+export function createWhyView(app) {
+  const root = $('#why-section');
+  attachPlayer(app);
+  let skeletonLang = '';
+
+  function skeleton() {
+    root.innerHTML = `
+      <h2 id="why-title">${t('why.title')}</h2>
+      <p class="lead">${t('why.lead')}</p>
+      <p class="note why-standin" id="why-standin" role="note" hidden>${t('why.standIn')}</p>
+      <label for="why-date" class="field-label">${t('why.input')}</label>
+      <textarea id="why-date" rows="1" spellcheck="false" autocomplete="off"></textarea>
+      <div class="examples" id="why-examples"><span>${t('input.examples')}</span>${EXAMPLES.dates.map((d, i) => `<button type="button" class="link" data-date="${i}">${escapeHtml(d)}</button>`).join('')}</div>
+      <p class="status" id="why-status" role="status" hidden></p>
+      <div class="why-words" id="why-words"></div>
+      <div class="why-grid">
+        <div class="why-panel" id="why-none">
+          <h3>${t('why.ctxTitle')}</h3>
+          <p class="lead" id="why-ctx-text"></p>
+          <div id="why-ctx"></div>
+          <p class="why-line"><b>${t('why.answerNone')}</b> <span id="why-none-answer"></span></p>
+        </div>
+        <div class="why-panel" id="why-attn">
+          <h3>${t('why.attnTitle')}</h3>
+          <p class="lead">${t('why.attnText')}</p>
+          ${playerButtons('why', t)}
+          <div id="why-attn-row"></div>
+          <p class="why-line"><b>${t('why.answerAttn')}</b> <span id="why-attn-answer"></span></p>
+        </div>
+      </div>
+      <h3 class="why-curve-title">${t('why.curveTitle')}</h3>
+      <p class="lead">${t('why.curveText')}</p>
+      <div id="why-curve"></div>
+      <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>`;
+    skeletonLang = getLang();
+    // The handlers only change the state (the dates view's own input shows the same sentence) and ask for a redraw.
+    $('#why-date').addEventListener('input', (e) => { setDate(e.target.value); });
+    $('#why-examples').addEventListener('click', (e) => {
+      const b = e.target.closest('[data-date]');
+      if (b) setDate(EXAMPLES.dates[Number(b.dataset.date)]);
+    });
+    $('#why-to-s2s').addEventListener('click', (e) => {
+      e.preventDefault();
+      app.setMode('s2s');
+      $('#s2s-inputs').closest('section').scrollIntoView({ block: 'start' });
+    });
+  }
+
+  function setDate(text) {
+    pause();
+    app.state.date = text;
+    app.state.wstep = -1;
+    app.state.step = -1;
+    app.state.query = -1;
+    const other = $('#date');
+    if (other && other.value !== text) other.value = text;
+    app.invalidate();
+  }
+
+  bindPlayer(root);
+
+  return {
+    name: 'why',
+    root,
+    *render(state) {
+      if (skeletonLang !== getLang()) skeleton();
+      const input = $('#why-date');
+      if (document.activeElement !== input && input.value !== state.date) input.value = state.date;
+      $('#why-to-s2s').href = s2sHash(state);
+      const models = rnnModels(() => app.invalidate());
+      const st = $('#why-status');
+      st.hidden = models.status === 'ready';
+      st.textContent = models.status === 'error' ? t('why.loadError', { msg: models.error?.message ?? '' }) : t('why.loading');
+      $('#why-standin').hidden = !models.standIn;
+      root.dataset.wired = models.standIn ? 'stand-in' : 'trained';
+      const curves = bottleneckCurves();
+      $('#why-curve').innerHTML = curves ? curvePlot(curves) : `<p class="note" id="why-curve-none">${t('why.curveNone')}</p>`;
+      if (models.status !== 'ready') return;
+      yield; // the two RNNs run after the keystroke's frame, coalesced by the scheduler
+      const run = rnnRun(models, state.date);
+      const grid = root.querySelector('.why-grid');
+      grid.hidden = !!run.empty;
+      if (run.empty) { $('#why-words').textContent = t('why.empty'); return; }
+      $('#why-words').innerHTML = `<b>${t('why.words')}</b> ${run.sourceTokens.map((w) => `<span class="tok">${escapeHtml(w)}</span>`).join(' ')}`;
+
+      const none = run.bottleneck;
+      const c = none.context;
+      $('#why-ctx-text').textContent = t('why.ctxText', { n: c.length });
+      $('#why-ctx').innerHTML = vectorCells(c, { label: t('why.ctxLabel', { n: c.length, min: fmt(Math.min(...c)), max: fmt(Math.max(...c)) }) });
+      $('#why-none-answer').innerHTML = answerChars(none.tokens);
+
+      const at = run.attention;
+      const n = at.weights?.length ?? 0;
+      const s = shownStep(state, n);
+      const cur = s - 1;
+      const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur] ?? '';
+      $('#why-attn-row').innerHTML = cur >= 0
+        ? `<p class="why-step">${t('why.stepOf', { t: s, n })} · ${escapeHtml(t('why.writing', { tok }))}</p>${weightWords(run.sourceTokens, at.weights[cur], { cmap: state.cmap, label: t('why.weightsLabel', { t: s, tok }) })}`
+        : '';
+      $('#why-attn-answer').innerHTML = answerChars(at.tokens, { shown: s, current: cur });
+      updateButtons(root, state, n, t('why.stepOf', { t: s, n }));
+    },
+  };
+}
