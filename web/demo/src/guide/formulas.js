@@ -78,7 +78,9 @@ export function multiHeadFormula(ex) {
   const { E, d, numHeads: H } = ex;
   let html = line(`<span class="f"><b>${escapeHtml(t('guide.f.split', { E, H, d }))}</b></span>`);
   ex.heads.forEach((x, h) => { html += line(`<span class="f">${escapeHtml(t('guide.f.perHead', { h: h + 1 }))} = ${head(x.context, 4)}</span>`); });
-  html += line(`<span class="f"><b>${escapeHtml(t('guide.f.concat', { H, E }))}</b> = ${head(ex.concat, 6)}</span>`);
+  // Written per head, so the reader sees each head's numbers again, side by side.
+  const parts = ex.heads.map((x) => head(x.context, 2).slice(1, -1)).join(' | ');
+  html += line(`<span class="f"><b>${escapeHtml(t('guide.f.concat', { H, E }))}</b> = [${parts}]</span>`);
   html += line(`<span class="f"><b>${escapeHtml(t('guide.f.project'))}</b> = ${head(ex.output, 6)}</span>`);
   return html;
 }

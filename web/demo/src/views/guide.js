@@ -19,6 +19,7 @@ export function createGuideView(app) {
   const root = $('#guide-section');
   let inputs = { model: null, at: null };
   let built = '';
+  let focusNext = false;
 
   /** Go to step n (0 closes the guide); steps 3–6 put the page on the dates model's attention they talk about. */
   function goTo(n, focus = true) {
@@ -30,8 +31,9 @@ export function createGuideView(app) {
       s.step = -1;
       s.query = -1;
     }
+    // The focus follows to the new step's heading once it is drawn (the button pressed is replaced).
+    focusNext = focus;
     app.invalidate();
-    if (focus) requestAnimationFrame(() => (s.guide ? $('#guide-step-title') : $('#guide-start'))?.focus());
   }
 
   root.addEventListener('click', (e) => {
@@ -80,6 +82,7 @@ export function createGuideView(app) {
     root,
     *render(state, r) {
       frame(state);
+      if (focusNext) { focusNext = false; (state.guide ? $('#guide-step-title') : $('#guide-start'))?.focus(); }
       const n = state.guide;
       if (!n) return;
       const live = $('#guide-live');
@@ -101,7 +104,7 @@ export function createGuideView(app) {
       const h = Math.min(state.head, r.H - 1);
       yield;
       const ex = yield* explain(r, h);
-      const pick = `<p class="muted">${t('guide.pickNote', { tok: r.rows[r.qi], h: h + 1, H: r.H, d: ex.d })}</p>`;
+      const pick = `<p class="muted">${t(r.attn === 'enc' ? 'guide.pickNoteEnc' : 'guide.pickNote', { tok: r.rows[r.qi], h: h + 1, H: r.H, d: ex.d })}</p>`;
       const body = n === 3 ? qkvFormula(ex, r.rows, r.cols, h)
         : n === 6 ? multiHeadFormula(ex)
           : threeStepsFormula(ex, r.rows, r.cols, h, state.cmap);
