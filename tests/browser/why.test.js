@@ -71,6 +71,14 @@ test('typing a date reruns both models; the link opens the same sentence in the 
   assert.equal(await page.$$eval('#why-attn-row .why-weights li', (els) => els.length), after.sourceTokens.length);
   await urlSettled(page);
   assert.equal(await hashParam(page, 'date'), 'On Friday, 13 Sept. 2024');
+  // An example replaces the sentence, and the picker shows which one it is.
+  await page.selectOption('#why-examples', '2');
+  await settled(page);
+  assert.equal((await demo(page)).state.date, 'December 31st, 1999');
+  assert.equal(await page.inputValue('#why-date'), 'December 31st, 1999');
+  await page.fill('#why-date', 'On Friday, 13 Sept. 2024');
+  await settled(page);
+  assert.equal(await page.inputValue('#why-examples'), '1');
   await page.click('#why-to-s2s');
   await settled(page);
   const d = await demo(page);

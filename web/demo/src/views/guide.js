@@ -54,7 +54,7 @@ export function createGuideView(app) {
       root.innerHTML = `<div class="guide-start"><button type="button" class="btn primary" id="guide-start" data-guide="start">${t('guide.start')}</button><span class="muted">${t('guide.startHint')}</span></div>`;
       return;
     }
-    const steps = [...Array(GUIDE_STEPS).keys()].map((i) => `<li><button type="button" class="guide-dot" data-guide="${i + 1}"${i + 1 === n ? ' aria-current="step"' : ''}><span class="num">${i + 1}</span> ${t(`guide.s${i + 1}.title`)}</button></li>`).join('');
+    const steps = [...Array(GUIDE_STEPS).keys()].map((i) => `<li><button type="button" class="guide-dot" data-guide="${i + 1}"${i + 1 === n ? ' aria-current="step"' : ''}><span class="num">${i + 1}</span> <span class="label">${t(`guide.s${i + 1}.title`)}</span></button></li>`).join('');
     root.innerHTML = `
       <div class="guide-head"><h2 id="guide-title">${t('guide.title')}</h2><span class="muted">${t('guide.of', { n, total: GUIDE_STEPS })}</span>
         <button type="button" class="btn ghost" data-guide="close">${t('guide.close')}</button></div>

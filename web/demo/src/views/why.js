@@ -17,6 +17,7 @@ export function createWhyView(app) {
   const root = $('#why-section');
   attachPlayer(app);
   let skeletonLang = '';
+  let curveHtml = '';
 
   function skeleton() {
     root.innerHTML = `
@@ -25,7 +26,7 @@ export function createWhyView(app) {
       <p class="note why-standin" id="why-standin" role="note" hidden>${t('why.standIn')}</p>
       <label for="why-date" class="field-label">${t('why.input')}</label>
       <textarea id="why-date" rows="1" spellcheck="false" autocomplete="off"></textarea>
-      <div class="examples" id="why-examples"><span>${t('input.examples')}</span>${EXAMPLES.dates.map((d, i) => `<button type="button" class="link" data-date="${i}">${escapeHtml(d)}</button>`).join('')}</div>
+      <div class="examples"><label>${t('input.examples')} <select id="why-examples"><option value="">—</option>${EXAMPLES.dates.map((d, i) => `<option value="${i}">${escapeHtml(d)}</option>`).join('')}</select></label></div>
       <p class="status" id="why-status" role="status" hidden></p>
       <div class="why-words" id="why-words"></div>
       <div class="why-grid">
@@ -48,11 +49,12 @@ export function createWhyView(app) {
       <div id="why-curve"></div>
       <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>`;
     skeletonLang = getLang();
+    curveHtml = '';
     // The handlers only change the state (the dates view's own input shows the same sentence) and ask for a redraw.
     $('#why-date').addEventListener('input', (e) => { setDate(e.target.value); });
-    $('#why-examples').addEventListener('click', (e) => {
-      const b = e.target.closest('[data-date]');
-      if (b) setDate(EXAMPLES.dates[Number(b.dataset.date)]);
+    // One control for the examples, not a button each: the page keeps few Tab stops (a11y.test.js).
+    $('#why-examples').addEventListener('change', (e) => {
+      if (e.target.value !== '') setDate(EXAMPLES.dates[Number(e.target.value)]);
     });
     $('#why-to-s2s').addEventListener('click', (e) => {
       e.preventDefault();
@@ -67,8 +69,8 @@ export function createWhyView(app) {
     app.state.wstep = -1;
     app.state.step = -1;
     app.state.query = -1;
-    const other = $('#date');
-    if (other && other.value !== text) other.value = text;
+    // Both inputs of the sentence show it at once (the render leaves a focused input alone).
+    for (const el of [$('#date'), $('#why-date')]) if (el && el.value !== text) el.value = text;
     app.invalidate();
   }
 
@@ -82,14 +84,18 @@ export function createWhyView(app) {
       const input = $('#why-date');
       if (document.activeElement !== input && input.value !== state.date) input.value = state.date;
       $('#why-to-s2s').href = s2sHash(state);
+      const ex = EXAMPLES.dates.indexOf(state.date);
+      $('#why-examples').value = ex < 0 ? '' : String(ex);
       const models = rnnModels(() => app.invalidate());
       const st = $('#why-status');
       st.hidden = models.status === 'ready';
       st.textContent = models.status === 'error' ? t('why.loadError', { msg: models.error?.message ?? '' }) : t('why.loading');
       $('#why-standin').hidden = !models.standIn;
       root.dataset.wired = models.standIn ? 'stand-in' : 'trained';
+      // Drawn again only when it changes: a redraw per keystroke would close its table if the reader opened it.
       const curves = bottleneckCurves();
-      $('#why-curve').innerHTML = curves ? curvePlot(curves) : `<p class="note" id="why-curve-none">${t('why.curveNone')}</p>`;
+      const html = curves ? curvePlot(curves) : `<p class="note" id="why-curve-none">${t('why.curveNone')}</p>`;
+      if (curveHtml !== html) { $('#why-curve').innerHTML = html; curveHtml = html; }
       if (models.status !== 'ready') return;
       yield; // the two RNNs run after the keystroke's frame, coalesced by the scheduler
       const run = rnnRun(models, state.date);

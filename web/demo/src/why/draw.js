@@ -59,7 +59,7 @@ function marker(kind, x, y, color) {
 
 /** Exact match (0–1) against source length (1–64 words), one line per model, a legend, and the values as a table. */
 export function curvePlot(curves) {
-  const W = 560, H = 280, L = 48, R = 12, T = 12, B = 42;
+  const W = 560, H = 280, L = 66, R = 12, T = 12, B = 42;
   const xMax = Math.max(64, ...MODEL_KEYS.flatMap((k) => (curves.series[k] ?? []).map(([x]) => x)));
   const px = (x) => L + ((x - 1) / (xMax - 1)) * (W - L - R);
   const py = (y) => T + (1 - y) * (H - T - B);
@@ -67,6 +67,7 @@ export function curvePlot(curves) {
   for (const y of [0, 0.25, 0.5, 0.75, 1]) svg += `<line x1="${L}" x2="${W - R}" y1="${py(y)}" y2="${py(y)}" stroke="#e2e5ea"/><text x="${L - 6}" y="${py(y) + 4}" text-anchor="end">${y * 100}%</text>`;
   for (const x of [1, 8, 16, 24, 32, 40, 48, 56, 64].filter((v) => v <= xMax)) svg += `<text x="${px(x)}" y="${H - B + 16}" text-anchor="middle">${x}</text>`;
   svg += `<text x="${(L + W - R) / 2}" y="${H - 6}" text-anchor="middle" class="axis">${escapeHtml(t('why.curveX'))}</text>`;
+  svg += `<text transform="translate(14 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle" class="axis">${escapeHtml(t('why.curveY'))}</text>`;
   for (const k of MODEL_KEYS) {
     const pts = curves.series[k];
     if (!pts?.length) continue;
