@@ -158,7 +158,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     assert.equal(await page.isDisabled('#guide-prev'), true);
     // Step 1: the fixed context vector, written into c = h_n with the reader's numbers.
     const d1 = await demo(page);
-    assert.match(await page.textContent('#guide-live'), new RegExp(`h_${d1.why.sourceTokens.length}`));
+    assert.match(await page.textContent('#guide-live'), new RegExp(`c = h${d1.why.sourceTokens.length} `));
     assert.equal(await page.$$eval('#guide-live .why-vec span', (els) => els.length), d1.why.bottleneck.context.length);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });

@@ -17,7 +17,7 @@ const slice = (M, i, E, h, d) => M.subarray(i * E + h * d, i * E + (h + 1) * d);
 export function bottleneckFormula(run) {
   const c = run.bottleneck.context;
   const n = run.sourceTokens.length;
-  return line(`<span class="f">${escapeHtml(t('guide.f.ctxVec', { n }))} = ${head(c, 6)}</span>`)
+  return line(`<span class="f">c = h${sub(n)} <span class="muted">(${escapeHtml(t('guide.f.ctxVec', { n }))})</span> = ${head(c, 6)}</span>`)
     + vectorCells(c, { label: t('why.ctxLabel', { n: c.length, min: fmt(Math.min(...c)), max: fmt(Math.max(...c)) }) })
     + line(`<b>${t('why.answerNone')}</b> ${answerChars(run.bottleneck.tokens)}`)
     + line(`<span class="muted">${t('guide.f.noAttn')}</span>`);

@@ -29,7 +29,9 @@ export function createGuideView(app) {
       app.setMode('s2s');
       s.attn = GUIDE_ATTN[s.guide];
       s.step = -1;
-      s.query = -1;
+      // Self-attention starts from the last source word (often the year), not from a filler word at the start.
+      const words = app.result()?.run?.sourceTokens;
+      s.query = s.attn === 'enc' && words?.length ? words.length - 1 : -1;
     }
     // The focus follows to the new step's heading once it is drawn (the button pressed is replaced).
     focusNext = focus;
