@@ -25,8 +25,16 @@ const hashParam = (page, k) => page.evaluate((key) => new URLSearchParams(locati
 /** The page's own hash once its debounced replaceState has run. */
 const urlSettled = (page) => page.waitForFunction(() => location.hash === window.__attnscopeDemo.hash, null, { timeout: 5000 });
 
-// A curve file of the shape the GRU training is expected to write (why/curves.js reads several spellings).
-const CURVES = { lengths: [1, 8, 16, 32, 64], curves: { bottleneck: [1, 0.9, 0.6, 0.2, 0.05], attention: [1, 1, 0.98, 0.97, 0.95], transformer: [1, 1, 1, 0.99, 0.99] } };
+// A curve file of the shape tools/measure_bottleneck.py writes (null: longer than that model reads).
+const LENGTHS = [1, 8, 16, 32, 64];
+const CURVES = {
+  curves: [
+    { id: 'gru', lengths: LENGTHS, exact_match: [1, 0.9, 0.6, 0.2, 0.05] },
+    { id: 'gru_attention', lengths: LENGTHS, exact_match: [1, 1, 0.98, 0.97, 0.95] },
+    { id: 'transformer_2000', lengths: LENGTHS, exact_match: [1, 0.99, 0.97, 0.9, null] },
+    { id: 'transformer', lengths: LENGTHS, exact_match: [1, 1, 1, 0.99, null] },
+  ],
+};
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`"Why attention" shows the context vector, the answer and the weights (${lang}, 1280 and 390 px, axe)`, async () => {
@@ -136,10 +144,12 @@ test('the bottleneck curve: a plot with one line per model and a table, or a not
   if (!hasFile) assert.match(await page.textContent('#why-curve-none'), /not in this build/);
   await page.evaluate((c) => window.__attnscopeDemo.api.setWhyCurves(c), CURVES);
   await settled(page);
-  assert.equal(await page.$$eval('#why-curve svg.why-curve polyline', (els) => els.length), 3);
-  assert.equal(await page.$$eval('#why-curve .why-legend li', (els) => els.length), 3);
+  assert.equal(await page.$$eval('#why-curve svg.why-curve polyline', (els) => els.length), 4);
+  assert.equal(await page.$$eval('#why-curve .why-legend li', (els) => els.length), 4);
   assert.equal(await page.$$eval('#why-curve table tbody tr', (els) => els.length), 5);
-  assert.equal(await page.textContent('#why-curve table tbody tr:last-child td'), '5.0%');
+  // The last row (64 words): both GRUs measured, the transformers cannot read that far (an empty cell, no point).
+  assert.deepEqual(await page.$$eval('#why-curve table tbody tr:last-child td', (tds) => tds.map((td) => td.textContent)), ['5.0%', '95.0%', '', '']);
+  assert.equal(await page.$eval('#why-curve polyline:last-of-type', (p) => p.getAttribute('points').split(' ').length), 4);
   assert.deepEqual(await axe(page), []);
   await page.locator('#why-curve').screenshot({ path: join(ART, 'why-curve.png') });
   assert.deepEqual(problems, []);

@@ -1,21 +1,23 @@
-// The bottleneck curves (exact match against source length for the three models), read from the JSON that the GRU
-// training writes into models/; none until it is there. Read at build time, so it is part of the bundle (offline too).
+// The bottleneck curves (exact match against source length for the models), read from the JSON that
+// tools/measure_bottleneck.py writes (web/demo/src/data/bottleneck-curves.json); none until it is there. Read at
+// build time (a glob, so a missing file is no error), so it is part of the bundle and works offline.
 
-const FOUND = import.meta.glob(['../../../../models/*curve*.json', '../../../../models/*bottleneck*.json'], { eager: true, import: 'default' });
+const FOUND = import.meta.glob('../data/bottleneck-curves.json', { eager: true, import: 'default' });
 
-export const MODEL_KEYS = ['bottleneck', 'attention', 'transformer'];
+export const MODEL_KEYS = ['bottleneck', 'attention', 'transformer2000', 'transformer'];
 
-// Names the training may use for each curve, mapped to ours.
+// The ids measure_bottleneck.py gives each curve (and a few other spellings), mapped to ours.
 const ALIASES = {
-  bottleneck: ['bottleneck', 'none', 'gru', 'dates-gru', 'rnn', 'fixed'],
-  attention: ['attention', 'dot', 'gru-attention', 'dates-gru-attention', 'luong', 'rnn_attention'],
-  transformer: ['transformer', 'dates-seq2seq', 'seq2seq'],
+  bottleneck: ['gru', 'bottleneck', 'none', 'dates-gru'],
+  attention: ['gru_attention', 'attention', 'dot', 'gru-attention', 'dates-gru-attention'],
+  transformer2000: ['transformer_2000'],
+  transformer: ['transformer', 'dates-seq2seq'],
 };
 
 /** A list of numbers from [0.9, …], [{ length, exact_match }, …] or { "1": 0.9, … }, keyed by length. */
 function points(v, lengths) {
   if (Array.isArray(v)) {
-    return v.map((y, i) => (typeof y === 'number' ? [lengths?.[i] ?? i + 1, y] : [y.length ?? y.len ?? y.n, y.exact_match ?? y.exact ?? y.acc]))
+    return v.map((y, i) => (y == null || typeof y === 'number' ? [lengths?.[i] ?? i + 1, y] : [y.length ?? y.len ?? y.n, y.exact_match ?? y.exact ?? y.acc]))
       .filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
   }
   if (v && typeof v === 'object') return Object.entries(v).map(([x, y]) => [Number(x), Number(y)]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)).sort((a, b) => a[0] - b[0]);
@@ -27,11 +29,12 @@ export function normaliseCurves(json) {
   if (!json || typeof json !== 'object') return null;
   const lengths = json.lengths ?? json.source_lengths ?? json.x;
   const pool = json.curves ?? json.models ?? json.series ?? json;
-  const byName = Array.isArray(pool) ? Object.fromEntries(pool.map((m) => [m.name ?? m.model, m.exact_match ?? m.values ?? m.points])) : pool;
+  // measure_bottleneck.py: { curves: [{ id, lengths, exact_match (null where a model cannot read that long) }] }.
+  const list = Array.isArray(pool) ? pool : Object.entries(pool).map(([id, v]) => ({ id, exact_match: v }));
   const series = {};
   for (const key of MODEL_KEYS) {
-    const name = Object.keys(byName).find((n) => ALIASES[key].includes(String(n).toLowerCase()));
-    if (name != null) series[key] = points(byName[name], lengths);
+    const c = list.find((m) => ALIASES[key].includes(String(m.id ?? m.name ?? m.model).toLowerCase()));
+    if (c) series[key] = points(c.exact_match ?? c.values ?? c.points, c.lengths ?? lengths);
   }
   // Exact match as a fraction (0–1); a file in percent is scaled down.
   for (const key of Object.keys(series)) if (series[key].some(([, y]) => y > 1)) series[key] = series[key].map(([x, y]) => [x, y / 100]);

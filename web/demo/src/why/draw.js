@@ -49,11 +49,12 @@ export function answerChars(tokens, { shown = tokens.length, current = -1 } = {}
 }
 
 // One colour and one marker per model (Okabe–Ito, and shapes, so the lines differ without colour too).
-const STYLE = { bottleneck: ['#D55E00', 'circle'], attention: ['#0072B2', 'square'], transformer: ['#009E73', 'diamond'] };
+const STYLE = { bottleneck: ['#D55E00', 'circle'], attention: ['#0072B2', 'square'], transformer2000: ['#CC79A7', 'triangle'], transformer: ['#009E73', 'diamond'] };
 
 function marker(kind, x, y, color) {
   if (kind === 'circle') return `<circle cx="${x}" cy="${y}" r="3.5" fill="${color}"/>`;
   if (kind === 'square') return `<rect x="${x - 3.2}" y="${y - 3.2}" width="6.4" height="6.4" fill="${color}"/>`;
+  if (kind === 'triangle') return `<path d="M${x} ${y - 4.5}L${x + 4.5} ${y + 3.5}L${x - 4.5} ${y + 3.5}Z" fill="${color}"/>`;
   return `<path d="M${x} ${y - 4.5}L${x + 4.5} ${y}L${x} ${y + 4.5}L${x - 4.5} ${y}Z" fill="${color}"/>`;
 }
 
