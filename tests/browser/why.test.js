@@ -258,3 +258,23 @@ test('a hash with an out-of-range guide step or player step is clamped', async (
   await shot(page, 'why-guide-clamped');
   await close();
 });
+
+test('the guide follows the step-by-step panel: another head there, other numbers here; the language switch redraws both', async () => {
+  const { page, problems, close } = await open('#lang=en&mode=s2s&attn=cross&guide=4');
+  const before = await demo(page);
+  await page.click('#head-tabs [data-head="1"]');
+  await settled(page);
+  const after = await demo(page);
+  assert.equal(after.guide.head, 1);
+  assert.equal(after.last.steps.head, 1);
+  assert.notDeepEqual(after.guide.weights, before.guide.weights);
+  after.guide.weights.forEach((w, j) => assert.ok(Math.abs(w - after.last.steps.weights[j]) < 1e-12));
+  assert.match(await page.textContent('#guide-live'), /Head 2 of 4/);
+  await page.click('#lang-btn');
+  await settled(page);
+  assert.match(await page.textContent('#guide-step-title'), /打分/);
+  assert.match(await page.textContent('#why-section h2'), /为什么需要注意力/);
+  assert.match(await page.textContent('#guide-live'), /第 2 个头/);
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -7,7 +7,7 @@ import { explainQuerySteps } from '../steps.js';
 import { modelTensors } from '../modelweights.js';
 import { createSeq2SeqInputs } from '../layerinput.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
-import { bindPlayer, playerButtons, updateButtons, shownStep } from '../why/player.js';
+import { bindPlayer, playerButtons, updateButtons, shownStep, isPlaying } from '../why/player.js';
 import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from '../guide/formulas.js';
 
 export const GUIDE_STEPS = 6;
@@ -20,6 +20,7 @@ export function createGuideView(app) {
   let inputs = { model: null, at: null };
   let built = '';
   let focusNext = false;
+  let drawn = { sig: '', run: null, guide: null };
 
   /** Go to step n (0 closes the guide); steps 3–6 put the page on the dates model's attention they talk about. */
   function goTo(n, focus = true) {
@@ -51,6 +52,7 @@ export function createGuideView(app) {
     const key = `${getLang()}|${state.guide}`;
     if (built === key) return;
     built = key;
+    drawn = { sig: '', run: null, guide: null };
     const n = state.guide;
     if (!n) {
       root.innerHTML = `<div class="guide-start"><button type="button" class="btn primary" id="guide-start" data-guide="start">${t('guide.start')}</button><span class="muted">${t('guide.startHint')}</span></div>`;
@@ -87,6 +89,14 @@ export function createGuideView(app) {
       if (focusNext) { focusNext = false; (state.guide ? $('#guide-step-title') : $('#guide-start'))?.focus(); }
       const n = state.guide;
       if (!n) return;
+      // Nothing this step shows changed (typing in another part of the page): no DOM work. r.guide stays as drawn.
+      const sig = n <= 2
+        ? `${getLang()}|${n}|${state.date}|${state.wstep}|${state.cmap}|${isPlaying()}|${rnnModels(() => app.invalidate()).status}`
+        : `${getLang()}|${n}|${r.kind}|${state.head}|${state.cmap}|${r.qi}|${r.layer}|${r.attn}|${r.shown}|${!!r.entry}`;
+      if (sig === drawn.sig && (n <= 2 || drawn.run === r.run)) { if (drawn.guide) r.guide = drawn.guide; return; }
+      // Noted as drawn only at the end: a pass abandoned at a yield must not count.
+      drawn = { sig: '', run: null, guide: null };
+      const done = (guide = null) => { drawn = { sig, run: r.run, guide }; };
       const live = $('#guide-live');
       if (n <= 2) {
         const models = rnnModels(() => app.invalidate());
@@ -98,6 +108,7 @@ export function createGuideView(app) {
         const s = shownStep(state, steps);
         live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, state.cmap));
         if (n === 2) updateButtons(root, state, steps, t('why.stepOf', { t: s, n: steps }));
+        done();
         return;
       }
       if (r.kind !== 's2s') { live.innerHTML = `<button type="button" class="btn" data-guide="dates">${t('guide.useDates')}</button>`; return; }
@@ -112,6 +123,7 @@ export function createGuideView(app) {
           : threeStepsFormula(ex, r.rows, r.cols, h, state.cmap);
       live.innerHTML = pick + body + `<p class="muted"><a href="#steps-section">${t('guide.seeAll')}</a></p>`;
       r.guide = { step: n, qi: r.qi, head: h, weights: Array.from(ex.heads[h].weights), context: Array.from(ex.heads[h].context), scaled: Array.from(ex.heads[h].scaled) };
+      done(r.guide);
     },
   };
 }

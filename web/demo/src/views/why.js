@@ -7,7 +7,7 @@ import { escapeHtml } from '../headview.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bottleneckCurves } from '../why/curves.js';
 import { vectorCells, weightWords, answerChars, curvePlot, fmt } from '../why/draw.js';
-import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, pause } from '../why/player.js';
+import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, pause, isPlaying } from '../why/player.js';
 import '../why/why.css';
 
 /** The link into the transformer's dates view for the same sentence. */
@@ -18,6 +18,7 @@ export function createWhyView(app) {
   attachPlayer(app);
   let skeletonLang = '';
   let curveHtml = '';
+  let drawnFor = { sig: '', models: null };
 
   function skeleton() {
     root.innerHTML = `
@@ -50,6 +51,7 @@ export function createWhyView(app) {
       <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>`;
     skeletonLang = getLang();
     curveHtml = '';
+    drawnFor = { sig: '', models: null };
     // The handlers only change the state (the dates view's own input shows the same sentence) and ask for a redraw.
     $('#why-date').addEventListener('input', (e) => { setDate(e.target.value); });
     // One control for the examples, not a button each: the page keeps few Tab stops (a11y.test.js).
@@ -97,6 +99,11 @@ export function createWhyView(app) {
       const html = curves ? curvePlot(curves) : `<p class="note" id="why-curve-none">${t('why.curveNone')}</p>`;
       if (curveHtml !== html) { $('#why-curve').innerHTML = html; curveHtml = html; }
       if (models.status !== 'ready') return;
+      // Typing elsewhere on the page changes nothing here: skip the DOM work then.
+      // (Noted only once drawn: a pass abandoned at the yield below must not count as drawn.)
+      const sig = `${getLang()}|${state.date}|${state.wstep}|${state.cmap}|${isPlaying()}`;
+      if (sig === drawnFor.sig && drawnFor.models === models.attention) return;
+      drawnFor = { sig: '', models: null };
       yield; // the two RNNs run after the keystroke's frame, coalesced by the scheduler
       const run = rnnRun(models, state.date);
       const grid = root.querySelector('.why-grid');
@@ -120,6 +127,7 @@ export function createWhyView(app) {
         : '';
       $('#why-attn-answer').innerHTML = answerChars(at.tokens, { shown: s, current: cur });
       updateButtons(root, state, n, t('why.stepOf', { t: s, n }));
+      drawnFor = { sig, models: models.attention };
     },
   };
 }
