@@ -192,7 +192,11 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         assert.ok(Math.abs(d.guide.weights.reduce((a, b) => a + b, 0) - 1) < 1e-9);
       }
       const live = await page.textContent('#guide-live');
-      if (step === 2) assert.match(live, /softmax/);
+      if (step === 2) {
+        // The last step's score of its strongest word, h_t · h̄_i, from the states the model returned.
+        assert.match(live, /score\(ht, h̄\w+\) = ht · h̄\w+ = .* = -?\d+\.\d{3}/);
+        assert.match(live, /softmax/);
+      }
       if (step === 4 || step === 5) {
         // score(Q, K_j) = … = s, with the scaled score of the strongest key written in.
         const d2 = await demo(page);

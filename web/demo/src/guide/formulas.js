@@ -32,10 +32,26 @@ export function attentionFormula(run, s, cmap) {
   const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur];
   const words = run.sourceTokens;
   const terms = topIdx(w, 3).map((j) => `${fmt(w[j])} · h̄${sub(escapeHtml(words[j]))}`).join(' + ');
-  return line(`<b>${escapeHtml(t('guide.f.stepAt', { t: s, tok }))}</b>`)
-    + weightWords(words, w, { cmap, label: t('why.weightsLabel', { t: s, tok }) })
-    + line(`<span class="f">α${sub('i')} = softmax(h${sub('t')} · h̄${sub('i')})${sub('i')}; &nbsp; c${sub('t')} = Σ${sub('i')} α${sub('i')} h̄${sub('i')} = ${terms}${words.length > 3 ? ' + …' : ''}</span>`)
-    + line(`<b>${t('why.answerAttn')}</b> ${answerChars(at.tokens, { shown: s, current: cur })}`);
+  let html = line(`<b>${escapeHtml(t('guide.f.stepAt', { t: s, tok }))}</b>`);
+  // The query (the decoder's state) and the keys (the encoder's states), when the model gives them: the score of
+  // the strongest word written out. Luong's dot score has no 1/√d: that comes with the transformer (step 4).
+  const q = at.queries?.[cur], states = at.states;
+  if (q && states) {
+    const jx = argmax(w);
+    const k = states[jx];
+    const score = q.reduce((a, v, c) => a + v * k[c], 0);
+    const prods = [0, 1, 2].map((c) => `${term(q[c])}×${term(k[c])}`).join(' + ');
+    html += line(`<span class="f">score(h${sub('t')}, h̄${sub(escapeHtml(words[jx]))}) = h${sub('t')} · h̄${sub(escapeHtml(words[jx]))} = ${prods} + … = <b>${fmt(score, 3)}</b></span>`);
+  }
+  html += weightWords(words, w, { cmap, label: t('why.weightsLabel', { t: s, tok }) });
+  let ctx = '';
+  if (states) {
+    const c = new Float64Array(states[0].length);
+    states.forEach((h, j) => { for (let k = 0; k < c.length; k++) c[k] += w[j] * h[k]; });
+    ctx = ` = <b>${head(c, 4)}</b>`;
+  }
+  html += line(`<span class="f">α${sub('i')} = softmax(h${sub('t')} · h̄${sub('i')})${sub('i')}; &nbsp; c${sub('t')} = Σ${sub('i')} α${sub('i')} h̄${sub('i')} = ${terms}${words.length > 3 ? ' + …' : ''}${ctx}</span>`);
+  return html + line(`<b>${t('why.answerAttn')}</b> ${answerChars(at.tokens, { shown: s, current: cur })}`);
 }
 
 /** Step 3: the query, the first keys and values, as numbers. */

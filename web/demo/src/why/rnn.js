@@ -29,10 +29,10 @@ export function rnnModels(onChange) {
     return loadModel(new Uint8Array(await res.arrayBuffer()));
   }))
     .then((models) => {
-      // Which is which, from what each one returns: the bottleneck model has no attention weights.
+      // Which is which: config.attention is 'none' for the bottleneck and 'dot' with attention.
       for (const m of models) {
-        if (typeof m.translate !== 'function') throw new TypeError('a dates-gru file did not load as an RNN model');
-        if (m.translate('1 may 2000').attention == null) entry.bottleneck = m;
+        if (m.kind !== 'rnn_seq2seq') throw new TypeError(`a dates-gru file loaded as '${m.kind}', not as an RNN model`);
+        if (m.config.attention === 'none') entry.bottleneck = m;
         else entry.attention = m;
       }
       if (!entry.bottleneck || !entry.attention) throw new Error('expected one GRU model without attention and one with it');
@@ -43,7 +43,7 @@ export function rnnModels(onChange) {
   return entry;
 }
 
-/** [steps][srcLen] weights from a { data, shape } tensor, an array of rows, or null. */
+/** Rows of a [N, width] { data, shape } tensor (or an array of rows), or null. */
 function rowsOf(att) {
   if (!att) return null;
   if (Array.isArray(att)) return att.map((row) => Float32Array.from(row));
@@ -51,15 +51,17 @@ function rowsOf(att) {
   return [...Array(n).keys()].map((t) => att.data.slice(t * s, (t + 1) * s));
 }
 
+/** One model on `text`: RnnTranslation (web/src/index.d.ts) as the views want it, rows instead of flat tensors. */
 function runOne(model, text) {
   const tr = model.translate(text);
-  const tokens = [...tr.tokens];
   return {
-    tokens,
+    tokens: [...tr.outputTokens],
     text: tr.text,
     context: Float32Array.from(tr.context),
     weights: rowsOf(tr.attention),
-    sourceTokens: tr.sourceTokens ?? model.tokenizeSource?.(text).tokens ?? [],
+    queries: rowsOf(tr.decoderStates),
+    states: rowsOf(tr.encoderStates),
+    sourceTokens: tr.sourceTokens,
   };
 }
 
@@ -68,8 +70,9 @@ let last = { text: null, run: null };
 /** Both models on `text` (cached: a change of step or language costs nothing). */
 export function rnnRun(models, text) {
   if (last.text === text && last.models === models.attention) return last.run;
-  const trimmed = text.trim();
-  const run = !trimmed ? { empty: true } : { bottleneck: runOne(models.bottleneck, text), attention: runOne(models.attention, text) };
+  // translate() refuses a source without words (a RangeError): that is the empty view, not an error.
+  const words = models.attention.tokenizeSource(text).tokens;
+  const run = !words.length ? { empty: true } : { bottleneck: runOne(models.bottleneck, text), attention: runOne(models.attention, text) };
   if (!run.empty) run.sourceTokens = run.attention.sourceTokens;
   last = { text, models: models.attention, run };
   return run;

@@ -22,8 +22,8 @@ function rng(seed) {
 
 const matrix = (r, rows, cols, scale) => Float32Array.from({ length: rows * cols }, () => (r() * 2 - 1) * scale);
 
-/** Lower-cased words and numbers, as the dates models' source tokeniser (words_ascii_lower) reads them. */
-export const sourceWords = (text) => String(text).toLowerCase().match(/[a-z]+|\d+/g) ?? [];
+/** As the dates models' source tokeniser (words_ascii_lower): lower case, split on anything but a–z and 0–9. */
+export const sourceWords = (text) => String(text).toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
 function hashWord(w) {
   let h = 0x811c9dc5;
@@ -56,7 +56,8 @@ export function createStandIn({ attention }) {
   const Wo = matrix(r, EOS + 1, 2 * HIDDEN, 0.3);
   return {
     standIn: true,
-    config: { hidden: HIDDEN, attention: attention ? 'dot' : 'none' },
+    kind: 'rnn_seq2seq',
+    config: { hidden: HIDDEN, attention: attention ? 'dot' : 'none', cell: 'stand-in' },
     tokenizeSource: (text) => ({ tokens: sourceWords(text) }),
     translate(text) {
       const words = sourceWords(text);
@@ -64,10 +65,11 @@ export function createStandIn({ attention }) {
       let h = new Float32Array(HIDDEN);
       for (const w of words) states.push(h = cell(We, Ue, srcEmb.subarray(hashWord(w) * EMB, (hashWord(w) + 1) * EMB), h));
       const context = Float32Array.from(h);
-      const tokens = [], weights = [];
+      const tokens = [], weights = [], queries = [];
       let prev = EOS;
       for (let t = 0; t < STEPS && words.length; t++) {
         h = cell(Wd, Ud, tgtEmb.subarray(prev * EMB, (prev + 1) * EMB), h);
+        queries.push(h);
         const c = new Float32Array(HIDDEN);
         if (attention) {
           const s = states.map((hs) => hs.reduce((a, v, k) => a + v * h[k], 0));
@@ -87,12 +89,16 @@ export function createStandIn({ attention }) {
         prev = t === STEPS - 1 ? EOS : best;
         tokens.push(prev === EOS ? '<eos>' : TARGET[prev]);
       }
+      const tensor = (rows, width) => ({ data: Float32Array.from(rows.flatMap((r) => Array.from(r))), shape: [rows.length, width] });
+      // RnnSeq2SeqModel.translate's fields (web/src/index.d.ts, RnnTranslation), ids left out.
       return {
-        tokens,
+        outputTokens: tokens,
         text: tokens.filter((x) => x !== '<eos>').join(''),
         sourceTokens: words,
         context,
-        attention: attention && weights.length ? { data: Float32Array.from(weights.flat()), shape: [weights.length, words.length] } : null,
+        attention: attention && weights.length ? tensor(weights, words.length) : null,
+        decoderStates: attention ? tensor(queries, HIDDEN) : null,
+        encoderStates: tensor(states, HIDDEN),
       };
     },
   };
