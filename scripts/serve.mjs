@@ -3,11 +3,19 @@
 // Port from $PORT (default 8080; 0 picks a free one), bound to 127.0.0.1 only. Every response carries the
 // cross-origin isolation headers (COOP same-origin + COEP require-corp), so the page gets SharedArrayBuffer and
 // attnscope can run its threaded build; any host needs the same two headers for that.
+//
+// Why not `vite preview` with the same two headers (Vite 8.3, tried on the built demo): it gets the MIME types, the
+// headers and the service worker right, but it serves dotfiles (/.env, /.git/config, also as /%2eenv) and has no
+// option to refuse them; by default it answers a missing file (even /missing.js) with index.html and status 200,
+// which would let the service worker cache a page under a script's name; with appType 'mpa' instead it answers a
+// folder without its slash with 404 rather than a redirect; it answers POST with 404 rather than 405; and Vite
+// documents it as a local check, not a server. Each of those is an assertion of tests/browser/serve.test.js.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat, realpath } from 'node:fs/promises';
 import { resolve, extname, sep, join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const HOST = '127.0.0.1';
 
@@ -116,7 +124,12 @@ export async function startServer(dir, port = 8080, { isolated = true } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const dir = process.argv[2];
+  let dir;
+  try {
+    [dir] = parseArgs({ allowPositionals: true }).positionals;
+  } catch {
+    // An option: this script takes none (the port comes from $PORT).
+  }
   if (!dir) {
     console.error('usage: node scripts/serve.mjs <folder>   (port: $PORT, default 8080)');
     process.exit(2);
