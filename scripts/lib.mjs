@@ -30,7 +30,7 @@ export function emscriptenToolchain() {
 
 // Debian's Emscripten runs its JS optimiser with Debian's acorn, which lives in /usr/share/nodejs, outside Node's
 // default search path. Debian offers no way to ask for that folder; elsewhere the entry is a folder that does not
-// exist, which changes nothing.
+// exist, which changes nothing (docs/toolchain.md, "Emscripten's JS optimiser and acorn").
 export const buildEnv = {
   ...process.env,
   NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
