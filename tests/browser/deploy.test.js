@@ -126,6 +126,10 @@ test('a tab open across a deploy keeps its own build until it reloads; then the 
     await datesModelWorks(tab);
     await tab.reload();
     await tab.waitForFunction((old) => caches.keys().then((keys) => keys.length === 1 && keys[0] !== old), firstCache, { timeout: 15_000, polling: 200 });
+    // A file of the build opened as a page is that file, not the demo page.
+    const opened = await tab.goto(`${url}attnscope-mt/runtime-threads.js`);
+    assert.ok(opened.fromServiceWorker());
+    assert.match(await opened.text(), /the second build/);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -3,9 +3,10 @@
 // hash of every listed file's contents.
 //
 // A deploy never mixes two builds in one tab. Each tab is served, for as long as it lives, from the cache of the
-// build it was opened with: a new worker takes over as soon as it has installed (tabs opened or reloaded after that
-// get the new build), but it keeps an older build's cache while a tab still uses it, so that tab's lazily loaded files (a model, the threaded build
-// under its fixed attnscope-mt/ names) are the ones its page was built with. A cache no open tab uses is deleted.
+// build it was opened with. A new worker takes over as soon as it has installed (tabs opened or reloaded after that
+// get the new build), but it keeps an older build's cache while a tab still uses it, so that tab's lazily loaded
+// files (a model, the threaded build under its fixed attnscope-mt/ names) are the ones its page was built with.
+// A cache no open tab uses is deleted.
 const FILES = self.__PRECACHE__;
 const PREFIX = 'attnscope-';
 const CACHE = `${PREFIX}${self.__PRECACHE_VERSION__}`;
@@ -75,7 +76,16 @@ self.addEventListener('fetch', (event) => {
     // worker installs in the background and the next reload shows the new build.
     event.respondWith((async () => {
       await assign(event.resultingClientId, CACHE);
-      return (await caches.match('./index.html', { cacheName: CACHE })) ?? fetch(req);
+      const url = new URL(req.url);
+      url.search = '';
+      url.hash = '';
+      const { scope } = self.registration;
+      const isPage = url.href === scope || url.href === new URL('./index.html', scope).href;
+      const cachedPage = () => caches.match('./index.html', { cacheName: CACHE });
+      if (isPage) return (await cachedPage()) ?? fetch(req);
+      // Another file opened as a page (the .wasm, say): this build's copy, else the network, else (offline) the page.
+      const file = await caches.match(req, { cacheName: CACHE, ignoreSearch: true });
+      return file ?? fetch(req).catch(async () => (await cachedPage()) ?? Response.error());
     })());
     event.waitUntil(prune());
     return;
@@ -83,7 +93,8 @@ self.addEventListener('fetch', (event) => {
   event.respondWith((async () => {
     const cacheName = await cacheOf(event.clientId);
     // A worker the page starts (the threaded build's helpers) uses the page's build for its own requests.
-    if (event.resultingClientId && (req.destination === 'worker' || req.destination === 'sharedworker')) await assign(event.resultingClientId, cacheName);
+    const startsWorker = req.destination === 'worker' || req.destination === 'sharedworker';
+    if (startsWorker && event.resultingClientId) await assign(event.resultingClientId, cacheName);
     // Every file of a build is in its cache; the network for anything else (or if that cache is gone after all).
     const hit = await caches.match(req, { cacheName, ignoreSearch: true });
     return hit ?? fetch(req);
