@@ -20,6 +20,13 @@ async function axe(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
 }
 
+/** The page with the GRU models loaded (the trained files are fetched on first use) and drawn. */
+async function openWhy(hash, opts) {
+  const o = await open(hash, opts);
+  await o.page.waitForFunction(() => window.__attnscopeDemo.why.status === 'ready' || window.__attnscopeDemo.why.status === 'error', null, { timeout: 15_000 });
+  await settled(o.page);
+  return o;
+}
 const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
 const hashParam = (page, k) => page.evaluate((key) => new URLSearchParams(location.hash.slice(1)).get(key), k);
 /** The page's own hash once its debounced replaceState has run. */
@@ -38,7 +45,7 @@ const CURVES = {
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`"Why attention" shows the context vector, the answer and the weights (${lang}, 1280 and 390 px, axe)`, async () => {
-    const { page, problems, close } = await open(`#lang=${lang}`, { locale });
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
     const d = await demo(page);
     assert.deepEqual(d.why.sourceTokens, ['the', 'fifth', 'of', 'march', 'nineteen', 'ninety']);
     // The fixed context vector as numbers: one cell per number, each showing its value.
@@ -69,7 +76,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
 }
 
 test('typing a date reruns both models; the link opens the same sentence in the transformer dates view', async () => {
-  const { page, problems, close } = await open('#lang=en');
+  const { page, problems, close } = await openWhy('#lang=en');
   const before = (await demo(page)).why;
   await page.fill('#why-date', 'On Friday, 13 Sept. 2024');
   await settled(page);
@@ -98,7 +105,7 @@ test('typing a date reruns both models; the link opens the same sentence in the 
 });
 
 test('the attention model steps: play, pause, step and back, with the step in the URL', async () => {
-  const { page, problems, close } = await open('#lang=en');
+  const { page, problems, close } = await openWhy('#lang=en');
   const n = (await demo(page)).why.attention.weights.length;
   assert.ok(n > 1);
   assert.equal(await page.isDisabled('#why-step'), true, 'all steps shown: nothing to step to');
@@ -131,7 +138,7 @@ test('the attention model steps: play, pause, step and back, with the step in th
     assert.equal((await demo(page)).state.wstep, paused.state.wstep + 1);
   }
   // A link with the step reproduces it.
-  const { page: p2, close: c2 } = await open(`#lang=en&wstep=2`);
+  const { page: p2, close: c2 } = await openWhy(`#lang=en&wstep=2`);
   assert.match(await p2.textContent('#why-counter'), new RegExp(`step 2 of ${n}`));
   await c2();
   assert.deepEqual(problems, []);
@@ -139,7 +146,7 @@ test('the attention model steps: play, pause, step and back, with the step in th
 });
 
 test('the bottleneck curve: a plot with one line per model and a table, or a note while there is no file', async () => {
-  const { page, problems, close } = await open('#lang=en');
+  const { page, problems, close } = await openWhy('#lang=en');
   const hasFile = await page.isVisible('#why-curve svg');
   if (!hasFile) assert.match(await page.textContent('#why-curve-none'), /not in this build/);
   await page.evaluate((c) => window.__attnscopeDemo.api.setWhyCurves(c), CURVES);
@@ -158,7 +165,7 @@ test('the bottleneck curve: a plot with one line per model and a table, or a not
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`the guided path: six steps, next/previous, the URL round trip, live numbers (${lang})`, async () => {
-    const { page, problems, close } = await open(`#lang=${lang}`, { locale });
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
     await page.click('#guide-start');
     await settled(page);
     assert.equal((await demo(page)).state.guide, 1);
@@ -224,7 +231,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     const hash = await page.evaluate(() => location.hash);
     assert.equal(await hashParam(page, 'guide'), '5');
     // The link reopens the same step with the same numbers.
-    const { page: p2, close: c2 } = await open(hash, { locale });
+    const { page: p2, close: c2 } = await openWhy(hash, { locale });
     const a = await demo(page), b = await demo(p2);
     assert.equal(b.state.guide, 5);
     assert.deepEqual(b.guide, a.guide);
@@ -241,7 +248,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
 }
 
 test('the guide is reachable by keyboard: Tab to a step button and Enter moves there', async () => {
-  const { page, problems, close } = await open('#lang=en&guide=1');
+  const { page, problems, close } = await openWhy('#lang=en&guide=1');
   await page.focus('.guide-steps [data-guide="2"]');
   await page.keyboard.press('Enter');
   await settled(page);
@@ -255,7 +262,7 @@ test('the guide is reachable by keyboard: Tab to a step button and Enter moves t
 });
 
 test('a hash with an out-of-range guide step or player step is clamped', async () => {
-  const { page, close } = await open('#lang=en&guide=9&wstep=-7');
+  const { page, close } = await openWhy('#lang=en&guide=9&wstep=-7');
   const d = await demo(page);
   assert.equal(d.state.guide, 6);
   assert.equal(d.state.wstep, -1);
@@ -264,7 +271,7 @@ test('a hash with an out-of-range guide step or player step is clamped', async (
 });
 
 test('the guide follows the step-by-step panel: another head there, other numbers here; the language switch redraws both', async () => {
-  const { page, problems, close } = await open('#lang=en&mode=s2s&attn=cross&guide=4');
+  const { page, problems, close } = await openWhy('#lang=en&mode=s2s&attn=cross&guide=4');
   const before = await demo(page);
   await page.click('#head-tabs [data-head="1"]');
   await settled(page);

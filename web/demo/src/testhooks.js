@@ -6,7 +6,7 @@ import { createSeededModel, createModelFromStateDict, tableEmbedding, seededToke
 import { toHash } from './state.js';
 import { focusWeights } from './views/decode.js';
 import { exportDocument } from './exporting.js';
-import { lastRun, rnnModels } from './why/rnn.js';
+import { lastRun, rnnEntry } from './why/rnn.js';
 import { setCurvesForTests } from './why/curves.js';
 import { isPlaying as whyPlaying } from './why/player.js';
 
@@ -62,7 +62,7 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
     /** What the "Why attention" section drew: both GRU runs, and whether they are the stand-in. */
     get why() {
       const run = lastRun();
-      const m = rnnModels(() => {});
+      const m = rnnEntry();
       const one = (x) => x && { tokens: x.tokens, text: x.text, context: Array.from(x.context), weights: x.weights?.map((w) => Array.from(w)) ?? null };
       return { standIn: m.standIn, status: m.status, playing: whyPlaying(), empty: !!run?.empty, sourceTokens: run?.sourceTokens, bottleneck: one(run?.bottleneck), attention: one(run?.attention) };
     },
