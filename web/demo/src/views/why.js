@@ -77,6 +77,8 @@ export function createWhyView(app) {
   }
 
   bindPlayer(root);
+  // A hand-edited or followed link sets its own step: a running player would walk away from it.
+  window.addEventListener('hashchange', pause);
 
   return {
     name: 'why',
