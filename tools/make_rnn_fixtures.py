@@ -7,7 +7,7 @@ reader is tested too) and the two trained dates models of models/.
 
 Each JSON: {"model": file relative to the repository, "cases": [{"source", "target" (teacher-forced decoder input,
 BOS first), "logits" [T,V], "attention" [T,S] or null, "bos", "eos", "tokens", "context" [H],
-"decoder_states" [N,H], "translate_attention" [N,S] or null}]}. Greedy decoding is computed by rnn_nets' own
+"decoder_states" [N,H], "translate_attention" [N,S] or null}], "texts": [{"text", "output"}] (trained models)}. Greedy decoding is computed by rnn_nets' own
 translate, in float64.
 """
 
@@ -95,12 +95,32 @@ def main():
     for name in ("dates-gru", "dates-gru-attention"):
         path = os.path.join(ROOT, "models", name + ".safetensors")
         header, tensors = attnscope_model.read_model(path)
-        write(name, os.path.relpath(path, ROOT), cases(model_from(header, tensors), header, rng, 4, 40))
+        model = model_from(header, tensors)
+        write(name, os.path.relpath(path, ROOT), cases(model, header, rng, 4, 40), text_cases(model, header))
 
 
-def write(name, model, cs):
+# Sentences through the JS tokeniser and decoding: what PyTorch answers, right or wrong (the bottleneck model is
+# meant to fail on the long one).
+TEXTS = ["the fifth of March 1990", "March 5th", "31 April 1990",
+         "On 12 June 2001 the old mill by the river was sold to a family from the city and it was opened again as a"
+         " small museum of local history"]
+
+
+@torch.no_grad()
+def text_cases(model, header):
+    from attnscope_tools.tokenizers import SourceWordTokenizer
+    v = header["vocab"]
+    tok = SourceWordTokenizer(v, header["config"]["max_src_len"])
+    out = []
+    for text in TEXTS:
+        (ids,) = model.translate(torch.tensor([tok.ids(text)]), v["tgt_bos_id"], v["tgt_eos_id"])
+        out.append({"text": text, "output": "".join(v["tgt_tokens"][i] for i in ids if i > 2)})
+    return out
+
+
+def write(name, model, cs, texts=None):
     with open(os.path.join(OUT, name + ".json"), "w") as f:
-        json.dump({"model": model, "generator": "tools/make_rnn_fixtures.py", "cases": cs}, f)
+        json.dump({"model": model, "generator": "tools/make_rnn_fixtures.py", "cases": cs, "texts": texts or []}, f)
         f.write("\n")
     print(f"{name}: {len(cs)} cases")
 

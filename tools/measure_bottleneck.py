@@ -38,11 +38,9 @@ MAX_LEN = 64
 MODELS = [  # (id, file, label)
     ("gru", "models/dates-gru.safetensors", "GRU, fixed context vector"),
     ("gru_attention", "models/dates-gru-attention.safetensors", "GRU + dot-product attention"),
-    ("transformer_2000", "build/rnn-compare/dates-seq2seq-2000.safetensors",
-     "transformer, same budget (2000 steps)"),
-    ("transformer", "models/dates-seq2seq.safetensors", "transformer as shipped (8000 steps)"),
+    ("transformer", "models/dates-seq2seq.safetensors", "transformer (shipped)"),
 ]
-COLORS = {"gru": "#d62728", "gru_attention": "#1f77b4", "transformer_2000": "#2ca02c", "transformer": "#7f7f7f"}
+COLORS = {"gru": "#d62728", "gru_attention": "#1f77b4", "transformer": "#7f7f7f"}
 TABLE_LENGTHS = [1, 8, 16, 24, 32, 48, 64]
 JSON_PATH = os.path.join(ROOT, "web", "demo", "src", "data", "bottleneck-curves.json")
 SVG_PATH = os.path.join(HERE, "records", "bottleneck.svg")
