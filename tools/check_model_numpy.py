@@ -160,34 +160,12 @@ def translate(P, cfg, vocab, src):
 # ----------------------------------------------------------------------------- fixtures
 
 def parse_fixture(path):
-    case = {"str": {}, "int": {}, "tensor": {}}
+    """A fixture file (tests/fixtures/fixture_json.py) -> {"name", "str", "int", "tensor": {name: float64 array}}."""
     with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n") for l in f]
-    i = 0
-    while i < len(lines):
-        l = lines[i]
-        i += 1
-        if not l.strip() or l.lstrip().startswith("#"):
-            continue
-        kind, _, rest = l.partition(" ")
-        if kind == "case":
-            case["name"] = rest
-        elif kind == "str":
-            k, _, v = rest.partition(" ")
-            case["str"][k] = v
-        elif kind == "int":
-            k, v = rest.split()
-            case["int"][k] = int(v)
-        elif kind == "tensor":
-            parts = rest.split()
-            name, rank = parts[0], int(parts[2])
-            shape = [int(x) for x in parts[3:3 + rank]]
-            vals = np.array([float(x) for x in lines[i].split()], dtype=np.float64)
-            i += 1
-            case["tensor"][name] = vals.reshape(shape)
-        elif kind == "end":
-            break
-    return case
+        j = json.load(f)
+    tensors = {k: np.array([float(v) for v in t["data"]], dtype=np.float64).reshape(t["shape"])
+               for k, t in j["tensor"].items()}
+    return {"name": j["case"], "str": j["str"], "int": j["int"], "tensor": tensors}
 
 
 def main():
@@ -198,7 +176,7 @@ def main():
         print("FAIL", msg)
 
     for fn in sorted(os.listdir(FIX_DIR)):
-        if not fn.endswith(".txt"):
+        if not fn.endswith(".json"):
             continue
         c = parse_fixture(os.path.join(FIX_DIR, fn))
         mpath = os.path.join(ROOT, "models", c["str"]["model"])

@@ -5,9 +5,9 @@
 
 Reads models/char-lm.safetensors and models/dates-seq2seq.safetensors (tools/attnscope_model.py),
 rebuilds the torch modules (tools/attnscope_nets.py), converts them to float64
-(model.double()) and writes one file per case, in the project's fixture text format
-(tests/fixtures/make_fixtures.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
-Stale *.txt files in tests/fixtures/models/ are removed first (with --only, those of that model: char_lm_* or
+(model.double()) and writes one file per case, in the project's fixture format
+(tests/fixtures/fixture_json.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
+Stale *.json files in tests/fixtures/models/ are removed first (with --only, those of that model: char_lm_* or
 dates_seq2seq_*, so one model can be retrained and its fixtures regenerated without touching the other's).
 
 Decoder LM case (str kind model_lm):
@@ -64,13 +64,13 @@ import torch  # noqa: E402
 import attnscope_model  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "fixtures"))
-import fixture_text  # noqa: E402
+import fixture_json  # noqa: E402
 from attnscope_nets import LanguageModel, Seq2SeqModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODELS = os.path.join(ROOT, "models")
 OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
-HEADER = "# attnscope model fixture v1 \u2014 made by tools/make_model_fixtures.py"
+ABOUT = "attnscope model fixture v2 \u2014 made by tools/make_model_fixtures.py"
 LOGIT_ROWS = 2
 # The language model's vocabulary is 3000 tokens: its last row only (the next-character prediction) keeps the
 # fixtures under their size budget.
@@ -97,7 +97,7 @@ PREFIXES = {"lm": "char_lm_", "dates": "dates_seq2seq_"}
 
 
 def write_case(name, strs, ints, tensors):
-    return fixture_text.write_case(OUT_DIR, HEADER, name, strs, ints, [], tensors)
+    return fixture_json.write_case(OUT_DIR, ABOUT, name, strs, ints, [], tensors)
 
 
 def sha256(path):
@@ -228,7 +228,7 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     prefixes = tuple(PREFIXES.values()) if args.only is None else (PREFIXES[args.only],)
     for f in os.listdir(OUT_DIR):
-        if f.endswith(".txt") and (args.only is None or f.startswith(prefixes)):
+        if f.endswith(".json") and (args.only is None or f.startswith(prefixes)):
             os.remove(os.path.join(OUT_DIR, f))
     if args.only in (None, "lm"):
         lm_cases()
@@ -236,7 +236,7 @@ def main():
         s2s_cases()
     total = 0
     for f in sorted(os.listdir(OUT_DIR)):  # the budget is for every fixture, this run's or not
-        if f.endswith(".txt"):
+        if f.endswith(".json"):
             n = os.path.getsize(os.path.join(OUT_DIR, f))
             total += n
             print(f"  {os.path.relpath(os.path.join(OUT_DIR, f), ROOT)}  {n} bytes")
