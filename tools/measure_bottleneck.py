@@ -23,12 +23,15 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import train_seq2seq as ts  # noqa: E402  (first: sets up torch, one thread)
+from attnscope_tools import runtime  # noqa: E402
+
+runtime.setup(threads=1)
 
 import torch  # noqa: E402
 
 import attnscope_model  # noqa: E402
 import dates_data as dd  # noqa: E402
+import dates_vocab as dv  # noqa: E402
 from attnscope_nets import Seq2SeqModel  # noqa: E402
 from attnscope_tools.tokenizers import SourceWordTokenizer  # noqa: E402
 from rnn_nets import RnnSeq2Seq  # noqa: E402
@@ -88,9 +91,9 @@ def examples_at(length, n, seed):
 @torch.no_grad()
 def exact_match(model, vocab, tokenizer, examples):
     ids = [tokenizer.word_ids(w) for w, _ in examples]
-    src, pad, _, _ = ts.make_batch(vocab, [(s, [ts.TGT_EOS]) for s in ids])
-    outs = model.translate(src, ts.TGT_BOS, ts.TGT_EOS, src_pad=pad)
-    return sum(vocab.detokenize_target(o[:-1] if o and o[-1] == ts.TGT_EOS else o) == a
+    src, pad, _, _ = dv.make_batch(vocab, [(s, [dv.TGT_EOS]) for s in ids])
+    outs = model.translate(src, dv.TGT_BOS, dv.TGT_EOS, src_pad=pad)
+    return sum(vocab.detokenize_target(o[:-1] if o and o[-1] == dv.TGT_EOS else o) == a
                for o, (_, a) in zip(outs, examples)) / len(examples)
 
 
@@ -127,7 +130,7 @@ def main():
     ap.add_argument("--per-length", type=int, default=200)
     ap.add_argument("--seed", type=int, default=23)
     args = ap.parse_args()
-    vocab = ts.Vocab()
+    vocab = dv.Vocab()
     tokenizer = SourceWordTokenizer(vocab.to_json(), MAX_LEN)
     sets = {n: examples_at(n, args.per_length, args.seed) for n in range(1, MAX_LEN + 1)}
     curves = []

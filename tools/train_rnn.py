@@ -13,7 +13,6 @@ what it learnt is what the demo shows. tools/measure_bottleneck.py measures the 
 """
 
 import argparse
-import datetime
 import os
 import random
 import sys
@@ -28,7 +27,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import attnscope_model  # noqa: E402
-import dates_data as dd  # noqa: E402
+import dates_vocab as dv  # noqa: E402
 from attnscope_tools import schedule  # noqa: E402
 from rnn_nets import RnnSeq2Seq  # noqa: E402
 
@@ -94,8 +93,8 @@ def main():
     name = NAMES[args.attention]
     model_path = os.path.abspath(args.out_model or os.path.join(ROOT, "models", name + ".safetensors"))
     record_path = os.path.abspath(args.out_record or os.path.join(HERE, "records", name + ".md"))
-    vocab = ts.Vocab()
-    test = ts.sample_examples(random.Random(TRAIN["seed"] + 1), vocab, True, TRAIN["n_test"])
+    vocab = dv.Vocab()
+    test = dv.sample_examples(random.Random(TRAIN["seed"] + 1), vocab, True, TRAIN["n_test"])
     quick = test[:500]
     torch.manual_seed(TRAIN["seed"])
     model = build(vocab, args.attention)
@@ -110,10 +109,10 @@ def main():
         lr = schedule.lr_at(step, TRAIN["steps"], TRAIN["lr"], TRAIN["warmup"], TRAIN["min_lr_frac"])
         for g in opt.param_groups:
             g["lr"] = lr
-        ex = ts.sample_examples(rng, vocab, False, TRAIN["batch"])
-        src, pad, tin, tout = ts.make_batch(vocab, [(e[0], e[1]) for e in ex])
+        ex = dv.sample_examples(rng, vocab, False, TRAIN["batch"])
+        src, pad, tin, tout = dv.make_batch(vocab, [(e[0], e[1]) for e in ex])
         logits = model(src, tin, src_pad=pad)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=ts.TGT_PAD)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=dv.TGT_PAD)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), TRAIN["grad_clip"])
