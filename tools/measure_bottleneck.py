@@ -130,7 +130,7 @@ def main():
     ap.add_argument("--per-length", type=int, default=200)
     ap.add_argument("--seed", type=int, default=23)
     args = ap.parse_args()
-    vocab = dv.Vocab()
+    vocab = dv.Vocab(MAX_LEN)
     tokenizer = SourceWordTokenizer(vocab.to_json(), MAX_LEN)
     sets = {n: examples_at(n, args.per_length, args.seed) for n in range(1, MAX_LEN + 1)}
     curves = []

@@ -27,6 +27,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import attnscope_model  # noqa: E402
+import dates_data as dd  # noqa: E402
 import dates_vocab as dv  # noqa: E402
 from attnscope_tools import schedule  # noqa: E402
 from rnn_nets import RnnSeq2Seq  # noqa: E402
@@ -93,7 +94,7 @@ def main():
     name = NAMES[args.attention]
     model_path = os.path.abspath(args.out_model or os.path.join(ROOT, "models", name + ".safetensors"))
     record_path = os.path.abspath(args.out_record or os.path.join(HERE, "records", name + ".md"))
-    vocab = dv.Vocab()
+    vocab = dv.Vocab(dd.MAX_WORDS)  # the training data as the transformer saw it
     test = dv.sample_examples(random.Random(TRAIN["seed"] + 1), vocab, True, TRAIN["n_test"])
     quick = test[:500]
     torch.manual_seed(TRAIN["seed"])
