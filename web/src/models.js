@@ -2,7 +2,7 @@
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
 import { modelHeader } from './model-header.js';
-import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
+import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -38,20 +38,24 @@ export async function loadModel(source) {
   const caller = 'loadModel';
   module(caller);
   const bytes = await readBytes(source);
-  const wasm = module(caller);
-  const handle = new wasm._Model();
+  const handle = call(caller, (wasm) => new wasm._Model());
   let info;
   try {
-    info = readInHeap(bytes, caller, (address) => handle.load(address, bytes.length));
+    info = readInHeap(bytes, caller, (wasm, address) => handle.load(address, bytes.length));
   } catch (error) {
-    handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
+    if (!isBroken()) handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
     throw error;
   }
   const header = modelHeader(info);
+  if (otherKinds.has(info.kind)) return otherKinds.get(info.kind)(handle, header);
   return info.kind === 'decoder_lm' ? new LanguageModel(handle, header) : new Seq2SeqModel(handle, header);
 }
 
-class Model {
+// Kinds whose classes live in their own modules (rnn-model.js), which register here: no import cycle.
+const otherKinds = new Map();
+export const registerModelKind = (kind, make) => otherKinds.set(kind, make);
+
+export class Model {
   #handle;
   #disposed = false;
 
@@ -70,10 +74,7 @@ class Model {
   /** @protected */
   call(caller, method, ...args) {
     this.alive(caller);
-    const wasm = module(caller);
-    const result = this.#handle[method](...args);
-    if (result === null) check(wasm._lastStatus(), caller);
-    return result;
+    return call(caller, () => this.#handle[method](...args));
   }
 
   /** @protected */
@@ -86,7 +87,7 @@ class Model {
     if (this.#disposed) return;
     this.#disposed = true;
     leakGuard.unregister(this);
-    this.#handle.delete();
+    if (!isBroken()) this.#handle.delete();
   }
 
   [disposeSymbol]() {
@@ -95,7 +96,7 @@ class Model {
 }
 
 /** Token ids given as an array: whole numbers in [0, vocabSize), between 1 and maxLength of them. */
-function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
+export function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
   if (!Array.isArray(input) && !(input instanceof Int32Array)) throw new TypeError(`${name}: expected ${what}, got ${describe(input)}`);
   const ids = Array.from(input);
   if (ids.length < 1 || ids.length > maxLength) {
@@ -181,6 +182,17 @@ export class LanguageModel extends Model {
   }
 }
 
+/** words_ascii_lower (tools/MODEL_FORMAT.md): the source tokeniser of both encoder–decoder kinds. */
+export function sourceWords(text, sourceIds, { sourcePadId: pad, sourceUnkId: unk }, maxSourceLen) {
+  const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
+  const words = allWords.slice(0, maxSourceLen);
+  const ids = words.map((w) => {
+    const id = sourceIds.get(w);
+    return id === undefined || id === pad || id === unk ? unk : id;
+  });
+  return { ids, tokens: words, wordCount: allWords.length };
+}
+
 /** An encoder–decoder model (kind `seq2seq`), e.g. dates in words → YYYY-MM-DD. */
 export class Seq2SeqModel extends Model {
   #sourceIds;
@@ -197,14 +209,7 @@ export class Seq2SeqModel extends Model {
    */
   tokenizeSource(text) {
     if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
-    const { sourcePadId: pad, sourceUnkId: unk } = this.vocab;
-    const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
-    const words = allWords.slice(0, this.config.maxSourceLen);
-    const ids = words.map((w) => {
-      const id = this.#sourceIds.get(w);
-      return id === undefined || id === pad || id === unk ? unk : id;
-    });
-    return { ids, tokens: words, wordCount: allWords.length };
+    return sourceWords(text, this.#sourceIds, this.vocab, this.config.maxSourceLen);
   }
 
   #source(input, caller) {
