@@ -1,6 +1,9 @@
 // The two GRU dates models of the "Why attention" section: the trained files when the build has them (fetched on
 // first use), else the untrained stand-in (standin.js), and the last run of each, cached by sentence.
-import { loadModel } from 'attnscope';
+// RnnSeq2SeqModel is named here, not only checked by kind: the package says "sideEffects": false, and a bundle that
+// never names the class leaves out the module that registers the kind with loadModel (the file then loads as a
+// transformer Seq2SeqModel).
+import { loadModel, RnnSeq2SeqModel } from 'attnscope';
 import { createStandIn } from './standin.js';
 
 // Vite lists models/dates-gru*.safetensors at build time: empty until the trained files are in models/, and then the
@@ -34,7 +37,7 @@ export function rnnModels(onChange) {
     .then((models) => {
       // Which is which: config.attention is 'none' for the bottleneck and 'dot' with attention.
       for (const m of models) {
-        if (m.kind !== 'rnn_seq2seq') throw new TypeError(`a dates-gru file loaded as '${m.kind}', not as an RNN model`);
+        if (!(m instanceof RnnSeq2SeqModel)) throw new TypeError(`a dates-gru file loaded as '${m.kind}', not as an RnnSeq2SeqModel`);
         if (m.config.attention === 'none') entry.bottleneck = m;
         else entry.attention = m;
       }
