@@ -109,6 +109,9 @@ test('the attention model steps: play, pause, step and back, with the step in th
   const n = (await demo(page)).why.attention.weights.length;
   assert.ok(n > 1);
   assert.equal(await page.isDisabled('#why-step'), true, 'all steps shown: nothing to step to');
+  // Finished, the weights shown are the last character's, not the end's.
+  const tokens = (await demo(page)).why.attention.tokens;
+  if (tokens[n - 1] === '<eos>') assert.match(await page.textContent('#why-attn-row .why-step'), new RegExp(`step ${n - 1} of ${n} · writing “${tokens[n - 2]}”`));
   await page.click('#why-back');
   await settled(page);
   assert.equal((await demo(page)).state.wstep, n - 1);

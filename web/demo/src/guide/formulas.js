@@ -24,15 +24,14 @@ export function bottleneckFormula(run) {
 }
 
 /** Step 2: the attention model's weights at the shown step, and its context as a sum of the encoder states. */
-export function attentionFormula(run, s, cmap) {
+export function attentionFormula(run, s, cur, cmap) {
   const at = run.attention;
-  const cur = s - 1;
   if (cur < 0 || !at.weights) return '';
   const w = at.weights[cur];
   const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur];
   const words = run.sourceTokens;
   const terms = topIdx(w, 3).map((j) => `${fmt(w[j])} · h̄${sub(escapeHtml(words[j]))}`).join(' + ');
-  let html = line(`<b>${escapeHtml(t('guide.f.stepAt', { t: s, tok }))}</b>`);
+  let html = line(`<b>${escapeHtml(t('guide.f.stepAt', { t: cur + 1, tok }))}</b>`);
   // The query (the decoder's state) and the keys (the encoder's states), when the model gives them: the score of
   // the strongest word written out. Luong's dot score has no 1/√d: that comes with the transformer (step 4).
   const q = at.queries?.[cur], states = at.states;
@@ -43,7 +42,7 @@ export function attentionFormula(run, s, cmap) {
     const prods = [0, 1, 2].map((c) => `${term(q[c])}×${term(k[c])}`).join(' + ');
     html += line(`<span class="f">score(h${sub('t')}, h̄${sub(escapeHtml(words[jx]))}) = h${sub('t')} · h̄${sub(escapeHtml(words[jx]))} = ${prods} + … = <b>${fmt(score, 3)}</b></span>`);
   }
-  html += weightWords(words, w, { cmap, label: t('why.weightsLabel', { t: s, tok }) });
+  html += weightWords(words, w, { cmap, label: t('why.weightsLabel', { t: cur + 1, tok }) });
   let ctx = '';
   if (states) {
     const c = new Float64Array(states[0].length);

@@ -7,7 +7,7 @@ import { explainQuerySteps } from '../steps.js';
 import { modelTensors } from '../modelweights.js';
 import { createSeq2SeqInputs } from '../layerinput.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
-import { bindPlayer, playerButtons, updateButtons, shownStep, isPlaying } from '../why/player.js';
+import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, isPlaying } from '../why/player.js';
 import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from '../guide/formulas.js';
 
 export const GUIDE_STEPS = 6;
@@ -106,7 +106,7 @@ export function createGuideView(app) {
         if (run.empty) { live.textContent = t('why.empty'); return; }
         const steps = run.attention.weights?.length ?? 0;
         const s = shownStep(state, steps);
-        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, state.cmap));
+        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, focusIndex(state, run.attention.tokens, s), state.cmap));
         if (n === 2) updateButtons(root, state, steps, t('why.stepOf', { t: s, n: steps }));
         done();
         return;

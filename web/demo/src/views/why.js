@@ -7,7 +7,7 @@ import { escapeHtml } from '../headview.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bottleneckCurves } from '../why/curves.js';
 import { vectorCells, weightWords, answerChars, curvePlot, fmt } from '../why/draw.js';
-import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, pause, isPlaying } from '../why/player.js';
+import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, pause, isPlaying } from '../why/player.js';
 import '../why/why.css';
 
 /** The link into the transformer's dates view for the same sentence. */
@@ -122,10 +122,10 @@ export function createWhyView(app) {
       const at = run.attention;
       const n = at.weights?.length ?? 0;
       const s = shownStep(state, n);
-      const cur = s - 1;
+      const cur = focusIndex(state, at.tokens, s);
       const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur] ?? '';
       $('#why-attn-row').innerHTML = cur >= 0
-        ? `<p class="why-step">${t('why.stepOf', { t: s, n })} · ${escapeHtml(t('why.writing', { tok }))}</p>${weightWords(run.sourceTokens, at.weights[cur], { cmap: state.cmap, label: t('why.weightsLabel', { t: s, tok }) })}`
+        ? `<p class="why-step">${t('why.stepOf', { t: cur + 1, n })} · ${escapeHtml(t('why.writing', { tok }))}</p>${weightWords(run.sourceTokens, at.weights[cur], { cmap: state.cmap, label: t('why.weightsLabel', { t: cur + 1, tok }) })}`
         : '';
       $('#why-attn-answer').innerHTML = answerChars(at.tokens, { shown: s, current: cur });
       updateButtons(root, state, n, t('why.stepOf', { t: s, n }));

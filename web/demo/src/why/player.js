@@ -11,6 +11,15 @@ const length = () => lastSteps();
 export const shownStep = (state, n = length()) => (state.wstep < 0 || state.wstep > n ? n : state.wstep);
 export const isPlaying = () => timer !== 0;
 
+/**
+ * The step whose weights are shown (0-based): the newest one, except on the finished view (wstep -1), where it is
+ * the last character before the end: the end step's weights say little (as the dates view does, compute.js).
+ */
+export function focusIndex(state, tokens, shown) {
+  const cur = shown - 1;
+  return state.wstep < 0 && cur > 0 && tokens[cur] === '<eos>' ? cur - 1 : cur;
+}
+
 export function pause() {
   clearInterval(timer);
   timer = 0;
