@@ -2,6 +2,10 @@
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
 import { modelHeader } from './model-header.js';
+import { isFileObject, isFolderUrl } from './model-files.js';
+import { pretrainedLoader } from './pretrained-binding.js';
+import { loadPretrained } from './pretrained.js';
+import { loadOptions } from './pretrained-loader.js';
 import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
@@ -24,20 +28,28 @@ async function readBytes(source) {
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   }
-  return fileBytes(source, 'loadModel', 'an ArrayBuffer, a Uint8Array, or a URL of a .safetensors model file');
+  return fileBytes(source, 'loadModel', "an ArrayBuffer, a Uint8Array, or a URL of a .safetensors model file; or a Hugging Face checkpoint: an object of its files ({ 'config.json': …, 'model.safetensors': … }) or its folder's URL ending in /");
 }
 
 /**
- * Loads a trained model: a decoder-only language model or an encoder–decoder model, per the file's `kind`.
- * The file is read by the C++ core as hostile input: a malformed file is a TypeError or RangeError naming the
- * field and the value, and a failed load frees everything it allocated before it throws.
- * @param {ArrayBuffer | Uint8Array | string | URL} source the file's bytes, or where to fetch (read, in Node) them
- * @returns {Promise<LanguageModel | Seq2SeqModel>}
+ * Loads a model. A Hugging Face checkpoint — an object of its files by name (`config.json`, `model.safetensors` or
+ * the shards and `model.safetensors.index.json`, optionally `tokenizer.json` and `tokenizer_config.json`), or the
+ * URL of its folder (ending in `/`) — gives a PretrainedLanguageModel or an EncoderModel (pretrained.js). One of
+ * our own .safetensors files gives a LanguageModel or a Seq2SeqModel, per the file's `kind`. Files are read by the
+ * C++ core as hostile input: a malformed file is a TypeError or RangeError naming the file, the field and the value,
+ * and a failed or cancelled load frees everything it allocated before it throws.
+ * @param {ArrayBuffer | Uint8Array | string | URL | Record<string, ArrayBuffer | Uint8Array | Blob | string | URL>} source
+ * @param {{ onProgress?: (progress: { loaded: number, total: number, file: string }) => void, signal?: AbortSignal }} [options]
+ * @returns {Promise<LanguageModel | Seq2SeqModel | import('./pretrained.js').PretrainedLanguageModel | import('./pretrained.js').EncoderModel>}
  */
-export async function loadModel(source) {
+export async function loadModel(source, options) {
   const caller = 'loadModel';
   module(caller);
+  if (isFolderUrl(source) || isFileObject(source)) return loadPretrained(source, options, pretrainedLoader(caller), caller);
+  const { signal } = loadOptions(options, caller);
+  signal?.throwIfAborted();
   const bytes = await readBytes(source);
+  signal?.throwIfAborted();
   const wasm = module(caller);
   const handle = new wasm._Model();
   let info;
