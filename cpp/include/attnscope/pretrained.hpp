@@ -78,9 +78,9 @@ struct PretrainedTrace {
     Tensor layer_input;          ///< [T, d] the residual stream entering the layer
     Tensor attention_input;      ///< [T, d] what q, k, v are projected from (normed; the layer input when post-norm)
     Tensor query_raw;            ///< [head_dim] q after the projection (and bias)
-    Tensor query;                ///< [head_dim] q after QK-norm and RoPE: what the scores use
+    Tensor query_final;          ///< [head_dim] q after QK-norm and RoPE: what the scores use
     Tensor keys_raw;             ///< [T, head_dim] this kv head's keys after the projection
-    Tensor keys;                 ///< [T, head_dim] after QK-norm and RoPE
+    Tensor keys_final;           ///< [T, head_dim] after QK-norm and RoPE
     Tensor values;               ///< [T, head_dim]
     Tensor scores;               ///< [T] q·k, before scaling
     float scale = 1.f;           ///< 1/sqrt(head_dim)
