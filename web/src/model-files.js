@@ -23,9 +23,15 @@ export function toUrl(value, label) {
 /** A folder of a model: a URL string or URL whose path ends in `/`. */
 export const isFolderUrl = (value) => (typeof value === 'string' || value instanceof URL) && String(value).split(/[?#]/)[0].endsWith('/');
 
-/** A plain object of named files, the form `loadModel({ 'config.json': …, 'model.safetensors': … })` takes. */
-export const isFileObject = (value) =>
-  value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && !(value instanceof URL) && !isBlob(value);
+const isFileList = (value) => (Array.isArray(value) || (typeof FileList === 'function' && value instanceof FileList)) &&
+  value.length > 0 && Array.from(value).every((file) => isBlob(file) && typeof file.name === 'string');
+
+/**
+ * Named files, the form `loadModel({ 'config.json': …, 'model.safetensors': … })` takes: a plain object, or the
+ * Files of an `<input type="file" multiple>` (an array or a FileList), each named by its own name.
+ */
+export const isFileObject = (value) => isFileList(value) || (value !== null && typeof value === 'object' && !Array.isArray(value) &&
+  !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer) && !(value instanceof URL) && !isBlob(value));
 
 // --- sources: `size`, `prefix(n)` (the first n bytes, or fewer at the end), `chunks(from)` and `close()` ----------
 
@@ -209,7 +215,8 @@ export function checkpointFiles(files, caller, signal) {
     };
   }
   const named = new Map();
-  for (const [name, value] of Object.entries(files)) {
+  const entries = isFileList(files) ? Array.from(files, (file) => [file.name, file]) : Object.entries(files);
+  for (const [name, value] of entries) {
     const ok = value instanceof ArrayBuffer || ArrayBuffer.isView(value) || isBlob(value) || value instanceof URL || typeof value === 'string';
     if (!ok) throw new TypeError(`${caller}: files['${name}']: expected ${FILE_KINDS}, got ${describe(value)}`);
     named.set(name, value);

@@ -73,10 +73,11 @@ function chunkWriter(wasm, caller, write) {
 
 /**
  * Runs the loader protocol over `files` (model-files.js checkpointFiles) and returns `{ handle, tokenizer }`:
- * the loaded model's raw handle and the tokenizer files' texts (null when absent). `createLoader(configText)`
- * gives the raw loader (the binding's, or a test's stand-in); its methods throw the errors the user sees.
+ * the loaded model's raw handle and `readTokenizer({ json, config })` of the tokenizer files' texts (null when the
+ * checkpoint has none). `createLoader(configText)` gives the raw loader (the binding's, or a test's stand-in); its
+ * methods throw the errors the user sees.
  */
-export async function streamCheckpoint(files, createLoader, { onProgress, signal }, caller) {
+export async function streamCheckpoint(files, createLoader, readTokenizer, { onProgress, signal }, caller) {
   const wasm = module(caller);
   const aborted = () => signal?.throwIfAborted();
   aborted();
@@ -89,7 +90,10 @@ export async function streamCheckpoint(files, createLoader, { onProgress, signal
     aborted();
     if (index !== null) loader.setIndex(index);
     const tokenizerJson = await files.text('tokenizer.json', { optional: true });
-    const tokenizerConfig = await files.text('tokenizer_config.json', { optional: true });
+    const tokenizerConfig = tokenizerJson === null ? null : await files.text('tokenizer_config.json', { optional: true });
+    aborted();
+    // Read before any weights: a broken tokenizer.json fails the load before gigabytes are fetched for nothing.
+    const tokenizer = tokenizerJson === null ? null : await readTokenizer({ json: tokenizerJson, config: tokenizerConfig });
     aborted();
 
     // Every header before any data: the core checks all of them against the config before it allocates.
@@ -134,7 +138,7 @@ export async function streamCheckpoint(files, createLoader, { onProgress, signal
     }
     aborted();
     const handle = loader.finish();
-    return { handle, tokenizer: tokenizerJson === null ? null : { json: tokenizerJson, config: tokenizerConfig } };
+    return { handle, tokenizer };
   } finally {
     for (const source of sources) source.close();
     loader?.delete();
