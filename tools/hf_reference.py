@@ -46,13 +46,12 @@ def _rms_norm(x, w, eps):
 
 
 def _linear(x, sd, name, bias=True):
-    """nn.Linear: weight stored [out, in]; the bias is used when the checkpoint has it (and required if `bias`)."""
+    """nn.Linear: weight stored [out, in], plus the bias when the config says the layer has one. A file that
+    disagrees with its config is an error, not a silent difference."""
     y = x @ sd[name + ".weight"].T
-    if (name + ".bias") in sd:
-        y = y + sd[name + ".bias"]
-    elif bias is True:
-        raise KeyError(name + ".bias")
-    return y
+    if bias != ((name + ".bias") in sd):
+        raise KeyError(f"{name}.bias {'missing' if bias else 'present'} against the config")
+    return y + sd[name + ".bias"] if bias else y
 
 
 def _softmax_attention(q, k, v, scale, allowed):
@@ -281,7 +280,9 @@ def llama_forward(config, state_dict, input_ids):
     mt = config["model_type"]
     if config.get("hidden_act", "silu") != "silu":  # hidden_act: the gate's activation in gate * up
         raise NotImplementedError("hidden_act " + config["hidden_act"])
-    d, H = config["hidden_size"], config["num_attention_heads"]
+    # hidden_size is read from the embedding's shape; pretraining_tp > 1 only splits the matmuls (same function);
+    # max_position_embeddings bounds nothing here (RoPE has no table); attention_dropout is off at inference.
+    H = config["num_attention_heads"]
     # num_key_value_heads: K/V heads; query head h reads K/V head h // (H / KV) (repeat_kv); None means H
     KV = config.get("num_key_value_heads") or H
     hd = head_dim(config)
@@ -292,8 +293,7 @@ def llama_forward(config, state_dict, input_ids):
     pos = torch.arange(T)
     x = sd["embed_tokens.weight"][torch.tensor(input_ids)]
     # attention_bias (llama, qwen3): biases on q/k/v/o; Qwen2Attention always has q/k/v biases and none on o_proj;
-    # mlp_bias (llama): biases on gate/up/down. _linear uses a bias exactly when the file has one, and the checks
-    # below make a config/file disagreement an error rather than a silent difference.
+    # mlp_bias (llama): biases on gate/up/down.
     qkv_bias = True if mt == "qwen2" else config.get("attention_bias", False)
     attn = []
     for i in range(config["num_hidden_layers"]):

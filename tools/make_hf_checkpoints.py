@@ -117,11 +117,13 @@ def llama_weights(c, init, prefix, lm_head, inv_freq_buffers):
             # LlamaRotaryEmbedding.inv_freq, a buffer older transformers saved per layer: derived, never loaded
             sd[p + "self_attn.rotary_emb.inv_freq"] = hf_reference.rope_inv_freq(c).float()
         sd[p + "post_attention_layernorm.weight"] = init.norm(d)
-        sd[p + "mlp.gate_proj.weight"], sd[p + "mlp.up_proj.weight"] = init.matrix(f, d), init.matrix(f, d)
-        sd[p + "mlp.down_proj.weight"] = init.matrix(d, f)
+        for n, rows, cols in (("gate_proj", f, d), ("up_proj", f, d), ("down_proj", d, f)):
+            sd[p + "mlp." + n + ".weight"] = init.matrix(rows, cols)
+            if c.get("mlp_bias", False):
+                sd[p + "mlp." + n + ".bias"] = init.bias(rows)
     sd[prefix + "norm.weight"] = init.norm(d)
     if lm_head:
-        sd["lm_head.weight"] = init.normal(c["vocab_size"], d, std=GAIN / d ** 0.5)
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)  # as the embeddings: logits spread over units
     return sd
 
 
@@ -142,7 +144,7 @@ def tensor_json(t):
     return {"shape": list(t.shape), "data": [f32(v) for v in t.float().reshape(-1).tolist()]}
 
 
-def shard_files(sd, n_shards, dtypes, out):
+def shard_files(sd, n_shards, dtypes):
     """{file name: bytes} as save_pretrained writes them: one file, or n shards + model.safetensors.index.json."""
     meta = {"format": "pt"}
     if n_shards == 1:
@@ -164,7 +166,6 @@ def shard_files(sd, n_shards, dtypes, out):
 
 def make_case(case):
     """-> {file name: bytes} of the case's folder, and a one-line summary."""
-    torch.manual_seed(0)
     init = Init(case["seed"])
     c = case["config"]
     sd = weights(case, init)
@@ -176,7 +177,7 @@ def make_case(case):
     if tdt is not None:
         sd = {n: t.to(tdt).float() for n, t in sd.items()}
     dtypes = {n: tag for n in sd} if tag else {}
-    files = shard_files(sd, case.get("shards", 1), dtypes, None)
+    files = shard_files(sd, case.get("shards", 1), dtypes)
     files["config.json"] = (json.dumps(c, indent=2) + "\n").encode()
     ref_inputs, stats = [], []
     for inp in case["inputs"]:
