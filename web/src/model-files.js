@@ -219,6 +219,10 @@ export function checkpointFiles(files, caller, signal) {
   for (const [name, value] of entries) {
     const ok = value instanceof ArrayBuffer || ArrayBuffer.isView(value) || isBlob(value) || value instanceof URL || typeof value === 'string';
     if (!ok) throw new TypeError(`${caller}: files['${name}']: expected ${FILE_KINDS}, got ${describe(value)}`);
+    // A string is a URL; JSON text given in its place would otherwise be fetched as a file name.
+    if (typeof value === 'string' && /^\s*[{[]/.test(value)) {
+      throw new TypeError(`${caller}: files['${name}']: expected ${FILE_KINDS}, got a string that is JSON text, not a URL (pass the text as new TextEncoder().encode(text) or a Blob)`);
+    }
     named.set(name, value);
   }
   const open = async (name, label) => {

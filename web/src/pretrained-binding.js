@@ -1,20 +1,27 @@
 // The binding's raw Hugging Face loader and model (cpp/bindings/pretrained_bindings.cpp), wrapped so that each call
 // returns plain values and throws the TypeError / RangeError the core chose, with the JS call's name in front.
-import { check, module } from './runtime.js';
+import { module } from './runtime.js';
 
 /** A loader result: the value, or the core's `{ error, message }` thrown as its class. */
 function value(result, caller) {
   if (result && typeof result === 'object' && typeof result.error === 'string' && typeof result.message === 'string') {
     const ErrorClass = { TypeError, RangeError }[result.error] ?? Error;
-    throw new ErrorClass(`${caller}: ${result.message}`);
+    // The loader names the JS call itself (its messages are about the user's files); others get it in front.
+    throw new ErrorClass(result.message.startsWith(`${caller}: `) ? result.message : `${caller}: ${result.message}`);
   }
   return result;
 }
 
-/** A run's result: the value, or null with the binding's status thrown as its class. */
+/**
+ * A run's result: the value, or null with the binding's status thrown as its class. The core's messages start with
+ * its own call's name (`PretrainedModel.forward: `), which the JS call's name replaces.
+ */
 function ran(wasm, result, caller) {
-  if (result === null) check(wasm._lastStatus(), caller);
-  return result;
+  if (result !== null) return result;
+  const status = wasm._lastStatus();
+  const message = `${caller}: ${wasm._lastError().replace(/^PretrainedModel\.\w+: /, '')}`;
+  if (status === wasm._Status.rangeError) throw new RangeError(message);
+  throw new Error(message);
 }
 
 /** The raw model handle the model classes hold (pretrained.js): calls take the caller's name for their errors. */
