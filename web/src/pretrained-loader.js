@@ -123,11 +123,13 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
         offset += size;
       });
       try {
+        aborted();
         onProgress?.({ loaded, total, file: name });
         for await (const chunk of source.chunks(source.dataStart)) {
-          aborted();
+          aborted(); // also after onProgress: a handler that aborts sees no further call
           writer.add(chunk);
           loaded += chunk.length;
+          aborted();
           onProgress?.({ loaded, total, file: name });
         }
         writer.flush();
