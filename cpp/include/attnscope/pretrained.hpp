@@ -62,9 +62,12 @@ struct PretrainedConfig {
     bool out_bias = false;            ///< the attention's output projection has a bias
     bool mlp_bias = false;
     bool qk_norm = false;             ///< Qwen3: RMSNorm over head_dim on every q and k head, before RoPE
+    bool inverse_layer_scale = false; ///< GPT-2's scale_attn_by_inverse_layer_idx: layer l's scores also / (l + 1)
     std::vector<std::size_t> window;  ///< per layer: keys a query sees (itself included), 0 = all
     bool causal = true;               ///< false for BERT
-    bool has_lm_head = false;         ///< logits are produced (BERT: only when the file has the MLM head)
+    /// Logits are produced: the file holds the head (lm_head.weight, BERT's cls.predictions.*), or it is tied and the
+    /// file is a task model's (its names carry transformer., model.); a base model's file (GPT2Model) gives hidden only.
+    bool has_lm_head = false;
     bool tied = false;                ///< the LM head is the token embedding (one copy of it)
 };
 

@@ -161,9 +161,10 @@ void read_gpt2(const Fields& f, PretrainedConfig& c)
     c.positions = PositionKind::learned;
     c.qkv_bias = c.out_bias = c.mlp_bias = true;  // Conv1D always has a bias
     c.tied = f.flag("tie_word_embeddings", true);  // GPT2LMHeadModel ties lm_head to wte by default
-    // scale_attn_weights: scores / sqrt(head_dim); the other two change the scale per layer or the precision path.
+    // scale_attn_weights: scores / sqrt(head_dim) (GPT2Attention._attn); scale_attn_by_inverse_layer_idx: also
+    // / (layer_idx + 1); reorder_and_upcast_attn changes only float16 numerics.
     f.require_flag("scale_attn_weights", true, "unscaled attention scores are not implemented");
-    f.require_flag("scale_attn_by_inverse_layer_idx", false, "per-layer score scaling is not implemented");
+    c.inverse_layer_scale = f.flag("scale_attn_by_inverse_layer_idx", false);
 }
 
 // BERT (configuration_bert.py; modeling_bert.py's BertEmbeddings, BertSelfAttention, BertLayer, BertLMPredictionHead).

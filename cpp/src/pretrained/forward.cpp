@@ -181,7 +181,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         }
         const detail::MaskRows mask{MaskKind::boolean, blocked.data(), Lk};
         detail::AttendArgs args;
-        args.scale = float(1.0 / std::sqrt(double(hd)));
+        args.scale = float(1.0 / std::sqrt(double(hd)) / (c.inverse_layer_scale ? double(l + 1) : 1.0));
         args.masks = &mask;
         args.mask_count = 1;
         const detail::AttendScratch panels{key_panels.data(), value_panels.data()};

@@ -71,6 +71,19 @@ struct PretrainedLoader::Impl {
     std::map<std::string, pretrained::FileState> files;
     std::unique_ptr<PretrainedModel::Impl> model;
     bool allocated = false, finished = false;
+    bool prefixed = false;  // some tensor's name carries the task model's prefix (transformer., model.)
+
+    // Whether the model has an LM head, from what the headers hold (see PretrainedConfig::has_lm_head).
+    void heads(bool& lm, bool& mlm) const
+    {
+        bool lm_group = false;
+        mlm = false;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            if (specs[i].group == pretrained::Group::lm_head && found[i].present) lm_group = true;
+            if (specs[i].group == pretrained::Group::mlm_head && found[i].present) mlm = true;
+        }
+        lm = config.family == PretrainedFamily::bert ? mlm : config.tied ? prefixed : lm_group;
+    }
 };
 
 namespace pretrained {
@@ -293,7 +306,9 @@ std::size_t PretrainedLoader::add_header(const std::string& name, const std::uin
             if (where->second != name) fail(name, {"'", t.name, "' is here, but the index puts it in ", where->second});
         }
         if (!pretrained::ignored_tensor(s.config, t.name)) {
-            const auto spec = s.spec_of.find(pretrained::strip_prefix(s.config, t.name));
+            const std::string bare = pretrained::strip_prefix(s.config, t.name);
+            if (bare.size() != t.name.size()) s.prefixed = true;
+            const auto spec = s.spec_of.find(bare);
             if (spec == s.spec_of.end())
                 fail(name, {"'", t.name, "' is not a tensor of a ", to_string(s.config.family), " checkpoint with this config"});
             const pretrained::TensorSpec& sp = s.specs[spec->second];
@@ -315,13 +330,9 @@ std::size_t PretrainedLoader::add_header(const std::string& name, const std::uin
 
 std::uint64_t PretrainedLoader::parameter_bytes() const
 {
-    const Impl& s = *impl_;
     bool lm = false, mlm = false;
-    for (std::size_t i = 0; i < s.specs.size(); ++i) {
-        if (s.specs[i].group == pretrained::Group::lm_head && s.found[i].present) lm = true;
-        if (s.specs[i].group == pretrained::Group::mlm_head && s.found[i].present) mlm = true;
-    }
-    return 4 * pretrained::parameter_floats(s.config, lm, mlm);
+    impl_->heads(lm, mlm);
+    return 4 * pretrained::parameter_floats(impl_->config, lm, mlm);
 }
 
 void PretrainedLoader::allocate()
@@ -350,8 +361,8 @@ void PretrainedLoader::allocate()
     s.model = std::make_unique<PretrainedModel::Impl>();
     PretrainedModel::Impl& m = *s.model;
     m.config = s.config;
-    if (m.config.family == PretrainedFamily::bert) m.config.has_lm_head = groups[2];
-    else m.config.has_lm_head = m.config.tied || groups[1];
+    bool mlm = false;
+    s.heads(m.config.has_lm_head, mlm);
     m.parameter_bytes = bytes;
     pretrained::allocate_weights(m, groups[2]);
     for (std::size_t i = 0; i < s.specs.size(); ++i)

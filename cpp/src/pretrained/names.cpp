@@ -183,7 +183,7 @@ std::uint64_t parameter_floats(const PretrainedConfig& c, bool lm_head, bool mlm
 
     std::uint64_t total = mul(layer, c.layers);
     // The token embedding: one copy, packed as the head's panels when tied (it serves the lookup too).
-    const bool head = c.family == PretrainedFamily::bert ? mlm_head : (c.tied || lm_head);
+    const bool head = c.family == PretrainedFamily::bert ? mlm_head : lm_head;
     total = add(total, (c.tied && head) ? packed(d, V) : mul(V, d));
     if (head && !c.tied) total = add(total, packed(d, V));
     if (c.positions == PositionKind::learned) total = add(total, mul(c.max_positions, d));

@@ -79,7 +79,8 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& config);
 bool ignored_tensor(const PretrainedConfig& config, const std::string& name);
 /// The name without the family's model prefix ("transformer.", "bert.", "model."), when it has one.
 std::string strip_prefix(const PretrainedConfig& config, const std::string& name);
-/// Parameter floats of `config` with the optional parts as given, panel padding included; throws
+/// Parameter floats of `config` with an LM head or not (`lm_head`, for the causal families) and BERT's MLM head or
+/// not, panel padding included; throws
 /// std::length_error when they exceed max_pretrained_parameter_bytes (naming the parameter count and bytes).
 std::uint64_t parameter_floats(const PretrainedConfig& config, bool lm_head, bool mlm_head);
 
