@@ -7,10 +7,10 @@ export type CheckpointFile = ArrayBuffer | Uint8Array | Blob | string | URL;
 /**
  * A checkpoint's files by their Hugging Face names: `config.json`, then `model.safetensors`, or the shards and
  * `model.safetensors.index.json`, and optionally `tokenizer.json` and `tokenizer_config.json`. Other names are
- * ignored, so a whole folder can be passed. The Files of an `<input type="file" multiple>` (an array or a FileList)
- * are taken by their own names.
+ * ignored, so a whole folder can be passed. The Files of an `<input type="file" multiple>` (an array or a FileList;
+ * typed as ArrayLike so that Node projects need no DOM types) are taken by their own names.
  */
-export type CheckpointFiles = Record<string, CheckpointFile> | File[] | FileList;
+export type CheckpointFiles = Record<string, CheckpointFile> | ArrayLike<File>;
 
 /** How far a load is: bytes of the weight files read so far, of `total`, and the file being read. */
 export interface LoadProgress {
