@@ -122,7 +122,14 @@ async function fetchSource(url, label, signal) {
   let position = 0; // bytes of the current response consumed by `pending` and before
   let pending = new Uint8Array(0); // bytes read from it and not yet handed out
   const next = async () => {
-    const { done, value } = await reader.read();
+    let read;
+    try {
+      read = await reader.read();
+    } catch (cause) {
+      if (signal?.aborted) throw signal.reason; // the caller's reason, not the stream's AbortError
+      throw new Error(`${label}: ${url} failed while it was read (${cause.message})`, { cause });
+    }
+    const { done, value } = read;
     if (done) throw new Error(`${label}: ${url} ended at byte ${position + pending.length} of ${size} while it was read`);
     return value;
   };

@@ -53,6 +53,7 @@ export interface PretrainedConfig {
   /** The longest input (and prompt + generated tokens) the model takes. */
   maxPositions: number;
   norm: 'layerNorm' | 'rmsNorm';
+  /** The norms' epsilon, as the core holds it (a float32: `1e-5` reads 0.0000099999997…). */
   normEps: number;
   positions: { kind: 'learned' } | RopePositions;
   mlp: 'geluTanh' | 'geluErf' | 'swiglu';
@@ -62,6 +63,14 @@ export interface PretrainedConfig {
   causal: boolean;
   /** Logits are produced (BERT: only when the checkpoint has its masked-LM head). */
   hasLmHead: boolean;
+  /** The LM head is the token embedding, held once. */
+  tiedEmbeddings: boolean;
+  /** BERT: the norm comes after each residual sum (and after the embeddings). */
+  postNorm: boolean;
+  /** Qwen3: an RMSNorm over every query and key head before RoPE. */
+  qkNorm: boolean;
+  /** BERT's token types (`type_vocab_size`); 0 for the other families. */
+  typeVocabSize: number;
 }
 
 /** Options of a forward pass. */

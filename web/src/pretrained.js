@@ -23,10 +23,16 @@ function numbers(value, name, what) {
 class PretrainedModel {
   #handle;
   #tokenizer;
+  #className;
   #disposed = false;
 
-  /** @param {any} handle the loaded model's raw handle; @param {import('./hf-tokenizer.js').CheckpointTokenizer | null} tokenizer */
-  constructor(handle, tokenizer) {
+  /**
+   * @param {any} handle the loaded model's raw handle
+   * @param {import('./hf-tokenizer.js').CheckpointTokenizer | null} tokenizer
+   * @param {string} className the name errors start with (not constructor.name, which minifiers rename)
+   */
+  constructor(handle, tokenizer, className) {
+    this.#className = className;
     this.#handle = handle;
     this.#tokenizer = tokenizer;
     /** The architecture as the core read it from config.json (camelCase; see index.d.ts PretrainedConfig). */
@@ -60,7 +66,7 @@ class PretrainedModel {
    * people read it (spaces shown as ␣, newlines as ↵, tabs as ⇥, a part of a UTF-8 character as its bytes `<0xE4>`).
    */
   tokenize(text) {
-    const caller = `${this.constructor.name}.tokenize`;
+    const caller = `${this.#className}.tokenize`;
     const tokenizer = this.tokenizer(caller);
     const { ids } = tokenizer.encode(text, undefined, caller);
     return { ids, tokens: ids.map((id) => tokenizer.readable(id)) };
@@ -68,13 +74,13 @@ class PretrainedModel {
 
   /** Ids → text, special tokens left out. */
   detokenize(ids) {
-    const caller = `${this.constructor.name}.detokenize`;
+    const caller = `${this.#className}.detokenize`;
     return this.tokenizer(caller).decode(numbers(ids, `${caller}: ids`, 'an array of token ids'));
   }
 
   /** Readable token strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
   tokenStrings(ids) {
-    this.handle(`${this.constructor.name}.tokenStrings`);
+    this.handle(`${this.#className}.tokenStrings`);
     return this.#tokenizer ? Array.from(ids, (id) => this.#tokenizer.readable(id)) : null;
   }
 
@@ -107,7 +113,7 @@ class PretrainedModel {
 
   /** @protected */
   runForward(input, options, known) {
-    const caller = `${this.constructor.name}.forward`;
+    const caller = `${this.#className}.forward`;
     const { handle, ids, request } = this.request(input, options, caller, known);
     const { logits, hidden, attention } = handle.forward(request, caller);
     return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention };
@@ -118,7 +124,7 @@ class PretrainedModel {
    * before and after RoPE/QK-norm, the scores, the visible keys, the weights, the context and the head's output.
    */
   trace(input, options) {
-    const caller = `${this.constructor.name}.trace`;
+    const caller = `${this.#className}.trace`;
     const known = ['layer', 'head', 'query', 'attentionMask', 'tokenTypeIds', 'ablate'];
     if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
@@ -145,7 +151,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
   #stop;
 
   constructor(handle, tokenizer) {
-    super(handle, tokenizer);
+    super(handle, tokenizer, 'PretrainedLanguageModel');
     this.kind = 'causal_lm';
     this.#stop = tokenizer?.eosTokenId ?? null;
   }
@@ -184,7 +190,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
 /** A BERT encoder read from a Hugging Face checkpoint: every token sees every other, padding aside. */
 export class EncoderModel extends PretrainedModel {
   constructor(handle, tokenizer) {
-    super(handle, tokenizer);
+    super(handle, tokenizer, 'EncoderModel');
     this.kind = 'encoder';
   }
 
