@@ -1,6 +1,6 @@
 // `npm run bench:demo`: how fast the built demo answers typing, in headless Chromium (Event Timing + Long Animation
 // Frames). Types keys at 10 per second into (a) the trained language model near 128 characters and (b) the untrained
-// layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (README's demo section quotes it).
+// layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (bench/README.md quotes it).
 //
 //   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20] [--base=DIR]
 //

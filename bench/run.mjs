@@ -447,7 +447,7 @@ const pathMs = (e, variant) => (e.variant === variant ? e.ms : e.others?.find((o
         r.threads === threads && r.id === id && r.L === L && r.E === E && r.H === H)))]);
   const ort = results.forward.filter((r) => r.id === 'ort' && r.variant);
   const graphs = [...new Set(ort.map((r) => r.variant))];
-  out(`## Summary (${results.machine.environment}, ${new Date().toISOString().slice(0, 10)}; paste into README.md)`);
+  out(`## Summary (${results.machine.environment}, ${new Date().toISOString().slice(0, 10)}; paste into bench/README.md)`);
   out();
   out(formatTable(rows, [0]));
   out();

@@ -12,7 +12,7 @@ export const wasmBudgetBytes = 200_000;
 
 export const emscriptenToolchain = '/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake';
 
-// Emscripten's JS optimiser needs Debian's acorn, which lives outside Node's default search path (TOOLCHAIN.md).
+// Emscripten's JS optimiser needs Debian's acorn, which lives outside Node's default search path (docs/toolchain.md, "Emscripten's JS optimiser and acorn").
 export const buildEnv = {
   ...process.env,
   NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
@@ -82,6 +82,6 @@ export function cpuHasAvx2() {
 export const wasmConfigure = [
   '-DCMAKE_BUILD_TYPE=Release',
   `-DCMAKE_TOOLCHAIN_FILE=${emscriptenToolchain}`,
-  // emcmake's default emulator passes a flag Node 20 rejects (TOOLCHAIN.md pitfall 2).
+  // emcmake's default emulator passes a flag Node 20 rejects (docs/toolchain.md, "The emcmake test emulator").
   '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
 ];
