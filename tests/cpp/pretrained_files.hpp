@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -92,6 +93,19 @@ inline std::string safetensors_file(const std::vector<FakeTensor>& tensors, cons
     file += text;
     for (const FakeTensor& t : tensors) file += t.bytes;
     return file;
+}
+
+/// `file` with its header rewritten by `edit` (the data section kept as it is).
+inline std::string rewrite_header(const std::string& file, const std::function<void(nlohmann::ordered_json&)>& edit)
+{
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | std::uint8_t(file[std::size_t(i)]);
+    nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, std::size_t(n)));
+    edit(header);
+    const std::string text = header.dump();
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[std::size_t(i)] = char((std::uint64_t(text.size()) >> (8 * i)) & 0xff);
+    return out + text + file.substr(8 + std::size_t(n));
 }
 
 /// Float bytes of n values (a small pattern, so tensors differ).

@@ -53,11 +53,11 @@ struct widen_half {
         constexpr std::size_t W = fbatch::size;
         alignas(64) std::uint32_t lanes[W];
         std::size_t i = 0;
+        const std::uint8_t* p = bytes;
         for (; i + W <= n; i += W) {
             // Bytes → 32-bit lanes by a scalar gather (a chunk of the file can start at any byte); the conversion
             // itself is vector work.
-            for (std::size_t l = 0; l < W; ++l)
-                lanes[l] = std::uint32_t(bytes[2 * (i + l)]) | std::uint32_t(bytes[2 * (i + l) + 1]) << 8;
+            for (std::size_t l = 0; l < W; ++l, p += 2) lanes[l] = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8;
             const ubatch h = ubatch::load_aligned(lanes);
             ubatch bits;
             if (bf16) {
@@ -72,8 +72,8 @@ struct widen_half {
             }
             xsimd::bitwise_cast<fbatch>(bits).store_unaligned(out + i);
         }
-        for (; i < n; ++i) {
-            const std::uint16_t h = std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
+        for (; i < n; ++i, p += 2) {
+            const std::uint16_t h = std::uint16_t(p[0] | p[1] << 8);
             out[i] = bf16 ? bf16_to_f32(h) : f16_to_f32(h);
         }
     }

@@ -66,7 +66,7 @@ struct PretrainedLoader::Impl {
     std::map<std::string, std::size_t> spec_of;  // name without prefix → index in specs
     std::vector<pretrained::Found> found;        // per spec
     bool has_index = false;
-    std::map<std::string, std::string> index;    // tensor name (as in the files) → shard
+    std::map<std::string, std::pair<std::string, bool>> index;  // tensor name (as in the files) → shard, seen
     std::vector<std::string> file_order;
     std::map<std::string, pretrained::FileState> files;
     std::unique_ptr<PretrainedModel::Impl> model;
@@ -264,7 +264,7 @@ void PretrainedLoader::set_index(const std::string& text)
         const std::string shard = v.string();
         if (shard.empty()) fail(file, {"weight_map['", k.string(), "']: an empty file name"});
         if (std::find(s.file_order.begin(), s.file_order.end(), shard) == s.file_order.end()) s.file_order.push_back(shard);
-        s.index.emplace(k.string(), shard);
+        s.index.emplace(k.string(), std::make_pair(shard, false));
     }
     if (s.file_order.empty()) fail(file, {"weight_map: names no tensor"});
     s.has_index = true;
@@ -303,7 +303,9 @@ std::size_t PretrainedLoader::add_header(const std::string& name, const std::uin
         if (s.has_index) {
             const auto where = s.index.find(t.name);
             if (where == s.index.end()) fail(name, {"'", t.name, "' is not in the index's weight_map"});
-            if (where->second != name) fail(name, {"'", t.name, "' is here, but the index puts it in ", where->second});
+            if (where->second.first != name)
+                fail(name, {"'", t.name, "' is here, but the index puts it in ", where->second.first});
+            where->second.second = true;
         }
         if (!pretrained::ignored_tensor(s.config, t.name)) {
             const std::string bare = pretrained::strip_prefix(s.config, t.name);
@@ -342,6 +344,9 @@ void PretrainedLoader::allocate()
     for (const std::string& file : s.file_order)
         if (!s.files.count(file) || !s.files[file].has_header)
             fail(file, {s.has_index ? "the index names this file, but its header was never added" : "its header was never added"});
+    for (const auto& entry : s.index)
+        if (!entry.second.second)
+            fail(entry.second.first, {"the index puts '", entry.first, "' in this file, but its header does not have it"});
     // Every required tensor present; the optional heads all-or-nothing.
     bool groups[3] = {true, false, false}, missing[3] = {false, false, false};
     const pretrained::TensorSpec* first_missing[3] = {};
