@@ -118,7 +118,13 @@ export async function loadTokenizer(files, caller) {
   };
   const json = parse(files.json, 'tokenizer.json');
   const config = files.config === null ? {} : parse(files.config, 'tokenizer_config.json');
-  const { Tokenizer } = await import('@huggingface/tokenizers'); // only checkpoints with a tokenizer pay for it
+  let Tokenizer;
+  try {
+    ({ Tokenizer } = await import('@huggingface/tokenizers')); // only checkpoints with a tokenizer pay for it
+  } catch (cause) {
+    // Bundlers and Node resolve the package; a page that imports attnscope from a static host needs an import map.
+    throw new Error(`${caller}: tokenizer.json needs the package @huggingface/tokenizers, which could not be imported (${cause.message}); without a bundler, map it in the page: <script type="importmap">{"imports": {"@huggingface/tokenizers": "./node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs"}}</script>`, { cause });
+  }
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config);
