@@ -93,18 +93,32 @@ function recordingLoader(loads) {
   };
 }
 
+// A 9 MiB weight file (one F32 tensor of a byte pattern): more than two of the loader's 4 MiB chunks.
+function bigFile() {
+  const n = (9 << 20) / 4;
+  const text = new TextEncoder().encode(JSON.stringify({ w: { dtype: 'F32', shape: [n], data_offsets: [0, 4 * n] } }));
+  const out = new Uint8Array(8 + text.length + 4 * n);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  for (let i = 8 + text.length; i < out.length; i++) out[i] = (i * 7) & 0xff;
+  return out;
+}
+
 let server;
 let base;
+let big;
 const requests = [];
 before(async () => {
   await init();
   // Serves tests/fixtures/hf/ with Content-Length, as a static server or the Hub does; /sharded/ serves shardedFiles().
   const sharded = shardedFiles();
+  big = bigFile();
   server = createServer((req, res) => {
     requests.push(req.url);
     const path = decodeURIComponent(req.url);
     let body = null;
-    if (path.startsWith('/sharded/')) body = sharded[path.slice('/sharded/'.length)] ?? null;
+    if (path === '/big/model.safetensors') body = big;
+    else if (path.startsWith('/sharded/')) body = sharded[path.slice('/sharded/'.length)] ?? null;
     else if (path.startsWith('/sharded-missing/') && !path.includes('model-00002-')) body = sharded[path.slice('/sharded-missing/'.length)] ?? null;
     else if (path.startsWith('/nolength/')) {
       res.writeHead(200); // chunked: no Content-Length
@@ -254,3 +268,15 @@ for (const [when, abortAt] of [['before it starts', 'start'], ['in the middle of
     assert.ok(loads.every((l) => l.deleted && !l.handle), 'every loader deleted, no model made');
   });
 }
+
+test('a 9 MiB file fetched in small pieces is written in 4 MiB chunks, with one progress call per chunk', async () => {
+  const loads = [];
+  const events = [];
+  const files = { 'config.json': read('config.json'), 'model.safetensors': `${base}big/model.safetensors` };
+  const model = await loadPretrained(files, { onProgress: (p) => events.push(p.loaded) }, recordingLoader(loads));
+  assert.deepEqual(loads[0].got.get('model.safetensors').bytes, big);
+  const header = 8 + Number(new DataView(big.buffer).getBigUint64(0, true));
+  const chunk = 4 << 20;
+  assert.deepEqual(events, [header, header + chunk, header + 2 * chunk, big.length]);
+  model.dispose();
+});

@@ -118,19 +118,22 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
     for (const [i, name] of names.entries()) {
       const source = sources[i];
       let offset = source.dataStart;
+      // Progress once per chunk written (4 MiB, and the rest at the end of each file), however the reads arrive.
+      const report = () => {
+        aborted(); // before each call too: a handler that aborted sees no further call
+        onProgress?.({ loaded, total, file: name });
+      };
       const writer = chunkWriter(wasm, caller, (address, size) => {
         loader.write(name, offset, address, size);
         offset += size;
+        loaded += size;
+        report();
       });
       try {
-        aborted();
-        onProgress?.({ loaded, total, file: name });
+        report();
         for await (const chunk of source.chunks(source.dataStart)) {
-          aborted(); // also after onProgress: a handler that aborts sees no further call
-          writer.add(chunk);
-          loaded += chunk.length;
           aborted();
-          onProgress?.({ loaded, total, file: name });
+          writer.add(chunk);
         }
         writer.flush();
       } finally {
