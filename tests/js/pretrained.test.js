@@ -180,6 +180,11 @@ test('wrong inputs and options are TypeErrors, wrong values RangeErrors, each na
   model.dispose();
 });
 
+test('a checkpoint folder without its trailing slash is a TypeError that says to add it', async () => {
+  const folder = folderOf('gpt2-lm').href.slice(0, -1);
+  await assert.rejects(loadModel(new URL(folder)), { name: 'TypeError', message: /^loadModel: source: file:.*gpt2-lm is a folder; .* trailing \/ / });
+});
+
 test('after dispose every call throws, naming the call; dispose twice is fine', async () => {
   const model = await loadModel(folderOf('bert-mlm'));
   model.dispose();

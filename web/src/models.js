@@ -23,7 +23,15 @@ async function readBytes(source) {
       throw new TypeError(`loadModel: source: expected an absolute URL or one relative to ${base}, got ${describe(String(source))}`);
     }
     const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
-    if (fs) return new Uint8Array(await fs.readFile(url));
+    if (fs) {
+      try {
+        return new Uint8Array(await fs.readFile(url));
+      } catch (cause) {
+        // A checkpoint's folder given without its trailing slash would otherwise be a bare EISDIR.
+        if (cause.code === 'EISDIR') throw new TypeError(`loadModel: source: ${url} is a folder; the folder of a Hugging Face checkpoint is given with a trailing / (${url}/)`, { cause });
+        throw cause;
+      }
+    }
     const response = await fetch(url);
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
