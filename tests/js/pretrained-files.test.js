@@ -117,7 +117,20 @@ before(async () => {
     requests.push(req.url);
     const path = decodeURIComponent(req.url);
     let body = null;
-    if (path === '/big/model.safetensors') body = big;
+    if (path.startsWith('/chunked-json/') && path.endsWith('.json')) {
+      // JSON as a compressing server sends it: no Content-Length.
+      try {
+        const text = read(path.slice('/chunked-json/'.length), new URL('../fixtures/hf/', import.meta.url));
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write(text.subarray(0, 10));
+        res.end(text.subarray(10));
+      } catch {
+        res.writeHead(404).end();
+      }
+      return;
+    }
+    if (path.startsWith('/chunked-json/')) body = read(path.slice('/chunked-json/'.length), new URL('../fixtures/hf/', import.meta.url));
+    else if (path === '/big/model.safetensors') body = big;
     else if (path.startsWith('/sharded/')) body = sharded[path.slice('/sharded/'.length)] ?? null;
     else if (path.startsWith('/sharded-missing/') && !path.includes('model-00002-')) body = sharded[path.slice('/sharded-missing/'.length)] ?? null;
     else if (path.startsWith('/nolength/')) {
@@ -195,6 +208,15 @@ for (const [kind, where] of [['http folder URL', () => `${base}gpt2-lm/`], ['fil
     model.dispose();
   });
 }
+
+test('JSON files sent without a Content-Length (as compressing servers do) are read whole; only weights need one', async () => {
+  const loads = [];
+  const model = await loadPretrained(`${base}chunked-json/gpt2-lm/`, undefined, recordingLoader(loads));
+  assert.equal(loads[0].config.model_type, 'gpt2');
+  assert.equal(model.hasTokenizer, true);
+  assert.deepEqual(loads[0].got.get('model.safetensors').bytes, read('model.safetensors'));
+  model.dispose();
+});
 
 test('a sharded folder URL: the index names the shards, each is read whole, in the index\'s order', async () => {
   const loads = [];

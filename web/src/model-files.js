@@ -183,6 +183,32 @@ async function urlSource(url, label, signal) {
   return fs ? fileSource(fs, url, label) : fetchSource(url, label, signal);
 }
 
+/**
+ * A JSON file at a URL, whole: no Content-Length needed (servers often compress JSON, and then send none), read
+ * with fs in Node for file: URLs.
+ */
+async function urlText(url, label, signal) {
+  const fs = url.protocol === 'file:' ? nodeFs() : undefined;
+  if (fs) return sourceText(await fileSource(fs, url, label), label);
+  const response = await fetched(url, label, signal);
+  let bytes;
+  try {
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch (cause) {
+    if (signal?.aborted) throw signal.reason;
+    throw new Error(`${label}: ${url} failed while it was read (${cause.message})`, { cause });
+  }
+  return decodeText(bytes, label);
+}
+
+function decodeText(bytes, label) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new TypeError(`${label}: expected UTF-8 text (a JSON file), got bytes that are not`);
+  }
+}
+
 async function sourceText(source, label) {
   const parts = [];
   for await (const chunk of source.chunks(0)) parts.push(chunk.slice());
@@ -190,11 +216,7 @@ async function sourceText(source, label) {
   const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const part of parts) bytes.set(part, (at += part.length) - part.length);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new TypeError(`${label}: expected UTF-8 text (a JSON file), got bytes that are not`);
-  }
+  return decodeText(bytes, label);
 }
 
 /**
@@ -209,15 +231,13 @@ export function checkpointFiles(files, caller, signal) {
       where: (name) => String(at(name)),
       async open(name) { return urlSource(at(name), caller, signal); },
       async text(name, { optional = false } = {}) {
-        let source;
         try {
-          source = await urlSource(at(name), caller, signal);
+          return await urlText(at(name), caller, signal);
         } catch (error) {
           // A file the folder does not have: 404 from a server, ENOENT from a disk.
           if (optional && (error.status === 404 || error.code === 'ENOENT')) return null;
           throw error;
         }
-        return sourceText(source, `${caller}: ${at(name)}`);
       },
     };
   }
@@ -251,6 +271,8 @@ export function checkpointFiles(files, caller, signal) {
         throw new TypeError(`${caller}: files['${name}']: missing: a Hugging Face checkpoint needs ${name} (given: ${[...named.keys()].join(', ') || 'no files'})`);
       }
       const label = `${caller}: files['${name}']`;
+      const value = named.get(name);
+      if (typeof value === 'string' || value instanceof URL) return urlText(toUrl(value, label), label, signal);
       return sourceText(await open(name, label), label);
     },
   };
