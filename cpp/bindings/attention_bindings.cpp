@@ -1,7 +1,32 @@
-// The binding's attention adapters: MultiHeadAttention and scaled_dot_product_attention over heap addresses.
+// The binding's attention adapters: the JS API's checks of MultiHeadAttention and scaledDotProductAttention calls,
+// in its own names (the core checks the same rules in C++'s names, for its C++ callers), then one copy in and out.
 #include "attention_bindings.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace attnscope::bindings {
+
+namespace {
+
+const double max_dim = 2147483647;                // the API's sizes are int32
+const double max_seed = 9007199254740991;         // Number.MAX_SAFE_INTEGER: every seed JS can write exactly
+
+std::size_t bytes_of(const Shape& shape, std::size_t element) { return checked_numel({checked_numel(shape, "forward"), element}, "forward"); }
+
+}  // namespace
+
+val Attention::config() const
+{
+    val config = val::object();
+    config.set("embedDim", double(mha_.embed_dim()));
+    config.set("numHeads", double(mha_.num_heads()));
+    config.set("headDim", double(mha_.head_dim()));
+    config.set("kdim", double(mha_.kdim()));
+    config.set("vdim", double(mha_.vdim()));
+    config.set("bias", mha_.has_bias());
+    return config;
+}
 
 // [[key, shape], ...] in PyTorch's order.
 val Attention::stateDictShapes() const
@@ -25,117 +50,294 @@ val Attention::stateDict() const
     return state;
 }
 
-Status Attention::loadStateDict(const val& entries)
+namespace {
+
+// The JS API's rules of one loadStateDict entry [key, Float32Array, shape | null], in its names: an unknown key is a
+// TypeError (PyTorch's strict load raises it as an error of the argument's kind); returns the key's shape.
+Shape check_state_entry(const MultiHeadAttention& mha, const std::string& key, const val& entry)
 {
-    return guarded([&] { mha_.load_state_dict(state_views(entries)); });
+    const std::vector<std::string> keys = mha.state_dict_keys();
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        std::string expected;
+        for (const std::string& k : keys) expected += (expected.empty() ? "'" : ", '") + k + "'";
+        fail(Status::type_error, "unexpected key '%' (this layer has %)", {key, expected});
+    }
+    Shape want = mha.state_dict_shape(key);
+    const val given = entry[2];
+    if (given.isNull()) {  // a bare Float32Array: the layer's shape
+        const double length = entry[1]["length"].as<double>();
+        if (length != double(checked_numel(want, "loadStateDict")))
+            fail(Status::range_error, "'%': expected % values (shape %), got Float32Array(%)",
+                 {key, checked_numel(want, "loadStateDict"), want, JsNumber{length}});
+    } else if (shape_of(given) != want) {
+        fail(Status::range_error, "'%': expected shape %, got %", {key, want, shape_of(given)});
+    }
+    return want;
 }
 
-// {weightsShape (batched; null without weights), workspaceBytes} of a call, or null with the status set.
-// The output has the query's shape: that is API, not a fact about the C++ internals.
-val Attention::plan(const ForwardCall& call)
+}  // namespace
+
+val Attention::loadStateDict(const val& entries)
 {
-    val result = val::null();
-    guarded([&] {
-        const ForwardDims dims = dims_of(call);
-        const ForwardOptions options = options_of(call, {});
-        result = val::object();
-        result.set("weightsShape", call.need_weights ? shape_value(mha_.weights_shape(dims, options)) : val::null());
-        result.set("workspaceBytes", double(mha_.workspace_bytes(dims, options)));
+    return guarded([&] {
+        // Strict like PyTorch, and checked whole before anything is copied: a failed load changes nothing. Every
+        // entry's key is one of the layer's, each once (an object's or a Map's keys are unique), so they fit the table.
+        struct Load {
+            std::map<std::string, TensorView> state;
+            std::map<std::string, TensorView>::iterator at[CallBuffers::capacity];
+            CallBuffers buffers;
+        } load;
+        const unsigned n = entries["length"].as<unsigned>();
+        for (unsigned i = 0; i < n; ++i) {
+            const val entry = entries[i];
+            const std::string key = entry[0].as<std::string>();
+            const Shape want = check_state_entry(mha_, key, entry);
+            if (i == CallBuffers::capacity) fail(Status::type_error, "'%' is given twice", {key});  // more entries than keys
+            load.buffers.input(entry[1], bytes_of(want, sizeof(float)), true);
+            load.at[i] = load.state.insert_or_assign(key, TensorView(nullptr, want)).first;
+        }
+        for (const std::string& key : mha_.state_dict_keys())
+            if (!load.state.count(key)) fail(Status::type_error, "missing key '%' of shape %", {key, mha_.state_dict_shape(key)});
+        load.buffers.place(arena_, 0);
+        for (unsigned i = 0; i < n; ++i) load.at[i]->second.data = load.buffers.at<float>(i);
+        mha_.load_state_dict(load.state);
+        return val(true);
     });
+}
+
+namespace {
+
+// A call's shapes, together: one object to unwind instead of one per shape.
+struct CallShapes {
+    Shape q, k, v, key_padding_mask, attn_mask;
+};
+
+bool is(const Shape& s, std::size_t a, std::size_t b) { return s.size() == 2 && s[0] == a && s[1] == b; }
+bool is(const Shape& s, std::size_t a, std::size_t b, std::size_t c)
+{
+    return s.size() == 3 && s[0] == a && s[1] == b && s[2] == c;
+}
+
+// The JS API's shape rules of MultiHeadAttention.forward, in its names; returns the call's dims.
+ForwardDims check_forward(const ForwardCall& call, const CallShapes& s, const MultiHeadAttention& mha)
+{
+    const std::size_t E = mha.embed_dim(), H = mha.num_heads(), kdim = mha.kdim(), vdim = mha.vdim();
+    const Shape& q = s.q;
+    const std::size_t rank = q.size();
+    if ((rank != 2 && rank != 3) || q.back() != E)
+        fail(Status::range_error, "query: expected shape [batch, queryLen, %] or [queryLen, %], got %", {E, E, q});
+    const bool batched = rank == 3;
+    const std::size_t B = batched ? q[0] : 1, Lq = q[rank - 2];
+    const std::size_t Lk = s.k.size() == rank ? s.k[rank - 2] : 0;
+    const char* key_default = call.key.given() ? "" : " (key defaults to query)";
+    if (s.k.size() != rank || s.k.back() != kdim || (batched && s.k[0] != B)) {
+        if (batched) fail(Status::range_error, "key: expected shape [%, keyLen, %] to match query %%, got %", {B, kdim, q, key_default, s.k});
+        fail(Status::range_error, "key: expected shape [keyLen, %] to match query %%, got %", {kdim, q, key_default, s.k});
+    }
+    const char* value_default = call.value.given() ? "" : " (value defaults to key)";
+    if (batched ? !is(s.v, B, Lk, vdim) : !is(s.v, Lk, vdim)) {
+        if (batched) fail(Status::range_error, "value: expected shape [%, %, %] to match key %%, got %", {B, Lk, vdim, s.k, value_default, s.v});
+        fail(Status::range_error, "value: expected shape [%, %] to match key %%, got %", {Lk, vdim, s.k, value_default, s.v});
+    }
+    const Shape& kpm = s.key_padding_mask;
+    if (call.key_padding_mask.kind != MaskCode::none && (batched ? !is(kpm, B, Lk) : !(kpm.size() == 1 && kpm[0] == Lk))) {
+        if (batched) fail(Status::range_error, "keyPaddingMask: expected shape [%, %], got %", {B, Lk, kpm});
+        fail(Status::range_error, "keyPaddingMask: expected shape [%], got %", {Lk, kpm});
+    }
+    const std::size_t heads = checked_numel({B, H}, "attnMask");
+    if (call.attn_mask.kind != MaskCode::none && !is(s.attn_mask, Lq, Lk) && !is(s.attn_mask, heads, Lq, Lk))
+        fail(Status::range_error, "attnMask: expected shape [%, %] or [%, %, %], got %", {Lq, Lk, heads, Lq, Lk, s.attn_mask});
+    return {B, Lq, Lk};
+}
+
+const std::size_t mask_element[3] = {0, 1, 4};  // bytes of a value of each MaskCode
+
+std::size_t mask_bytes(const MaskArg& mask, const Shape& shape)
+{
+    return mask.kind == MaskCode::none ? 0 : bytes_of(shape, mask_element[int(mask.kind)]);
+}
+
+Shape mask_shape(const MaskArg& mask, const char* name) { return mask.kind == MaskCode::none ? Shape{} : shape_of(mask.shape, name); }
+
+// A mask sized against a placeholder, pointed at its data in the heap.
+void repoint(MaskView& mask, const void* data)
+{
+    if (mask.blocked) mask.blocked = static_cast<const std::uint8_t*>(data);
+    if (mask.added) mask.added = static_cast<const float*>(data);
+}
+
+// The JS API's shape rules of scaledDotProductAttention, in its names.
+void check_sdpa(const SdpaCall& call, const CallShapes& s)
+{
+    const Shape &q = s.q, &k = s.k, &v = s.v, &mask = s.attn_mask;
+    const std::size_t rank = q.size();
+    if (rank < 2) fail(Status::range_error, "q: expected at least 2 dimensions [..., queryLen, D], got %", {q});
+    const std::size_t Lq = q[rank - 2], D = q[rank - 1];
+    const std::size_t Lk = k.size() == rank ? k[rank - 2] : 0;
+    const auto leads_with_q = [&](const Shape& t) { return t.size() == rank && std::equal(q.begin(), q.end() - 2, t.begin()); };
+    if (!leads_with_q(k) || k.back() != D)
+        fail(Status::range_error, "k: expected shape [%keyLen, %] to match q %, got %", {Leading{q}, D, q, k});
+    if (!leads_with_q(v) || v[rank - 2] != Lk)
+        fail(Status::range_error, "v: expected shape [%%, valueDim] to match k %, got %", {Leading{q}, Lk, k, v});
+    const bool full = leads_with_q(mask) && mask[rank - 2] == Lq && mask[rank - 1] == Lk;
+    if (call.mask.kind != MaskCode::none && !is(mask, Lq, Lk) && (rank == 2 || !full)) {
+        if (rank == 2) fail(Status::range_error, "attnMask: expected shape [%, %], got %", {Lq, Lk, mask});
+        fail(Status::range_error, "attnMask: expected shape [%, %] or [%%, %], got %", {Lq, Lk, Leading{q}, Lq, Lk, mask});
+    }
+    if (call.has_scale && !std::isfinite(call.scale))
+        fail(Status::range_error, "scale: expected a finite number, got %", {JsNumber{call.scale}});
+}
+
+// The result object {output, weights}, each {data, shape} (weights null when there are none): copied out of the
+// heap into fresh arrays, or into the caller's `out` arrays when given.
+val results(const float* output, const Shape& output_shape, const val& out_output, const float* weights,
+            const Shape& weights_shape, const val& out_weights)
+{
+    val result = val::object();
+    result.set("output", tensor_result(copy_out(output, checked_numel(output_shape, "output"), out_output), output_shape));
+    result.set("weights", weights ? tensor_result(copy_out(weights, checked_numel(weights_shape, "weights"), out_weights), weights_shape)
+                                  : val::null());
     return result;
 }
 
-Status Attention::forward(const ForwardCall& call, const ForwardBuffers& buffers)
+// Everything one call holds, in one object: each throwing step then shares a single unwinding path, which keeps the
+// .wasm small (one cleanup per distinct set of live objects).
+struct CallState {
+    CallShapes s;
+    ForwardOptions forward;
+    SdpaOptions sdpa;
+    SdpaPlan plan;
+    Shape weights_shape;
+    CallBuffers buffers;
+    Arena* release = nullptr;  // an arena to give back after the call (the functional form's)
+    ~CallState()
+    {
+        if (release) release->release();
+    }
+};
+
+}  // namespace
+
+val Attention::forward(const ForwardCall& call)
 {
     return guarded([&] {
-        const ForwardDims dims = dims_of(call);
-        const ForwardOptions options = options_of(call, buffers);
-        mha_.forward(at<const float>(buffers.query), at<const float>(buffers.key), at<const float>(buffers.value), dims,
-                     options, at<float>(buffers.output), at<float>(buffers.weights));
+        CallState c;
+        const TensorArg& key = call.key.given() ? call.key : call.query;  // key defaults to query
+        const TensorArg& value = call.value.given() ? call.value : key;    // value defaults to key
+        const MaskArg& kpm = call.key_padding_mask;
+        const MaskArg& am = call.attn_mask;
+        c.s.q = shape_of(call.query.shape, "query");
+        c.s.k = shape_of(key.shape, "key");
+        c.s.v = shape_of(value.shape, "value");
+        c.s.key_padding_mask = mask_shape(kpm, "keyPaddingMask");
+        c.s.attn_mask = mask_shape(am, "attnMask");
+        const ForwardDims dims = check_forward(call, c.s, mha_);
+
+        ForwardOptions& options = c.forward;
+        options.causal = call.causal;
+        options.need_weights = call.need_weights;
+        options.average_weights = call.average_weights;
+        // Shapes first, against a placeholder address: the core sizes the call before anything is copied.
+        static const float placeholder = 0;
+        options.key_padding_mask = mask_of(kpm.kind, &placeholder, {dims.batch, dims.key_len});
+        options.attn_mask = mask_of(am.kind, &placeholder, c.s.attn_mask);
+        const std::size_t workspace = mha_.workspace_bytes(dims, options);
+        c.weights_shape = mha_.weights_shape(dims, options);
+        if (c.s.q.size() == 2 && !c.weights_shape.empty()) c.weights_shape.erase(c.weights_shape.begin());
+        const std::size_t output_n = checked_numel(c.s.q, "forward");
+        const std::size_t weights_n = call.need_weights ? checked_numel(c.weights_shape, "forward") : 0;
+
+        check_out(call.out_output, output_n, c.s.q, "options.out.output");
+        if (!call.out_weights.isUndefined()) {
+            if (!call.need_weights) fail(Status::type_error, "options.out.weights: needWeights is false, so there are no weights to write");
+            check_out(call.out_weights, weights_n, c.weights_shape, "options.out.weights");
+        }
+
+        // One buffer per distinct input: self-attention copies the query once.
+        const bool key_is_query = key.data.strictlyEquals(call.query.data);
+        const bool value_is_query = value.data.strictlyEquals(call.query.data);
+        const bool value_is_key = value.data.strictlyEquals(key.data);
+        CallBuffers& buffers = c.buffers;
+        const std::size_t q_at = buffers.input(call.query.data, bytes_of(c.s.q, 4), true);
+        const std::size_t k_at = key_is_query ? q_at : buffers.input(key.data, bytes_of(c.s.k, 4), true);
+        const std::size_t v_at = value_is_query ? q_at : value_is_key ? k_at : buffers.input(value.data, bytes_of(c.s.v, 4), true);
+        const std::size_t kpm_at = buffers.input(kpm.data, mask_bytes(kpm, c.s.key_padding_mask), kpm.kind == MaskCode::additive);
+        const std::size_t am_at = buffers.input(am.data, mask_bytes(am, c.s.attn_mask), am.kind == MaskCode::additive);
+        const std::size_t output_at = buffers.result(output_n), weights_at = buffers.result(weights_n);
+        buffers.place(arena_, double(workspace), dims, call.need_weights);
+        repoint(options.key_padding_mask, buffers.at<void>(kpm_at));
+        repoint(options.attn_mask, buffers.at<void>(am_at));
+        float* output = buffers.at<float>(output_at);
+        float* weights = call.need_weights ? buffers.at<float>(weights_at) : nullptr;
+        mha_.forward(buffers.at<float>(q_at), buffers.at<float>(k_at), buffers.at<float>(v_at), dims, options, output, weights);
+        // Copied out only now: forward() may have grown memory, which detaches older views of the heap.
+        return results(output, c.s.q, call.out_output, weights, c.weights_shape, call.out_weights);
     });
 }
 
-ForwardDims Attention::dims_of(const ForwardCall& call)
-{
-    return {to_size(call.batch, "batch"), to_size(call.query_len, "queryLen"), to_size(call.key_len, "keyLen")};
-}
-
-// Mask views at the given addresses (a plan passes none: only the shapes are checked, against a dummy address).
-ForwardOptions Attention::options_of(const ForwardCall& call, const ForwardBuffers& buffers) const
-{
-    static const float placeholder = 0;
-    const double none = double(reinterpret_cast<std::uintptr_t>(&placeholder));
-    const ForwardDims dims = dims_of(call);
-    ForwardOptions options;
-    options.causal = call.causal;
-    options.need_weights = call.need_weights;
-    options.average_weights = call.average_weights;
-    options.key_padding_mask = mask_of(call.key_padding_mask, buffers.key_padding_mask ? buffers.key_padding_mask : none,
-                                       {dims.batch, dims.key_len});
-    options.attn_mask = mask_of(call.attn_mask, buffers.attn_mask ? buffers.attn_mask : none,
-                                call.attn_mask_per_head ? Shape{dims.batch * mha_.num_heads(), dims.query_len, dims.key_len}
-                                                        : Shape{dims.query_len, dims.key_len});
-    return options;
-}
-
-// Null (with the status set) instead of a constructor that throws: a throwing Embind constructor
-// reaches JS as a bare WebAssembly.Exception.
 Attention* create_attention(const AttentionConfig& c)
 {
     Attention* created = nullptr;
     guarded([&] {
         MultiHeadAttentionConfig config;
-        config.embed_dim = to_size(c.embed_dim, "embedDim");
-        config.num_heads = to_size(c.num_heads, "numHeads");
-        config.kdim = to_size(c.kdim, "kdim");
-        config.vdim = to_size(c.vdim, "vdim");
+        config.embed_dim = std::size_t(whole_number(c.embed_dim, "embedDim", 1, max_dim));
+        config.num_heads = std::size_t(whole_number(c.num_heads, "numHeads", 1, max_dim));
+        config.kdim = std::size_t(whole_number(c.kdim, "kdim", 1, max_dim));
+        config.vdim = std::size_t(whole_number(c.vdim, "vdim", 1, max_dim));
+        config.seed = std::uint64_t(whole_number(c.seed, "seed", 0, max_seed));
         config.bias = c.bias;
-        config.seed = std::uint64_t(c.seed);
-        require_memory(double(MultiHeadAttention::parameter_bytes(config)),
-                       "embedDim " + std::to_string(config.embed_dim) + ", kdim " +
-                           std::to_string(config.kdim ? config.kdim : config.embed_dim) + ", vdim " +
-                           std::to_string(config.vdim ? config.vdim : config.embed_dim) + ": parameters");
+        if (config.embed_dim % config.num_heads != 0)
+            fail(Status::range_error, "embedDim (%) must be divisible by numHeads (%)", {config.embed_dim, config.num_heads});
+        require_memory(MultiHeadAttention::parameter_bytes(config),
+                       "embedDim " + std::to_string(config.embed_dim) + ", kdim " + std::to_string(config.kdim) +
+                           ", vdim " + std::to_string(config.vdim) + ": parameters");
         created = new Attention(config);
+        return val::undefined();
     });
     return created;
 }
 
 namespace {
-SdpaOptions sdpa_options(const SdpaCall& call, double mask_address)
+void run_sdpa(const CallState& c, const float* q, const float* k, const float* v, float* output, float* weights)
 {
-    static const float placeholder = 0;
-    SdpaOptions options;
-    options.causal = call.causal;
-    if (!std::isnan(call.scale)) options.scale = float(call.scale);
-    options.attn_mask = mask_of(call.mask, mask_address ? mask_address : double(reinterpret_cast<std::uintptr_t>(&placeholder)),
-                                call.mask == MaskCode::none ? Shape{} : shape_of(call.mask_shape, "attnMask"));
-    return options;
+    scaled_dot_product_attention(TensorView(q, c.s.q), TensorView(k, c.s.k), TensorView(v, c.s.v), c.sdpa, output, weights);
 }
+
+Arena sdpa_arena;  // the functional form's arguments and results; given back after each call (release())
 }  // namespace
 
-// {outputShape, weightsShape, workspaceBytes} or null with the status set.
-val sdpa_plan(const SdpaCall& call)
-{
-    val result = val::null();
-    guarded([&] {
-        const SdpaPlan plan = plan_scaled_dot_product_attention(shape_of(call.q_shape, "q"), shape_of(call.k_shape, "k"),
-                                                                shape_of(call.v_shape, "v"), sdpa_options(call, 0));
-        result = val::object();
-        result.set("outputShape", shape_value(plan.output_shape));
-        result.set("weightsShape", shape_value(plan.weights_shape));
-        result.set("workspaceBytes", double(plan.workspace_bytes));
-    });
-    return result;
-}
-
-Status sdpa_run(const SdpaCall& call, const SdpaBuffers& buffers)
+val sdpa(const SdpaCall& call)
 {
     return guarded([&] {
-        const TensorView q(at<const float>(buffers.q), shape_of(call.q_shape, "q"));
-        const TensorView k(at<const float>(buffers.k), shape_of(call.k_shape, "k"));
-        const TensorView v(at<const float>(buffers.v), shape_of(call.v_shape, "v"));
-        const SdpaOptions options = sdpa_options(call, buffers.mask);
-        scaled_dot_product_attention(q, k, v, options, at<float>(buffers.output), at<float>(buffers.weights));
+        CallState c;
+        c.release = &sdpa_arena;
+        c.s.q = shape_of(call.q.shape, "q");
+        c.s.k = shape_of(call.k.shape, "k");
+        c.s.v = shape_of(call.v.shape, "v");
+        c.s.attn_mask = mask_shape(call.mask, "attnMask");
+        check_sdpa(call, c.s);
+        static const float placeholder = 0;
+        SdpaOptions& options = c.sdpa;
+        options.causal = call.causal;
+        if (call.has_scale) options.scale = float(call.scale);
+        options.attn_mask = mask_of(call.mask.kind, &placeholder, c.s.attn_mask);
+        c.plan = plan_scaled_dot_product_attention(c.s.q, c.s.k, c.s.v, options);
+        const std::size_t output_n = checked_numel(c.plan.output_shape, "q"), weights_n = checked_numel(c.plan.weights_shape, "q");
+        check_out(call.out_output, output_n, c.plan.output_shape, "options.out.output");
+        check_out(call.out_weights, weights_n, c.plan.weights_shape, "options.out.weights");
+
+        CallBuffers& buffers = c.buffers;
+        const std::size_t q_at = buffers.input(call.q.data, bytes_of(c.s.q, 4), true);
+        const std::size_t k_at = buffers.input(call.k.data, bytes_of(c.s.k, 4), true);
+        const std::size_t v_at = buffers.input(call.v.data, bytes_of(c.s.v, 4), true);
+        const std::size_t mask_at = buffers.input(call.mask.data, mask_bytes(call.mask, c.s.attn_mask), call.mask.kind == MaskCode::additive);
+        const std::size_t output_at = buffers.result(output_n), weights_at = buffers.result(weights_n);
+        buffers.place(sdpa_arena, double(c.plan.workspace_bytes));
+        repoint(options.attn_mask, buffers.at<void>(mask_at));
+        float* output = buffers.at<float>(output_at);
+        float* weights = buffers.at<float>(weights_at);
+        run_sdpa(c, buffers.at<float>(q_at), buffers.at<float>(k_at), buffers.at<float>(v_at), output, weights);
+        return results(output, c.plan.output_shape, call.out_output, weights, c.plan.weights_shape, call.out_weights);
     });
 }
 

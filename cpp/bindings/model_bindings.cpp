@@ -18,13 +18,12 @@ Seq2SeqAblation seq2seq_ablation(const val& masks)
 
 }  // namespace
 
-// {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}.
+// {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}, or null with
+// the failure recorded (a malformed file's FileError keeps its class: TypeError or RangeError).
 val read_safetensors_raw(std::uintptr_t file, double size)
 {
-    const FileBytes bytes{at<const std::uint8_t>(file), std::size_t(size)};
-    return file_call([](const void* context) {
-        const auto& file = *static_cast<const FileBytes*>(context);
-        const SafetensorsHeader header = read_safetensors_header(file.data, file.size);
+    return guarded([&] {
+        const SafetensorsHeader header = read_safetensors_header(at<const std::uint8_t>(file), std::size_t(size));
         val tensors = val::array();
         for (const SafetensorsTensor& t : header.tensors) {
             val entry = val::object();
@@ -40,19 +39,14 @@ val read_safetensors_raw(std::uintptr_t file, double size)
         result.set("tensors", tensors);
         result.set("metadata", metadata);
         return result;
-    }, &bytes);
+    }, "this model");
 }
 
-// {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]} or an error value.
+// {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]}, or null with the failure recorded.
 val Model::load(std::uintptr_t file, double size)
 {
-    struct Load {
-        Model* model;
-        FileBytes file;
-    } load{this, {at<const std::uint8_t>(file), std::size_t(size)}};
-    return file_call([](const void* context) {
-        const auto& [self, file] = *static_cast<const Load*>(context);
-        ModelFile loaded = read_model_file(file.data, file.size);
+    return guarded([&] {
+        ModelFile loaded = read_model_file(at<const std::uint8_t>(file), std::size_t(size));
         const StateDictModel& model = loaded.language_model ? static_cast<const StateDictModel&>(*loaded.language_model)
                                                             : static_cast<const StateDictModel&>(*loaded.seq2seq);
         val tensors = val::array();
@@ -70,62 +64,57 @@ val Model::load(std::uintptr_t file, double size)
         result.set("namedHeads", loaded.named_heads);
         result.set("training", loaded.training);
         result.set("tensors", tensors);
-        self->file_ = std::move(loaded);
+        file_ = std::move(loaded);
         return result;
-    }, &load);
+    }, "this model");
 }
 
 // {logits, attention} or null with the status set.
 val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const LanguageModel::Output out = file_.language_model->forward(token_ids(tokens), need_attention, head_mask(ablate));
-        result = val::object();
+        val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("attention", tensor_value(out.attention));
+        return result;
     });
-    return result;
 }
 
 val Model::lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
 {
-    val result = val::null();
-    guarded([&] {
-        result = int_array(
+    return guarded([&] {
+        return int_array(
             file_.language_model->generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token, head_mask(ablate)));
     });
-    return result;
 }
 
 val Model::seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const Seq2SeqModel::Output out =
             file_.seq2seq->forward(token_ids(source), token_ids(target), need_attention, seq2seq_ablation(ablate));
-        result = val::object();
+        val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
         result.set("decoderAttention", tensor_value(out.decoder_attention));
         result.set("crossAttention", tensor_value(out.cross_attention));
+        return result;
     });
-    return result;
 }
 
 val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const Seq2SeqModel::Translation out =
             file_.seq2seq->translate(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
-        result = val::object();
+        val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
         result.set("decoderAttention", tensor_value(out.decoder_attention));
         result.set("crossAttention", tensor_value(out.cross_attention));
+        return result;
     });
-    return result;
 }
 
 }  // namespace attnscope::bindings

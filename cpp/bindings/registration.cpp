@@ -1,9 +1,8 @@
 // The Embind registration of the npm package's module: a list of what the adapters (marshal, attention_bindings,
 // model_bindings) define. cpp/bindings/ is the only folder that includes <emscripten/...>.
-// Raw entry points take WASM-heap addresses and report errors as a Status (message via _lastError()), so no
-// C++ exception ever crosses into JS; web/src wraps all of this into the public API. Calls speak in enums and
-// value objects (a call's dimensions, its buffers), and every size, shape and key the wrapper needs comes
-// from here, so the JS side never re-derives one.
+// Raw entry points are `_`-prefixed: only web/src calls them. Each takes the converted JS values, checks them, and
+// returns its result, or null (0 for an address) with the failure's class in _lastStatus() and its message in
+// _lastError(): no C++ exception ever crosses into JS. Every size, shape and key the wrapper needs comes from here.
 #include <emscripten/bind.h>
 
 #include "attention_bindings.hpp"
@@ -20,6 +19,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
     reserve_error_room();
     enum_<Status>("_Status")
         .value("ok", Status::ok)
+        .value("typeError", Status::type_error)
         .value("rangeError", Status::range_error)
         .value("stateError", Status::state_error)
         .value("internalError", Status::internal_error);
@@ -40,6 +40,12 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("reserve", &Arena::reserve)
         .function("trim", &Arena::trim);
 
+    value_object<TensorArg>("_TensorArg").field("data", &TensorArg::data).field("shape", &TensorArg::shape);
+    value_object<MaskArg>("_MaskArg")
+        .field("kind", &MaskArg::kind)
+        .field("data", &MaskArg::data)
+        .field("shape", &MaskArg::shape);
+
     value_object<AttentionConfig>("_AttentionConfig")
         .field("embedDim", &AttentionConfig::embed_dim)
         .field("numHeads", &AttentionConfig::num_heads)
@@ -48,49 +54,36 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .field("bias", &AttentionConfig::bias)
         .field("seed", &AttentionConfig::seed);
     value_object<ForwardCall>("_ForwardCall")
-        .field("batch", &ForwardCall::batch)
-        .field("queryLen", &ForwardCall::query_len)
-        .field("keyLen", &ForwardCall::key_len)
+        .field("query", &ForwardCall::query)
+        .field("key", &ForwardCall::key)
+        .field("value", &ForwardCall::value)
         .field("keyPaddingMask", &ForwardCall::key_padding_mask)
         .field("attnMask", &ForwardCall::attn_mask)
-        .field("attnMaskPerHead", &ForwardCall::attn_mask_per_head)
         .field("causal", &ForwardCall::causal)
         .field("needWeights", &ForwardCall::need_weights)
-        .field("averageWeights", &ForwardCall::average_weights);
-    value_object<ForwardBuffers>("_ForwardBuffers")
-        .field("query", &ForwardBuffers::query)
-        .field("key", &ForwardBuffers::key)
-        .field("value", &ForwardBuffers::value)
-        .field("keyPaddingMask", &ForwardBuffers::key_padding_mask)
-        .field("attnMask", &ForwardBuffers::attn_mask)
-        .field("output", &ForwardBuffers::output)
-        .field("weights", &ForwardBuffers::weights);
+        .field("averageWeights", &ForwardCall::average_weights)
+        .field("outOutput", &ForwardCall::out_output)
+        .field("outWeights", &ForwardCall::out_weights);
     class_<Attention>("_Attention")
+        .function("config", &Attention::config)
         .function("stateDictShapes", &Attention::stateDictShapes)
         .function("stateDict", &Attention::stateDict)
         .function("loadStateDict", &Attention::loadStateDict)
-        .function("plan", &Attention::plan)
         .function("forward", &Attention::forward)
         .function("trim", &Attention::trim);
     function("_createAttention", &create_attention, allow_raw_pointers());
 
     value_object<SdpaCall>("_SdpaCall")
-        .field("qShape", &SdpaCall::q_shape)
-        .field("kShape", &SdpaCall::k_shape)
-        .field("vShape", &SdpaCall::v_shape)
-        .field("maskShape", &SdpaCall::mask_shape)
+        .field("q", &SdpaCall::q)
+        .field("k", &SdpaCall::k)
+        .field("v", &SdpaCall::v)
         .field("mask", &SdpaCall::mask)
         .field("causal", &SdpaCall::causal)
-        .field("scale", &SdpaCall::scale);
-    value_object<SdpaBuffers>("_SdpaBuffers")
-        .field("q", &SdpaBuffers::q)
-        .field("k", &SdpaBuffers::k)
-        .field("v", &SdpaBuffers::v)
-        .field("mask", &SdpaBuffers::mask)
-        .field("output", &SdpaBuffers::output)
-        .field("weights", &SdpaBuffers::weights);
-    function("_planScaledDotProductAttention", &sdpa_plan);
-    function("_scaledDotProductAttention", &sdpa_run);
+        .field("hasScale", &SdpaCall::has_scale)
+        .field("scale", &SdpaCall::scale)
+        .field("outOutput", &SdpaCall::out_output)
+        .field("outWeights", &SdpaCall::out_weights);
+    function("_scaledDotProductAttention", &sdpa);
 
     function("_readSafetensors", &read_safetensors_raw);
     class_<Model>("_Model")

@@ -360,14 +360,7 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     const WorkspaceParts parts = workspace_parts(dims, options, with_key_value);
     std::size_t total = 0;
     for (std::size_t part : parts) total += part;
-    // Keep the peak only while calls come near it: a workspace four times what this call needs (and above
-    // 1 MiB) is given back, so one huge call does not hold its memory for the life of the layer.
-    constexpr std::size_t keep_floats = (1u << 20) / sizeof(float);
-    if (workspace_.size() > keep_floats && workspace_.size() / 4 > total) trim();
-    if (workspace_.size() < total) {
-        trim();  // let go of the old block before asking for a bigger one
-        resize_floats(workspace_, total, "forward: workspace");
-    }
+    reuse_floats(workspace_, total, "forward: workspace");  // the shrink policy every kept buffer shares
     float* slice[7];
     slice[0] = workspace_.data();
     for (std::size_t p = 1; p < 7; ++p) slice[p] = slice[p - 1] + parts[p - 1];

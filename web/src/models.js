@@ -6,7 +6,7 @@ import { isFileObject, isFolderUrl } from './model-files.js';
 import { pretrainedLoader } from './pretrained-binding.js';
 import { loadPretrained } from './pretrained.js';
 import { loadOptions } from './pretrained-loader.js';
-import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
+import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -58,13 +58,12 @@ export async function loadModel(source, options) {
   signal?.throwIfAborted();
   const bytes = await readBytes(source);
   signal?.throwIfAborted();
-  const wasm = module(caller);
-  const handle = new wasm._Model();
+  const handle = call(caller, (wasm) => new wasm._Model());
   let info;
   try {
-    info = readInHeap(bytes, caller, (address) => handle.load(address, bytes.length));
+    info = readInHeap(bytes, caller, (wasm, address) => handle.load(address, bytes.length));
   } catch (error) {
-    handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
+    if (!isBroken()) handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
     throw error;
   }
   const header = modelHeader(info);
@@ -90,10 +89,7 @@ class Model {
   /** @protected */
   call(caller, method, ...args) {
     this.alive(caller);
-    const wasm = module(caller);
-    const result = this.#handle[method](...args);
-    if (result === null) check(wasm._lastStatus(), caller);
-    return result;
+    return call(caller, () => this.#handle[method](...args));
   }
 
   /** @protected */
@@ -106,7 +102,7 @@ class Model {
     if (this.#disposed) return;
     this.#disposed = true;
     leakGuard.unregister(this);
-    this.#handle.delete();
+    if (!isBroken()) this.#handle.delete();
   }
 
   [disposeSymbol]() {
