@@ -14,13 +14,6 @@ namespace attnscope::bindings {
 
 namespace {
 
-// file_call for a lambda: the body's FileError keeps its TypeError / RangeError class on the way to JS.
-template <class F>
-val file_result(F&& body)
-{
-    return file_call([](const void* context) { return (*static_cast<const std::remove_reference_t<F>*>(context))(); }, &body);
-}
-
 val no_value() { return val::undefined(); }
 
 const char* norm_name(NormKind n) { return n == NormKind::rms_norm ? "rmsNorm" : "layerNorm"; }
@@ -79,25 +72,17 @@ val config_value(const PretrainedConfig& c)
     return config;
 }
 
-// A JS number as a T: a whole number in T's range, else invalid_argument naming it (a request's values are the
-// caller's; the core checks them against the model, this only that they are what C++ can hold).
-template <class T>
-T whole_number(double v, const std::string& name)
-{
-    using limits = std::numeric_limits<T>;
-    if (!(v == std::floor(v)) || v < double(limits::min()) || v > double(limits::max()))
-        throw std::invalid_argument(name + ": expected a whole number from " + std::to_string(+limits::min()) + " to " +
-                                    std::to_string(+limits::max()) + ", got " + val(v).call<std::string>("toString"));
-    return T(v);
-}
-
+// A JS array of numbers as T values: each a whole number in T's range, else a RangeError naming it (a request's
+// values are the caller's; the core checks them against the model, this only that C++ can hold them).
 template <class T>
 std::vector<T> whole_numbers(const val& array, const char* name)
 {
+    using limits = std::numeric_limits<T>;
     const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(array);
     std::vector<T> out(values.size());
     for (std::size_t i = 0; i < values.size(); ++i)
-        out[i] = whole_number<T>(values[i], std::string(name) + "[" + std::to_string(i) + "]");
+        out[i] = T(whole_number(values[i], std::string(name) + "[" + std::to_string(i) + "]", double(limits::min()),
+                                double(limits::max())));
     return out;
 }
 
@@ -121,7 +106,7 @@ val flags_value(const std::vector<std::uint8_t>& flags)
 
 val HfLoader::open(const std::string& config_json)
 {
-    return file_result([&] {
+    return guarded([&] {
         loader_ = std::make_unique<PretrainedLoader>(config_json);
         return config_value(loader_->config());
     });
@@ -129,7 +114,7 @@ val HfLoader::open(const std::string& config_json)
 
 val HfLoader::setIndex(const std::string& index_json)
 {
-    return file_result([&] {
+    return guarded([&] {
         loader_->set_index(index_json);
         return no_value();
     });
@@ -137,40 +122,51 @@ val HfLoader::setIndex(const std::string& index_json)
 
 val HfLoader::files()
 {
-    return file_result([&] {
+    return guarded([&] {
         val names = val::array();
         for (const std::string& name : loader_->files()) names.call<void>("push", name);
         return names;
     });
 }
 
-val HfLoader::neededHeaderBytes(std::uintptr_t first8, double file_size)
+val HfLoader::neededHeaderBytes(const std::string& file, std::uintptr_t first8, double file_size)
 {
-    return file_result([&] {
-        return val(double(PretrainedLoader::needed_header_bytes(at<const std::uint8_t>(first8), std::uint64_t(file_size))));
+    return guarded([&] {
+        try {
+            return val(double(PretrainedLoader::needed_header_bytes(at<const std::uint8_t>(first8), std::uint64_t(file_size))));
+        } catch (const FileError& e) {
+            // needed_header_bytes sees 8 bytes, not which file they began: its message says "safetensors", and the
+            // user needs the file's name there (a checkpoint may have many).
+            const std::string what = e.what();
+            const std::string generic = "safetensors: ";
+            const std::size_t at = what.find(generic);
+            if (at == std::string::npos) throw;
+            throw FileError(e.kind(), what.substr(0, at) + file + ": " + what.substr(at + generic.size()));
+        }
     });
 }
 
 val HfLoader::addHeader(const std::string& file, std::uintptr_t bytes, double size, double file_size)
 {
-    return file_result([&] {
+    return guarded([&] {
         return val(double(loader_->add_header(file, at<const std::uint8_t>(bytes), std::size_t(size), std::uint64_t(file_size))));
     });
 }
 
 val HfLoader::allocate()
 {
-    return file_result([&] {
+    return guarded([&] {
         // The one memory check: the parameters' F32 bytes against what WebAssembly memory has left, before growing it.
-        require_memory(double(loader_->parameter_bytes()), "this model's parameters (F32)");
+        // (The loader's own limit, max_pretrained_parameter_bytes, keeps the count within size_t.)
+        require_memory(std::size_t(loader_->parameter_bytes()), "this model's parameters (F32)");
         loader_->allocate();
         return val(double(loader_->parameter_bytes()));
-    });
+    }, "this model");
 }
 
 val HfLoader::write(const std::string& file, double offset, std::uintptr_t data, double size)
 {
-    return file_result([&] {
+    return guarded([&] {
         loader_->write(file, std::uint64_t(offset), at<const std::uint8_t>(data), std::size_t(size));
         return no_value();
     });
@@ -178,7 +174,7 @@ val HfLoader::write(const std::string& file, double offset, std::uintptr_t data,
 
 val HfLoader::finish(HfModel& into)
 {
-    return file_result([&] {
+    return guarded([&] {
         into.model_ = loader_->finish();
         loader_.reset();  // its headers' text and tables go now, not when JS gets round to delete()
         return no_value();
@@ -191,36 +187,32 @@ double HfModel::parameterBytes() const { return double(model_->parameter_bytes()
 
 val HfModel::forward(const val& request)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const PretrainedModel::Output out = model_->forward(request_of(request));
-        result = val::object();
+        val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("hidden", tensor_value(out.hidden));
         result.set("attention", tensor_value(out.attention));
+        return result;
     });
-    return result;
 }
 
 val HfModel::generate(const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const auto tokens = whole_numbers<std::int32_t>(prompt, "prompt");
-        const auto stop = whole_number<std::int32_t>(stop_token, "stopToken");  // -1: none
-        result = int_array(model_->generate(tokens, to_size(max_new_tokens, "maxNewTokens"), stop,
-                                            whole_numbers<std::uint8_t>(ablate, "ablate")));
+        const auto stop = std::int32_t(whole_number(stop_token, "stopToken", -1, std::numeric_limits<std::int32_t>::max()));  // -1: none
+        return int_array(model_->generate(tokens, to_size(max_new_tokens, "maxNewTokens"), stop,
+                                          whole_numbers<std::uint8_t>(ablate, "ablate")));
     });
-    return result;
 }
 
 val HfModel::trace(const val& request, double layer, double head, double query)
 {
-    val result = val::null();
-    guarded([&] {
+    return guarded([&] {
         const PretrainedTrace t = model_->trace(request_of(request), to_size(layer, "layer"), to_size(head, "head"),
                                                 to_size(query, "query"));
-        result = val::object();
+        val result = val::object();
         result.set("layer", double(t.layer));
         result.set("head", double(t.head));
         result.set("query", double(t.query));
@@ -238,8 +230,8 @@ val HfModel::trace(const val& request, double layer, double head, double query)
         result.set("weights", tensor_value(t.weights));
         result.set("context", tensor_value(t.context));
         result.set("headOutput", tensor_value(t.head_output));
+        return result;
     });
-    return result;
 }
 
 }  // namespace attnscope::bindings

@@ -12,14 +12,15 @@ namespace attnscope::bindings {
 class HfModel;
 
 // PretrainedLoader behind a two-step start (as Model::load): created empty, then open() with config.json's text, so
-// that a config the core refuses comes back as {error, message} like every other file error. Every method returns
-// a value or {error: 'TypeError' | 'RangeError' | 'Error', message}; after an error the wrapper deletes the loader.
+// that a config the core refuses fails like every other call. Every method follows the binding's one error protocol
+// (null, with _lastStatus() and _lastError(); a FileError keeps its TypeError / RangeError class); after an error
+// the wrapper deletes the loader.
 class HfLoader {
 public:
     val open(const std::string& config_json);  // the config, as HfModel::config()
     val setIndex(const std::string& index_json);
     val files();  // the weight files to read, in order
-    val neededHeaderBytes(std::uintptr_t first8, double file_size);
+    val neededHeaderBytes(const std::string& file, std::uintptr_t first8, double file_size);
     val addHeader(const std::string& file, std::uintptr_t bytes, double size, double file_size);  // data start
     val allocate();  // refuses, before allocating, parameters WebAssembly memory has no room for
     val write(const std::string& file, double offset, std::uintptr_t data, double size);
@@ -29,7 +30,7 @@ private:
     std::unique_ptr<PretrainedLoader> loader_;
 };
 
-// A loaded checkpoint. Runs report errors as a Status (null result), as the trained models' calls do.
+// A loaded checkpoint; its calls follow the same protocol.
 class HfModel {
 public:
     val config() const;

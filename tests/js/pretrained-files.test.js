@@ -62,7 +62,7 @@ function recordingLoader(loads) {
     return {
       setIndex(text) { load.files = [...new Set(Object.values(JSON.parse(text).weight_map))].sort(); },
       files: () => load.files,
-      neededHeaderBytes(address, fileSize) {
+      neededHeaderBytes(name, address, fileSize) {
         const n = 8 + Number(new DataView(heap(address, 8).buffer).getBigUint64(0, true));
         if (n > fileSize) throw new RangeError(`loadModel: header longer than the file`);
         return n;

@@ -222,6 +222,8 @@ test('a missing shard is named; a truncated weight file is refused; memory stays
   await assert.rejects(loadModel(missing), { name: 'TypeError', message: new RegExp(`^loadModel: files\\['${shard}'\\]: missing`) });
   const whole = bytesOf('gpt2-lm', 'model.safetensors');
   await assert.rejects(loadModel({ ...sourceKinds.Uint8Array('gpt2-lm'), 'model.safetensors': whole.subarray(0, whole.length - 5) }), (e) => (e instanceof TypeError || e instanceof RangeError) && /^loadModel: /.test(e.message));
+  // Cut inside its header: the message names the file, not just "safetensors".
+  await assert.rejects(loadModel({ ...sourceKinds.Uint8Array('gpt2-lm'), 'model.safetensors': whole.subarray(0, 100) }), { name: 'RangeError', message: /^loadModel: model\.safetensors: header length \d+ runs past the end of the file \(100 bytes\)/ });
   assert.equal(memoryUsage().heapBytesInUse, start);
 });
 

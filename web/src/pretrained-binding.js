@@ -1,71 +1,64 @@
-// The binding's raw Hugging Face loader and model (cpp/bindings/pretrained_bindings.cpp), wrapped so that each call
-// returns plain values and throws the TypeError / RangeError the core chose, with the JS call's name in front.
-import { module } from './runtime.js';
+// The binding's raw Hugging Face loader and model (cpp/bindings/pretrained_bindings.cpp) through the binding's one
+// error protocol (runtime.js call): plain values back, or the TypeError / RangeError the core chose.
+import { call, isBroken } from './runtime.js';
 
-/** A loader result: the value, or the core's `{ error, message }` thrown as its class. */
-function value(result, caller) {
-  if (result && typeof result === 'object' && typeof result.error === 'string' && typeof result.message === 'string') {
-    const ErrorClass = { TypeError, RangeError }[result.error] ?? Error;
-    // The loader names the JS call itself (its messages are about the user's files); others get it in front.
-    throw new ErrorClass(result.message.startsWith(`${caller}: `) ? result.message : `${caller}: ${result.message}`);
+// The core's messages may start with a name of its own (`loadModel: ` for file errors, `PretrainedModel.forward: `);
+// the JS call's name, which call() puts in front, replaces it instead of preceding it.
+const CORE_NAME = /^(loadModel|Pretrained(Model|Loader)\.\w+): /;
+
+/** `invoke(wasm)` of one raw entry point, its failure thrown naming `caller` once. */
+function raw(caller, invoke) {
+  try {
+    return call(caller, invoke);
+  } catch (error) {
+    const rest = error.message.slice(caller.length + 2);
+    if (!error.message.startsWith(`${caller}: `) || !CORE_NAME.test(rest)) throw error;
+    throw new error.constructor(`${caller}: ${rest.replace(CORE_NAME, '')}`, { cause: error.cause });
   }
-  return result;
-}
-
-/**
- * A run's result: the value, or null with the binding's status thrown as its class. The core's messages start with
- * its own call's name (`PretrainedModel.forward: `), which the JS call's name replaces.
- */
-function ran(wasm, result, caller) {
-  if (result !== null) return result;
-  const status = wasm._lastStatus();
-  const message = `${caller}: ${wasm._lastError().replace(/^PretrainedModel\.\w+: /, '')}`;
-  if (status === wasm._Status.rangeError) throw new RangeError(message);
-  throw new Error(message);
 }
 
 /** The raw model handle the model classes hold (pretrained.js): calls take the caller's name for their errors. */
-function modelHandle(wasm, raw) {
+function modelHandle(model) {
   return {
-    config: () => raw.config(),
-    parameterBytes: () => raw.parameterBytes(),
-    forward: (request, caller) => ran(wasm, raw.forward(request), caller),
-    generate: (ids, maxNew, stop, ablate, caller) => ran(wasm, raw.generate(ids, maxNew, stop, ablate), caller),
-    trace: (request, layer, head, query, caller) => ran(wasm, raw.trace(request, layer, head, query), caller),
-    delete: () => raw.delete(),
-    isDeleted: () => raw.isDeleted(),
+    config: () => raw('loadModel', () => model.config()),
+    parameterBytes: () => raw('loadModel', () => model.parameterBytes()),
+    forward: (request, caller) => raw(caller, () => model.forward(request)),
+    generate: (ids, maxNew, stop, ablate, caller) => raw(caller, () => model.generate(ids, maxNew, stop, ablate)),
+    trace: (request, layer, head, query, caller) => raw(caller, () => model.trace(request, layer, head, query)),
+    delete: () => isBroken() || model.delete(), // a trapped module's memory is not touched again
+    isDeleted: () => model.isDeleted(),
   };
 }
 
 /** `createLoader(configText)` for pretrained-loader.js, backed by the core's PretrainedLoader. */
 export function pretrainedLoader(caller) {
   return (configText) => {
-    const wasm = module(caller);
-    const raw = new wasm._PretrainedLoader();
+    const loader = raw(caller, (wasm) => new wasm._PretrainedLoader());
+    const free = () => isBroken() || loader.delete();
     try {
-      value(raw.open(configText), caller);
+      raw(caller, () => loader.open(configText));
     } catch (error) {
-      raw.delete();
+      free();
       throw error;
     }
     return {
-      setIndex: (text) => value(raw.setIndex(text), caller),
-      files: () => value(raw.files(), caller),
-      neededHeaderBytes: (address, fileSize) => value(raw.neededHeaderBytes(address, fileSize), caller),
-      addHeader: (name, address, size, fileSize) => value(raw.addHeader(name, address, size, fileSize), caller),
-      allocate: () => value(raw.allocate(), caller),
-      write: (name, offset, address, size) => value(raw.write(name, offset, address, size), caller),
+      setIndex: (text) => raw(caller, () => loader.setIndex(text)),
+      files: () => raw(caller, () => loader.files()),
+      neededHeaderBytes: (name, address, fileSize) => raw(caller, () => loader.neededHeaderBytes(name, address, fileSize)),
+      addHeader: (name, address, size, fileSize) => raw(caller, () => loader.addHeader(name, address, size, fileSize)),
+      allocate: () => raw(caller, () => loader.allocate()),
+      write: (name, offset, address, size) => raw(caller, () => loader.write(name, offset, address, size)),
       finish() {
-        const model = new wasm._PretrainedModel();
+        const model = raw(caller, (wasm) => new wasm._PretrainedModel());
         try {
-          value(raw.finish(model), caller);
+          raw(caller, () => loader.finish(model));
         } catch (error) {
-          model.delete();
+          if (!isBroken()) model.delete();
           throw error;
         }
-        return modelHandle(wasm, model);
+        return modelHandle(model);
       },
-      delete: () => raw.delete(),
+      delete: free,
     };
   };
 }

@@ -2,7 +2,7 @@
 // one allocation, then every file's data in chunks through one reused buffer in WebAssembly memory. Progress and
 // cancellation are checked between chunks; a load that fails or is cancelled frees everything it made.
 import { CHUNK_BYTES } from './model-files.js';
-import { describe, module, reserve } from './runtime.js';
+import { call, describe, isBroken, module, reserve } from './runtime.js';
 
 const INDEX = 'model.safetensors.index.json';
 
@@ -29,13 +29,13 @@ export function loadOptions(options, caller) {
  * HEAPU8 is read after the reservation: memory may have grown.
  */
 function inHeap(wasm, bytes, caller, use) {
-  const arena = new wasm._Arena();
+  const arena = call(caller, (m) => new m._Arena());
   try {
     const [address] = reserve(arena, [Math.max(bytes.length, 1)], caller);
     wasm.HEAPU8.set(bytes, address);
     return use(address, bytes.length);
   } finally {
-    arena.delete();
+    if (!isBroken()) arena.delete();
   }
 }
 
@@ -44,12 +44,13 @@ function inHeap(wasm, bytes, caller, use) {
  * Reads of a fetch arrive in pieces of any size; gathering them keeps the calls into the core few.
  */
 function chunkWriter(wasm, caller, write) {
-  const arena = new wasm._Arena();
+  const arena = call(caller, (m) => new m._Arena());
+  const free = () => isBroken() || arena.delete();
   let address;
   try {
     [address] = reserve(arena, [CHUNK_BYTES], caller);
   } catch (error) {
-    arena.delete();
+    free();
     throw error;
   }
   let used = 0;
@@ -67,7 +68,7 @@ function chunkWriter(wasm, caller, write) {
       if (used) write(address, used);
       used = 0;
     },
-    free: () => arena.delete(),
+    free,
   };
 }
 
@@ -105,7 +106,7 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
       const first = await source.prefix(8);
       const padded = new Uint8Array(8);
       padded.set(first);
-      const needed = inHeap(wasm, padded, caller, (address) => loader.neededHeaderBytes(address, source.size));
+      const needed = inHeap(wasm, padded, caller, (address) => loader.neededHeaderBytes(name, address, source.size));
       const header = await source.prefix(needed);
       aborted();
       source.dataStart = inHeap(wasm, header, caller, (address, size) => loader.addHeader(name, address, size, source.size));
