@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadTokenizer, readableBytes } from '../../dist/hf-tokenizer.js';
+import { CheckpointTokenizer, loadTokenizer, readableBytes } from '../../dist/hf-tokenizer.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 const text = (name) => readFileSync(new URL(name, fixtures), 'utf8');
@@ -70,4 +70,17 @@ test('a tokenizer.json that is not JSON, or that @huggingface/tokenizers cannot 
   await assert.rejects(loadTokenizer({ json: '{', config: null }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer\.json: expected JSON/ });
   await assert.rejects(loadTokenizer({ json: text('gpt2-lm/tokenizer.json'), config: '[' }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer_config\.json: expected JSON/ });
   await assert.rejects(loadTokenizer({ json: '{"model": {"type": "NoSuchModel"}}', config: null }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer\.json: @huggingface\/tokenizers could not read it/ });
+});
+
+test('SentencePiece-style (Metaspace, byte fallback): ▁ shows as ␣, a whole-byte fallback as its character', () => {
+  // A stand-in vocabulary: only the lookups readable() makes, as Llama 2's and Mistral's tokenizer.json define them.
+  const vocab = ['<s>', '▁the', '▁cat', '<0x0A>', '<0xE4>', 'at'];
+  const tokenizer = new CheckpointTokenizer(
+    { id_to_token: (id) => vocab[id], token_to_id: (t) => { const i = vocab.indexOf(t); return i < 0 ? undefined : i; } },
+    { added_tokens: [{ id: 0, content: '<s>', special: true }], pre_tokenizer: null,
+      decoder: { type: 'Sequence', decoders: [{ type: 'Replace' }, { type: 'ByteFallback' }, { type: 'Metaspace' }] } },
+    { bos_token: { content: '<s>' } });
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((id) => tokenizer.readable(id)), ['<s>', '␣the', '␣cat', '↵', '<0xE4>', 'at']);
+  assert.equal(tokenizer.bosTokenId, 0);
+  assert.equal(tokenizer.eosTokenId, null);
 });

@@ -102,7 +102,11 @@ export class CheckpointTokenizer {
       if (bytes.every((b) => b !== undefined)) return readableBytes(Uint8Array.from(bytes));
       return token; // an added token outside the byte alphabet: shown as written
     }
-    if (this.#metaspace) return token.replaceAll('\u2581', SPACE_MARK);
+    if (this.#metaspace) {
+      // SentencePiece's byte fallback (<0x0A>): shown as the byte-level tokens are, so a newline reads ↵ there too.
+      const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
+      return byte ? readableBytes(Uint8Array.of(parseInt(byte[1], 16))) : token.replaceAll('\u2581', SPACE_MARK);
+    }
     return token;
   }
 }
