@@ -131,6 +131,12 @@ test('BERT: attentionMask (1 = real, 0 = padding) and tokenTypeIds change the re
   const noTypes = model.forward(input.input_ids, { attentionMask: input.attention_mask });
   assert.ok(maxRelativeError(noMask.hidden.data, input.hidden.data) > 1e-3);
   assert.ok(maxRelativeError(noTypes.hidden.data, input.hidden.data) > 1e-3);
+  // trace takes the same options: a padded key is not visible, and the weights are the reference's row.
+  const [layer, head, query] = [1, 1, 2];
+  const t = model.trace(input.input_ids, { layer, head, query, attentionMask: input.attention_mask, tokenTypeIds: input.token_type_ids });
+  assert.deepEqual(Array.from(t.visible), input.attention_mask);
+  const at = ((layer * model.config.heads + head) * T + query) * T;
+  assert.ok(maxAbsoluteError(t.weights.data, input.attention.data.slice(at, at + T)) <= 2e-5);
   // A pair through the tokenizer: [CLS] a [SEP] b [SEP] and its token types.
   const { ids, tokenTypeIds } = model.tokenize('the dogs', { pair: 'played' });
   assert.equal(tokenTypeIds.at(-1), 1);
@@ -169,6 +175,7 @@ test('wrong inputs and options are TypeErrors, wrong values RangeErrors, each na
   assert.throws(() => model.forward([1, '2']), { name: 'TypeError', message: new RegExp(`^${f}: input\\[1\\]: expected a number, got string`) });
   assert.throws(() => model.forward([1], { needAttention: 'yes' }), { name: 'TypeError', message: new RegExp(`^${f}: options\\.needAttention: expected true or false`) });
   assert.throws(() => model.forward([1], { tokenTypeIds: [0] }), { name: 'TypeError', message: new RegExp(`^${f}: options: unknown option 'tokenTypeIds'`) });
+  assert.throws(() => model.trace([1], { layer: 0, head: 0, query: 0, tokenTypeIds: [0] }), { name: 'TypeError', message: /^PretrainedLanguageModel\.trace: options: unknown option 'tokenTypeIds'/ });
   assert.throws(() => model.forward([1], { attentionMask: 'all' }), { name: 'TypeError', message: new RegExp(`^${f}: options\\.attentionMask: expected an array of 1`) });
   assert.throws(() => model.forward([model.config.vocabSize]), { name: 'RangeError', message: new RegExp(`^${f}: tokens\\[0\\]: .*${model.config.vocabSize - 1}`) });
   assert.throws(() => model.forward([1.5]), { name: 'RangeError', message: new RegExp(`^${f}: tokens\\[0\\]: expected a whole number`) });

@@ -179,6 +179,8 @@ export class EncoderModel extends PretrainedModel {
   readonly kind: 'encoder';
   /** As {@link PretrainedModel.tokenize}, with a second sentence `pair`: `[CLS] a [SEP] b [SEP]` and its token types. */
   tokenize(text: string, options?: { pair?: string }): { ids: number[]; tokens: string[]; tokenTypeIds: number[] };
+  /** As {@link PretrainedModel.trace}, with the token types of a sentence pair. */
+  trace(input: string | ArrayLike<number>, options: { layer: number; head: number; query: number; attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>; ablate?: AblatedHead[] }): PretrainedTrace;
   /** The last hidden state, the masked-LM logits when the checkpoint has that head, and the attention. */
   forward(input: string | ArrayLike<number>, options?: PretrainedForwardOptions & {
     /** One per token: 0 = sentence A, 1 = sentence B (default all 0). */

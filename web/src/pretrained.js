@@ -24,15 +24,18 @@ class PretrainedModel {
   #handle;
   #tokenizer;
   #className;
+  #inputOptions;
   #disposed = false;
 
   /**
    * @param {any} handle the loaded model's raw handle
    * @param {import('./hf-tokenizer.js').CheckpointTokenizer | null} tokenizer
    * @param {string} className the name errors start with (not constructor.name, which minifiers rename)
+   * @param {string[]} inputOptions the options of forward() and trace() about the input (tokenTypeIds: BERT only)
    */
-  constructor(handle, tokenizer, className) {
+  constructor(handle, tokenizer, className, inputOptions) {
     this.#className = className;
+    this.#inputOptions = inputOptions;
     this.#handle = handle;
     this.#tokenizer = tokenizer;
     /** The architecture as the core read it from config.json (camelCase; see index.d.ts PretrainedConfig). */
@@ -111,10 +114,13 @@ class PretrainedModel {
     return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.layers }, this.config.heads).self;
   }
 
-  /** @protected */
-  runForward(input, options, known) {
+  /**
+   * Logits, the last hidden state and every layer's attention of `input` (text, tokenized; or ids, used as given).
+   * The classes' declarations (pretrained.d.ts) say which options each takes.
+   */
+  forward(input, options) {
     const caller = `${this.#className}.forward`;
-    const { handle, ids, request } = this.request(input, options, caller, known);
+    const { handle, ids, request } = this.request(input, options, caller, ['needAttention', ...this.#inputOptions]);
     const { logits, hidden, attention } = handle.forward(request, caller);
     return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention };
   }
@@ -125,7 +131,7 @@ class PretrainedModel {
    */
   trace(input, options) {
     const caller = `${this.#className}.trace`;
-    const known = ['layer', 'head', 'query', 'attentionMask', 'tokenTypeIds', 'ablate'];
+    const known = ['layer', 'head', 'query', ...this.#inputOptions];
     if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     // Whole numbers from 0 up; the core knows the model's ranges and says which one a value is outside.
@@ -151,7 +157,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
   #stop;
 
   constructor(handle, tokenizer) {
-    super(handle, tokenizer, 'PretrainedLanguageModel');
+    super(handle, tokenizer, 'PretrainedLanguageModel', ['attentionMask', 'ablate']);
     this.kind = 'causal_lm';
     this.#stop = tokenizer?.eosTokenId ?? null;
   }
@@ -161,13 +167,6 @@ export class PretrainedLanguageModel extends PretrainedModel {
     return this.#stop;
   }
 
-  /**
-   * Logits `[T, vocab]`, the last hidden state `[T, hidden]` and every layer's attention `[layers, heads, T, T]`
-   * (one map per query head, also under grouped-query attention). Text is tokenized; ids are used as given.
-   */
-  forward(input, options) {
-    return this.runForward(input, options, ['needAttention', 'ablate', 'attentionMask']);
-  }
 
   /**
    * Greedy continuation with the core's key/value cache. Stops after `stopToken` (default: {@link eosTokenId};
@@ -190,7 +189,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
 /** A BERT encoder read from a Hugging Face checkpoint: every token sees every other, padding aside. */
 export class EncoderModel extends PretrainedModel {
   constructor(handle, tokenizer) {
-    super(handle, tokenizer, 'EncoderModel');
+    super(handle, tokenizer, 'EncoderModel', ['attentionMask', 'tokenTypeIds', 'ablate']);
     this.kind = 'encoder';
   }
 
@@ -204,15 +203,6 @@ export class EncoderModel extends PretrainedModel {
     const { pair } = checkOptions(options, ['pair'], `${caller}: options`);
     const { ids, tokenTypeIds } = tokenizer.encode(text, pair, caller);
     return { ids, tokens: ids.map((id) => tokenizer.readable(id)), tokenTypeIds };
-  }
-
-  /**
-   * The last hidden state `[T, hidden]`, the MLM logits `[T, vocab]` when the checkpoint has its head (else null),
-   * and every layer's attention `[layers, heads, T, T]`. `attentionMask` is Hugging Face's: 1 = a real token,
-   * 0 = padding (the opposite of MultiHeadAttention's `keyPaddingMask`). `tokenTypeIds`: 0 = sentence A, 1 = B.
-   */
-  forward(input, options) {
-    return this.runForward(input, options, ['needAttention', 'ablate', 'attentionMask', 'tokenTypeIds']);
   }
 }
 
