@@ -16,31 +16,6 @@ std::size_t bytes_of(const Shape& shape, std::size_t element) { return checked_n
 
 }  // namespace
 
-val Attention::config() const
-{
-    val config = val::object();
-    config.set("embedDim", double(mha_.embed_dim()));
-    config.set("numHeads", double(mha_.num_heads()));
-    config.set("headDim", double(mha_.head_dim()));
-    config.set("kdim", double(mha_.kdim()));
-    config.set("vdim", double(mha_.vdim()));
-    config.set("bias", mha_.has_bias());
-    return config;
-}
-
-// [[key, shape], ...] in PyTorch's order.
-val Attention::stateDictShapes() const
-{
-    val entries = val::array();
-    for (const std::string& key : mha_.state_dict_keys()) {
-        val entry = val::array();
-        entry.call<void>("push", key);
-        entry.call<void>("push", shape_value(mha_.state_dict_shape(key)));
-        entries.call<void>("push", entry);
-    }
-    return entries;
-}
-
 // {key: {data: Float32Array, shape: number[]}} with fresh copies, in PyTorch's order.
 val Attention::stateDict() const
 {
@@ -54,14 +29,11 @@ namespace {
 
 // The JS API's rules of one loadStateDict entry [key, Float32Array, shape | null], in its names: an unknown key is a
 // TypeError (PyTorch's strict load raises it as an error of the argument's kind); returns the key's shape.
-Shape check_state_entry(const MultiHeadAttention& mha, const std::string& key, const val& entry)
+Shape check_state_entry(const MultiHeadAttention& mha, const std::vector<std::string>& keys, const std::string& key,
+                        const val& entry)
 {
-    const std::vector<std::string> keys = mha.state_dict_keys();
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        std::string expected;
-        for (const std::string& k : keys) expected += (expected.empty() ? "'" : ", '") + k + "'";
-        fail(Status::type_error, "unexpected key '%' (this layer has %)", {key, expected});
-    }
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        fail(Status::type_error, "unexpected key '%' (this layer has %)", {key, Quoted{keys}});
     Shape want = mha.state_dict_shape(key);
     const val given = entry[2];
     if (given.isNull()) {  // a bare Float32Array: the layer's shape
@@ -83,23 +55,29 @@ val Attention::loadStateDict(const val& entries)
         // Strict like PyTorch, and checked whole before anything is copied: a failed load changes nothing. Every
         // entry's key is one of the layer's, each once (an object's or a Map's keys are unique), so they fit the table.
         struct Load {
+            std::vector<std::string> keys;
             std::map<std::string, TensorView> state;
             std::map<std::string, TensorView>::iterator at[CallBuffers::capacity];
             CallBuffers buffers;
         } load;
+        load.keys = mha_.state_dict_keys();
         const unsigned n = entries["length"].as<unsigned>();
         for (unsigned i = 0; i < n; ++i) {
             const val entry = entries[i];
             const std::string key = entry[0].as<std::string>();
-            const Shape want = check_state_entry(mha_, key, entry);
+            const Shape want = check_state_entry(mha_, load.keys, key, entry);
             if (i == CallBuffers::capacity) fail(Status::type_error, "'%' is given twice", {key});  // more entries than keys
-            load.buffers.input(entry[1], bytes_of(want, sizeof(float)), true);
-            load.at[i] = load.state.insert_or_assign(key, TensorView(nullptr, want)).first;
+            load.buffers.input(nullptr, bytes_of(want, sizeof(float)), true);
+            load.at[i] = load.state.emplace(key, TensorView(nullptr, want)).first;
         }
-        for (const std::string& key : mha_.state_dict_keys())
+        for (const std::string& key : load.keys)
             if (!load.state.count(key)) fail(Status::type_error, "missing key '%' of shape %", {key, mha_.state_dict_shape(key)});
         load.buffers.place(arena_, 0);
-        for (unsigned i = 0; i < n; ++i) load.at[i]->second.data = load.buffers.at<float>(i);
+        for (unsigned i = 0; i < n; ++i) {
+            float* at = load.buffers.at<float>(i);
+            copy_in(entries[i][1], at, bytes_of(load.at[i]->second.shape, sizeof(float)), true);
+            load.at[i]->second.data = at;
+        }
         mha_.load_state_dict(load.state);
         return val(true);
     });
@@ -129,21 +107,20 @@ ForwardDims check_forward(const ForwardCall& call, const CallShapes& s, const Mu
     const bool batched = rank == 3;
     const std::size_t B = batched ? q[0] : 1, Lq = q[rank - 2];
     const std::size_t Lk = s.k.size() == rank ? s.k[rank - 2] : 0;
-    const char* key_default = call.key.given() ? "" : " (key defaults to query)";
-    if (s.k.size() != rank || s.k.back() != kdim || (batched && s.k[0] != B)) {
-        if (batched) fail(Status::range_error, "key: expected shape [%, keyLen, %] to match query %%, got %", {B, kdim, q, key_default, s.k});
-        fail(Status::range_error, "key: expected shape [keyLen, %] to match query %%, got %", {kdim, q, key_default, s.k});
-    }
-    const char* value_default = call.value.given() ? "" : " (value defaults to key)";
-    if (batched ? !is(s.v, B, Lk, vdim) : !is(s.v, Lk, vdim)) {
-        if (batched) fail(Status::range_error, "value: expected shape [%, %, %] to match key %%, got %", {B, Lk, vdim, s.k, value_default, s.v});
-        fail(Status::range_error, "value: expected shape [%, %] to match key %%, got %", {Lk, vdim, s.k, value_default, s.v});
-    }
+    // A batched call's expected shapes start with its batch: [B, ...]; an unbatched one's do not.
+    const auto expected = [&](const Shape& t, std::size_t a, std::size_t b) {
+        return batched ? is(t, B, a, b) : is(t, a, b);
+    };
+    const Prefix batch{batched, B};
+    if (s.k.size() != rank || s.k.back() != kdim || (batched && s.k[0] != B))
+        fail(Status::range_error, "key: expected shape [%keyLen, %] to match query %%, got %",
+             {batch, kdim, q, call.key.given() ? "" : " (key defaults to query)", s.k});
+    if (!expected(s.v, Lk, vdim))
+        fail(Status::range_error, "value: expected shape [%%, %] to match key %%, got %",
+             {batch, Lk, vdim, s.k, call.value.given() ? "" : " (value defaults to key)", s.v});
     const Shape& kpm = s.key_padding_mask;
-    if (call.key_padding_mask.kind != MaskCode::none && (batched ? !is(kpm, B, Lk) : !(kpm.size() == 1 && kpm[0] == Lk))) {
-        if (batched) fail(Status::range_error, "keyPaddingMask: expected shape [%, %], got %", {B, Lk, kpm});
-        fail(Status::range_error, "keyPaddingMask: expected shape [%], got %", {Lk, kpm});
-    }
+    if (call.key_padding_mask.kind != MaskCode::none && (batched ? !is(kpm, B, Lk) : !(kpm.size() == 1 && kpm[0] == Lk)))
+        fail(Status::range_error, "keyPaddingMask: expected shape [%%], got %", {batch, Lk, kpm});
     const std::size_t heads = checked_numel({B, H}, "attnMask");
     if (call.attn_mask.kind != MaskCode::none && !is(s.attn_mask, Lq, Lk) && !is(s.attn_mask, heads, Lq, Lk))
         fail(Status::range_error, "attnMask: expected shape [%, %] or [%, %, %], got %", {Lq, Lk, heads, Lq, Lk, s.attn_mask});
@@ -258,11 +235,11 @@ val Attention::forward(const ForwardCall& call)
         const bool value_is_query = value.data.strictlyEquals(call.query.data);
         const bool value_is_key = value.data.strictlyEquals(key.data);
         CallBuffers& buffers = c.buffers;
-        const std::size_t q_at = buffers.input(call.query.data, bytes_of(c.s.q, 4), true);
-        const std::size_t k_at = key_is_query ? q_at : buffers.input(key.data, bytes_of(c.s.k, 4), true);
-        const std::size_t v_at = value_is_query ? q_at : value_is_key ? k_at : buffers.input(value.data, bytes_of(c.s.v, 4), true);
-        const std::size_t kpm_at = buffers.input(kpm.data, mask_bytes(kpm, c.s.key_padding_mask), kpm.kind == MaskCode::additive);
-        const std::size_t am_at = buffers.input(am.data, mask_bytes(am, c.s.attn_mask), am.kind == MaskCode::additive);
+        const std::size_t q_at = buffers.input(&call.query.data, bytes_of(c.s.q, 4), true);
+        const std::size_t k_at = key_is_query ? q_at : buffers.input(&key.data, bytes_of(c.s.k, 4), true);
+        const std::size_t v_at = value_is_query ? q_at : value_is_key ? k_at : buffers.input(&value.data, bytes_of(c.s.v, 4), true);
+        const std::size_t kpm_at = buffers.input(&kpm.data, mask_bytes(kpm, c.s.key_padding_mask), kpm.kind == MaskCode::additive);
+        const std::size_t am_at = buffers.input(&am.data, mask_bytes(am, c.s.attn_mask), am.kind == MaskCode::additive);
         const std::size_t output_at = buffers.result(output_n), weights_at = buffers.result(weights_n);
         buffers.place(arena_, double(workspace), dims, call.need_weights);
         repoint(options.key_padding_mask, buffers.at<void>(kpm_at));
@@ -289,8 +266,7 @@ Attention* create_attention(const AttentionConfig& c)
         if (config.embed_dim % config.num_heads != 0)
             fail(Status::range_error, "embedDim (%) must be divisible by numHeads (%)", {config.embed_dim, config.num_heads});
         require_memory(MultiHeadAttention::parameter_bytes(config),
-                       "embedDim " + std::to_string(config.embed_dim) + ", kdim " + std::to_string(config.kdim) +
-                           ", vdim " + std::to_string(config.vdim) + ": parameters");
+                       text("embedDim %, kdim %, vdim %: parameters", {config.embed_dim, config.kdim, config.vdim}));
         created = new Attention(config);
         return val::undefined();
     });
@@ -327,10 +303,10 @@ val sdpa(const SdpaCall& call)
         check_out(call.out_weights, weights_n, c.plan.weights_shape, "options.out.weights");
 
         CallBuffers& buffers = c.buffers;
-        const std::size_t q_at = buffers.input(call.q.data, bytes_of(c.s.q, 4), true);
-        const std::size_t k_at = buffers.input(call.k.data, bytes_of(c.s.k, 4), true);
-        const std::size_t v_at = buffers.input(call.v.data, bytes_of(c.s.v, 4), true);
-        const std::size_t mask_at = buffers.input(call.mask.data, mask_bytes(call.mask, c.s.attn_mask), call.mask.kind == MaskCode::additive);
+        const std::size_t q_at = buffers.input(&call.q.data, bytes_of(c.s.q, 4), true);
+        const std::size_t k_at = buffers.input(&call.k.data, bytes_of(c.s.k, 4), true);
+        const std::size_t v_at = buffers.input(&call.v.data, bytes_of(c.s.v, 4), true);
+        const std::size_t mask_at = buffers.input(&call.mask.data, mask_bytes(call.mask, c.s.attn_mask), call.mask.kind == MaskCode::additive);
         const std::size_t output_at = buffers.result(output_n), weights_at = buffers.result(weights_n);
         buffers.place(sdpa_arena, double(c.plan.workspace_bytes));
         repoint(options.attn_mask, buffers.at<void>(mask_at));

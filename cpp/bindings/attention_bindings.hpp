@@ -26,8 +26,6 @@ class Attention {
 public:
     explicit Attention(const MultiHeadAttentionConfig& config) : mha_(config) {}
 
-    val config() const;
-    val stateDictShapes() const;
     val stateDict() const;
     // [[key, Float32Array, shape | null (the layer's own shape)], ...]: true, or null with the failure recorded.
     val loadStateDict(const val& entries);

@@ -16,7 +16,7 @@ namespace {
 std::string last_error;
 Status last_status = Status::ok;
 
-Status record(Status status, const std::string& message)
+Status record(Status status, const char* message)
 {
     last_error = message;
     return last_status = status;
@@ -24,24 +24,68 @@ Status record(Status status, const std::string& message)
 }  // namespace
 
 
+namespace {
+// "12.3 MiB", "4.00 GiB", "512 bytes" (as JS's toFixed writes them), in integer steps: no float formatter.
+void append_bytes(std::string& message, double bytes)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0, mib = 1024.0 * 1024.0;
+    const int decimals = bytes >= gib ? 2 : bytes >= mib ? 1 : 0;
+    const double scale = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
+    const auto steps = static_cast<unsigned long long>(std::floor(bytes / (decimals == 2 ? gib : decimals == 1 ? mib : 1) * scale + 0.5));
+    message += std::to_string(steps / static_cast<unsigned long long>(scale));
+    if (decimals) {
+        std::string fraction = std::to_string(steps % static_cast<unsigned long long>(scale));
+        message += '.';
+        if (fraction.size() < std::size_t(decimals)) message += '0';
+        message += fraction;
+    }
+    message += decimals == 2 ? " GiB" : decimals == 1 ? " MiB" : " bytes";
+}
+}  // namespace
+
 void fail(Status status, const char* format, std::initializer_list<Piece> pieces)
 {
+    throw ApiError(status, text(format, pieces));
+}
+
+std::string text(const char* format, std::initializer_list<Piece> pieces)
+{
     std::string message;
+    const auto size = [&](std::size_t n) { message += std::to_string(n); };
     const Piece* piece = pieces.begin();
     for (const char* c = format; *c; ++c) {
         if (*c != '%' || piece == pieces.end()) {
             message += *c;
             continue;
         }
-        if (piece->kind == Piece::size) message += std::to_string(piece->n);
-        if (piece->kind == Piece::shape) message += to_string(*piece->dims);
-        if (piece->kind == Piece::leading)
-            for (std::size_t i = 0; i + 2 < piece->dims->size(); ++i) message += std::to_string((*piece->dims)[i]) + ", ";
-        if (piece->kind == Piece::text) message += piece->chars;
-        if (piece->kind == Piece::number) message += number_text(piece->value);
+        switch (piece->kind) {
+        case Piece::size: size(piece->n); break;
+        case Piece::prefix:
+            size(piece->n);
+            message += ", ";
+            break;
+        case Piece::shape: message += to_string(*piece->dims); break;
+        case Piece::leading:
+            for (std::size_t i = 0; i + 2 < piece->dims->size(); ++i) {
+                size((*piece->dims)[i]);
+                message += ", ";
+            }
+            break;
+        case Piece::text: message += piece->chars; break;
+        case Piece::number: message += number_text(piece->value); break;
+        case Piece::bytes: append_bytes(message, piece->value); break;
+        case Piece::quoted:
+            for (const std::string& name : *piece->names) {
+                if (&name != &piece->names->front()) message += ", ";
+                message += '\'';
+                message += name;
+                message += '\'';
+            }
+            break;
+        }
         ++piece;
     }
-    throw ApiError(status, message);
+    return message;
 }
 
 Status record_failure(const char* what)
@@ -57,8 +101,9 @@ Status record_failure(const char* what)
     } catch (const std::length_error& e) {  // sizes beyond the address space or the memory left
         return record(Status::range_error, e.what());
     } catch (const std::bad_alloc&) {
-        return record(Status::range_error,
-                      std::string("out of memory: WebAssembly memory could not grow to fit ") + what);
+        record(Status::range_error, "out of memory: WebAssembly memory could not grow to fit ");
+        last_error += what;
+        return last_status;
     } catch (const std::logic_error& e) {
         return record(Status::state_error, e.what());
     } catch (const std::exception& e) {
@@ -80,40 +125,27 @@ std::string number_text(double value) { return val(value).call<std::string>("toS
 double heap_bytes_in_use() { return double(static_cast<unsigned>(mallinfo().uordblks)); }
 double memory_limit_bytes() { return double(emscripten_get_heap_max()); }
 
-namespace {
-// "12.3 MiB", "4.00 GiB", "512 bytes", written by JS's toFixed as the wrapper used to write them.
-std::string bytes_text(double bytes)
-{
-    const double gib = 1024.0 * 1024.0 * 1024.0, mib = 1024.0 * 1024.0;
-    if (bytes >= gib) return val(bytes / gib).call<std::string>("toFixed", 2) + " GiB";
-    if (bytes >= mib) return val(bytes / mib).call<std::string>("toFixed", 1) + " MiB";
-    return number_text(bytes) + " bytes";
-}
-}  // namespace
 
 // Refuses, before allocating, what does not fit next to what the heap holds: WebAssembly memory never shrinks, so
 // growing it step by step towards the limit only to fail on a later allocation would cripple the page. (A single
 // allocation that fails does not grow it.)
 void require_memory(std::size_t bytes, const std::string& what)
 {
-    const double left = memory_limit_bytes() - heap_bytes_in_use();
-    if (double(bytes) > left) {
-        const auto mib = [](double b) { return std::to_string(long(b / (1024.0 * 1024.0))) + " MiB"; };
-        throw std::length_error(what + ": " + mib(double(bytes)) + " needed, more than the " + mib(left) +
-                                " WebAssembly memory has left (limit " + mib(memory_limit_bytes()) + ")");
-    }
+    const double left = memory_limit_bytes() - heap_bytes_in_use(), mib = 1024.0 * 1024.0;
+    if (double(bytes) > left)
+        fail(Status::range_error, "%: % MiB needed, more than the % MiB WebAssembly memory has left (limit % MiB)",
+             {what, std::size_t(double(bytes) / mib), std::size_t(left / mib), std::size_t(memory_limit_bytes() / mib)});
 }
 
 // A JS number as a size: a whole number below 2^32, else length_error naming it (so 2^32 never wraps to 0).
 std::size_t to_size(double value, const char* name)
 {
     if (!(value >= 0) || value != std::floor(value) || value > double(SIZE_MAX))
-        throw std::length_error(std::string(name) + ": expected a whole number from 0 to " + std::to_string(SIZE_MAX) +
-                                ", got " + number_text(value));
+        fail(Status::range_error, "%: expected a whole number from 0 to %, got %", {name, std::size_t(SIZE_MAX), JsNumber{value}});
     return std::size_t(value);
 }
 
-double whole_number(double value, const std::string& name, double min, double max)
+double whole_number(double value, const char* name, double min, double max)
 {
     if (!(value >= min && value <= max) || value != std::floor(value))
         fail(Status::range_error, "%: expected a whole number from % to %, got %",
@@ -161,7 +193,7 @@ val copy_out(const float* data, std::size_t n, const val& out)
     return out;
 }
 
-void check_out(const val& out, std::size_t n, const Shape& shape, const std::string& name)
+void check_out(const val& out, std::size_t n, const Shape& shape, const char* name)
 {
     if (out.isUndefined() || out.isNull()) return;
     const double length = out["length"].as<double>();
@@ -207,20 +239,17 @@ double Arena::reserve(double bytes)
     return address;
 }
 
-std::size_t CallBuffers::input(const val& data, std::size_t bytes, bool float_elements)
+std::size_t CallBuffers::input(const val* data, std::size_t bytes, bool float_elements)
 {
     if (count_ == capacity) throw std::logic_error("CallBuffers: more buffers than its table holds");
-    Entry& e = entries_[count_];
-    e.data = data;
-    e.bytes = double(bytes);
-    e.float_elements = float_elements;
+    entries_[count_] = {data, double(bytes), float_elements, nullptr};
     return count_++;
 }
 
 std::size_t CallBuffers::result(std::size_t floats)
 {
     if (count_ == capacity) throw std::logic_error("CallBuffers: more buffers than its table holds");
-    entries_[count_].bytes = 4.0 * double(floats);
+    entries_[count_] = {nullptr, 4.0 * double(floats), true, nullptr};
     return count_++;
 }
 
@@ -237,18 +266,17 @@ void CallBuffers::place(Arena& arena, double workspace, const ForwardDims* dims,
     double total = 0;
     for (std::size_t i = 0; i < count_; ++i) total += std::ceil(entries_[i].bytes / align) * align;
     if (total + workspace > memory_limit_bytes()) {
-        const std::string sizes = dims ? "batch " + std::to_string(dims->batch) + ", queryLen " + std::to_string(dims->query_len) +
-                                             ", keyLen " + std::to_string(dims->key_len) + (need_weights ? " with weights" : "")
-                                       : "these shapes";
-        fail(Status::range_error, "% need % of WebAssembly memory, more than its % limit%",
-             {sizes, bytes_text(total + workspace), bytes_text(memory_limit_bytes()),
-              need_weights ? " (needWeights: false needs far less)" : ""});
+        const double limit = memory_limit_bytes();
+        if (!dims) fail(Status::range_error, "these shapes need % of WebAssembly memory, more than its % limit", {Bytes{total + workspace}, Bytes{limit}});
+        fail(Status::range_error, "batch %, queryLen %, keyLen %% need % of WebAssembly memory, more than its % limit%",
+             {dims->batch, dims->query_len, dims->key_len, need_weights ? " with weights" : "", Bytes{total + workspace},
+              Bytes{limit}, need_weights ? " (needWeights: false needs far less)" : ""});
     }
     char* base = static_cast<char*>(arena.reserve_bytes(std::size_t(total)));  // below the ceiling: countable
     for (std::size_t i = 0; i < count_; ++i) {
         Entry& e = entries_[i];
         e.at = base;
-        if (!e.data.isUndefined() && e.bytes > 0) copy_in(e.data, base, std::size_t(e.bytes), e.float_elements);
+        if (e.data && e.bytes > 0) copy_in(*e.data, base, std::size_t(e.bytes), e.float_elements);
         base += std::size_t(std::ceil(e.bytes / align) * align);
     }
 }

@@ -33,12 +33,23 @@ struct JsNumber {
 struct Leading {
     const Shape& shape;  // written as its leading dimensions (all but the last two), each followed by ", "
 };
+struct Prefix {
+    bool on;
+    std::size_t n;  // written as "n, " when on (a batch dimension), else nothing
+};
+struct Bytes {
+    double bytes;  // "12.3 MiB", "4.00 GiB", "512 bytes"
+};
+struct Quoted {
+    const std::vector<std::string>& names;  // "'a', 'b', 'c'"
+};
 struct Piece {
-    enum Kind : unsigned char { size, shape, leading, text, number } kind;
+    enum Kind : unsigned char { size, prefix, shape, leading, text, number, bytes, quoted } kind;
     union {
         std::size_t n;
         const Shape* dims;
         const char* chars;
+        const std::vector<std::string>* names;
         double value;
     };
     Piece(std::size_t n) : kind(size), n(n) {}
@@ -47,10 +58,17 @@ struct Piece {
     Piece(const char* chars) : kind(text), chars(chars) {}
     Piece(const std::string& chars) : kind(text), chars(chars.c_str()) {}
     Piece(JsNumber number) : kind(Kind::number), value(number.value) {}
+    Piece(Bytes b) : kind(Kind::bytes), value(b.bytes) {}
+    Piece(Prefix p) : kind(p.on ? Kind::prefix : text), n(p.n)
+    {
+        if (!p.on) chars = "";
+    }
+    Piece(Quoted q) : kind(quoted), names(&q.names) {}
 };
 // Throws the API error `status` with `format`, each % replaced by the next piece. The pieces are trivially
 // destructible, so a throw site costs a call instead of the unwinding code of std::string temporaries.
 [[noreturn]] void fail(Status status, const char* format, std::initializer_list<Piece> pieces = {});
+std::string text(const char* format, std::initializer_list<Piece> pieces);
 
 // Classifies and records the exception in flight (call only inside a catch block); `what` names what a failed
 // allocation was for ("this call", "this model").
@@ -92,7 +110,7 @@ T* at(double address)
 
 std::size_t to_size(double value, const char* name);
 // A whole number from `min` to `max`, else a RangeError "<name>: expected a whole number from <min> to <max>, got <v>".
-double whole_number(double value, const std::string& name, double min, double max);
+double whole_number(double value, const char* name, double min, double max);
 Shape shape_of(const val& array, const char* name = "shape");
 val shape_value(const Shape& shape);
 std::size_t numel(const Shape& shape, const char* what);
@@ -120,7 +138,7 @@ void copy_in(const val& data, void* address, std::size_t bytes, bool float_eleme
 // `n` floats at `data` as a fresh Float32Array, or copied into the caller's `out` (a Float32Array) when it is given.
 val copy_out(const float* data, std::size_t n, const val& out);
 // The length check of a caller's `out` array: "<name>: expected a Float32Array of <n> values (shape <s>), got ...".
-void check_out(const val& out, std::size_t n, const Shape& shape, const std::string& name);
+void check_out(const val& out, std::size_t n, const Shape& shape, const char* name);
 
 val tensor_value(const Tensor& t);
 std::vector<std::int32_t> token_ids(const val& array);
@@ -151,8 +169,8 @@ public:
     // A fixed table (a call has at most 7 buffers; loadStateDict as many as the layer's keys, at most 6): no
     // vector code in the .wasm.
     static constexpr std::size_t capacity = 8;
-    // An input of `bytes` bytes (0: none) and the index of its buffer.
-    std::size_t input(const val& data, std::size_t bytes, bool float_elements);
+    // An input of `bytes` bytes (0: none) and the index of its buffer; `data` must live until place() copies it in.
+    std::size_t input(const val* data, std::size_t bytes, bool float_elements);
     std::size_t result(std::size_t floats);
     // Refuses the call past the memory ceiling (with `workspace` bytes the core holds besides), else reserves the
     // arena and copies the inputs in. The ceiling's message names the call by its sizes: a forward pass's dims,
@@ -168,10 +186,10 @@ public:
 private:
     void place(Arena& arena, double workspace, const ForwardDims* dims, bool need_weights);
     struct Entry {
-        val data = val::undefined();  // undefined for a result
-        double bytes = 0;
-        bool float_elements = true;
-        char* at = nullptr;
+        const val* data;  // null for a result, or for an input its caller copies in itself after place()
+        double bytes;
+        bool float_elements;
+        char* at;
     };
     Entry entries_[capacity];
     std::size_t count_ = 0;

@@ -32,8 +32,6 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_heapBytesInUse", &heap_bytes_in_use);
     // Threads (attnscope/threads.hpp): 1 in the single-threaded module, up to its worker pool + 1 in the threaded one.
     function("_setNumThreads", optional_override([](double n) { return double(set_num_threads(std::size_t(n))); }));
-    function("_numThreads", optional_override([] { return double(num_threads()); }));
-    function("_memoryLimitBytes", &memory_limit_bytes);
 
     class_<Arena>("_Arena")
         .constructor<>()
@@ -65,8 +63,6 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .field("outOutput", &ForwardCall::out_output)
         .field("outWeights", &ForwardCall::out_weights);
     class_<Attention>("_Attention")
-        .function("config", &Attention::config)
-        .function("stateDictShapes", &Attention::stateDictShapes)
         .function("stateDict", &Attention::stateDict)
         .function("loadStateDict", &Attention::loadStateDict)
         .function("forward", &Attention::forward)

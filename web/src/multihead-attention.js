@@ -32,7 +32,8 @@ export class MultiHeadAttention {
     // parameters that WebAssembly memory cannot hold.
     const attention = call(caller, (wasm) => wasm._createAttention({ embedDim, numHeads, kdim, vdim, bias, seed }));
     this.#attention = attention;
-    this.#config = Object.freeze(attention.config());
+    // The numbers C++ accepted, as given (headDim is embedDim / numHeads by definition).
+    this.#config = Object.freeze({ embedDim, numHeads, headDim: embedDim / numHeads, kdim, vdim, bias });
     leakGuard.register(this, [this.#attention], this);
   }
 
