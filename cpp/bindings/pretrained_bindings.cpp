@@ -80,9 +80,13 @@ std::vector<T> whole_numbers(const val& array, const char* name)
     using limits = std::numeric_limits<T>;
     const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(array);
     std::vector<T> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i)
-        out[i] = T(whole_number(values[i], std::string(name) + "[" + std::to_string(i) + "]", double(limits::min()),
-                                double(limits::max())));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double v = values[i];
+        if (!(v >= double(limits::min()) && v <= double(limits::max())) || v != std::floor(v))
+            fail(Status::range_error, "%[%]: expected a whole number from % to %, got %",
+                 {name, i, JsNumber{double(limits::min())}, JsNumber{double(limits::max())}, JsNumber{v}});
+        out[i] = T(v);
+    }
     return out;
 }
 
