@@ -4,6 +4,7 @@
 //   node bench/js-overhead.mjs [rounds]        (npm run bench:js-overhead)
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { parseArgs } from 'node:util';
 import { CONFIGS, makeCase, median } from './common.mjs';
 
 // A full GC before every timed call, so one variant's garbage (192 MiB of fresh weights) is not collected inside
@@ -17,7 +18,7 @@ const runtime = await import(new URL('./runtime.js', import.meta.resolve(process
 await lib.init();
 const wasm = runtime.module('bench');
 
-const rounds = Number(process.argv[2] ?? 7);
+const rounds = Number(parseArgs({ allowPositionals: true }).positionals[0] ?? 7);
 const configs = CONFIGS.filter(([L]) => L >= 128); // the small ones are all call overhead, see bench/README.md
 
 const time = (f) => {
