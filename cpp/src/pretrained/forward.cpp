@@ -115,7 +115,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     }
     if (c.post_norm) norm_rows(c, w.embed_norm, x.data(), T, d, x.data());
 
-    // cos and sin of every new position (HF: angle = position · inv_freq in float32).
+    // cos and sin of every new position (HF: angle = position · inv_freq, and its cos and sin, all in float32).
     std::vector<float> cosines, sines;
     if (c.positions == PositionKind::rope) {
         const std::vector<float> inv = inverse_frequencies(c);
@@ -124,8 +124,8 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         for (std::size_t t = 0; t < T; ++t)
             for (std::size_t i = 0; i < half; ++i) {
                 const float angle = float(s.first_position + t) * inv[i];
-                cosines[t * half + i] = float(std::cos(double(angle)));
-                sines[t * half + i] = float(std::sin(double(angle)));
+                cosines[t * half + i] = std::cos(angle);
+                sines[t * half + i] = std::sin(angle);
             }
     }
 
