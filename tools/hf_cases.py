@@ -160,11 +160,13 @@ CASES = [
            ["rope-llama3", "rope_theta"],
            llama_config(rope_theta=100.0, rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
                         "high_freq_factor": 4.0, "original_max_position_embeddings": 64}), {"prefix": "model."}),
-    causal("llama-untied", 343, "LlamaForCausalLM with its own lm_head.weight (tie_word_embeddings false), "
-           "attention_bias and mlp_bias true, and the self_attn.rotary_emb.inv_freq buffers older checkpoints "
-           "carry (to be skipped)", ["untied-head", "inv_freq-buffers", "attention_bias", "mlp_bias"],
-           llama_config(tie_word_embeddings=False, attention_bias=True, mlp_bias=True),
+    causal("llama-untied", 343, "LlamaForCausalLM with its own lm_head.weight (tie_word_embeddings false) and the "
+           "self_attn.rotary_emb.inv_freq buffers older checkpoints carry (to be skipped)",
+           ["untied-head", "inv_freq-buffers"], llama_config(tie_word_embeddings=False),
            {"prefix": "model.", "lm_head": True, "inv_freq": True}),
+    causal("llama-biases", 383, "LlamaForCausalLM with attention_bias (q, k, v and o_proj biases) and mlp_bias "
+           "(gate, up, down biases)", ["attention_bias", "mlp_bias"],
+           llama_config(attention_bias=True, mlp_bias=True), {"prefix": "model."}),
     causal("llama-f16", 353, "LlamaForCausalLM stored in F16 (torch_dtype float16); the reference runs on the "
            "F16 values widened", ["dtype-f16"], llama_config(torch_dtype="float16"), {"prefix": "model."}),
     causal("llama-bf16", 363, "LlamaForCausalLM stored in BF16 (torch_dtype bfloat16); the reference runs on the "

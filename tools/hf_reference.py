@@ -87,7 +87,8 @@ def gpt2_forward(config, state_dict, input_ids):
     # reorder_and_upcast_attn only changes float16 numerics (scores in float32), not the function: nothing in float64
     if config.get("add_cross_attention"):
         raise NotImplementedError("GPT-2 with cross-attention")
-    d, n_head = config["n_embd"], config["n_head"]  # n_embd: model width; n_head: attention heads
+    # n_embd: model width; n_head: attention heads; n_layer: blocks h.0 .. h.{n_layer-1}; vocab_size is wte's rows
+    d, n_head = config["n_embd"], config["n_head"]
     hd = d // n_head
     eps = config.get("layer_norm_epsilon", 1e-5)  # LayerNorm epsilon of ln_1, ln_2, ln_f
     act = _act(config.get("activation_function", "gelu_new"))  # the MLP's activation (default tanh GELU)
@@ -142,6 +143,8 @@ def bert_forward(config, state_dict, input_ids, attention_mask=None, token_type_
         raise NotImplementedError("position_embedding_type " + config["position_embedding_type"])
     if config.get("is_decoder"):
         raise NotImplementedError("BERT as a decoder")
+    # hidden_size: width; num_attention_heads: heads of width hidden_size / heads; num_hidden_layers: encoder.layer.N;
+    # vocab_size, max_position_embeddings and type_vocab_size are the rows of the three embedding tables
     d, n_head = config["hidden_size"], config["num_attention_heads"]
     hd = d // n_head
     eps = config.get("layer_norm_eps", 1e-12)  # every LayerNorm's epsilon (BERT's default is 1e-12)
@@ -183,7 +186,9 @@ def bert_forward(config, state_dict, input_ids, attention_mask=None, token_type_
             if not _tied(config, True):
                 raise KeyError("cls.predictions.decoder.weight (tie_word_embeddings is false)")
             dec = sd["embeddings.word_embeddings.weight"]
-        out["logits"] = h @ dec.T + sd["cls.predictions.bias"]
+        # decoder.bias is the same Parameter as cls.predictions.bias; save_pretrained keeps one of the two names
+        bias = sd["cls.predictions.bias"] if "cls.predictions.bias" in sd else sd["cls.predictions.decoder.bias"]
+        out["logits"] = h @ dec.T + bias
     return out
 
 
