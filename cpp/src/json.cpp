@@ -404,8 +404,12 @@ std::string Value::excerpt() const
 
 std::string Value::string() const
 {
+    // Decoding never lengthens the text (an escape is at least as long as its UTF-8): one allocation, not the
+    // doublings of appending, which held up to 3× a long string while it grew.
+    const std::string_view r = raw();
     std::string out;
-    decode_string(raw(), &out);
+    out.reserve(r.size());
+    decode_string(r, &out);
     return out;
 }
 
