@@ -69,6 +69,15 @@ export const fuzzConfigure = [
   '-DATTNSCOPE_BUILD_FUZZER=ON', '-DATTNSCOPE_BUILD_TESTS=OFF', '-DATTNSCOPE_BUILD_BENCH=OFF',
 ];
 
+// The fuzz targets' corpus replay with 32-bit sizes, as in WASM (where a product of config sizes wraps first): g++
+// -m32 (Debian's g++-multilib) with ASan + UBSan, no libFuzzer (tests/fuzz/replay_main.cpp). SSE4.1 is the arch the
+// WASM build's kernels use too, and -mfpmath=sse keeps x87's excess precision out of the checks.
+export const fuzz32Configure = [
+  '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DCMAKE_CXX_COMPILER=g++', '-DCMAKE_CXX_FLAGS=-m32 -msse4.1 -mfpmath=sse',
+  '-DCMAKE_EXE_LINKER_FLAGS=-m32', '-DATTNSCOPE_BUILD_FUZZER=ON', '-DATTNSCOPE_FUZZ_REPLAY=ON',
+  '-DATTNSCOPE_BUILD_TESTS=OFF', '-DATTNSCOPE_BUILD_BENCH=OFF',
+];
+
 /** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
 export function cpuHasAvx2() {
   try {

@@ -1,8 +1,8 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz wasm js python js-threads bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz fuzz32 wasm js python js-threads bundlers browser bench; default all)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
+import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzz32Configure, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
 
 // The tests are forced on: a cached ATTNSCOPE_BUILD_TESTS=OFF must not turn a suite into an empty one (and ctest
 // runs with --no-tests=error, scripts/lib.mjs).
@@ -33,6 +33,9 @@ const suites = {
   // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
   // exploration (that is `npm run fuzz`).
   fuzz: () => steps(() => cmakeBuild('build/fuzz', fuzzConfigure), () => ctest('build/fuzz')),
+  // The same corpora replayed once by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
+  // so a product of a model file's sizes that wraps is found here rather than only in the browser.
+  fuzz32: () => steps(() => cmakeBuild('build/fuzz32', fuzz32Configure), () => ctest('build/fuzz32')),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
   // The public JS API against the package in dist/.
