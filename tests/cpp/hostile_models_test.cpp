@@ -87,11 +87,11 @@ TEST_CASE("issue 24: tokens × d_ff that wraps 32 bits is refused before forward
                           "overflows the address space)");
     }
     CHECK(lm.forward({0, 1}, true).logits.shape == Shape{2, 2});
-    // The corpus's smaller file: 56760 × 18919 floats only wraps once counted in bytes.
+    // The corpus's smaller file (908 KB): 113512 tokens × d_ff 37838 = 2^32 + 99760 floats.
     ModelFile small = call_seed("issue24-wide-mlp-forward-max");
     REQUIRE(small.language_model);
     if (size_t_is_32_bits)
-        CHECK_THROWS_AS(small.language_model->forward(std::vector<std::int32_t>(56760, 0), false), std::length_error);
+        CHECK_THROWS_AS(small.language_model->forward(std::vector<std::int32_t>(113512, 0), false), std::length_error);
     CHECK(small.language_model->generate({0}, 3, -1).size() == 3);
 }
 

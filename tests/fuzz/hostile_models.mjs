@@ -82,8 +82,8 @@ const tinySeq2seq = { src_vocab_size: 2, tgt_vocab_size: 3, max_src_len: 4, d_mo
  *   seq2seqLongTarget: max_tgt_len 20001 and two decoder layers (3.2 GB of attention for 20000 steps, once allocated
  *     up front), with a head.bias that picks <eos> at the first step.
  *   wideMlp(dFF, maxLen): a language model whose forward on maxLen tokens needs maxLen × d_ff floats of MLP
- *     activations: the report's 2²⁰ + 1 and 4096 (12.6 MB) wrap 32 bits; 18919 × 56760 (450 KB) only just wraps
- *     once counted in bytes, which the C++ checks too.
+ *     activations: the report's 2²⁰ + 1 and 4096 (12.6 MB) wrap 32 bits; so do 37838 × 113512, the smallest file
+ *     (908 KB) whose count of floats wraps (max_len = 3·d_ff minimises max_len + 3·d_ff, the floats it holds).
  *   metadataBomb(n): a `config` of n bytes of "[0,0,…]", which once cost 16 bytes per JSON node.
  *   duplicateNamedHeads: a named head whose keys appear twice, so C++ (first key) and JSON.parse (last) differ.
  *   mistypedNamedHeads: a named head whose name is an object and whose score is a string.

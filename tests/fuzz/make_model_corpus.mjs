@@ -23,7 +23,7 @@ const calls = [
   // Issue #24: max_tgt_len 20001, <eos> at step 1: a default translate stays small.
   ['issue24-seq2seq-long-target-translate-default', [1, 0, MAX, 1], hostile.seq2seqLongTarget()],
   // Issue #24: forward on max_len tokens needs max_len × d_ff floats (without attention, that is the product that wraps).
-  ['issue24-wide-mlp-forward-max', [0, MAX, 0, 0], hostile.wideMlp(18919, 56760)],
+  ['issue24-wide-mlp-forward-max', [0, MAX, 0, 0], hostile.wideMlp(37838, 113512)],
 ];
 const readerFiles = [
   ['issue24-metadata-bomb.safetensors', hostile.metadataBomb(1 << 18)],
