@@ -140,6 +140,7 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
     checked_product({L, steps, d}, ("Seq2SeqModel.translate: the key and value caches of " + steps_text + ", n_dec_layers × steps × d_model").c_str(), sizeof(float));
     checked_product({L, S, d}, "Seq2SeqModel.translate: the cross-attention keys, n_dec_layers × source tokens × d_model", sizeof(float));
     checked_product({config_.num_encoder_layers, H, S, S}, "Seq2SeqModel.translate: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
+    checked_product({S, config_.d_ff}, "Seq2SeqModel.translate: source tokens × d_ff", sizeof(float));
     Translation out;
     out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
     const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
