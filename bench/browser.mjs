@@ -10,7 +10,7 @@ import { MIME } from '../scripts/serve.mjs';
 import { ROOT } from './node-paths.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13); --expose-gc gives the timing
+// Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium"); --expose-gc gives the timing
 // loop the same full collection between turns as under Node.
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-quic', '--js-flags=--expose-gc'];

@@ -1,6 +1,6 @@
 // `npm run bench:demo`: how fast the built demo answers typing, in headless Chromium (Event Timing + Long Animation
 // Frames). Types keys at 10 per second into (a) the trained language model near 128 characters and (b) the untrained
-// layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (README's demo section quotes it).
+// layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (bench/README.md quotes it).
 //
 //   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20] [--base=DIR]
 //
@@ -17,14 +17,15 @@ import { chromium } from 'playwright-core';
 import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { startServer } from '../scripts/serve.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
-const option = (name, fallback) => Number(process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const RUNS = option('runs', 3);
-const KEYS = option('keys', 20);
-const BASE = process.argv.slice(2).find((a) => a.startsWith('--base='))?.slice('--base='.length);
+const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' } } });
+const RUNS = Number(options.runs);
+const KEYS = Number(options.keys);
+const BASE = options.base;
 const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);

@@ -13,8 +13,13 @@ The format (https://github.com/huggingface/safetensors, the file PyTorch users e
 
 The writer keeps the order it is given in the data section (a state dict's order), pads the header
 with spaces to a multiple of 8 bytes (so every tensor is 8-byte aligned, as the reference writer does),
-and writes only F32. Python's `safetensors` package is not packaged by Debian, so this file is the
-project's writer; tests/js/safetensors.test.js reads its output with an independent reader.
+and writes F32 unless `dtypes` names another of WRITABLE for a tensor (F16 and BF16 round to nearest even,
+as torch's casts do; I64/I32 take integers). Python's `safetensors` package is not packaged by Debian, so
+this file is the project's writer; tests/js/model-files.test.js reads its output with an independent reader
+and with the package's readSafetensors.
+
+The reader is strict and reads F32 only by default (what attnscope's model files hold); `allow=WRITABLE`
+also reads F16/BF16 (widened to float32) and I64/I32.
 """
 
 import json
@@ -23,7 +28,9 @@ import sys
 from array import array
 from collections import namedtuple
 
-DTYPES = ("F32",)  # the one dtype attnscope reads
+DTYPES = ("F32",)  # the one dtype attnscope's own model files hold
+WRITABLE = ("F32", "F16", "BF16", "I64", "I32")
+_SIZE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4}
 
 # A tensor as read: its shape and its values, row-major, as array('f').
 Tensor = namedtuple("Tensor", "shape values")
@@ -66,8 +73,34 @@ def _as_f32(t):
     return shape, values.tobytes()
 
 
-def encode(tensors, metadata=None):
-    """`tensors`: a state dict or (name, array) pairs; `metadata`: {str: str}. Returns the file's bytes."""
+def _convert(raw_f32, dtype):
+    """Little-endian float32 bytes -> the bytes of `dtype` (F16, BF16 rounded to nearest even; I64, I32 exact)."""
+    values = array("f", raw_f32)
+    if sys.byteorder == "big":
+        values.byteswap()
+    if dtype == "F16":
+        return b"".join(struct.pack("<e", v) for v in values)  # struct's 'e' rounds to nearest even
+    if dtype == "BF16":
+        out = array("H")
+        for bits in struct.unpack(f"<{len(values)}I", values.tobytes() if sys.byteorder == "little"
+                                  else struct.pack(f"<{len(values)}f", *values)):
+            if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+                out.append((bits >> 16) | 0x40)  # NaN stays a (quiet) NaN
+            else:
+                out.append((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)  # round to nearest, ties to even
+        return struct.pack(f"<{len(out)}H", *out)
+    if dtype in ("I64", "I32"):
+        if any(v != int(v) for v in values):
+            raise ValueError(f"{dtype} tensor with non-integer values")
+        return struct.pack(f"<{len(values)}{'q' if dtype == 'I64' else 'i'}", *(int(v) for v in values))
+    raise ValueError(f"dtype {dtype!r} is not one of {WRITABLE}")
+
+
+def encode(tensors, metadata=None, dtypes=None):
+    """`tensors`: a state dict or (name, array) pairs; `metadata`: {str: str}; `dtypes`: {name: one of WRITABLE}
+    for tensors not to be stored as F32. Integer tensors pass through float32, so they must stay below 2**24.
+    Returns the file's bytes."""
+    dtypes = dtypes or {}
     if hasattr(tensors, "items"):
         tensors = list(tensors.items())
     header, arrays, offset = {}, [], 0
@@ -80,7 +113,10 @@ def encode(tensors, metadata=None):
         if name in header or name == "__metadata__":
             raise ValueError(f"duplicate tensor name {name!r}")
         shape, raw = _as_f32(t)
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(raw)]}
+        dtype = dtypes.get(name, "F32")
+        if dtype != "F32":
+            raw = _convert(raw, dtype)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
         arrays.append(raw)
         offset += len(raw)
     text = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -88,17 +124,30 @@ def encode(tensors, metadata=None):
     return b"".join([struct.pack("<Q", len(text)), text] + arrays)
 
 
-def save_file(tensors, path, metadata=None):
-    """Same call as `safetensors.torch.save_file(tensors, path, metadata)`. Returns the bytes written."""
-    blob = encode(tensors, metadata)
+def save_file(tensors, path, metadata=None, dtypes=None):
+    """Same call as `safetensors.torch.save_file(tensors, path, metadata)`, plus `dtypes` (see encode). Returns the
+    bytes written."""
+    blob = encode(tensors, metadata, dtypes)
     with open(path, "wb") as f:
         f.write(blob)
     return len(blob)
 
 
-def decode(blob):
-    """bytes -> (metadata dict, {name: Tensor(shape, array('f'))}) in data order. Strict: the checks attnscope's
-    C++ reader makes (header length, dtype, integer shapes and offsets tiling the data exactly)."""
+def _widen(raw, dtype):
+    """Little-endian bytes of `dtype` -> array('f') (floats) or array('q') (integers)."""
+    n = len(raw) // _SIZE[dtype]
+    if dtype == "F32":
+        return array("f", struct.unpack(f"<{n}f", raw))
+    if dtype == "F16":
+        return array("f", struct.unpack(f"<{n}e", raw))
+    if dtype == "BF16":
+        return array("f", struct.unpack(f"<{n}f", struct.pack(f"<{n}I", *(h << 16 for h in struct.unpack(f"<{n}H", raw)))))
+    return array("q", struct.unpack(f"<{n}{'q' if dtype == 'I64' else 'i'}", raw))
+
+
+def decode(blob, allow=DTYPES):
+    """bytes -> (metadata dict, {name: Tensor(shape, array)}) in data order. Strict: the checks attnscope's
+    C++ reader makes (header length, dtype in `allow`, integer shapes and offsets tiling the data exactly)."""
     if len(blob) < 8:
         raise ValueError("shorter than the 8-byte header length")
     (n,) = struct.unpack("<Q", blob[:8])
@@ -112,24 +161,21 @@ def decode(blob):
     entries = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
     tensors, end = {}, 0
     for name, e in entries:
-        if e.get("dtype") not in DTYPES:
+        if e.get("dtype") not in allow or e.get("dtype") not in _SIZE:
             raise ValueError(f"{name}: dtype {e.get('dtype')!r} is not supported")
         shape = e["shape"]
         begin, stop = e["data_offsets"]
         if not all(type(d) is int and d >= 0 for d in shape + [begin, stop]):
             raise ValueError(f"{name}: shape and data_offsets must be non-negative integers")
-        if begin != end or stop - begin != 4 * _numel(shape):
+        if begin != end or stop - begin != _SIZE[e["dtype"]] * _numel(shape):
             raise ValueError(f"{name}: data_offsets {e['data_offsets']} do not follow on at {end} with shape {shape}")
-        values = array("f", bytes(data[begin:stop]))
-        if sys.byteorder == "big":
-            values.byteswap()
-        tensors[name] = Tensor(shape, values)
+        tensors[name] = Tensor(shape, _widen(bytes(data[begin:stop]), e["dtype"]))
         end = stop
     if end != len(data):
         raise ValueError(f"the tensors cover {end} of the data section's {len(data)} bytes")
     return metadata, tensors
 
 
-def load_file(path):
+def load_file(path, allow=DTYPES):
     with open(path, "rb") as f:
-        return decode(f.read())
+        return decode(f.read(), allow)

@@ -18,6 +18,39 @@ namespace {
     throw std::invalid_argument(std::string(where) + ": " + message);
 }
 
+// The throw sites below build their messages here, out of line, so each costs a call instead of the unwinding code
+// of a chain of std::string temporaries.
+[[noreturn]] void fail_shape(const char* name, const Shape& want, const Shape* alternative, const Shape& got)
+{
+    std::string message = "forward: ";
+    message += name;
+    message += ": expected shape ";
+    message += to_string(want);
+    if (alternative) {
+        message += " or ";
+        message += to_string(*alternative);
+    }
+    message += ", got ";
+    message += to_string(got);
+    throw std::invalid_argument(message);
+}
+
+[[noreturn]] void fail_sizes(const char* format, std::size_t a, std::size_t b, std::size_t c, bool length)
+{
+    // `format` holds up to three %, replaced by a, b and c in turn.
+    std::string message;
+    const std::size_t values[3] = {a, b, c};
+    std::size_t next = 0;
+    for (const char* f = format; *f; ++f) {
+        if (*f == '%' && next < 3)
+            message += std::to_string(values[next++]);
+        else
+            message += *f;
+    }
+    if (length) throw std::length_error(message);
+    throw std::invalid_argument(message);
+}
+
 // splitmix64: tiny, seedable, and gives the same stream natively and in WASM.
 class SeededUniform {
 public:
@@ -83,19 +116,18 @@ std::size_t MultiHeadAttention::parameter_bytes(const MultiHeadAttentionConfig& 
     const std::size_t E = config.embed_dim, H = config.num_heads;
     if (E == 0) fail(where, "embed_dim must be at least 1, got 0");
     if (H == 0) fail(where, "num_heads must be at least 1, got 0");
-    if (E % H != 0)
-        fail(where, "embed_dim (" + std::to_string(E) + ") must be divisible by num_heads (" + std::to_string(H) + ")");
+    if (E % H != 0) fail_sizes("MultiHeadAttention: embed_dim (%) must be divisible by num_heads (%)", E, H, 0, false);
     const std::size_t kdim = config.kdim ? config.kdim : E, vdim = config.vdim ? config.vdim : E;
     const auto too_large = [&] {
-        return std::length_error(std::string(where) + ": embed_dim " + std::to_string(E) + ", kdim " + std::to_string(kdim) +
-                                 ", vdim " + std::to_string(vdim) + " need more parameter bytes than the address space has");
+        fail_sizes("MultiHeadAttention: embed_dim %, kdim %, vdim % need more parameter bytes than the address space has", E,
+                   kdim, vdim, true);
     };
     const auto sum = [&](std::size_t a, std::size_t b) {
-        if (a > SIZE_MAX - b) throw too_large();
+        if (a > SIZE_MAX - b) too_large();
         return a + b;
     };
     const auto mul = [&](std::size_t a, std::size_t b) {
-        if (a != 0 && b > SIZE_MAX / a) throw too_large();
+        if (a != 0 && b > SIZE_MAX / a) too_large();
         return a * b;
     };
     // PyTorch's parameters, then the packed Wᵀ panels of the four projections made by repack().
@@ -105,7 +137,7 @@ std::size_t MultiHeadAttention::parameter_bytes(const MultiHeadAttentionConfig& 
         try {
             packed = detail::packed_floats(in_features, E);
         } catch (const std::length_error&) {
-            throw too_large();
+            too_large();
         }
         floats = sum(floats, packed);
     }
@@ -228,15 +260,12 @@ void MultiHeadAttention::validate(const ForwardDims& dims, const ForwardOptions&
     if (dims.query_len == 0) fail(where, "query length must be at least 1, got 0");
     if (dims.key_len == 0) fail(where, "key length must be at least 1, got 0");
     const MaskView& kpm = options.key_padding_mask;
-    if (!kpm.empty() && kpm.shape != Shape{dims.batch, dims.key_len})
-        fail(where, "key_padding_mask: expected shape " + to_string({dims.batch, dims.key_len}) + ", got " +
-                        to_string(kpm.shape));
+    const Shape padding{dims.batch, dims.key_len};
+    if (!kpm.empty() && kpm.shape != padding) fail_shape("key_padding_mask", padding, nullptr, kpm.shape);
     const MaskView& am = options.attn_mask;
     const Shape shared{dims.query_len, dims.key_len};
-    if (!am.empty() && am.shape != shared &&
-        am.shape != Shape{detail::checked_mul(dims.batch, num_heads_, where), dims.query_len, dims.key_len})
-        fail(where, "attn_mask: expected shape " + to_string(shared) + " or " +
-                        to_string({dims.batch * num_heads_, dims.query_len, dims.key_len}) + ", got " + to_string(am.shape));
+    const Shape per_head{detail::checked_mul(dims.batch, num_heads_, where), dims.query_len, dims.key_len};
+    if (!am.empty() && am.shape != shared && am.shape != per_head) fail_shape("attn_mask", shared, &per_head, am.shape);
     weights_numel(dims, options);  // overflow checks
     workspace_parts(dims, options, true);
 }
@@ -360,14 +389,7 @@ MultiHeadAttention::Buffers MultiHeadAttention::plan(const ForwardDims& dims, co
     const WorkspaceParts parts = workspace_parts(dims, options, with_key_value);
     std::size_t total = 0;
     for (std::size_t part : parts) total += part;
-    // Keep the peak only while calls come near it: a workspace four times what this call needs (and above
-    // 1 MiB) is given back, so one huge call does not hold its memory for the life of the layer.
-    constexpr std::size_t keep_floats = (1u << 20) / sizeof(float);
-    if (workspace_.size() > keep_floats && workspace_.size() / 4 > total) trim();
-    if (workspace_.size() < total) {
-        trim();  // let go of the old block before asking for a bigger one
-        resize_floats(workspace_, total, "forward: workspace");
-    }
+    reuse_floats(workspace_, total, "forward: workspace");  // the shrink policy every kept buffer shares
     float* slice[7];
     slice[0] = workspace_.data();
     for (std::size_t p = 1; p < 7; ++p) slice[p] = slice[p - 1] + parts[p - 1];

@@ -45,6 +45,17 @@ Tensor::Tensor(Shape s) : shape(std::move(s))
     resize_floats(data, checked_numel(shape, "Tensor"), "Tensor " + to_string(shape));
 }
 
+void reuse_floats(std::vector<float>& buffer, std::size_t n, const std::string& what,
+                  void (*before_growing)(std::size_t bytes, const std::string& what))
+{
+    constexpr std::size_t keep_floats = (std::size_t(1) << 20) / sizeof(float);
+    if (buffer.size() > keep_floats && buffer.size() / 4 > n) std::vector<float>().swap(buffer);
+    if (buffer.size() >= n) return;
+    std::vector<float>().swap(buffer);  // let go of the old block before asking for a bigger one
+    if (before_growing) before_growing(n <= SIZE_MAX / sizeof(float) ? n * sizeof(float) : SIZE_MAX, what);
+    resize_floats(buffer, n, what);
+}
+
 Tensor::Tensor(Shape s, std::vector<float> d) : shape(std::move(s)), data(std::move(d))
 {
     if (checked_numel(shape, "Tensor") != data.size())

@@ -12,7 +12,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SITE = join(ROOT, 'build/site');
 export const ART = join(ROOT, 'test-artifacts/browser');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13).
+// Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium").
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 const env = { server: null, url: '', browser: null };

@@ -17,7 +17,7 @@ const root = path.resolve(here, '../..');
 const app = path.join(here, 'app');
 const out = path.join(root, 'build', 'bundlers');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (TOOLCHAIN.md, pitfall 13).
+// Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium").
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 // Results must equal the package's own in Node: the same WebAssembly on the same input.
 const TOLERANCE = 1e-6;

@@ -202,3 +202,33 @@ test('state-dict keys and shapes come from the C++ layer (separate q/k/v when kd
   assert.throws(() => mha.loadStateDict({ ...state, in_proj_bias: state['out_proj.weight'] }), { name: 'TypeError', message: /unexpected key 'in_proj_bias' \(this layer has 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'out_proj.weight'\)/ });
   mha.dispose();
 });
+
+test('a trap inside WebAssembly breaks the module for good: every later call throws an Error naming itself and saying to reload', () => {
+  // A deliberate trap that costs the shipped .wasm nothing: the raw safetensors reader pointed at an address far past
+  // the end of WebAssembly memory, so the read traps with "memory access out of bounds" inside the module.
+  const printed = runIsolated(`
+    import { init, MultiHeadAttention, readSafetensors, memoryUsage, scaledDotProductAttention } from 'attnscope';
+    const runtime = await import(new URL('./runtime.js', import.meta.resolve('attnscope')));
+    await init();
+    const wasm = runtime.module('test');
+    const mha = new MultiHeadAttention({ embedDim: 4, numHeads: 1 });
+    const report = (call) => { try { call(); return 'no error'; } catch (e) { return e.constructor.name + ': ' + e.message; } };
+    console.log(report(() => mha.forward([[1, 2, 3, 4]])));
+    const read = wasm._readSafetensors;
+    wasm._readSafetensors = () => read(2 ** 32 - 64, 64);
+    console.log(report(() => readSafetensors(new Uint8Array(16))));
+    wasm._readSafetensors = read;
+    for (const call of [() => mha.forward([[1, 2, 3, 4]]), () => new MultiHeadAttention({ embedDim: 4, numHeads: 1 }),
+                        () => scaledDotProductAttention([[1]], [[1]], [[1]]), () => memoryUsage(), () => readSafetensors(new Uint8Array(16))]) {
+      console.log(report(call));
+    }
+    console.log(report(() => mha.dispose()));`);
+  const lines = printed.trim().split('\n');
+  assert.equal(lines[0], 'no error');
+  assert.match(lines[1], /^Error: readSafetensors: attnscope's WebAssembly module trapped \(memory access out of bounds\); its memory can no longer be trusted, so every later call throws: reload the page \(or restart the process\)/);
+  const callers = ['MultiHeadAttention.forward', 'new MultiHeadAttention', 'scaledDotProductAttention', 'memoryUsage', 'readSafetensors'];
+  callers.forEach((caller, i) => {
+    assert.match(lines[2 + i], new RegExp(`^Error: ${caller}: attnscope cannot run: its WebAssembly module trapped in an earlier call \\(readSafetensors: memory access out of bounds\\) .* reload the page`));
+  });
+  assert.equal(lines[7], 'no error', 'dispose() frees nothing then, and throws nothing');
+});

@@ -1,5 +1,5 @@
-// The README's "How it is built" table against the tree: every file it names exists (nothing stale), and every source
-// file of the library, the binding, the package, the demo, the scripts and the JS tests is named in it, so a newcomer finds any concept's home.
+// ARCHITECTURE.md's layout tables against the tree: every file they name exists (nothing stale), and every source
+// file of the library, the binding, the package, the demo, the scripts and the JS tests is named in them, so a newcomer finds any concept's home.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,18 +9,20 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
 
-/** The table's rows as [path cell, description cell]. */
+/** The rows of the tables under "## Layout" as [path cell, description cell]. */
 function layoutRows() {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## How it is built\n'));
-  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| path | what |')));
-  return table.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split(' | '));
+  const architecture = readFileSync(new URL('../../ARCHITECTURE.md', import.meta.url), 'utf8');
+  const start = architecture.indexOf('\n## Layout\n');
+  assert.ok(start >= 0, 'ARCHITECTURE.md has a "## Layout" section');
+  const end = architecture.indexOf('\n## ', start + 1);
+  const section = architecture.slice(start, end < 0 ? undefined : end);
+  return section.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split(' | '));
 }
 
 // A backticked name that looks like a file or folder: `x.cpp`, `attend.*`, `views/*.js`, `peers/`.
 const fileLike = /^[\w./*-]+(\.(hpp|cpp|h|js|mjs|d\.ts|ts|py|md|json|txt|html|safetensors|\*)|\/)$/;
 
-test('the README layout table names only files and folders that exist', () => {
+test('the ARCHITECTURE.md layout tables name only files and folders that exist', () => {
   const rows = layoutRows();
   assert.ok(rows.length >= 15, `found ${rows.length} rows`);
   for (const [pathCell, what] of rows) {
@@ -36,7 +38,7 @@ test('the README layout table names only files and folders that exist', () => {
   }
 });
 
-test('every source file of cpp/, web/src/, web/demo/src/, scripts/ and tests/js/ is named in the README layout table', () => {
+test('every source file of cpp/, web/src/, web/demo/src/, scripts/ and tests/js/ is named in the ARCHITECTURE.md layout tables', () => {
   const text = layoutRows().map((row) => row.join(' | ')).join('\n');
   const named = (file) => {
     const base = file.split('/').pop();
@@ -50,5 +52,5 @@ test('every source file of cpp/, web/src/, web/demo/src/, scripts/ and tests/js/
   const sources = tracked.filter((f) => /^(cpp\/|web\/src\/|web\/demo\/src\/|scripts\/|tests\/js\/)/.test(f));
   assert.ok(sources.length > 40, `${sources.length} source files`);
   const missing = sources.filter((f) => !named(f));
-  assert.deepEqual(missing, [], 'files the table does not name');
+  assert.deepEqual(missing, [], 'files the tables do not name');
 });

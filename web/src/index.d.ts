@@ -7,6 +7,7 @@
  * per-head context (its output row is then `out_proj.bias`), never NaN.
  *
  * @packageDocumentation
+ * @module attnscope
  */
 
 // `Symbol.dispose` for `using`, declared here rather than through `/// <reference lib="esnext.disposable" />`, which

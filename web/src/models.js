@@ -2,7 +2,7 @@
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
 import { modelHeader } from './model-header.js';
-import { check, describe, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
+import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
@@ -38,13 +38,12 @@ export async function loadModel(source) {
   const caller = 'loadModel';
   module(caller);
   const bytes = await readBytes(source);
-  const wasm = module(caller);
-  const handle = new wasm._Model();
+  const handle = call(caller, (wasm) => new wasm._Model());
   let info;
   try {
-    info = readInHeap(bytes, caller, (address) => handle.load(address, bytes.length));
+    info = readInHeap(bytes, caller, (wasm, address) => handle.load(address, bytes.length));
   } catch (error) {
-    handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
+    if (!isBroken()) handle.delete(); // synchronously: a failed load leaves nothing for the garbage collector
     throw error;
   }
   const header = modelHeader(info);
@@ -70,10 +69,7 @@ class Model {
   /** @protected */
   call(caller, method, ...args) {
     this.alive(caller);
-    const wasm = module(caller);
-    const result = this.#handle[method](...args);
-    if (result === null) check(wasm._lastStatus(), caller);
-    return result;
+    return call(caller, () => this.#handle[method](...args));
   }
 
   /** @protected */
@@ -86,7 +82,7 @@ class Model {
     if (this.#disposed) return;
     this.#disposed = true;
     leakGuard.unregister(this);
-    this.#handle.delete();
+    if (!isBroken()) this.#handle.delete();
   }
 
   [disposeSymbol]() {

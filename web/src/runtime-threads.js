@@ -19,7 +19,7 @@ export const defaultThreadedWasmUrl = () => new URL('./attnscope-mt.wasm', impor
 export async function loadThreadedModule({ threads, wasmBinary }) {
   const settings = { wasmBinary, attnscopePoolSize: threads - 1 };
   if (isNode) {
-    // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (TOOLCHAIN.md pitfall 4), and
+    // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (docs/toolchain.md, "Node ESM and Emscripten's glue"), and
     // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
     // `.cjs` copy of the worker for Node.
     const { createRequire } = builtin('node:module');

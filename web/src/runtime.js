@@ -340,27 +340,48 @@ export function runtimeInfo() {
  * @returns {{ wasmBytes: number, heapBytesInUse: number }}
  */
 export function memoryUsage() {
-  const wasm = module('memoryUsage');
-  return { wasmBytes: wasm.HEAPU8.buffer.byteLength, heapBytesInUse: wasm._heapBytesInUse() };
+  return call('memoryUsage', (wasm) => ({ wasmBytes: wasm.HEAPU8.buffer.byteLength, heapBytesInUse: wasm._heapBytesInUse() }));
 }
 
-/** The instantiated module, or a clear error naming the caller when init() has not finished. */
+/**
+ * Set when a call trapped inside WebAssembly (a RuntimeError: memory access out of bounds, unreachable, an abort):
+ * the call stopped halfway, so the module's memory may hold half-written state, and nothing may run on it again.
+ * @type {{ caller: string, message: string } | null}
+ */
+let broken = null;
+
+/** The instantiated module, or a clear error naming the caller when init() has not finished or a call trapped. */
 export function module(caller) {
+  if (broken) {
+    throw new Error(`${caller}: attnscope cannot run: its WebAssembly module trapped in an earlier call (${broken.caller}: ${broken.message}) and its memory can no longer be trusted; reload the page (or restart the process) to use attnscope again`);
+  }
   if (!wasm) throw new Error(`${caller}: attnscope is not initialised; call \`await init()\` first`);
   return wasm;
 }
 
-/** Throws the JS error class the binding's Status names (README "Errors and limits"); `ok` returns. */
-export function check(status, caller) {
-  const { _Status: Status } = wasm;
-  if (status === Status.ok) return;
-  const message = `${caller}: ${wasm._lastError()}`;
-  throw status === Status.rangeError ? new RangeError(message) : new Error(message);
-}
+/** Whether a call trapped: dispose() then frees nothing, since the memory it would free can no longer be trusted. */
+export const isBroken = () => broken !== null;
 
-/** Bytes the WebAssembly memory may grow to (the module's -sMAXIMUM_MEMORY, asked of the binding). */
-export function memoryLimit() {
-  return wasm._memoryLimitBytes();
+/**
+ * Runs one raw entry point of the binding, `invoke(wasm)`: the one place where its error protocol is read and where
+ * a trap is caught. A result of null is a failure the binding recorded: thrown as the class it names (TypeError,
+ * RangeError, else Error) with its message after `caller`. A trap marks the module broken (see `broken`).
+ */
+export function call(caller, invoke) {
+  const m = module(caller);
+  let result;
+  try {
+    result = invoke(m);
+  } catch (error) {
+    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+    broken = { caller, message: error.message };
+    throw new Error(`${caller}: attnscope's WebAssembly module trapped (${error.message}); its memory can no longer be trusted, so every later call throws: reload the page (or restart the process) to use attnscope again`, { cause: error });
+  }
+  if (result !== null) return result;
+  const { _Status: Status } = m;
+  const status = m._lastStatus();
+  const message = `${caller}: ${m._lastError()}`;
+  throw status === Status.typeError ? new TypeError(message) : status === Status.rangeError ? new RangeError(message) : new Error(message);
 }
 
 /** Short description of a value for error messages: "Float64Array(6)", "string", "null". */
@@ -377,7 +398,7 @@ const ALIGN = 16;
 
 /**
  * Places typed arrays in one arena of the WASM heap. `byteSizes` lists their sizes; returns their addresses
- * (16-byte aligned) after reserving room for all of them at once.
+ * (16-byte aligned) after reserving room for all of them at once (C++ refuses what memory cannot hold).
  */
 export function reserve(arena, byteSizes, caller) {
   let total = 0;
@@ -386,41 +407,15 @@ export function reserve(arena, byteSizes, caller) {
     total += Math.ceil(bytes / ALIGN) * ALIGN;
     return offset;
   });
-  if (total > memoryLimit()) {
-    throw new RangeError(`${caller}: this call needs ${formatBytes(total)} of WebAssembly memory, more than its ${formatBytes(memoryLimit())} limit`);
-  }
-  const base = arena.reserve(total);
-  if (base === 0) check(wasm._lastStatus(), caller);
+  const base = call(caller, () => arena.reserve(total) || null); // 0: the failure is recorded
   return offsets.map((offset) => base + offset);
-}
-
-/** Copies a typed array into the heap at `address`. Reads the heap view anew: memory may have grown. */
-export function copyIn(address, data) {
-  if (data instanceof Float32Array) wasm.HEAPF32.set(data, address >>> 2);
-  else wasm.HEAPU8.set(data, address);
-}
-
-/** A fresh Float32Array copy of `length` floats at `address`. */
-export function copyOut(address, length) {
-  return wasm.HEAPF32.slice(address >>> 2, (address >>> 2) + length);
-}
-
-/** Copies `target.length` floats at `address` into the caller's `target`: one memcpy, no allocation. */
-export function copyInto(address, target) {
-  target.set(wasm.HEAPF32.subarray(address >>> 2, (address >>> 2) + target.length));
-  return target;
-}
-
-export function formatBytes(bytes) {
-  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
-  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-  return `${bytes} bytes`;
 }
 
 // The wrappers' embind handles are deleted by dispose(); this only catches objects dropped without it.
 export const leakGuard =
   typeof FinalizationRegistry === 'function'
     ? new FinalizationRegistry((handles) => {
+        if (broken) return; // memory that can no longer be trusted is not freed
         for (const handle of handles) if (!handle.isDeleted()) handle.delete();
       })
     : { register() {}, unregister() {} };

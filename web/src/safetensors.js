@@ -1,6 +1,6 @@
 // readSafetensors: the tensors of a safetensors file (the format of `safetensors.torch.save_file`), read by the
 // C++ core's hostile-input reader; also the one place that lends a file's bytes to the core for reading.
-import { describe, module, reserve } from './runtime.js';
+import { call, describe, isBroken, module, reserve } from './runtime.js';
 
 /** The bytes of an ArrayBuffer or typed array, without copying. Throws a TypeError naming `caller` for the rest. */
 export function fileBytes(source, caller, expected = 'an ArrayBuffer or a Uint8Array') {
@@ -10,25 +10,18 @@ export function fileBytes(source, caller, expected = 'an ArrayBuffer or a Uint8A
 }
 
 /**
- * Copies `bytes` into the WASM heap for the duration of `read(address)`, then frees the copy. A result of the
- * form `{ error, message }` from the core becomes a thrown TypeError / RangeError / Error naming `caller`.
+ * Copies `bytes` into the WASM heap for the duration of `read(wasm, address)`, a raw entry point, then frees the
+ * copy. Its failure (a malformed file: TypeError or RangeError) is thrown naming `caller`.
  */
 export function readInHeap(bytes, caller, read) {
-  const wasm = module(caller);
-  const arena = new wasm._Arena();
-  let result;
+  const arena = call(caller, (wasm) => new wasm._Arena());
   try {
     const [address] = reserve(arena, [Math.max(bytes.length, 1)], caller); // an empty file still gets an address
-    wasm.HEAPU8.set(bytes, address); // HEAPU8 is read after reserve(): memory may have grown
-    result = read(address);
+    module(caller).HEAPU8.set(bytes, address); // HEAPU8 is read after reserve(): memory may have grown
+    return call(caller, (wasm) => read(wasm, address));
   } finally {
-    arena.delete();
+    if (!isBroken()) arena.delete();
   }
-  if (result && typeof result.error === 'string') {
-    const ErrorClass = { TypeError, RangeError }[result.error] ?? Error;
-    throw new ErrorClass(`${caller}: ${result.message}`);
-  }
-  return result;
 }
 
 /**
@@ -42,8 +35,7 @@ export function readInHeap(bytes, caller, read) {
 export function readSafetensors(bytes) {
   const caller = 'readSafetensors';
   const file = fileBytes(bytes, caller);
-  const wasm = module(caller);
-  const { tensors } = readInHeap(file, caller, (address) => wasm._readSafetensors(address, file.length));
+  const { tensors } = readInHeap(file, caller, (wasm, address) => wasm._readSafetensors(address, file.length));
   const result = new Map();
   for (const { name, shape, begin, end } of tensors) {
     // A fresh, aligned copy: the file may place a tensor at any byte offset. Little-endian, as every WASM host.

@@ -1,4 +1,6 @@
-// Argument checks shared by the wrappers: every error names the argument, what was expected and what was given.
+// Conversions shared by the wrappers: JS values into typed arrays, shapes and numbers the binding takes. A value that
+// cannot be converted is an error naming the argument, what was expected and what was given; whether a converted
+// value fits the call (shapes, sizes, ranges) is checked once, in C++.
 import { describe } from './runtime.js';
 
 /** "[2, 3, 4]" */
@@ -96,12 +98,6 @@ function checked(value, name) {
   return { data: value.data, shape };
 }
 
-/** Throws unless `shape` equals one of `allowed` (each an array of numbers). */
-export function expectShape(shape, allowed, name, context = '') {
-  if (allowed.some((a) => a.length === shape.length && a.every((d, i) => d === shape[i]))) return;
-  throw new RangeError(`${name}: expected shape ${allowed.map(shapeString).join(' or ')}${context}, got ${shapeString(shape)}`);
-}
-
 /** Rejects option keys the function does not know (a typo would otherwise be silently ignored). */
 export function checkOptions(options, known, name) {
   if (options === undefined) return {};
@@ -129,10 +125,21 @@ export function integerOption(value, name, { min = 1, max = 2 ** 31 - 1 } = {}) 
   return value;
 }
 
-/** The binding's mask kind of a checked mask (or of none). */
-export function maskKind(wasm, mask) {
-  if (!mask) return wasm._MaskKind.none;
-  return mask.data instanceof Uint8Array ? wasm._MaskKind.boolean : wasm._MaskKind.additive;
+/** A whole number, as far as JS can tell: a TypeError for anything that is not a number (C++ checks its range). */
+export function numberOption(value, name) {
+  if (typeof value !== 'number') throw new TypeError(`${name}: expected a whole number, got ${describe(value)}`);
+  return value;
+}
+
+/** A mask argument as the binding takes it: its kind named by its typed array, its data and shape. */
+export function maskArg(wasm, value, name) {
+  const mask = maskTensor(value, name);
+  return { kind: mask.data instanceof Uint8Array ? wasm._MaskKind.boolean : wasm._MaskKind.additive, data: mask.data, shape: mask.shape };
+}
+
+/** No mask. */
+export function noMask(wasm) {
+  return { kind: wasm._MaskKind.none, data: null, shape: [] };
 }
 
 /**
@@ -153,9 +160,4 @@ export function outBuffers(value, name) {
     }
   }
   return { output: value.output, weights: value.weights };
-}
-
-/** Throws unless a caller's `out` array holds exactly the result's `length` values. */
-export function expectLength(array, length, shape, name) {
-  if (array.length !== length) throw new RangeError(`${name}: expected a Float32Array of ${length} values (shape ${shapeString(shape)}), got Float32Array(${array.length})`);
 }

@@ -22,6 +22,15 @@ std::size_t checked_numel(const Shape& shape, const char* what);
 /// cannot be addressed or memory cannot give them (instead of std::bad_alloc or an unnamed vector error).
 void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what);
 
+/// The one shrink policy of every buffer kept from call to call (a layer's workspace, the binding's arenas): sizes
+/// `buffer` for a use of `n` floats, first giving back a block above 1 MiB that holds more than four times `n`, so
+/// one huge call does not pin its peak for the buffer's whole life (`n` = 0: nothing is known of the next use, and
+/// only a block up to 1 MiB is kept). A block that is too small is freed before a bigger one is asked for;
+/// `before_growing`, when given, sees the bytes about to be allocated then and may throw to refuse them.
+/// Throws like resize_floats().
+void reuse_floats(std::vector<float>& buffer, std::size_t n, const std::string& what,
+                  void (*before_growing)(std::size_t bytes, const std::string& what) = nullptr);
+
 /// An owning row-major float tensor.
 struct Tensor {
     Shape shape;

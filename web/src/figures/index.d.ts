@@ -14,6 +14,7 @@
  * in a group with `data-head`.
  *
  * @packageDocumentation
+ * @module attnscope/figures
  */
 
 /** Weights as `MultiHeadAttention.forward` returns them: row-major `data` of the given `shape`. */

@@ -1,0 +1,120 @@
+// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls.
+#include "model_bindings.hpp"
+
+#include <emscripten/bind.h>
+
+namespace attnscope::bindings {
+
+namespace {
+
+// Head ablation flags as the wrapper builds them: a plain array of 0/1 per layer and head (empty: none).
+HeadMask head_mask(const val& flags) { return emscripten::convertJSArrayToNumberVector<std::uint8_t>(flags); }
+
+// {encoderSelf, decoderSelf, decoderCross}: one flag array per kind of attention.
+Seq2SeqAblation seq2seq_ablation(const val& masks)
+{
+    return {head_mask(masks["encoderSelf"]), head_mask(masks["decoderSelf"]), head_mask(masks["decoderCross"])};
+}
+
+}  // namespace
+
+// {tensors: [{name, shape, begin, end}] (byte offsets in the file, data order), metadata: {key: value}}, or null with
+// the failure recorded (a malformed file's FileError keeps its class: TypeError or RangeError).
+val read_safetensors_raw(std::uintptr_t file, double size)
+{
+    return guarded([&] {
+        const SafetensorsHeader header = read_safetensors_header(at<const std::uint8_t>(file), std::size_t(size));
+        val tensors = val::array();
+        for (const SafetensorsTensor& t : header.tensors) {
+            val entry = val::object();
+            entry.set("name", t.name);
+            entry.set("shape", shape_value(t.shape));
+            entry.set("begin", double(t.begin));
+            entry.set("end", double(t.end));
+            tensors.call<void>("push", entry);
+        }
+        val metadata = val::object();
+        for (const auto& entry : header.metadata) metadata.set(entry.first, entry.second);
+        val result = val::object();
+        result.set("tensors", tensors);
+        result.set("metadata", metadata);
+        return result;
+    }, "this model");
+}
+
+// {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]}, or null with the failure recorded.
+val Model::load(std::uintptr_t file, double size)
+{
+    return guarded([&] {
+        ModelFile loaded = read_model_file(at<const std::uint8_t>(file), std::size_t(size));
+        const StateDictModel& model = loaded.language_model ? static_cast<const StateDictModel&>(*loaded.language_model)
+                                                            : static_cast<const StateDictModel&>(*loaded.seq2seq);
+        val tensors = val::array();
+        for (const std::string& key : model.state_dict_keys()) {
+            val entry = val::object();
+            entry.set("name", key);
+            entry.set("shape", shape_value(model.state_dict_shape(key)));
+            tensors.call<void>("push", entry);
+        }
+        val result = val::object();
+        // The file's own `kind` strings (tools/MODEL_FORMAT.md), which JS hands on as `model.kind`.
+        result.set("kind", std::string(loaded.kind == ModelKind::language_model ? "decoder_lm" : "seq2seq"));
+        result.set("config", loaded.config);
+        result.set("vocab", loaded.vocab);
+        result.set("namedHeads", loaded.named_heads);
+        result.set("training", loaded.training);
+        result.set("tensors", tensors);
+        file_ = std::move(loaded);
+        return result;
+    }, "this model");
+}
+
+// {logits, attention} or null with the status set.
+val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
+{
+    return guarded([&] {
+        const LanguageModel::Output out = file_.language_model->forward(token_ids(tokens), need_attention, head_mask(ablate));
+        val result = val::object();
+        result.set("logits", tensor_value(out.logits));
+        result.set("attention", tensor_value(out.attention));
+        return result;
+    });
+}
+
+val Model::lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
+{
+    return guarded([&] {
+        return int_array(
+            file_.language_model->generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token, head_mask(ablate)));
+    });
+}
+
+val Model::seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
+{
+    return guarded([&] {
+        const Seq2SeqModel::Output out =
+            file_.seq2seq->forward(token_ids(source), token_ids(target), need_attention, seq2seq_ablation(ablate));
+        val result = val::object();
+        result.set("logits", tensor_value(out.logits));
+        result.set("encoderAttention", tensor_value(out.encoder_attention));
+        result.set("decoderAttention", tensor_value(out.decoder_attention));
+        result.set("crossAttention", tensor_value(out.cross_attention));
+        return result;
+    });
+}
+
+val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate)
+{
+    return guarded([&] {
+        const Seq2SeqModel::Translation out =
+            file_.seq2seq->translate(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
+        val result = val::object();
+        result.set("tokens", int_array(out.tokens));
+        result.set("encoderAttention", tensor_value(out.encoder_attention));
+        result.set("decoderAttention", tensor_value(out.decoder_attention));
+        result.set("crossAttention", tensor_value(out.cross_attention));
+        return result;
+    });
+}
+
+}  // namespace attnscope::bindings

@@ -1,0 +1,24 @@
+// The binding's model adapters: safetensors headers and trained model files read from the heap, and the models run.
+#pragma once
+
+#include "marshal.hpp"
+
+namespace attnscope::bindings {
+
+val read_safetensors_raw(std::uintptr_t file, double size);
+
+// A trained model read from a file. Created empty; load() fills it or leaves it empty (everything the failed
+// read built is already freed), so the wrapper deletes it at once on failure.
+class Model {
+public:
+    val load(std::uintptr_t file, double size);
+    val lmForward(const val& tokens, bool need_attention, const val& ablate);
+    val lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate);
+    val seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate);
+    val seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate);
+
+private:
+    ModelFile file_;
+};
+
+}  // namespace attnscope::bindings
