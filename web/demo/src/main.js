@@ -3,10 +3,9 @@
 // page from the latest result with render(state, result), and never call each other.
 import { init } from 'attnscope';
 import { t, setLang, browserLang } from './i18n.js';
-import { $ } from './dom.js';
+import { $, escapeHtml } from './dom.js';
 import { EMBED_SIZES, EXAMPLES, SPEEDS, defaultState, headChoices, parseHash, toHash } from './state.js';
 import { gradientCss, divergingGradientCss } from './colors.js';
-import { escapeHtml } from './headview.js';
 import { createScheduler } from './scheduler.js';
 import { createComputer } from './compute.js';
 import { exportMap, exportJson } from './exporting.js';

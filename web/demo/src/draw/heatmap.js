@@ -1,6 +1,6 @@
 // Heat maps of one head's weights on canvas: layout, drawing on the page and the PNG export (the SVG export is
 // attnscope/figures).
-import { seqRgb, css } from './colors.js';
+import { seqRgb, css } from '../colors.js';
 
 export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif';
 const font = (px, weight = 400) => `${weight} ${px}px ${FONT_FAMILY}`;
