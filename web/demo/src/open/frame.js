@@ -10,6 +10,8 @@ const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
   return n < 2 ** 20 ? `${fmt(n / 1024)} KB` : `${fmt(n / 2 ** 20)} MB`;
 };
+// The core's refusal of a model too large for WebAssembly's memory names that memory and its limit (marshal.cpp).
+const REFUSED = /WebAssembly memory/;
 const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
 function status(load) {
@@ -27,7 +29,7 @@ function status(load) {
     st.textContent = load.wasmBytes ? t('open.allocated', { mb: mb(load.wasmBytes) }) : t('open.checking');
   } else if (load.status === 'error') {
     const e = load.error;
-    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(e instanceof RangeError ? 'open.refused' : 'open.failed', { msg: e.message });
+    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
   } else if (load.status === 'ready') st.textContent = t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) });
   else st.textContent = '';
 }

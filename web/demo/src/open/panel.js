@@ -3,6 +3,7 @@
 // the state or start a load; drawing is the views'.
 import { $ } from '../dom.js';
 import { sortHeads } from '../state.js';
+import { OPEN_TEXT, OPEN_MASK_TEXT } from './hash.js';
 
 /** The files of a checkpoint that the loader reads; others in a folder are left out. */
 const WANTED = /^(config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors\.index\.json|.*\.safetensors)$/;
@@ -55,8 +56,12 @@ export function bindOpenPanel(app) {
   const o = () => state.open;
   const start = (source) => {
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
-    if (source.url) o().url = source.url; else o().url = '';
-    session.open(source);
+    o().url = source.url ?? '';
+    session.open(source).then(() => {
+      // The example sentence follows the kind of model: BERT gets a word to fill in.
+      const enc = session.load.info?.kind === 'encoder';
+      if (o().text === (enc ? OPEN_TEXT : OPEN_MASK_TEXT)) { o().text = enc ? OPEN_MASK_TEXT : OPEN_TEXT; app.invalidate(); }
+    });
   };
   const fromFiles = (list) => {
     const files = checkpointFiles(list);
