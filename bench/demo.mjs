@@ -18,12 +18,15 @@ import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/serve.mjs';
+import { benchOpen } from './demo-open.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
 const option = (name, fallback) => Number(process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const RUNS = option('runs', 3);
 const KEYS = option('keys', 20);
+// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs).
+const OPEN = process.argv.slice(2).find((a) => a.startsWith('--open='))?.slice('--open='.length);
 const BASE = process.argv.slice(2).find((a) => a.startsWith('--base='))?.slice('--base='.length);
 const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
@@ -113,6 +116,11 @@ async function runOnce(browser, url, scenario) {
 
 async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+  if (OPEN) {
+    const { server, url } = await startServer(SITE, 0);
+    try { await benchOpen({ url, dir: resolve(OPEN), runs: RUNS, tokens: option('tokens', 512), progress }); } finally { server.close(); }
+    return;
+  }
   const sites = [];
   if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
   sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });

@@ -60,7 +60,11 @@ function selects(r) {
   b.textContent = t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 });
 }
 
+let tokensShown = { run: null, qi: -1 };
+/** The token chips, patched only when the run or the query changed (at 512 tokens a rebuild costs a frame). */
 function tokens(r) {
+  if (tokensShown.run === r.run && tokensShown.qi === r.qi && $('#open-tokens').childElementCount) return;
+  tokensShown = { run: r.run, qi: r.qi };
   const types = r.run.tokenTypeIds;
   morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(t('tok.pick'))}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
 }
@@ -106,10 +110,11 @@ export function createOpenFrameView({ continueTokens }) {
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
       if (r.error) { $('#open-status').textContent = t('open.failed', { msg: r.error.message }); $('#open-status').classList.add('error'); }
-      if (r.empty) { $('#open-tokens').innerHTML = ''; $('#open-predict').innerHTML = ''; return; }
+      if (r.empty) { $('#open-tokens').innerHTML = ''; $('#open-predict').innerHTML = ''; tokensShown = { run: null, qi: -1 }; return; }
       $('#open-model-text').textContent = t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) });
       tokens(r);
-      if (r.run.total > r.T) $('#open-tokens').insertAdjacentHTML('beforeend', `<p class="warn">${escapeHtml(t('open.truncated', { n: r.T, total: r.run.total }))}</p>`);
+      $('#open-truncated').hidden = !(r.run.total > r.T);
+      if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });
       predictions(r, continueTokens);
       selects(r);
     },

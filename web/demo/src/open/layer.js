@@ -2,20 +2,23 @@
 // with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { HEAD_COLORS } from 'attnscope/figures';
+import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../tooltip.js';
 import { mapTop, paintMap } from './paint.js';
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
 export const MAX_LINES = 1500;
 
-/** The `max` strongest (query, key, weight) of a T×T map, strongest first. */
+/** The `max` strongest (query, key, weight) of a T×T map's nonzero weights, strongest first; `of` counts them all. */
 export function strongestLines(data, offset, T, max) {
   const n = T * T;
-  if (n <= max) {
+  let of = 0;
+  for (let k = 0; k < n; k++) if (data[offset + k] > 0) of++;
+  const triple = (k) => [Math.floor(k / T), k % T, data[offset + k]];
+  if (of <= max) {
     const all = [];
     for (let k = 0; k < n; k++) if (data[offset + k] > 0) all.push(k);
-    return all.sort((a, b) => data[offset + b] - data[offset + a]).map((k) => [Math.floor(k / T), k % T, data[offset + k]]);
+    return { lines: all.sort((a, b) => data[offset + b] - data[offset + a]).map(triple), of };
   }
   // A threshold from a histogram of the weights, then only the cells above it are sorted: O(T²), not O(T² log T²).
   const bins = new Uint32Array(1024);
@@ -25,7 +28,7 @@ export function strongestLines(data, offset, T, max) {
   const cut = (b + 1) / 1024;
   const keep = [];
   for (let k = 0; k < n; k++) if (data[offset + k] >= cut) keep.push(k);
-  return keep.sort((a, c) => data[offset + c] - data[offset + a]).slice(0, max).map((k) => [Math.floor(k / T), k % T, data[offset + k]]);
+  return { lines: keep.sort((a, c) => data[offset + c] - data[offset + a]).slice(0, max).map(triple), of };
 }
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, select: (i: number) => void }} app */
@@ -82,7 +85,7 @@ export function createOpenLayerView(app) {
     ctx.putImageData(img, 0, 0);
     ctx.scale(dpr, dpr);
     // Row labels where there is room for them (every k-th otherwise), and always the selected query.
-    ctx.font = `${Math.min(11, Math.max(8, cell - 1))}px system-ui, sans-serif`;
+    ctx.font = `${Math.min(11, Math.max(8, cell - 1))}px ${FONT_FAMILY}`;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     const step = Math.max(1, Math.ceil(10 / cell));
@@ -104,7 +107,7 @@ export function createOpenLayerView(app) {
     const ctx = hv.getContext('2d');
     ctx.scale(dpr, dpr);
     const x0 = 120, x1 = w - 120, y = (i) => 4 + (i + 0.5) * rowH;
-    const lines = strongestLines(data, offset, T, MAX_LINES);
+    const { lines, of } = strongestLines(data, offset, T, MAX_LINES);
     ctx.strokeStyle = HEAD_COLORS[r.head % HEAD_COLORS.length];
     // Opacity in 32 steps: one path per step, not one stroke per line.
     const levels = Array.from({ length: 32 }, () => []);
@@ -119,7 +122,7 @@ export function createOpenLayerView(app) {
     });
     ctx.globalAlpha = 1;
     if (rowH >= 8) {
-      ctx.font = `${Math.min(12, rowH - 1)}px system-ui, sans-serif`;
+      ctx.font = `${Math.min(12, rowH - 1)}px ${FONT_FAMILY}`;
       ctx.fillStyle = '#333';
       ctx.textBaseline = 'middle';
       for (let i = 0; i < T; i++) {
@@ -127,8 +130,8 @@ export function createOpenLayerView(app) {
         ctx.textAlign = 'left'; ctx.fillText(r.cols[i].slice(0, 14), x1 + 4, y(i));
       }
     }
-    $('#open-hv-note').textContent = lines.length === MAX_LINES
-      ? t('open.hvThinned', { n: lines.length.toLocaleString(), total: (T * T).toLocaleString() })
+    $('#open-hv-note').textContent = lines.length < of
+      ? t('open.hvThinned', { n: lines.length.toLocaleString(), total: of.toLocaleString() })
       : t('open.hvAll');
     hv.setAttribute('aria-label', t('open.hvLabel', { l: r.layer + 1, h: r.head + 1, n: lines.length }));
   }

@@ -26,6 +26,9 @@ export function createOpenTraceView() {
       // The key this query weighs most: the one whose rotation the RoPE step shows.
       let best = 0;
       for (let j = 0; j < T; j++) if (tr.weights.data[j] > tr.weights.data[best]) best = j;
+      // Position 0 is not rotated at all: the RoPE step shows the strongest key after it (when there is one).
+      let turned = q > 0 ? 1 : 0;
+      for (let j = 1; j < T; j++) if (tr.visible[j] && tr.weights.data[j] > tr.weights.data[turned]) turned = j;
       const mapRow = r.run.attention.data.subarray(((tr.layer * c.heads + tr.head) * T + q) * T, ((tr.layer * c.heads + tr.head) * T + q + 1) * T);
       let diff = 0, sum = 0;
       for (let j = 0; j < T; j++) { diff = Math.max(diff, Math.abs(mapRow[j] - tr.weights.data[j])); sum += tr.weights.data[j]; }
@@ -35,8 +38,8 @@ export function createOpenTraceView() {
         ['open.st.input', { q: tok(q), l: tr.layer + 1 }, vec(tr.layerInput.data, q * E, E)],
         ['open.st.norm', { norm: c.postNorm ? t('open.postNorm') : c.norm === 'rmsNorm' ? 'RMSNorm' : 'LayerNorm' }, vec(tr.attentionInput.data, q * E, E)],
         ['open.st.q', { d, kv: tr.kvHead + 1 }, vec(tr.queryRaw.data)],
-        ...(rope ? [['open.st.rope', { theta: c.positions.theta, k: tok(best) },
-          `q: ${vec(tr.queryRaw.data)} → ${vec(tr.queryVector.data)}<br>k${best}: ${vec(tr.keysRaw.data, best * d, d)} → ${vec(tr.keys.data, best * d, d)}`
+        ...(rope ? [['open.st.rope', { theta: c.positions.theta, k: tok(turned) },
+          `q: ${vec(tr.queryRaw.data)} → ${vec(tr.queryVector.data)}<br>k${turned}: ${vec(tr.keysRaw.data, turned * d, d)} → ${vec(tr.keys.data, turned * d, d)}`
           + `<br>${escapeHtml(t('open.st.ropeNorm', { a: fmt(norm(tr.queryRaw.data, 0, d)), b: fmt(norm(tr.queryVector.data, 0, d)) }))}`]] : []),
         ...(c.qkNorm ? [['open.st.qkNorm', {}, vec(tr.queryVector.data)]] : []),
         ['open.st.scores', { n: T, k: tok(best) }, vec(tr.scores.data)],
