@@ -2,9 +2,10 @@
 // result at (16, 64, 4) with weights, and the bytes of the WebAssembly module it compiled on the way.
 //   node bench/cold-start.mjs attnscope|tfjs|ort|plain   → one JSON line
 import { wasmModuleBytes } from './wasm-probe.mjs'; // first: it must see the library's modules being compiled
+import { parseArgs } from 'node:util';
 import { makeCase } from './common.mjs';
 
-const id = process.argv[2];
+const [id] = parseArgs({ allowPositionals: true }).positionals;
 const [L, E, H] = [16, 64, 4];
 const { x, state } = makeCase(L, E, H); // the inputs are the caller's, not the library's, so not timed
 

@@ -7,20 +7,22 @@
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { formatTable, fmtMs, makeCase, maxAbsDiff, timeInterleaved } from './common.mjs';
 
-const args = process.argv.slice(2);
-const roundsAt = args.indexOf('--rounds');
-const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 3;
-const onlyAt = args.indexOf('--only');
-const only = onlyAt >= 0 ? args.splice(onlyAt, 2)[1] : '';
-const configsAt = args.indexOf('--configs');
-const configs = (configsAt >= 0 ? args.splice(configsAt, 2)[1] : '16x64x4,128x512x8').split(',').map((c) => c.split('x').map(Number));
-const threadsAt = args.indexOf('--threads');
-const threads = threadsAt >= 0 ? Number(args.splice(threadsAt, 2)[1]) : 1;
-const outAt = args.indexOf('--out');
-const useOut = outAt >= 0 && args.splice(outAt, 1).length > 0;
-const [beforeDir, afterDir = 'dist'] = args;
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '3' }, only: { type: 'string', default: '' }, configs: { type: 'string', default: '16x64x4,128x512x8' },
+    threads: { type: 'string', default: '1' }, out: { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(options.rounds);
+const only = options.only;
+const configs = options.configs.split(',').map((c) => c.split('x').map(Number));
+const threads = Number(options.threads);
+const useOut = options.out;
+const [beforeDir, afterDir = 'dist'] = positionals;
 if (!beforeDir) throw new Error('usage: node bench/compare-builds.mjs <before-dist> [<after-dist>] [--rounds N]');
 
 const builds = {};

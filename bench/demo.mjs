@@ -17,17 +17,18 @@ import { chromium } from 'playwright-core';
 import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { startServer } from '../scripts/serve.mjs';
 import { benchOpen } from './demo-open.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
-const option = (name, fallback) => Number(process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const RUNS = option('runs', 3);
-const KEYS = option('keys', 20);
-// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs).
-const OPEN = process.argv.slice(2).find((a) => a.startsWith('--open='))?.slice('--open='.length);
-const BASE = process.argv.slice(2).find((a) => a.startsWith('--base='))?.slice('--base='.length);
+// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs), at --tokens (512).
+const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' }, open: { type: 'string' }, tokens: { type: 'string', default: '512' } } });
+const RUNS = Number(options.runs);
+const KEYS = Number(options.keys);
+const BASE = options.base;
+const OPEN = options.open;
 const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
@@ -118,7 +119,7 @@ async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
   if (OPEN) {
     const { server, url } = await startServer(SITE, 0);
-    try { await benchOpen({ url, dir: resolve(OPEN), runs: RUNS, tokens: option('tokens', 512), progress }); } finally { server.close(); }
+    try { await benchOpen({ url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens), progress }); } finally { server.close(); }
     return;
   }
   const sites = [];

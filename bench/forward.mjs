@@ -2,15 +2,22 @@
 // library), run by bench/run.mjs:
 //   node bench/forward.mjs --threads=N --only=attnscope,ort,... --configs=16x64x4,... [--all-variants] [--quick]
 // → progress on stderr, one JSON line on stdout.
+import { parseArgs } from 'node:util';
 import { runForward } from './forward-core.mjs';
 
-const option = (name) => process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const { values: options } = parseArgs({
+  options: {
+    only: { type: 'string' }, configs: { type: 'string' }, threads: { type: 'string', default: '1' },
+    'all-variants': { type: 'boolean', default: false }, quick: { type: 'boolean', default: false },
+  },
+});
+if (!options.only || !options.configs) throw new Error('usage: node bench/forward.mjs --threads=N --only=attnscope,... --configs=16x64x4,... [--all-variants] [--quick]');
 const result = await runForward({
-  ids: option('only').split(','),
-  configs: option('configs').split(',').map((c) => c.split('x').map(Number)),
-  threads: Number(option('threads') ?? 1),
-  allVariants: process.argv.includes('--all-variants'),
-  quick: process.argv.includes('--quick'),
+  ids: options.only.split(','),
+  configs: options.configs.split(',').map((c) => c.split('x').map(Number)),
+  threads: Number(options.threads),
+  allVariants: options['all-variants'],
+  quick: options.quick,
   progress: (msg) => process.stderr.write(`[bench] ${msg}\n`),
 });
 process.stdout.write(JSON.stringify(result) + '\n');

@@ -1,9 +1,10 @@
-// What the JS wrapper adds around the WebAssembly forward pass: in-WASM time against the public forward(), with
+// What the JS wrapper adds around the WebAssembly forward pass: the raw entry point (in-WASM time and its copies) against the public forward(), with
 // fresh result arrays (the default) and with caller-owned `out` buffers, plus the cost of the copy and of fresh
 // allocations on their own. Variants are interleaved within each round so machine load hits them alike.
 //   node bench/js-overhead.mjs [rounds]        (npm run bench:js-overhead)
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { parseArgs } from 'node:util';
 import { CONFIGS, makeCase, median } from './common.mjs';
 
 // A full GC before every timed call, so one variant's garbage (192 MiB of fresh weights) is not collected inside
@@ -17,7 +18,7 @@ const runtime = await import(new URL('./runtime.js', import.meta.resolve(process
 await lib.init();
 const wasm = runtime.module('bench');
 
-const rounds = Number(process.argv[2] ?? 7);
+const rounds = Number(parseArgs({ allowPositionals: true }).positionals[0] ?? 7);
 const configs = CONFIGS.filter(([L]) => L >= 128); // the small ones are all call overhead, see bench/README.md
 
 const time = (f) => {
@@ -27,23 +28,23 @@ const time = (f) => {
   return performance.now() - t0;
 };
 
-/** forward() on the raw handle with inputs already in the heap: the time spent inside WebAssembly. */
+/**
+ * The binding's one forward entry point called directly, with caller-owned `out` arrays: the time spent inside
+ * WebAssembly plus the copies in and out it makes (the wrapper adds only the conversion of its arguments).
+ */
 function rawForward(L, E, H, state, x) {
   const handle = wasm._createAttention({ embedDim: E, numHeads: H, kdim: E, vdim: E, bias: true, seed: 0 });
-  const arena = new wasm._Arena();
-  const keys = Object.keys(state);
-  const sizes = keys.map((k) => state[k].data.byteLength);
-  const at = runtime.reserve(arena, sizes, 'bench');
-  keys.forEach((k, i) => runtime.copyIn(at[i], state[k].data));
-  runtime.check(handle.loadStateDict(keys.map((k, i) => [k, at[i], state[k].shape])), 'bench');
-  const plan = handle.plan({ batch: 1, queryLen: L, keyLen: L, keyPaddingMask: wasm._MaskKind.none, attnMask: wasm._MaskKind.none, attnMaskPerHead: false, causal: false, needWeights: true, averageWeights: false });
-  const [xAt, outAt, weightsAt] = runtime.reserve(arena, [x.byteLength, 4 * L * E, 4 * plan.weightsShape.reduce((a, b) => a * b, 1)], 'bench');
-  runtime.copyIn(xAt, x);
-  const call = { batch: 1, queryLen: L, keyLen: L, keyPaddingMask: wasm._MaskKind.none, attnMask: wasm._MaskKind.none, attnMaskPerHead: false, causal: false, needWeights: true, averageWeights: false };
-  const buffers = { query: xAt, key: xAt, value: xAt, keyPaddingMask: 0, attnMask: 0, output: outAt, weights: weightsAt };
+  runtime.call('bench', () => handle.loadStateDict(Object.keys(state).map((k) => [k, state[k].data, state[k].shape])));
+  const none = { data: null, shape: [] };
+  const noMask = { kind: wasm._MaskKind.none, data: null, shape: [] };
+  const call = {
+    query: { data: x, shape: [1, L, E] }, key: none, value: none, keyPaddingMask: noMask, attnMask: noMask,
+    causal: false, needWeights: true, averageWeights: false,
+    outOutput: new Float32Array(L * E), outWeights: new Float32Array(H * L * L),
+  };
   return {
-    run: () => runtime.check(handle.forward(call, buffers), 'bench'),
-    dispose: () => { handle.delete(); arena.delete(); },
+    run: () => runtime.call('bench', () => handle.forward(call)),
+    dispose: () => handle.delete(),
   };
 }
 

@@ -4,6 +4,7 @@
 // warm; what stays cold is only the first touch of the larger buffers), then RUNS timed runs (median).
 //   node bench/long-seq.mjs attnscope|tfjs|ort [SEQ EMBED HEADS] [--threads=N] [--runs=N]   → one JSON line
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
 import { wasmMemoryBytes } from './wasm-probe.mjs';
 import { LONG_CONFIG, makeCase, median } from './common.mjs';
 
@@ -14,13 +15,13 @@ function peakRssBytes() {
   return kb ? Number(kb) * 1024 : process.resourceUsage().maxRSS * 1024;
 }
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const positional = args.filter((a) => !a.startsWith('--'));
+const { values: options, positionals: positional } = parseArgs({
+  allowPositionals: true, options: { threads: { type: 'string', default: '1' }, runs: { type: 'string', default: '1' } },
+});
 const id = positional[0];
 const [L, E, H] = positional.length > 1 ? positional.slice(1, 4).map(Number) : LONG_CONFIG;
-const threads = option('threads', 1);
-const runs = option('runs', 1);
+const threads = Number(options.threads);
+const runs = Number(options.runs);
 const WARMUP_SEQ = Math.min(L, 2048);
 const report = (r) => console.log(JSON.stringify({ id, L, E, H, threads, maxRssBytes: peakRssBytes(), ...r }));
 

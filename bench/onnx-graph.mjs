@@ -275,8 +275,9 @@ export async function writeMhaModel(L, E, H, { withWeights = true, graph = 'plai
 }
 
 if (IN_NODE && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href) {
-  const [L, E, H] = process.argv.slice(2, 5).map(Number);
-  const graph = process.argv[5] ?? 'plain';
+  const { positionals } = (await import('node:util')).parseArgs({ allowPositionals: true });
+  const [L, E, H] = positionals.slice(0, 3).map(Number);
+  const graph = positionals[3] ?? 'plain';
   if (!L || !E || !H || !GRAPHS.includes(graph)) {
     console.error(`usage: node bench/onnx-graph.mjs SEQ EMBED HEADS [${GRAPHS.join('|')}]`);
     process.exit(2);

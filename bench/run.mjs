@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   CONFIGS,
   LONG_CONFIG,
@@ -30,19 +31,22 @@ import {
 } from './common.mjs';
 import { ROOT } from './node-paths.mjs';
 import { PEER_IDS, importPeer } from './peers/index.mjs';
-import { cmakeBuild, emscriptenToolchain, nativeConfigure, wasmBudgetBytes, wasmConfigure } from '../scripts/lib.mjs';
+import { cmakeBuild, emscriptenToolchain, presetDir, wasmBudgetBytes } from '../scripts/lib.mjs';
 
-const argv = process.argv.slice(2);
-const args = new Set(argv);
-const option = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-const smoke = args.has('--smoke');
-const browser = args.has('--browser');
-const only = option('only')?.split(',') ?? PEER_IDS;
-const configs = option('configs')?.split(',').map((c) => c.split('x').map(Number)) ?? (smoke ? SMOKE_CONFIGS : CONFIGS);
-const threadCounts = option('threads')?.split(',').map(Number) ?? THREAD_COUNTS;
+const flag = { type: 'boolean', default: false };
+const { values: options } = parseArgs({
+  options: {
+    browser: flag, smoke: flag, 'no-cold': flag, 'no-long': flag, 'no-native': flag, 'all-variants': flag,
+    threads: { type: 'string' }, only: { type: 'string' }, configs: { type: 'string' }, 'long-runs': { type: 'string' }, out: { type: 'string' },
+  },
+});
+const { smoke, browser } = options;
+const only = options.only?.split(',') ?? PEER_IDS;
+const configs = options.configs?.split(',').map((c) => c.split('x').map(Number)) ?? (smoke ? SMOKE_CONFIGS : CONFIGS);
+const threadCounts = options.threads?.split(',').map(Number) ?? THREAD_COUNTS;
 for (const id of only) if (!PEER_IDS.includes(id)) throw new Error(`--only: unknown library '${id}'`);
 // The smoke mode and the browser run skip the parts that take minutes or only exist under Node.
-if (smoke || browser) for (const a of ['--no-cold', '--no-long', '--no-native']) args.add(a);
+if (smoke || browser) for (const skip of ['no-cold', 'no-long', 'no-native']) options[skip] = true;
 
 const LONG_TIMEOUT_MS = 600_000;
 const COLD_RUNS = 3;
@@ -101,7 +105,7 @@ function runForwardChild(threads) {
     `--threads=${threads}`,
     `--only=${only.join(',')}`,
     `--configs=${configs.map((c) => c.join('x')).join(',')}`,
-    ...(args.has('--all-variants') ? ['--all-variants'] : []),
+    ...(options['all-variants'] ? ['--all-variants'] : []),
     ...(smoke ? ['--quick'] : []),
   ], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   const line = r.stdout?.trim().split('\n').filter((l) => l.startsWith('{')).pop();
@@ -113,7 +117,7 @@ let browserInfo = null;
 const forwardRuns = [];
 if (browser) {
   const { runBrowserForward } = await import('./browser.mjs');
-  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, allVariants: args.has('--all-variants'), quick: smoke, progress });
+  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, allVariants: options['all-variants'], quick: smoke, progress });
   browserInfo = r.browser;
   forwardRuns.push(...r.runs);
 } else {
@@ -187,7 +191,7 @@ function runChild(script, childArgs, timeoutMs) {
   return { error: why.trim().slice(0, 200) };
 }
 
-if (!args.has('--no-cold')) {
+if (!options['no-cold']) {
   const rows = [['library', 'import → first result, ms (median of 3 processes)', 'node start → first result, ms', '.wasm loaded']];
   for (const id of only) {
     progress(`cold start: ${names[id]} (${COLD_RUNS} fresh processes)`);
@@ -213,9 +217,9 @@ if (!args.has('--no-cold')) {
   out();
 }
 
-if (!args.has('--no-long')) {
+if (!options['no-long']) {
   const [L, E, H] = LONG_CONFIG;
-  const runs = Number(option('long-runs') ?? 1);
+  const runs = Number(options['long-runs'] ?? 1);
   const rows = [['library', 'no-weights path', `median ms (${runs} warm run${runs > 1 ? 's' : ''})`, 'GFLOP/s', '÷ attnscope', 'max abs Δ first row', 'peak WASM memory', 'peak RSS', 'result']];
   const paths = {
     attnscope: 'needWeights: false (key tiles, online softmax)',
@@ -264,15 +268,14 @@ if (!args.has('--no-long')) {
 // ---- native and WASM-from-C++ builds of bench/native --------------------------------------------------------------
 const benchTargets = ['attnscope_mha_bench', 'attnscope_peak'];
 
-/** Builds the programs in the tests' build folder of that kind (scripts/lib.mjs: same folder, same options); null
- * if that is impossible. Build output goes to stderr: stdout is the report. */
+/** Builds the programs in the tests' build folder of that kind (the same CMake preset); null if that is impossible.
+ * Build output goes to stderr: stdout is the report. */
 function benchPrograms(kind) {
   const ext = kind === 'wasm' ? '.cjs' : '';
-  const dir = path.join('build', kind);
-  if (kind === 'wasm' && !fs.existsSync(emscriptenToolchain)) return null;
+  const dir = presetDir(kind);
+  if (kind === 'wasm' && !emscriptenToolchain()) return null;
   progress(`building bench/native (${kind}) in ${dir}`);
-  const configure = kind === 'wasm' ? wasmConfigure : nativeConfigure;
-  if (cmakeBuild(dir, configure, benchTargets, { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) return null;
+  if (cmakeBuild(kind, benchTargets, { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) return null;
   return { mha: path.join(ROOT, dir, 'bench', `mha_bench${ext}`), peak: path.join(ROOT, dir, 'bench', `peak${ext}`) };
 }
 
@@ -287,7 +290,7 @@ function runProgram(file, argv, nodeFlags = []) {
   return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
-if (!args.has('--no-native')) {
+if (!options['no-native']) {
   for (const kind of ['native', 'wasm']) {
     const programs = benchPrograms(kind);
     if (!programs) {
@@ -466,7 +469,7 @@ const pathMs = (e, variant) => (e.variant === variant ? e.ms : e.others?.find((o
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 results.machine.seconds = Math.round((performance.now() - started) / 1000);
 out(`load average at end ${results.machine.loadAverageAtEnd.join(' ')} · ${results.machine.seconds} s`);
-const resultsFile = path.resolve(ROOT, option('out') ?? path.join('build', 'bench', browser ? 'results-browser.json' : 'results.json'));
+const resultsFile = path.resolve(ROOT, options.out ?? path.join('build', 'bench', browser ? 'results-browser.json' : 'results.json'));
 fs.mkdirSync(path.dirname(resultsFile), { recursive: true });
 fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
 progress(`results written to ${path.relative(ROOT, resultsFile)}`);

@@ -2,12 +2,12 @@
 // Usage: node scripts/build.mjs [--all]   (--all also builds the WASM Catch2 tests)
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cmakeBuild, root, wasmConfigure } from './lib.mjs';
+import { parseArgs } from 'node:util';
+import { cmakeBuild, presetDir, root } from './lib.mjs';
 
-const all = process.argv.includes('--all');
-const status = all
-  ? cmakeBuild('build/wasm', [...wasmConfigure, '-DATTNSCOPE_BUILD_TESTS=ON']) // tests forced on: see scripts/test.mjs
-  : cmakeBuild('build/wasm', wasmConfigure, ['attnscope_wasm', 'attnscope_mt_wasm']);
+const { values: { all } } = parseArgs({ options: { all: { type: 'boolean', default: false } } });
+// The wasm preset (CMakePresets.json); --all builds every target of it, the Catch2 tests included.
+const status = cmakeBuild('wasm', all ? [] : ['attnscope_wasm', 'attnscope_mt_wasm']);
 if (status !== 0) process.exit(status);
 
 const dist = path.join(root, 'dist');
@@ -16,7 +16,7 @@ mkdirSync(dist);
 const sources = path.join(root, 'web', 'src');
 // Subfolders too (web/src/figures → dist/figures); folders are walked, files kept only if they ship.
 cpSync(sources, dist, { recursive: true, filter: (from) => statSync(from).isDirectory() || (/\.(js|d\.ts)$/.test(from) && !from.endsWith('.test.js')) });
-const built = (file) => path.join(root, 'build', 'wasm', file);
+const built = (file) => path.join(root, presetDir('wasm'), file);
 for (const file of ['attnscope.mjs', 'attnscope.wasm', 'attnscope-mt.mjs', 'attnscope-mt.wasm', 'attnscope-mt.worker.js']) {
   copyFileSync(built(file), path.join(dist, file));
 }

@@ -1,4 +1,4 @@
-// Builds the libFuzzer targets through CMake (build/fuzz: ATTNSCOPE_BUILD_FUZZER, clang-14, ASan + UBSan; see
+// Builds the libFuzzer targets through CMake (the fuzz preset, build/fuzz: ATTNSCOPE_BUILD_FUZZER, clang-14, ASan + UBSan; see
 // tests/fuzz/CMakeLists.txt) and runs one of them.
 // Usage:
 //   node scripts/fuzz.mjs [--seconds N]     fuzz for N seconds (default 60) on build/fuzz/corpus-<target>, a working
@@ -18,36 +18,41 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { cmakeBuild, ctest, fuzzConfigure, root } from './lib.mjs';
+import { parseArgs } from 'node:util';
+import { cmakeBuild, ctest, presetDir, root } from './lib.mjs';
 
-const buildDir = path.join(root, 'build', 'fuzz');
+const buildDir = path.join(root, presetDir('fuzz'));
 const rel = (p) => path.relative(root, p) || '.';
 // Set once the target is known (after the build wrote build/fuzz/fuzzers.tsv).
 let binary, seeds, workCorpus, artifacts, logFile;
 
-function parseArgs(argv) {
-  const args = { seconds: 60, merge: false, build: false, replay: false, keepGoing: false, run: [], ignore: '', target: 'attention_fuzzer' };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) usage(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--seconds') {
-      args.seconds = Number(value());
-      if (!Number.isInteger(args.seconds) || args.seconds < 1) usage('--seconds must be a positive integer');
-    } else if (a === '--merge') args.merge = true;
-    else if (a === '--replay') args.replay = true;
-    else if (a === '--target') args.target = value();
-    else if (a === '--build') args.build = true;
-    else if (a === '--keep-going') args.keepGoing = true;
-    else if (a === '--ignore') args.ignore = value();
-    else if (a === '--run') {
-      while (i + 1 < argv.length && !argv[i + 1].startsWith('--')) args.run.push(argv[++i]);
-      if (!args.run.length) usage('--run needs at least one file');
-    } else usage(`unknown argument '${a}'`);
+// node:util's parser with the flags above; --run takes every file that follows it, up to the next option.
+function parseArguments(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true, tokens: true,
+      options: {
+        seconds: { type: 'string', default: '60' }, target: { type: 'string', default: 'attention_fuzzer' }, ignore: { type: 'string', default: '' },
+        merge: { type: 'boolean', default: false }, replay: { type: 'boolean', default: false }, build: { type: 'boolean', default: false },
+        'keep-going': { type: 'boolean', default: false }, run: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    usage(err.message);
   }
-  return args;
+  const { values, tokens } = parsed;
+  const run = [];
+  let inRun = false;
+  for (const token of tokens) {
+    if (token.kind === 'option') inRun = token.name === 'run';
+    else if (token.kind === 'positional' && inRun) run.push(token.value);
+    else if (token.kind === 'positional') usage(`unknown argument '${token.value}'`);
+  }
+  if (values.run && !run.length) usage('--run needs at least one file');
+  const seconds = Number(values.seconds);
+  if (!Number.isInteger(seconds) || seconds < 1) usage('--seconds must be a positive integer');
+  return { seconds, merge: values.merge, build: values.build, replay: values.replay, keepGoing: values['keep-going'], run, ignore: values.ignore, target: values.target };
 }
 
 function usage(message) {
@@ -69,7 +74,7 @@ function filesUnder(dir, pattern) {
 
 // CMake rebuilds what changed; returns the targets it knows (name → binary, corpus) or null when the build failed.
 function build() {
-  if (cmakeBuild('build/fuzz', fuzzConfigure) !== 0) return null;
+  if (cmakeBuild('fuzz') !== 0) return null;
   const lines = readFileSync(path.join(buildDir, 'fuzzers.tsv'), 'utf8').split('\n').filter(Boolean);
   return Object.fromEntries(lines.map((line) => {
     const [name, file, corpus] = line.split('\t');
@@ -137,14 +142,14 @@ function parseStatus(line) {
   return { execs: number(/^#(\d+)/), cov: number(/cov: (\d+)/), ft: number(/ft: (\d+)/), corpus: line.match(/corp: (\S+)/)?.[1] };
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = parseArguments(process.argv.slice(2));
 const env = { ...process.env };
 if (args.ignore) env.ATTNSCOPE_FUZZ_IGNORE = args.ignore;
 
 const targets = build();
 if (!targets) finish(false, 'build failed');
 if (args.build) process.exit(0);
-if (args.replay) finish(ctest('build/fuzz') === 0, `replayed the corpora of ${Object.keys(targets).join(', ')}`);
+if (args.replay) finish(ctest('fuzz') === 0, `replayed the corpora of ${Object.keys(targets).join(', ')}`);
 if (!args.target.endsWith('_fuzzer')) args.target += '_fuzzer';
 const target = targets[args.target];
 if (!target) usage(`unknown --target '${args.target}' (have ${Object.keys(targets).join(', ')})`);

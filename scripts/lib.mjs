@@ -1,18 +1,40 @@
-// Small helpers shared by the project's scripts (tests, build, fuzzer, benchmarks): run a command visibly, and the
-// build folders with the CMake options each one is configured with.
+// Small helpers shared by the project's scripts (tests, build, fuzzer, benchmarks): run a command visibly, and
+// configure, build and test a CMake preset (CMakePresets.json).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The download budget of dist/attnscope.wasm (issue #12): tests/js/size.test.js enforces it, bench/run.mjs reports it. */
-export const wasmBudgetBytes = 200_000;
+/**
+ * The download budget of dist/attnscope.wasm (issue #12, raised by issue #20 for the Hugging Face checkpoints):
+ * tests/js/size.test.js enforces it, bench/run.mjs reports it. The pretrained API (config and name tables, the
+ * streaming loader, the one forward pass, generate, trace) costs about 95 KB once a binding links all of it.
+ */
+export const wasmBudgetBytes = 327_680;
 
-export const emscriptenToolchain = '/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake';
+/**
+ * Emscripten's CMake toolchain file, found the way the wasm preset's cmake/emscripten-toolchain.cmake finds it (from
+ * the em++ on PATH, or $ATTNSCOPE_EMSCRIPTEN_ROOT); null when there is none.
+ */
+export function emscriptenToolchain() {
+  const inRoot = (dir) => path.join(dir, 'cmake', 'Modules', 'Platform', 'Emscripten.cmake');
+  const found = (dir) => (dir && existsSync(inRoot(dir)) ? inRoot(dir) : null);
+  if (process.env.ATTNSCOPE_EMSCRIPTEN_ROOT) return found(process.env.ATTNSCOPE_EMSCRIPTEN_ROOT);
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const emxx = path.join(dir, 'em++');
+    if (!existsSync(emxx)) continue;
+    // em++ is a symlink into Emscripten's folder (Debian) or a script inside it (emsdk); elsewhere Emscripten says
+    // where it is itself.
+    return found(path.dirname(realpathSync(emxx))) ?? found(spawnSync('em-config', ['EMSCRIPTEN_ROOT'], { encoding: 'utf8' }).stdout?.trim());
+  }
+  return null;
+}
 
-// Emscripten's JS optimiser needs Debian's acorn, which lives outside Node's default search path (docs/toolchain.md, "Emscripten's JS optimiser and acorn").
+// Debian's Emscripten runs its JS optimiser with Debian's acorn, which lives in /usr/share/nodejs, outside Node's
+// default search path. Debian offers no way to ask for that folder; elsewhere the entry is a folder that does not
+// exist, which changes nothing (docs/toolchain.md, "Emscripten's JS optimiser and acorn").
 export const buildEnv = {
   ...process.env,
   NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
@@ -42,32 +64,38 @@ export function mustRun(command, args, options) {
   }
 }
 
-/** cmake configure (once) + build of one build folder. Returns the exit status. `options` as for run(). */
-export function cmakeBuild(buildDir, configureArgs, targets = [], options = {}) {
-  const dir = path.join(root, buildDir);
-  let status = run('cmake', ['-S', root, '-B', dir, '-G', 'Ninja', ...configureArgs], options);
+// The build folders and their options are CMakePresets.json's presets (native, avx2, asan, tsan, fuzz, wasm): the
+// tests, the benchmarks and the fuzzer name a preset, so each folder is always configured with the same options, and
+// whichever script builds it first, the others reuse it as it is. `cmake --preset <name>` does the same by hand.
+const presets = JSON.parse(readFileSync(path.join(root, 'CMakePresets.json'), 'utf8'));
+
+/** The build folder of a configure preset (its own binaryDir or the one it inherits), relative to the repository. */
+export function presetDir(name) {
+  const find = (n) => {
+    const preset = presets.configurePresets.find((p) => p.name === n);
+    if (!preset) throw new Error(`no configure preset '${n}' in CMakePresets.json`);
+    return preset;
+  };
+  let preset = find(name);
+  while (preset.binaryDir === undefined && preset.inherits) preset = find([preset.inherits].flat()[0]);
+  return path.relative(root, preset.binaryDir.replace('${sourceDir}', root).replace('${presetName}', name));
+}
+
+/**
+ * Configures (quick when nothing changed) and builds one preset; `targets` limits the build. Returns the exit
+ * status. `options` as for run().
+ */
+export function cmakeBuild(preset, targets = [], options = {}) {
+  const status = run('cmake', ['--preset', preset], options);
   if (status !== 0) return status;
   const targetArgs = targets.length ? ['--target', ...targets] : [];
-  status = run('cmake', ['--build', dir, ...targetArgs], options);
-  return status;
+  return run('cmake', ['--build', '--preset', preset, ...targetArgs], options);
 }
 
-/** ctest over one build folder; a folder without tests is an error, not a pass. */
-export function ctest(buildDir, extra = []) {
-  return run('ctest', ['--test-dir', path.join(root, buildDir), '--output-on-failure', '--no-tests=error', ...extra]);
+/** ctest over one preset's build folder; its test preset makes a folder without tests an error, not a pass. */
+export function ctest(preset, extra = []) {
+  return run('ctest', ['--preset', preset, ...extra]);
 }
-
-// The build folders and their options, shared by the tests, the benchmarks and the fuzzer. Each folder is always
-// configured with the same options, so whichever script builds it first, the others reuse it as it is.
-export const nativeConfigure = ['-DCMAKE_BUILD_TYPE=Release'];
-// The same kernels at AVX2 + FMA width (xsimd picks its 8-lane arch); only where the CPU has AVX2.
-export const avx2Configure = ['-DCMAKE_BUILD_TYPE=Release', '-DATTNSCOPE_AVX2=ON'];
-export const asanConfigure = ['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE=ON'];
-// libFuzzer needs clang; the library gets ASan + UBSan and coverage (tests/fuzz/CMakeLists.txt).
-export const fuzzConfigure = [
-  '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DCMAKE_CXX_COMPILER=clang++-14',
-  '-DATTNSCOPE_BUILD_FUZZER=ON', '-DATTNSCOPE_BUILD_TESTS=OFF', '-DATTNSCOPE_BUILD_BENCH=OFF',
-];
 
 /** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
 export function cpuHasAvx2() {
@@ -78,10 +106,3 @@ export function cpuHasAvx2() {
     return false;
   }
 }
-
-export const wasmConfigure = [
-  '-DCMAKE_BUILD_TYPE=Release',
-  `-DCMAKE_TOOLCHAIN_FILE=${emscriptenToolchain}`,
-  // emcmake's default emulator passes a flag Node 20 rejects (docs/toolchain.md, "The emcmake test emulator").
-  '-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node',
-];

@@ -5,17 +5,20 @@ import path from 'node:path';
 import { emscriptenToolchain } from './lib.mjs';
 
 export const onPath = (program) => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && existsSync(path.join(dir, program)));
+// The prefixes the build searches for header-only dependencies (CMakeLists.txt: find_package natively, and
+// ATTNSCOPE_HOST_PREFIX_PATH for WASM builds).
+const header = (file) => ['/usr/local/include', '/usr/include'].some((dir) => existsSync(path.join(dir, file)));
 const anyFile = (dir, pattern) => existsSync(dir) && readdirSync(dir, { recursive: true }).some((f) => pattern.test(String(f)));
 
 export const requirements = [
-  { tool: 'Emscripten 3.1 (em++ and its CMake toolchain file)', debian: 'emscripten', where: `em++ on PATH and ${emscriptenToolchain}`,
-    found: () => onPath('em++') && existsSync(emscriptenToolchain), commands: ['start', 'test'] },
-  { tool: 'xsimd 8 headers', debian: 'libxsimd-dev', where: '/usr/include/xsimd/xsimd.hpp', found: () => existsSync('/usr/include/xsimd/xsimd.hpp'), commands: ['start', 'test'] },
+  { tool: 'Emscripten 3.1 (em++ and its CMake toolchain file)', debian: 'emscripten', where: 'em++ on PATH, with cmake/Modules/Platform/Emscripten.cmake in its folder',
+    found: () => onPath('em++') && emscriptenToolchain() !== null, commands: ['start', 'test'] },
+  { tool: 'xsimd 8 headers', debian: 'libxsimd-dev', where: 'xsimd/xsimd.hpp in /usr/local/include or /usr/include', found: () => header('xsimd/xsimd.hpp'), commands: ['start', 'test'] },
   { tool: 'CMake ≥ 3.20', debian: 'cmake', where: 'cmake on PATH', found: () => onPath('cmake'), commands: ['start', 'test'] },
   { tool: 'Ninja', debian: 'ninja-build', where: 'ninja on PATH', found: () => onPath('ninja'), commands: ['start', 'test'] },
   { tool: 'a C++17 compiler (native tests)', debian: 'g++', where: 'g++ on PATH', found: () => onPath('g++'), commands: ['test'] },
-  { tool: 'Catch2 2.x headers (C++ tests)', debian: 'catch2', where: '/usr/include/catch2/catch.hpp', found: () => existsSync('/usr/include/catch2/catch.hpp'), commands: ['test'] },
-  { tool: 'nlohmann/json headers (C++ tests)', debian: 'nlohmann-json3-dev', where: '/usr/include/nlohmann/json.hpp', found: () => existsSync('/usr/include/nlohmann/json.hpp'), commands: ['test'] },
+  { tool: 'Catch2 2.x headers (C++ tests)', debian: 'catch2', where: 'catch2/catch.hpp in /usr/local/include or /usr/include', found: () => header('catch2/catch.hpp'), commands: ['test'] },
+  { tool: 'nlohmann/json headers (C++ tests)', debian: 'nlohmann-json3-dev', where: 'nlohmann/json.hpp in /usr/local/include or /usr/include', found: () => header('nlohmann/json.hpp'), commands: ['test'] },
   { tool: 'clang 14 (the fuzzer)', debian: 'clang-14', where: 'clang++-14 on PATH', found: () => onPath('clang++-14'), commands: ['test'] },
   { tool: "clang 14's libFuzzer and sanitizer runtimes", debian: 'libclang-rt-14-dev', where: '/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a',
     found: () => anyFile('/usr/lib/llvm-14/lib/clang', /libclang_rt\.fuzzer-[^/]*\.a$/), commands: ['test'] },

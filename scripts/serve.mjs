@@ -3,11 +3,19 @@
 // Port from $PORT (default 8080; 0 picks a free one), bound to 127.0.0.1 only. Every response carries the
 // cross-origin isolation headers (COOP same-origin + COEP require-corp), so the page gets SharedArrayBuffer and
 // attnscope can run its threaded build; any host needs the same two headers for that.
+//
+// Why not `vite preview` with the same two headers (Vite 8.3, tried on the built demo): it gets the MIME types, the
+// headers and the service worker right, but it serves dotfiles (/.env, /.git/config, also as /%2eenv) and has no
+// option to refuse them; by default it answers a missing file (even /missing.js) with index.html and status 200,
+// which would let the service worker cache a page under a script's name; with appType 'mpa' instead it answers a
+// folder without its slash with 404 rather than a redirect; it answers POST with 404 rather than 405; and Vite
+// documents it as a local check, not a server. Each of those is an assertion of tests/browser/serve.test.js.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat, realpath } from 'node:fs/promises';
-import { resolve, extname, sep, join } from 'node:path';
+import { resolve, extname, sep, join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const HOST = '127.0.0.1';
 
@@ -56,21 +64,36 @@ export async function startServer(dir, port = 8080, { isolated = true } = {}) {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'Method Not Allowed\n');
     }
-    let pathname;
+    // Origin-form only ("/path?query"): anything else (an absolute URL, "*") is not a request for a file here.
+    if (!req.url?.startsWith('/')) return send(res, 400, 'Bad Request\n');
+    let pathname, search;
     try {
-      pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+      // Parsed against a fixed origin by concatenation, not as a relative URL: a target like "//host/x" would
+      // otherwise be read as another host's address and lose its first segment.
+      const url = new URL(`http://localhost${req.url}`);
+      search = url.search;
+      pathname = decodeURIComponent(url.pathname);
     } catch {
       return send(res, 400, 'Bad Request\n');
     }
-    if (pathname.includes('\0')) return send(res, 400, 'Bad Request\n');
-    // Resolve inside root, then check again after following symlinks: no way out of the folder.
-    let file = resolve(root, '.' + pathname);
+    // A backslash is a path separator to browsers (a Location of "/\\host" leaves the origin) and to Windows.
+    if (pathname.includes('\0') || pathname.includes('\\')) return send(res, 400, 'Bad Request\n');
+    // Resolved first: ".", "..", and repeated slashes (which %2f can smuggle past the URL parser) are gone before
+    // any check, so every check below sees the path that is served. The result starts with exactly one "/".
+    const clean = posix.normalize(posix.join('/', pathname));
+    const segments = clean.split('/').filter(Boolean);
+    // Dotfiles and dot-folders (.git, .env) are never part of a site: answered as missing, like files that are not there.
+    if (segments.some((s) => s.startsWith('.'))) return send(res, 404, 'Not Found\n');
+    let file = resolve(root, ...segments);
     if (file !== root && !file.startsWith(root + sep)) return send(res, 403, 'Forbidden\n');
     try {
       let st = await stat(file);
       if (st.isDirectory()) {
         if (!pathname.endsWith('/')) {
-          res.writeHead(301, { Location: pathname + '/' + (new URL(req.url, 'http://localhost').search || '') });
+          // Built from the resolved, re-encoded path: one leading "/" and no "//", "\\" or "..", so the browser
+          // stays on this origin whatever the request smuggled in.
+          const location = ['', ...segments.map(encodeURIComponent), ''].join('/');
+          res.writeHead(301, { Location: location + search, 'Content-Length': 0 });
           return res.end();
         }
         file = join(file, 'index.html');
@@ -101,7 +124,12 @@ export async function startServer(dir, port = 8080, { isolated = true } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const dir = process.argv[2];
+  let dir;
+  try {
+    [dir] = parseArgs({ allowPositionals: true }).positionals;
+  } catch {
+    // An option: this script takes none (the port comes from $PORT).
+  }
   if (!dir) {
     console.error('usage: node scripts/serve.mjs <folder>   (port: $PORT, default 8080)');
     process.exit(2);

@@ -6,10 +6,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { emscriptenToolchain, root, mustRun } from './lib.mjs';
+import { parseArgs } from 'node:util';
+import { root, mustRun } from './lib.mjs';
 import { onPath, requirements } from './requirements.mjs';
 
-const command = process.argv[2] ?? 'test';
+// Not strict: an option where the command belongs is reported as that command, below.
+const [first] = parseArgs({ allowPositionals: true, strict: false, tokens: true }).tokens;
+const command = first === undefined ? 'test' : first.kind === 'positional' ? first.value : (first.rawName ?? '--');
 if (command !== 'start' && command !== 'test') {
   console.error(`usage: node scripts/setup.mjs [start|test]   (got '${command}')`);
   process.exit(2);
@@ -40,7 +43,7 @@ if (missing.length) {
     process.exit(1);
   } else {
     console.error(`npm ${command} needs:\n${list}\nThis is not Debian: install these with your system's package manager (the paths above are where the ` +
-      `build looks; Emscripten's CMake toolchain file is expected at ${emscriptenToolchain}). The project is built and tested on Debian 12.\n`);
+      `build looks; Emscripten's CMake toolchain file is found from the em++ on PATH, or set ATTNSCOPE_EMSCRIPTEN_ROOT). The project is built and tested on Debian 12.\n`);
     process.exit(1);
   }
 }

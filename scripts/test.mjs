@@ -1,12 +1,12 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
 // Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz wasm js python js-threads bundlers browser bench; default all)
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { asanConfigure, avx2Configure, cmakeBuild, cpuHasAvx2, ctest, fuzzConfigure, nativeConfigure, root, run, wasmConfigure } from './lib.mjs';
+import { parseArgs } from 'node:util';
+import { cmakeBuild, cpuHasAvx2, ctest, presetDir, root, run } from './lib.mjs';
 
-// The tests are forced on: a cached ATTNSCOPE_BUILD_TESTS=OFF must not turn a suite into an empty one (and ctest
-// runs with --no-tests=error, scripts/lib.mjs).
-const withTests = (configure) => [...configure, '-DATTNSCOPE_BUILD_TESTS=ON'];
+// Each C++ suite is a CMake preset (CMakePresets.json): the presets force the tests on, so a cached
+// ATTNSCOPE_BUILD_TESTS=OFF cannot turn a suite into an empty one, and their test presets fail a folder with no tests.
 const steps = (...commands) => {
   for (const command of commands) {
     const status = command();
@@ -15,26 +15,43 @@ const steps = (...commands) => {
   return 0;
 };
 
+/**
+ * The native build installed under build/ and used from tests/cmake-consumer/, a project of its own that finds it
+ * with find_package(attnscope CONFIG REQUIRED): the install rules and attnscopeConfig.cmake work for a C++ user.
+ * Both folders start empty, so nothing from an earlier install or configure can stand in for a missing piece.
+ */
+function installedPackage() {
+  const prefix = path.join(root, 'build', 'native-install');
+  const consumer = path.join(root, 'build', 'cmake-consumer');
+  for (const dir of [prefix, consumer]) rmSync(dir, { recursive: true, force: true });
+  return steps(() => run('cmake', ['--install', presetDir('native'), '--prefix', prefix]),
+    () => run('cmake', ['-S', path.join(root, 'tests', 'cmake-consumer'), '-B', consumer, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release',
+      `-DCMAKE_PREFIX_PATH=${prefix}`, '-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF']),
+    () => run('cmake', ['--build', consumer]),
+    () => run(path.join(consumer, 'consumer'), []));
+}
+
 const suites = {
-  // The Catch2 suite natively, then under AddressSanitizer + UndefinedBehaviorSanitizer.
-  native: () => steps(() => cmakeBuild('build/native', withTests(nativeConfigure)), () => ctest('build/native')),
+  // The Catch2 suite natively, then the installed library from a separate CMake project.
+  native: () => steps(() => cmakeBuild('native'), () => ctest('native'), installedPackage),
   // The same suite with the kernels at AVX2 + FMA width (the code is written once for every arch).
   avx2: () => {
     if (!cpuHasAvx2()) {
       console.log('avx2: skipped: this CPU has no AVX2 + FMA (no "avx2" and "fma" in /proc/cpuinfo flags)');
       return 0;
     }
-    return steps(() => cmakeBuild('build/native-avx2', withTests(avx2Configure)), () => ctest('build/native-avx2'));
+    return steps(() => cmakeBuild('avx2'), () => ctest('avx2'));
   },
-  asan: () => steps(() => cmakeBuild('build/asan', withTests(asanConfigure)), () => ctest('build/asan')),
+  // The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+  asan: () => steps(() => cmakeBuild('asan'), () => ctest('asan')),
   // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
-  tsan: () => steps(() => cmakeBuild('build/tsan', withTests(['-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DATTNSCOPE_SANITIZE_THREADS=ON'])),
-    () => run(path.join(root, 'build', 'tsan', 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
+  tsan: () => steps(() => cmakeBuild('tsan'),
+    () => run(path.join(root, presetDir('tsan'), 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
   // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
   // exploration (that is `npm run fuzz`).
-  fuzz: () => steps(() => cmakeBuild('build/fuzz', fuzzConfigure), () => ctest('build/fuzz')),
+  fuzz: () => steps(() => cmakeBuild('fuzz'), () => ctest('fuzz')),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
-  wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('build/wasm')),
+  wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('wasm')),
   // The public JS API against the package in dist/.
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
   // The Python that needs only NumPy (Debian's /usr/bin/python3; no torch): the independent NumPy model check
@@ -55,27 +72,16 @@ const suites = {
   bench: () => run('node', ['--test', '--test-reporter=spec', 'tests/bench/']),
 };
 
-const requested = process.argv.slice(2);
+const { positionals: requested } = parseArgs({ allowPositionals: true, options: {} });
 for (const name of requested) if (!(name in suites)) throw new Error(`unknown suite '${name}' (have ${Object.keys(suites).join(', ')})`);
 const selected = requested.length ? requested : Object.keys(suites);
 
-/** Newest modification time of the files under `dir` (recursively), or of `dir` itself when it is a file. */
-function newest(dir) {
-  const st = statSync(dir);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(st.mtimeMs, ...readdirSync(dir).map((name) => newest(path.join(dir, name))));
-}
-// The suites that test dist/ rebuild it first when it is missing or older than its sources, so they never test a
-// stale package (the wasm suite always rebuilds it).
+// The suites that test dist/ assemble it first, so they never test a stale package: CMake rebuilds only what
+// changed, so this is quick when nothing did (the wasm suite builds it anyway).
 const usesDist = ['js', 'js-threads', 'bundlers', 'browser', 'bench'];
 if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
-  const built = path.join(root, 'dist', 'index.js');
-  const sources = ['web/src', 'cpp', 'cmake', 'CMakeLists.txt', 'scripts/build.mjs'].map((p) => path.join(root, p));
-  const stale = !existsSync(built) || Math.min(...readdirSync(path.dirname(built)).map((f) => statSync(path.join(root, 'dist', f)).mtimeMs)) < Math.max(...sources.map(newest));
-  if (stale) {
-    console.log('\ndist/ is missing or older than its sources: rebuilding it');
-    if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
-  }
+  console.log('\n=== dist/ (the package the suites below test) ===');
+  if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
 }
 
 const results = [];

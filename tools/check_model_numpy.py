@@ -1,7 +1,6 @@
 #!/usr/bin/python3
-"""Independent float64 NumPy re-implementation of both demo models, written only from
-tools/MODEL_FORMAT.md (no torch), checked against the golden fixtures in
-tests/fixtures/models/. It is the reference a C++/JS port can be read against.
+"""The NumPy reference of both demo models (tools/attnscope_tools/reference.py, written only from
+tools/MODEL_FORMAT.md, no torch), run in float64 against the golden fixtures in tests/fixtures/models/.
 
     /usr/bin/python3 tools/check_model_numpy.py
 
@@ -14,9 +13,7 @@ Exits non-zero on any mismatch.
 
 import hashlib
 import json
-import math
 import os
-import re
 import sys
 
 import numpy as np
@@ -25,169 +22,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_model import read_model  # noqa: E402  (numpy only)
+from attnscope_tools import config  # noqa: E402
+from attnscope_tools.reference import lm_forward, s2s_decode, s2s_encode, translate  # noqa: E402,F401
+from attnscope_tools.tokenizers import codepoint_ids as lm_tokenize, source_word_ids as s2s_tokenize  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 FIX_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
 
 
-# ----------------------------------------------------------------------------- maths
-
-def layer_norm(x, w, b, eps):
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
-
-
-def gelu(x):
-    erf = np.vectorize(math.erf)
-    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
-
-
-def linear(x, w, b):
-    return x @ w.T + b
-
-
-def mha(P, prefix, q_in, kv_in, heads, causal, ablate=()):
-    """nn.MultiheadAttention maths for one unbatched sequence -> (out [Tq,d], weights [H,Tq,Tk]).
-    Heads in `ablate` are switched off: their context is zero before the output projection."""
-    W = P[prefix + ".in_proj_weight"]
-    B = P[prefix + ".in_proj_bias"]
-    d = W.shape[1]
-    dh = d // heads
-    q = linear(q_in, W[:d], B[:d])
-    k = linear(kv_in, W[d:2 * d], B[d:2 * d])
-    v = linear(kv_in, W[2 * d:], B[2 * d:])
-    Tq, Tk = q.shape[0], k.shape[0]
-    weights = np.zeros((heads, Tq, Tk))
-    ctx = np.zeros((Tq, d))
-    for h in range(heads):
-        sl = slice(h * dh, (h + 1) * dh)
-        s = q[:, sl] @ k[:, sl].T / math.sqrt(dh)
-        if causal:
-            s = np.where(np.triu(np.ones((Tq, Tk), dtype=bool), 1), -np.inf, s)
-        s = s - s.max(-1, keepdims=True)
-        e = np.exp(s)
-        a = e / e.sum(-1, keepdims=True)
-        weights[h] = a
-        ctx[:, sl] = 0.0 if h in ablate else a @ v[:, sl]
-    return linear(ctx, P[prefix + ".out_proj.weight"], P[prefix + ".out_proj.bias"]), weights
-
-
-def mlp(P, prefix, x):
-    return linear(gelu(linear(x, P[prefix + ".fc1.weight"], P[prefix + ".fc1.bias"])),
-                  P[prefix + ".fc2.weight"], P[prefix + ".fc2.bias"])
-
-
-def lm_forward(P, cfg, ids, ablate=()):
-    eps, H = cfg["ln_eps"], cfg["n_heads"]
-    x = P["tok_emb.weight"][ids] + P["pos_emb.weight"][: len(ids)]
-    ws = []
-    for i in range(cfg["n_layers"]):
-        p = f"blocks.{i}"
-        h = layer_norm(x, P[p + ".ln1.weight"], P[p + ".ln1.bias"], eps)
-        a, w = mha(P, p + ".attn", h, h, H, causal=True, ablate={hd for (l, hd) in ablate if l == i})
-        x = x + a
-        x = x + mlp(P, p + ".mlp", layer_norm(x, P[p + ".ln2.weight"], P[p + ".ln2.bias"], eps))
-        ws.append(w)
-    logits = linear(layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps), P["head.weight"], P["head.bias"])
-    return logits, ws
-
-
-def s2s_encode(P, cfg, src):
-    eps, H = cfg["ln_eps"], cfg["n_heads"]
-    x = P["src_tok_emb.weight"][src] + P["src_pos_emb.weight"][: len(src)]
-    ws = []
-    for i in range(cfg["n_enc_layers"]):
-        p = f"enc_blocks.{i}"
-        h = layer_norm(x, P[p + ".ln1.weight"], P[p + ".ln1.bias"], eps)
-        a, w = mha(P, p + ".attn", h, h, H, causal=False)
-        x = x + a
-        x = x + mlp(P, p + ".mlp", layer_norm(x, P[p + ".ln2.weight"], P[p + ".ln2.bias"], eps))
-        ws.append(w)
-    return layer_norm(x, P["enc_ln_f.weight"], P["enc_ln_f.bias"], eps), ws
-
-
-def s2s_decode(P, cfg, tgt_in, mem):
-    eps, H = cfg["ln_eps"], cfg["n_heads"]
-    y = P["tgt_tok_emb.weight"][tgt_in] + P["tgt_pos_emb.weight"][: len(tgt_in)]
-    wss, wcs = [], []
-    for i in range(cfg["n_dec_layers"]):
-        p = f"dec_blocks.{i}"
-        h = layer_norm(y, P[p + ".ln1.weight"], P[p + ".ln1.bias"], eps)
-        a, w = mha(P, p + ".self_attn", h, h, H, causal=True)
-        y = y + a
-        wss.append(w)
-        h = layer_norm(y, P[p + ".ln2.weight"], P[p + ".ln2.bias"], eps)
-        a, w = mha(P, p + ".cross_attn", h, mem, H, causal=False)
-        y = y + a
-        wcs.append(w)
-        y = y + mlp(P, p + ".mlp", layer_norm(y, P[p + ".ln3.weight"], P[p + ".ln3.bias"], eps))
-    logits = linear(layer_norm(y, P["dec_ln_f.weight"], P["dec_ln_f.bias"], eps), P["head.weight"], P["head.bias"])
-    return logits, wss, wcs
-
-
-# ----------------------------------------------------------------------------- tokenisers
-
-# Deliberately this script's own copies, written from MODEL_FORMAT.md like the rest of it (not
-# attnscope_tools.tokenizers): tests/python/test_tokenizers.py checks both against the shared vectors.
-
-def lm_tokenize(vocab, text):
-    nspec = len(vocab["specials"])
-    index = {t: i for i, t in enumerate(vocab["tokens"]) if i >= nspec}
-    return [vocab["bos_id"]] + [index.get(c, vocab["unk_id"]) for c in text]
-
-
-def s2s_tokenize(vocab, text, max_len):
-    t = "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
-    words = [w for w in re.split(r"[^a-z0-9]+", t) if w]
-    specials = {vocab["src_pad_id"], vocab["src_unk_id"]}
-    index = {w: i for i, w in enumerate(vocab["src_tokens"]) if i not in specials}
-    return [index.get(w, vocab["src_unk_id"]) for w in words][:max_len]
-
-
-def translate(P, cfg, vocab, src):
-    mem, _ = s2s_encode(P, cfg, src)
-    ys = [vocab["tgt_bos_id"]]
-    while len(ys) < cfg["max_tgt_len"]:
-        logits, _, _ = s2s_decode(P, cfg, ys, mem)
-        nxt = int(np.argmax(logits[-1]))
-        ys.append(nxt)
-        if nxt == vocab["tgt_eos_id"]:
-            break
-    return ys[1:]
-
-
 # ----------------------------------------------------------------------------- fixtures
 
 def parse_fixture(path):
-    case = {"str": {}, "int": {}, "tensor": {}}
+    """A fixture file (tests/fixtures/fixture_json.py) -> {"name", "str", "int", "tensor": {name: float64 array}}."""
     with open(path, encoding="utf-8") as f:
-        lines = [l.rstrip("\n") for l in f]
-    i = 0
-    while i < len(lines):
-        l = lines[i]
-        i += 1
-        if not l.strip() or l.lstrip().startswith("#"):
-            continue
-        kind, _, rest = l.partition(" ")
-        if kind == "case":
-            case["name"] = rest
-        elif kind == "str":
-            k, _, v = rest.partition(" ")
-            case["str"][k] = v
-        elif kind == "int":
-            k, v = rest.split()
-            case["int"][k] = int(v)
-        elif kind == "tensor":
-            parts = rest.split()
-            name, rank = parts[0], int(parts[2])
-            shape = [int(x) for x in parts[3:3 + rank]]
-            vals = np.array([float(x) for x in lines[i].split()], dtype=np.float64)
-            i += 1
-            case["tensor"][name] = vals.reshape(shape)
-        elif kind == "end":
-            break
-    return case
+        j = json.load(f)
+    tensors = {k: np.array([float(v) for v in t["data"]], dtype=np.float64).reshape(t["shape"])
+               for k, t in j["tensor"].items()}
+    return {"name": j["case"], "str": j["str"], "int": j["int"], "tensor": tensors}
 
 
 def main():
@@ -198,7 +49,7 @@ def main():
         print("FAIL", msg)
 
     for fn in sorted(os.listdir(FIX_DIR)):
-        if not fn.endswith(".txt"):
+        if not fn.endswith(".json"):
             continue
         c = parse_fixture(os.path.join(FIX_DIR, fn))
         mpath = os.path.join(ROOT, "models", c["str"]["model"])
@@ -211,7 +62,8 @@ def main():
         if digest != c["str"]["model_sha256"]:
             fail(f"{fn}: model sha256 differs from the fixture's (regenerate the fixtures)")
             continue
-        cfg, vocab = h["config"], h["vocab"]
+        vocab = h["vocab"]
+        cfg = config.read(h["kind"], h["config"])
         T = c["tensor"]["tokens"]
         maxerr = 0.0
         if c["str"]["kind"] == "model_lm":
@@ -222,7 +74,7 @@ def main():
             logits, ws = lm_forward(P, cfg, ids, ablate)
             pairs = [(f"attn_weights_{l}", ws[l]) for l in range(len(ws))]
         else:
-            src = s2s_tokenize(vocab, json.loads(c["str"]["src_text_json"]), cfg["max_src_len"])
+            src = s2s_tokenize(vocab, json.loads(c["str"]["src_text_json"]), cfg.max_src_len)
             if src != [int(x) for x in c["tensor"]["src_tokens"]]:
                 fail(f"{fn}: source tokenisation {src} != fixture src_tokens")
             out = translate(P, cfg, vocab, src)

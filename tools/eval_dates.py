@@ -5,7 +5,7 @@
     /usr/bin/python3 tools/eval_dates.py [models/dates-seq2seq.safetensors] [--data build/dates-heldout.jsonl]
                                          [--limit N]
 
-Runs the model with tools/check_model_numpy.py's float64 NumPy implementation (greedy decoding, no torch), with
+Runs the model with the float64 NumPy reference (tools/attnscope_tools/reference.py) (greedy decoding, no torch), with
 the source cut to the model's max_src_len as the package does. Issue #14's goal is >= 99.5 % exact match on
 3,000 held-out dates, with 'invalid' and '--MM-DD' answered, never an impossible date.
 """
@@ -19,11 +19,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 import numpy as np  # noqa: E402
 
-import check_model_numpy as ref  # noqa: E402
 from attnscope_model import read_model  # noqa: E402
+from attnscope_tools import config, reference  # noqa: E402
+from attnscope_tools.tokenizers import source_word_ids  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 
@@ -47,14 +48,14 @@ def main():
     args = ap.parse_args()
     header, tensors = read_model(args.model)
     P = {k: np.asarray(v, dtype=np.float64) for k, v in tensors.items()}
-    cfg, vocab = header["config"], header["vocab"]
+    cfg, vocab = config.read("seq2seq", header["config"]), header["vocab"]
     with open(args.data, encoding="utf-8") as f:
         examples = [json.loads(line) for line in f][: args.limit]
     right, total, bad = collections.Counter(), collections.Counter(), 0
     wrong = []
     for e in examples:
-        src = ref.s2s_tokenize(vocab, e["text"], cfg["max_src_len"])
-        answer = "".join(vocab["tgt_tokens"][i] for i in ref.translate(P, cfg, vocab, src) if i != vocab["tgt_eos_id"]) if src else ""
+        src = source_word_ids(vocab, e["text"], cfg.max_src_len)
+        answer = "".join(vocab["tgt_tokens"][i] for i in reference.translate(P, cfg, vocab, src) if i != vocab["tgt_eos_id"]) if src else ""
         total[e["kind"]] += 1
         bad += impossible(answer)
         if answer == e["expected"]:

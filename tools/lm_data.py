@@ -10,11 +10,20 @@ Cleaning (a training-data step only; the tokenizer itself does no normalisation)
 ANSI colour escapes removed; poem title/author lines and "-- author" attribution lines
 removed; tabs -> spaces, runs of spaces collapsed, lines stripped, blank lines dropped for
 Chinese and runs of blank lines collapsed for English; "\r" removed.
+
+Then the training text as the model sees it: the vocabulary (build_vocab), the tokeniser (Tokenizer) and the
+sequences (pack_random for training, pack_in_order for held-out evaluation).
 """
 
+import collections
 import hashlib
 import os
 import re
+
+from attnscope_tools.tokenizers import CodepointTokenizer
+
+UNK, BOS = 0, 1
+SPECIALS = ["<unk>", "<bos>"]
 
 # Where the fortunes packages put their files; ATTNSCOPE_FORTUNE_DIR points at an unpacked copy instead
 # (`apt-get download fortunes fortunes-min fortunes-zh` + `dpkg-deb -x` into build/, no install needed).
@@ -158,9 +167,62 @@ def sources_info():
         "en": "fortunes: " + ", ".join(_en_files()),
     }
 
+# ----------------------------------------------------------------------------- vocabulary and sequences
+
+def build_vocab(train_docs, size, required=""):
+    """The most frequent characters; `required` ones (the demo's sentences) replace the rarest if missing."""
+    cnt = collections.Counter()
+    for docs in train_docs.values():
+        for d in docs:
+            cnt.update(d)
+    ranked = sorted(cnt.items(), key=lambda kv: (-kv[1], ord(kv[0])))
+    chars = ranked[: size - len(SPECIALS)]
+    have = {c for c, _ in chars}
+    missing = [c for c in dict.fromkeys(required) if c not in have]
+    if missing:
+        chars = chars[: len(chars) - len(missing)] + [(c, cnt.get(c, 0)) for c in missing]
+    tokens = SPECIALS + [c for c, _ in chars]
+    covered = sum(n for _, n in chars) / sum(cnt.values())
+    return tokens, covered
+
+
+class Tokenizer:
+    def __init__(self, tokens):
+        self.tokens = tokens
+        self.codepoints = CodepointTokenizer({"specials": SPECIALS, "tokens": tokens, "unk_id": UNK, "bos_id": BOS})
+
+    def tokenize(self, text, bos=True):
+        return self.codepoints.ids(text, bos)
+
+    def detokenize(self, ids):
+        return "".join(self.tokens[i] if i >= len(SPECIALS) else ("\u241e" if i == BOS else "\ufffd")
+                       for i in ids)
+
+
+def pack_random(rng, docs_ids, T):
+    """One training sequence of T+1 ids: <bos> doc <bos> doc ... (random docs), cut to T+1."""
+    seq = []
+    while len(seq) < T + 1:
+        seq.extend(docs_ids[rng.randint(len(docs_ids))])
+    return seq[: T + 1]
+
+
+def pack_in_order(docs_ids, T):
+    """Deterministic held-out sequences: each starts at a document start; documents are
+    appended while they fit, the one that does not fit is truncated and the next sequence
+    starts with the following document."""
+    seqs, seq = [], []
+    for ids in docs_ids:
+        seq.extend(ids)
+        if len(seq) >= T + 1:
+            seqs.append(seq[: T + 1])
+            seq = []
+    if len(seq) > 8:
+        seqs.append(seq + [BOS] * (T + 1 - len(seq)))  # tail; padded targets are ignored below
+    return seqs
+
 
 if __name__ == "__main__":
-    import collections
     src = load_sources()
     train, held = split_sources(src)
     cnt = collections.Counter()

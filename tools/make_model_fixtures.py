@@ -5,9 +5,9 @@
 
 Reads models/char-lm.safetensors and models/dates-seq2seq.safetensors (tools/attnscope_model.py),
 rebuilds the torch modules (tools/attnscope_nets.py), converts them to float64
-(model.double()) and writes one file per case, in the project's fixture text format
-(tests/fixtures/make_fixtures.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
-Stale *.txt files in tests/fixtures/models/ are removed first (with --only, those of that model: char_lm_* or
+(model.double()) and writes one file per case, in the project's fixture format
+(tests/fixtures/fixture_json.py; readers tests/cpp/fixture_reader.hpp, tests/js/fixtures.js).
+Stale *.json files in tests/fixtures/models/ are removed first (with --only, those of that model: char_lm_* or
 dates_seq2seq_*, so one model can be retrained and its fixtures regenerated without touching the other's).
 
 Decoder LM case (str kind model_lm):
@@ -53,7 +53,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-from attnscope_tools import runtime  # noqa: E402
+from attnscope_tools import config, runtime  # noqa: E402
 from attnscope_tools.tokenizers import codepoint_ids as lm_tokenize, source_word_ids as s2s_tokenize  # noqa: E402
 
 runtime.setup(threads=1)
@@ -64,13 +64,13 @@ import torch  # noqa: E402
 import attnscope_model  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "fixtures"))
-import fixture_text  # noqa: E402
+import fixture_json  # noqa: E402
 from attnscope_nets import LanguageModel, Seq2SeqModel  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 MODELS = os.path.join(ROOT, "models")
 OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
-HEADER = "# attnscope model fixture v1 \u2014 made by tools/make_model_fixtures.py"
+ABOUT = "attnscope model fixture v2 \u2014 made by tools/make_model_fixtures.py"
 LOGIT_ROWS = 2
 # The language model's vocabulary is 3000 tokens: its last row only (the next-character prediction) keeps the
 # fixtures under their size budget.
@@ -97,7 +97,7 @@ PREFIXES = {"lm": "char_lm_", "dates": "dates_seq2seq_"}
 
 
 def write_case(name, strs, ints, tensors):
-    return fixture_text.write_case(OUT_DIR, HEADER, name, strs, ints, [], tensors)
+    return fixture_json.write_case(OUT_DIR, ABOUT, name, strs, ints, [], tensors)
 
 
 def sha256(path):
@@ -119,8 +119,8 @@ def check_close(name, a64, a32, tol):
 def load_lm():
     path = os.path.join(MODELS, "char-lm.safetensors")
     h, ts = attnscope_model.read_model(path)
-    c = h["config"]
-    m = LanguageModel(c["vocab_size"], c["d_model"], c["n_heads"], c["n_layers"], c["d_ff"], c["max_len"])
+    c = config.read("decoder_lm", h["config"])
+    m = LanguageModel(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.max_len)
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
 
@@ -128,9 +128,9 @@ def load_lm():
 def load_s2s():
     path = os.path.join(MODELS, "dates-seq2seq.safetensors")
     h, ts = attnscope_model.read_model(path)
-    c = h["config"]
-    m = Seq2SeqModel(c["src_vocab_size"], c["tgt_vocab_size"], c["d_model"], c["n_heads"], c["n_enc_layers"],
-                c["n_dec_layers"], c["d_ff"], c["max_src_len"], c["max_tgt_len"])
+    c = config.read("seq2seq", h["config"])
+    m = Seq2SeqModel(c.src_vocab_size, c.tgt_vocab_size, c.d_model, c.n_heads, c.n_enc_layers,
+                     c.n_dec_layers, c.d_ff, c.max_src_len, c.max_tgt_len)
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
 
@@ -150,6 +150,7 @@ def ablated(model, pairs):
 def lm_cases():
     path, h, m32_plain = load_lm()
     m64_plain = load_lm()[2].double()
+    cfg = config.read("decoder_lm", h["config"])
     digest = sha256(path)
     written = []
     for name, text, pairs in [c + ([],) for c in LM_CASES] + LM_ABLATION_CASES:
@@ -171,8 +172,8 @@ def lm_cases():
             tensors.append(("ablate", torch.tensor(pairs, dtype=torch.float64)))
         strs = [("kind", "model_lm"), ("model", os.path.basename(path)), ("model_sha256", digest),
                 ("text_json", json.dumps(text, ensure_ascii=False))]
-        ints = [("seq_len", T), ("vocab_size", h["config"]["vocab_size"]), ("num_layers", len(w64)),
-                ("num_heads", h["config"]["n_heads"]), ("logits_first_row", r0)]
+        ints = [("seq_len", T), ("vocab_size", cfg.vocab_size), ("num_layers", len(w64)),
+                ("num_heads", cfg.n_heads), ("logits_first_row", r0)]
         written.append(write_case(name, strs, ints, tensors))
         top = [h["vocab"]["tokens"][i] for i in lg64[0, -1].topk(5).indices.tolist()]
         print(f"{name}: T={T} ids={ids} next-char top5 {top}")
@@ -183,11 +184,11 @@ def lm_cases():
 def s2s_cases():
     path, h, m32 = load_s2s()
     m64 = load_s2s()[2].double()
-    v, c = h["vocab"], h["config"]
+    v, c = h["vocab"], config.read("seq2seq", h["config"])
     digest = sha256(path)
     written = []
     for name, text in S2S_CASES:
-        src = s2s_tokenize(v, text, c["max_src_len"])
+        src = s2s_tokenize(v, text, c.max_src_len)
         s = torch.tensor([src])
         out64 = m64.translate(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
         out32 = m32.translate(s, v["tgt_bos_id"], v["tgt_eos_id"])[0]
@@ -213,9 +214,9 @@ def s2s_cases():
         tensors.append(("logits", lg64[0, r0:]))
         strs = [("kind", "model_seq2seq"), ("model", os.path.basename(path)), ("model_sha256", digest),
                 ("src_text_json", json.dumps(text)), ("expected_text", decoded)]
-        ints = [("src_len", len(src)), ("seq_len", T), ("tgt_vocab_size", c["tgt_vocab_size"]),
-                ("num_enc_layers", c["n_enc_layers"]), ("num_dec_layers", c["n_dec_layers"]),
-                ("num_heads", c["n_heads"]), ("logits_first_row", r0)]
+        ints = [("src_len", len(src)), ("seq_len", T), ("tgt_vocab_size", c.tgt_vocab_size),
+                ("num_enc_layers", c.n_enc_layers), ("num_dec_layers", c.n_dec_layers),
+                ("num_heads", c.n_heads), ("logits_first_row", r0)]
         written.append(write_case(name, strs, ints, tensors))
         print(f"{name}: {text!r} -> src {src} -> {decoded!r} (ids {out64})")
     return written
@@ -228,7 +229,7 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     prefixes = tuple(PREFIXES.values()) if args.only is None else (PREFIXES[args.only],)
     for f in os.listdir(OUT_DIR):
-        if f.endswith(".txt") and (args.only is None or f.startswith(prefixes)):
+        if f.endswith(".json") and (args.only is None or f.startswith(prefixes)):
             os.remove(os.path.join(OUT_DIR, f))
     if args.only in (None, "lm"):
         lm_cases()
@@ -236,7 +237,7 @@ def main():
         s2s_cases()
     total = 0
     for f in sorted(os.listdir(OUT_DIR)):  # the budget is for every fixture, this run's or not
-        if f.endswith(".txt"):
+        if f.endswith(".json"):
             n = os.path.getsize(os.path.join(OUT_DIR, f))
             total += n
             print(f"  {os.path.relpath(os.path.join(OUT_DIR, f), ROOT)}  {n} bytes")

@@ -4,9 +4,8 @@
     /usr/bin/python3 tools/measure_heads.py [models/char-lm.safetensors] [--out tools/records/char-lm-heads.md]
                                             [--json FILE] [--sequences 64] [--seed 14]
 
-Needs only NumPy (no torch): a batched float32 re-implementation of the decoder LM of tools/MODEL_FORMAT.md
-(the maths of tools/check_model_numpy.py), with head ablation as the core does it: an ablated head's context
-is zeroed before its layer's output projection.
+Needs only NumPy (no torch): the NumPy reference (tools/attnscope_tools/reference.py) batched in float32, with
+head ablation as the core does it: an ablated head's context is zeroed before its layer's output projection.
 
 Measurements, per head (layer, head), written as a Markdown table (and optionally JSON):
 
@@ -30,7 +29,6 @@ Today's shipped model (3 layers of 4 heads, trained on fortunes) is the baseline
 
 import argparse
 import json
-import math
 import os
 import sys
 
@@ -38,34 +36,18 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 import lm_data  # noqa: E402
 from attnscope_model import read_model  # noqa: E402
+from attnscope_tools import config, reference  # noqa: E402
+from attnscope_tools.records import write_text  # noqa: E402
+from attnscope_tools.tokenizers import CodepointTokenizer  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 PREV_TOKEN_GOAL, INDUCTION_GOAL = 0.5, 0.4
 
 
 # ----------------------------------------------------------------------------- the model, batched, float32
-
-def _erf(x):
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): exact enough for float32 activations, vectorised.
-    s = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * np.exp(-a * a)
-    return s * y
-
-
-def _gelu(x):
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
-
-
-def _layer_norm(x, w, b, eps):
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
-
 
 class LanguageModel:
     """The decoder LM of a model file: forward(ids [B, T], ablate={(layer, head)}) -> logits, weights."""
@@ -75,42 +57,12 @@ class LanguageModel:
         if header["kind"] != "decoder_lm":
             raise SystemExit(f"{path}: expected a decoder_lm model, got {header['kind']}")
         self.header, self.P = header, {k: np.asarray(v, dtype=np.float32) for k, v in tensors.items()}
-        self.cfg, self.vocab = header["config"], header["vocab"]
-        self.L, self.H = self.cfg["n_layers"], self.cfg["n_heads"]
-        self.index = {t: i for i, t in enumerate(self.vocab["tokens"]) if i >= len(self.vocab["specials"])}
-
-    def tokenize(self, text):
-        return [self.vocab["bos_id"]] + [self.index.get(c, self.vocab["unk_id"]) for c in text]
+        self.cfg, self.vocab = config.read("decoder_lm", header["config"]), header["vocab"]
+        self.L, self.H = self.cfg.n_layers, self.cfg.n_heads
+        self.tokenize = CodepointTokenizer(self.vocab).ids
 
     def forward(self, ids, ablate=()):
-        P, eps, H = self.P, self.cfg["ln_eps"], self.H
-        ids = np.asarray(ids)
-        B, T = ids.shape
-        x = P["tok_emb.weight"][ids] + P["pos_emb.weight"][:T][None]
-        d = x.shape[-1]
-        dh = d // H
-        blocked = np.triu(np.ones((T, T), dtype=bool), 1)
-        weights = []
-        for l in range(self.L):
-            p = f"blocks.{l}"
-            h = _layer_norm(x, P[p + ".ln1.weight"], P[p + ".ln1.bias"], eps)
-            qkv = h @ P[p + ".attn.in_proj_weight"].T + P[p + ".attn.in_proj_bias"]
-            q, k, v = (qkv[..., i * d:(i + 1) * d].reshape(B, T, H, dh).transpose(0, 2, 1, 3) for i in range(3))
-            s = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(dh))
-            s = np.where(blocked, -np.inf, s)
-            s = np.exp(s - s.max(-1, keepdims=True))
-            w = s / s.sum(-1, keepdims=True)  # [B, H, T, T]
-            ctx = w @ v  # [B, H, T, dh]
-            for (al, ah) in ablate:
-                if al == l:
-                    ctx[:, ah] = 0.0  # the head's context never reaches the output projection
-            ctx = ctx.transpose(0, 2, 1, 3).reshape(B, T, d)
-            x = x + ctx @ P[p + ".attn.out_proj.weight"].T + P[p + ".attn.out_proj.bias"]
-            h = _layer_norm(x, P[p + ".ln2.weight"], P[p + ".ln2.bias"], eps)
-            u = _gelu(h @ P[p + ".mlp.fc1.weight"].T + P[p + ".mlp.fc1.bias"])
-            x = x + u @ P[p + ".mlp.fc2.weight"].T + P[p + ".mlp.fc2.bias"]
-            weights.append(w)
-        logits = _layer_norm(x, P["ln_f.weight"], P["ln_f.bias"], eps) @ P["head.weight"].T + P["head.bias"]
+        logits, weights = reference.lm_forward(self.P, self.cfg, ids, ablate, erf=reference.erf_fast)
         return logits, np.stack(weights, 1)  # [B, T, V], [B, L, H, T, T]
 
 
@@ -119,7 +71,7 @@ class LanguageModel:
 def heldout_windows(model, count):
     """The first `count` 128-token windows of held-out text, interleaved over sources (fortunes today):
     documents packed in order, each window starting at a document start, as train_lm.py evaluates."""
-    T = model.cfg["max_len"]
+    T = model.cfg.max_len
     _, held = lm_data.split_sources(lm_data.load_sources())
     per_source = []
     for docs in held.values():
@@ -199,7 +151,7 @@ def measure(model, sequences, seed):
     rng = np.random.default_rng(seed)
     L, H = model.L, model.H
     specials = len(model.vocab["specials"])
-    n = (model.cfg["max_len"] - 1) // 2
+    n = (model.cfg.max_len - 1) // 2
     result = {"model": model.header["config"], "sequences": sequences, "seed": seed, "n": n,
               "guided": guided_head(model.header.get("training", {}))}
 
@@ -209,7 +161,7 @@ def measure(model, sequences, seed):
     result["prev_token"] = {"scores": prev.round(4).tolist(), "baseline": round(prev_base, 4), "goal": PREV_TOKEN_GOAL,
                             "windows": int(held.shape[0])}
 
-    pools = {"all": np.arange(specials, model.cfg["vocab_size"]), "frequent": np.arange(specials, specials + 100)}
+    pools = {"all": np.arange(specials, model.cfg.vocab_size), "frequent": np.arange(specials, specials + 100)}
     result["induction"] = {}
     for name, pool in [*pools.items(), ("text", None)]:
         ids = repeated_random(model, sequences, n, pool, rng) if pool is not None else repeated_text(model, held, n)
@@ -305,8 +257,7 @@ def main():
     result = measure(model, args.sequences, args.seed)
     text = table(result, args.model)
     print(text)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_text(args.out, text)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(result, f, indent=1)

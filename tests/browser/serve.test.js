@@ -18,6 +18,11 @@ before(async () => {
   const files = { 'a.js': 'export {}', 'a.mjs': 'export {}', 'a.css': 'body{}', 'a.wasm': '\0asm', 'a.svg': '<svg/>', 'a.png': 'png', 'a.json': '{}' };
   for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, 'assets', name), body);
   symlinkSync(join(outside, 'secret.txt'), join(dir, 'link.txt'));
+  // Dotfiles a site folder may pick up (a checkout, an editor, a deploy tool): none of them is ever served.
+  mkdirSync(join(dir, '.git'));
+  writeFileSync(join(dir, '.git', 'config'), 'secret');
+  writeFileSync(join(dir, '.env'), 'secret');
+  writeFileSync(join(dir, 'assets', '.hidden'), 'secret');
   ({ server, url } = await startServer(dir, 0));
 });
 
@@ -87,5 +92,40 @@ test('sends the cross-origin isolation headers the threaded build needs, unless 
     assert.equal(headers['cross-origin-embedder-policy'], undefined);
   } finally {
     await new Promise((ok) => plain.server.close(ok));
+  }
+});
+
+// Issue #24: "/%2fevil.example%2f.." once answered 301 with Location "//evil.example/../", which a browser reads as
+// another host. Every redirect must stay on this origin, however the path smuggles slashes, backslashes or dots in.
+test('never redirects to another origin', async () => {
+  const tricks = ['/%2fevil.example%2f..', '/%2f%2fevil.example%2f..', '/%2F%2Fevil.example%2F..%2Fassets', '/assets/%2f%2fevil.example%2f..%2f..%2fassets',
+    '/%5cevil.example%2f..', '/%5c%5cevil.example%2f..%2fassets', '//evil.example/..', '///evil.example/%2e%2e', '/%2fevil.example%2f..?x=1'];
+  for (const path of tricks) {
+    const r = await get(path);
+    assert.ok([200, 301, 400, 404].includes(r.status), `${path} gave ${r.status}`);
+    if (r.status !== 301) continue;
+    assert.match(r.location, /^\/(?![/\\])/, `${path} redirected to ${r.location}`);
+    const target = new URL(r.location, url);
+    assert.equal(target.origin, new URL(url).origin, `${path} redirected to ${r.location}`);
+  }
+  // The cases that do redirect go to the folder the path resolves to.
+  assert.equal((await get('/%2fevil.example%2f..')).location, '/');
+  assert.equal((await get('/%2F%2Fevil.example%2F..%2Fassets')).location, '/assets/');
+  assert.equal((await get('/%2fevil.example%2f..?x=1')).location, '/?x=1');
+});
+
+test('never serves dotfiles or dot-folders, however the path is spelled', async () => {
+  for (const path of ['/.env', '/%2eenv', '/.git/config', '/.git/', '/%2egit%2fconfig', '/assets/.hidden', '/assets/%2ehidden', '/assets/..%2f.env', '/assets/%2e%2e/.env', '/x/..%2f.git%2fconfig']) {
+    const r = await get(path);
+    assert.equal(r.status, 404, `${path} gave ${r.status}`);
+    assert.ok(!r.body.includes('secret'), path);
+  }
+});
+
+test('resolves a path before checking it: the same file however the path gets there', async () => {
+  for (const path of ['/assets/a.css', '/assets/../assets/a.css', '/assets/..%2fassets%2fa.css', '//assets//a.css', '/%2fassets/./a.css', '/x/%2e%2e/assets/a.css']) {
+    const r = await get(path);
+    assert.equal(r.status, 200, `${path} gave ${r.status}`);
+    assert.equal(r.body, 'body{}', path);
   }
 });

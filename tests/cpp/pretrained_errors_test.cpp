@@ -292,3 +292,27 @@ TEST_CASE("requests are checked: tokens, masks, token types, ablation, generate,
     r.token_type_ids = {0, 2};
     CHECK_THROWS_WITH(bert->forward(r), Catch::Contains("token_type_ids[1]: expected a type from 0 to 1"));
 }
+
+TEST_CASE("config.json numbers are read exactly as written", "[pretrained][config]")
+{
+    Json llama = config_of("llama-gqa");
+    const std::pair<const char*, double> cases[] = {
+        {"10000.0", 10000.0}, {"1e4", 1e4}, {"1E+4", 1e4}, {"500000", 500000.0}, {"0.5e1", 5.0}, {"1000000.0", 1e6},
+        {"3.14159265358979", 3.14159265358979}, {"12345678901234567890123", 12345678901234567890123.0}};
+    for (const auto& c : cases) {
+        CAPTURE(c.first);
+        std::string text = llama.dump();
+        const std::string key = "\"rope_theta\":10000.0";
+        REQUIRE(text.find(key) != std::string::npos);
+        text.replace(text.find(key), key.size(), std::string("\"rope_theta\":") + c.first);
+        CHECK(PretrainedLoader(text).config().rope.theta == Approx(c.second).epsilon(1e-15));
+    }
+    for (const char* eps : {"1e-06", "1e-5", "0.000001", "1e-12"}) {
+        CAPTURE(eps);
+        std::string text = llama.dump();
+        const std::string key = "\"rms_norm_eps\":1e-06";
+        REQUIRE(text.find(key) != std::string::npos);
+        text.replace(text.find(key), key.size(), std::string("\"rms_norm_eps\":") + eps);
+        CHECK(PretrainedLoader(text).config().norm_eps == float(std::stod(eps)));
+    }
+}

@@ -6,7 +6,7 @@ import { init, MultiHeadAttention, scaledDotProductAttention, memoryUsage } from
 import { loadFixture, fixtureDir } from './fixtures.js';
 import { maxRelativeError, runIsolated } from './helpers.js';
 
-const golden = loadFixture(`${fixtureDir}/mha_self_basic.txt`);
+const golden = loadFixture(`${fixtureDir}/mha_self_basic.json`);
 let mha;
 
 before(async () => {

@@ -1,5 +1,5 @@
-"""The Python tokenisers against tests/fixtures/tokenizer_vectors.json: the shared ones (tools/attnscope_tools) and
-check_model_numpy.py's own, deliberately independent copies. Run: /usr/bin/python3 -m unittest discover tests/python
+"""The Python tokenisers against tests/fixtures/tokenizer_vectors.json: the shared ones (tools/attnscope_tools), also as
+check_model_numpy.py uses them. Run: /usr/bin/python3 -m unittest discover tests/python
 """
 
 import json

@@ -7,6 +7,23 @@ import { createHash } from 'node:crypto';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, '../..');
 
+/**
+ * The service worker's cache version: a hash of the name and the contents of every file it caches. A hash of the
+ * names alone missed a build that changed only the fixed-name attnscope-mt/ files, and kept serving the old ones.
+ * `bundle` is Rollup's output bundle (chunks have `code`, assets `source`).
+ */
+export function precacheVersion(bundle, files) {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const entry = bundle[file === './' ? 'index.html' : file.slice(2)];
+    if (!entry) throw new Error(`precache: ${file} is not in the bundle`);
+    const contents = entry.type === 'chunk' ? entry.code : entry.source;
+    // Each file's name and its contents' own hash, so no two different builds can run together into the same bytes.
+    hash.update(`${file}\0${createHash('sha256').update(contents).digest('hex')}\n`);
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
 /** Emits sw.js: the service worker of web/demo/sw-template.js with the list of every file of the build. */
 function precache() {
   return {
@@ -15,13 +32,16 @@ function precache() {
     // A stylesheet with `crossorigin` is refused from file://; without it the page there is styled, and can say
     // how to serve it (index.html).
     transformIndexHtml: { order: 'post', handler: (html) => html.replace(/(<link rel="stylesheet")\s+crossorigin/g, '$1') },
-    generateBundle(_, bundle) {
-      const files = ['./', './index.html', ...Object.keys(bundle).filter((f) => f !== 'index.html').map((f) => `./${f}`)].sort();
-      const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
-      const source = readFileSync(resolve(here, 'sw-template.js'), 'utf8')
-        .replace('self.__PRECACHE__', JSON.stringify(files))
-        .replace('self.__PRECACHE_VERSION__', JSON.stringify(version));
-      this.emitFile({ type: 'asset', fileName: 'sw.js', source });
+    // Last, so that every other plugin's files (and the final index.html) are in the bundle it hashes.
+    generateBundle: {
+      order: 'post',
+      handler(_, bundle) {
+        const files = ['./', './index.html', ...Object.keys(bundle).filter((f) => f !== 'index.html').map((f) => `./${f}`)].sort();
+        const source = readFileSync(resolve(here, 'sw-template.js'), 'utf8')
+          .replace('self.__PRECACHE__', JSON.stringify(files))
+          .replace('self.__PRECACHE_VERSION__', JSON.stringify(precacheVersion(bundle, files)));
+        this.emitFile({ type: 'asset', fileName: 'sw.js', source });
+      },
     },
   };
 }

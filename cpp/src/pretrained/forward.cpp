@@ -20,6 +20,7 @@ namespace {
 
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
+constexpr std::size_t query_block = 32;
 
 void norm_rows(const PretrainedConfig& c, const Norm& n, const float* x, std::size_t rows, std::size_t d, float* y)
 {
@@ -85,7 +86,9 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     std::vector<float> x(checked_mul(T, d, "forward")), h(x.size()), a(x.size());
     std::vector<float> qkv(checked_mul(T, qkv_cols, "forward")), ctx(checked_mul(T, q_cols, "forward"));
     std::vector<float> u(checked_mul(T, I, "forward")), g(c.mlp == MlpKind::swiglu ? u.size() : 0);
-    std::vector<float> scores(checked_mul(T, Lk, "forward"));
+    // Scores and mask for a block of query rows at a time, so a long input never holds a T × T matrix per head.
+    const std::size_t block = std::min<std::size_t>(T, query_block);
+    std::vector<float> scores(checked_mul(block, Lk, "forward"));
     std::vector<std::uint8_t> blocked(scores.size());
     std::vector<float> key_panels(detail::packed_floats(hd, Lk)), value_panels(detail::packed_floats(Lk, hd));
     PretrainedTrace* trace = s.sink ? s.sink->trace : nullptr;
@@ -112,7 +115,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     }
     if (c.post_norm) norm_rows(c, w.embed_norm, x.data(), T, d, x.data());
 
-    // cos and sin of every new position (HF: angle = position · inv_freq in float32).
+    // cos and sin of every new position (HF: angle = position · inv_freq, and its cos and sin, all in float32).
     std::vector<float> cosines, sines;
     if (c.positions == PositionKind::rope) {
         const std::vector<float> inv = inverse_frequencies(c);
@@ -121,8 +124,8 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         for (std::size_t t = 0; t < T; ++t)
             for (std::size_t i = 0; i < half; ++i) {
                 const float angle = float(s.first_position + t) * inv[i];
-                cosines[t * half + i] = float(std::cos(double(angle)));
-                sines[t * half + i] = float(std::sin(double(angle)));
+                cosines[t * half + i] = std::cos(angle);
+                sines[t * half + i] = std::sin(angle);
             }
     }
 
@@ -169,16 +172,18 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             copy_rows(trace->keys_final, {Lk, hd}, keys + trace->kv_head * hd, kv_cols, Lk, hd);
         }
 
-        // Which keys each new row sees: earlier ones (causal), the last `window` of them, and no padding.
+        // Which keys rows [r0, r0 + rows) see: earlier ones (causal), the last `window` of them, and no padding.
         const std::size_t window = c.window[l];
-        for (std::size_t t = 0; t < T; ++t) {
-            const std::size_t q = s.first_position + t;
-            for (std::size_t j = 0; j < Lk; ++j) {
-                const bool visible = (!c.causal || j <= q) && (window == 0 || q - j < window) &&
-                                     (!s.key_mask || s.key_mask[j] != 0);
-                blocked[t * Lk + j] = visible ? 0 : 1;
+        auto mask_rows = [&](std::size_t r0, std::size_t rows) {
+            for (std::size_t t = 0; t < rows; ++t) {
+                const std::size_t q = s.first_position + r0 + t;
+                for (std::size_t j = 0; j < Lk; ++j) {
+                    const bool visible = (!c.causal || j <= q) && (window == 0 || q - j < window) &&
+                                         (!s.key_mask || s.key_mask[j] != 0);
+                    blocked[t * Lk + j] = visible ? 0 : 1;
+                }
             }
-        }
+        };
         const detail::MaskRows mask{MaskKind::boolean, blocked.data(), Lk};
         detail::AttendArgs args;
         args.scale = float(1.0 / std::sqrt(double(hd)) / (c.inverse_layer_scale ? double(l + 1) : 1.0));
@@ -190,22 +195,32 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         for (std::size_t kvh = 0; kvh < KV; ++kvh) {
             detail::pack_keys_and_values(Lk, hd, hd, {keys + kvh * hd, kv_cols}, {values + kvh * hd, kv_cols}, panels);
             for (std::size_t head = kvh * group; head < (kvh + 1) * group; ++head) {
-                const detail::Strided q{qkv.data() + head * hd, qkv_cols};
-                if (tracing && head == trace->head) {  // q·k before scaling: the same product attend_rows starts with
+                const bool traced = tracing && head == trace->head;
+                if (traced) {  // q·k before scaling: the same product attend_rows starts with
                     trace->scores = Tensor({Lk});
-                    kernels::gemm_packed{}(arch{}, 1, Lk, hd, q.data + trace->query * qkv_cols, qkv_cols, key_panels.data(),
-                                           hd * NR, trace->scores.data.data(), Lk, nullptr, false);
+                    kernels::gemm_packed{}(arch{}, 1, Lk, hd, qkv.data() + trace->query * qkv_cols + head * hd, qkv_cols,
+                                           key_panels.data(), hd * NR, trace->scores.data.data(), Lk, nullptr, false);
                 }
-                detail::attend_rows(0, T, Lk, hd, hd, q, args, panels, scores.data(), ctx.data() + head * hd, q_cols);
-                if (ablate && ablate[head])
-                    for (std::size_t t = 0; t < T; ++t) std::fill_n(ctx.data() + t * q_cols + head * hd, hd, 0.f);
-                if (s.attention)
-                    std::memcpy(s.attention + ((l * H + head) * T) * Lk, scores.data(), scores.size() * sizeof(float));
-                if (tracing && head == trace->head) {
-                    trace->scale = args.scale;
-                    copy_rows(trace->weights, {Lk}, scores.data() + trace->query * Lk, 0, 1, Lk);
-                    trace->visible.resize(Lk);
-                    for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = blocked[trace->query * Lk + j] ? 0 : 1;
+                for (std::size_t r0 = 0; r0 < T; r0 += block) {
+                    const std::size_t rows = std::min(block, T - r0);
+                    mask_rows(r0, rows);
+                    // Row 0 of this call is row r0 of the input: q, the context and the mask start there.
+                    const detail::Strided q{qkv.data() + r0 * qkv_cols + head * hd, qkv_cols};
+                    float* context = ctx.data() + r0 * q_cols + head * hd;
+                    detail::attend_rows(0, rows, Lk, hd, hd, q, args, panels, scores.data(), context, q_cols);
+                    if (ablate && ablate[head])
+                        for (std::size_t t = 0; t < rows; ++t) std::fill_n(context + t * q_cols, hd, 0.f);
+                    if (s.attention)
+                        std::memcpy(s.attention + ((l * H + head) * T + r0) * Lk, scores.data(), rows * Lk * sizeof(float));
+                    if (traced && trace->query >= r0 && trace->query < r0 + rows) {
+                        const std::size_t row = trace->query - r0;
+                        trace->scale = args.scale;
+                        copy_rows(trace->weights, {Lk}, scores.data() + row * Lk, 0, 1, Lk);
+                        trace->visible.resize(Lk);
+                        for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = blocked[row * Lk + j] ? 0 : 1;
+                    }
+                }
+                if (traced) {
                     const float* context = ctx.data() + trace->query * q_cols + head * hd;
                     copy_rows(trace->context, {hd}, context, 0, 1, hd);
                     // The head's share of the output projection: its hd rows of the packed matrix, without bias.

@@ -1,7 +1,7 @@
 // The head view (after bertviz) as a standalone SVG string: query tokens left, key tokens right, one line per
 // (head, query, key) whose opacity is the weight, one colour per head.
 import { HEAD_COLORS } from './color-scale.js';
-import { booleanOption, checkOptions, describe, idOption, indexOption, numberOption, pickBatch, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
+import { flagOption, checkOptions, describe, idOption, indexOption, numberOption, pickBatch, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
 import { axisLabels, pairText, strongest } from './map-parts.js';
 import { FONT_FAMILY, INK, MUTED_INK, contentId, dataFingerprint, displayToken, escapeXml, fill, heading, mergeStrings, num, svgDocument, textWidth } from './svg.js';
 
@@ -32,7 +32,7 @@ export function headViewSvg(weights, tokens, options) {
   const query = o.query === undefined ? null : indexOption(o.query, L, CALLER, 'options.query', 'queries');
   const minWeight = numberOption(o.minWeight, 0.01, { min: 0, max: 1 }, CALLER, 'options.minWeight');
   const lineLength = numberOption(o.lineLength, 180, { min: 10, max: 10000 }, CALLER, 'options.lineLength');
-  const showLegend = booleanOption(o.legend, H > 1, CALLER, 'options.legend');
+  const showLegend = flagOption(o.legend, H > 1, CALLER, 'options.legend');
   const title = stringOption(o.title, undefined, CALLER, 'options.title');
   const subtitle = stringOption(o.subtitle, undefined, CALLER, 'options.subtitle');
   const fontFamily = stringOption(o.fontFamily, FONT_FAMILY, CALLER, 'options.fontFamily');

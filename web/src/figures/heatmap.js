@@ -1,6 +1,6 @@
 // The heat map of one attention map (one head, or the mean of the heads) as a standalone SVG string.
 import { COLORMAPS, SCALES, createScale } from './color-scale.js';
-import { autoOption, booleanOption, checkOptions, choiceOption, idOption, numberOption, selectMap, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
+import { autoOption, flagOption, checkOptions, choiceOption, idOption, numberOption, selectMap, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
 import { axisLabels, cellRects, columnLayout, legend, legendWidth, pairText, rowLabelWidth, strongest, tokenLabels } from './map-parts.js';
 import { FONT_FAMILY, contentId, dataFingerprint, fill, heading, mergeStrings, svgDocument } from './svg.js';
 
@@ -25,9 +25,9 @@ export function heatmapSvg(weights, tokens, options) {
   const colormap = choiceOption(o.colormap, COLORMAPS, 'viridis', CALLER, 'options.colormap');
   const vmax = numberOption(o.vmax, undefined, { min: 0, exclusiveMin: true }, CALLER, 'options.vmax');
   const vmin = numberOption(o.vmin, undefined, { min: 0, exclusiveMin: true }, CALLER, 'options.vmin');
-  const values = booleanOption(o.values, false, CALLER, 'options.values');
-  const tooltips = booleanOption(o.tooltips, true, CALLER, 'options.tooltips');
-  const showLegend = booleanOption(o.legend, true, CALLER, 'options.legend');
+  const values = flagOption(o.values, false, CALLER, 'options.values');
+  const tooltips = flagOption(o.tooltips, true, CALLER, 'options.tooltips');
+  const showLegend = flagOption(o.legend, true, CALLER, 'options.legend');
   const labelsOption = autoOption(o.labels, CALLER, 'options.labels');
   const title = stringOption(o.title, undefined, CALLER, 'options.title');
   const subtitle = stringOption(o.subtitle, undefined, CALLER, 'options.subtitle');

@@ -112,7 +112,9 @@ export function numberOption(value, fallback, { min = -Infinity, max = Infinity,
   return value;
 }
 
-export function booleanOption(value, fallback, caller, name) {
+/** `true` or `false`. Not tensor.js's booleanOption(value, name, fallback), which this module cannot import (see the
+ * top) and whose argument order differs: a name of its own keeps the two from being mixed up. */
+export function flagOption(value, fallback, caller, name) {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new TypeError(`${caller}: ${name}: expected true or false, got ${describe(value)}`);
   return value;

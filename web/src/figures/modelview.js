@@ -1,7 +1,7 @@
 // The model view (after bertviz) as a standalone SVG string: a grid of small heat maps, one per layer and head,
 // sharing one colour scale.
 import { COLORMAPS, HEAD_COLORS, SCALES, createScale } from './color-scale.js';
-import { autoOption, booleanOption, checkOptions, choiceOption, describe, idOption, numberOption, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
+import { autoOption, flagOption, checkOptions, choiceOption, describe, idOption, numberOption, shapeString, stringOption, tokenList, weightsTensor } from './input.js';
 import { axisLabels, cellRects, columnLayout, legend, legendWidth, pairText, rowLabelWidth, strongest, tokenLabels } from './map-parts.js';
 import { FONT_FAMILY, INK, contentId, dataFingerprint, escapeXml, fill, heading, mergeStrings, num, svgDocument, textWidth } from './svg.js';
 
@@ -30,8 +30,8 @@ export function modelViewSvg(weights, tokens, options) {
   const vmin = numberOption(o.vmin, undefined, { min: 0, exclusiveMin: true }, CALLER, 'options.vmin');
   const mapSize = numberOption(o.mapSize, 120, { min: 4, max: 10000 }, CALLER, 'options.mapSize');
   const labelsOption = autoOption(o.labels, CALLER, 'options.labels');
-  const tooltips = booleanOption(o.tooltips, false, CALLER, 'options.tooltips');
-  const showLegend = booleanOption(o.legend, true, CALLER, 'options.legend');
+  const tooltips = flagOption(o.tooltips, false, CALLER, 'options.tooltips');
+  const showLegend = flagOption(o.legend, true, CALLER, 'options.legend');
   const captions = captionGrid(o.captions, layers.length, H);
   const title = stringOption(o.title, undefined, CALLER, 'options.title');
   const subtitle = stringOption(o.subtitle, undefined, CALLER, 'options.subtitle');

@@ -1,0 +1,40 @@
+// CMakePresets.json as the scripts use it: every build folder is a configure preset with a build and a test preset of
+// the same name, and scripts/lib.mjs resolves each one to the folder the other tools expect.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { emscriptenToolchain, presetDir } from '../../scripts/lib.mjs';
+
+const presets = JSON.parse(readFileSync(new URL('../../CMakePresets.json', import.meta.url), 'utf8'));
+const visible = (list) => list.filter((p) => !p.hidden).map((p) => p.name);
+
+test('every configure preset has a build and a test preset of its name', () => {
+  const configure = visible(presets.configurePresets);
+  for (const name of ['native', 'avx2', 'asan', 'tsan', 'fuzz', 'wasm']) assert.ok(configure.includes(name), name);
+  assert.deepEqual(visible(presets.buildPresets), configure);
+  assert.deepEqual(visible(presets.testPresets), configure);
+  for (const p of [...presets.buildPresets, ...presets.testPresets].filter((p) => !p.hidden)) assert.equal(p.configurePreset, p.name);
+  // A folder with no tests is a failure, not a pass: a suite cannot go quietly empty.
+  const base = presets.testPresets.find((p) => p.name === 'base');
+  assert.equal(base.execution.noTestsAction, 'error');
+});
+
+test('presetDir gives each preset its build folder', () => {
+  const want = { native: 'build/native', avx2: 'build/native-avx2', asan: 'build/asan', tsan: 'build/tsan', fuzz: 'build/fuzz', wasm: 'build/wasm' };
+  for (const [name, dir] of Object.entries(want)) assert.equal(presetDir(name), dir, name);
+  assert.throws(() => presetDir('nope'), /no configure preset 'nope'/);
+});
+
+test('emscriptenToolchain finds the toolchain file from em++ on PATH, and nothing without it', () => {
+  const { PATH, ATTNSCOPE_EMSCRIPTEN_ROOT } = process.env;
+  try {
+    process.env.PATH = '/nonexistent';
+    delete process.env.ATTNSCOPE_EMSCRIPTEN_ROOT;
+    assert.equal(emscriptenToolchain(), null);
+  } finally {
+    process.env.PATH = PATH;
+    if (ATTNSCOPE_EMSCRIPTEN_ROOT !== undefined) process.env.ATTNSCOPE_EMSCRIPTEN_ROOT = ATTNSCOPE_EMSCRIPTEN_ROOT;
+  }
+  const found = emscriptenToolchain();
+  if (found !== null) assert.ok(existsSync(found) && found.endsWith('/cmake/Modules/Platform/Emscripten.cmake'), found);
+});

@@ -1,0 +1,39 @@
+"""What the tools write: a run's record (the `training` JSON of a model file, whose Markdown form goes under
+tools/records/), the model file itself, and text files such as measure_heads.py's tables."""
+
+import os
+import time
+
+
+def write_text(path, text):
+    """Write `text` (UTF-8) to `path`, creating its folder."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def run_record(script, blas, params, train, train_seconds, final_train_loss, progress, init_from=None):
+    """The fields a training record begins with, in the order the model file keeps them; the script adds its data
+    and evaluations after them."""
+    import torch  # the training scripts have it; the NumPy tools never call this
+    record = {"script": script, "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
+              "blas": os.path.basename(os.path.dirname(blas)) + "/" + os.path.basename(blas),
+              "params": params, "train": dict(train), "train_seconds": round(train_seconds, 1)}
+    if init_from:
+        record["init_from"] = init_from
+    record.update({"final_train_loss": final_train_loss, "progress": progress})
+    return record
+
+
+def written_by(record):
+    """The first line of a record's Markdown."""
+    return (f"Written by `{record['script']}` on {record['date']} ({record['blas']}, torch {record['torch']}, "
+            "1 thread).")
+
+
+def write_model(path, kind, config, vocab, state_dict, named_heads, record):
+    """The model file (tools/attnscope_model.py), its folder created; returns its size in bytes."""
+    import attnscope_model  # tools/ is on sys.path in every script that writes models
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return attnscope_model.write_model(path, kind, config, vocab, state_dict, named_heads=named_heads,
+                                       training=record)
