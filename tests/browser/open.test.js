@@ -140,6 +140,51 @@ test('a corrupted config.json is a clear message, and the page keeps working', a
   await close();
 });
 
+test('a folder URL opens the model, and the link it leaves reopens it there; Find heads ranks every head', async () => {
+  const { page, context, problems, close } = await open('#mode=open&lang=en');
+  // The "remote" folder: the fixture's files answered by the test (the page's Worker fetches them).
+  const served = [];
+  await context.route(/\/remote\/gpt2-lm\/[^/]+$/, (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    served.push(name);
+    const file = join(HF, 'gpt2-lm', name);
+    return existsSync(file) ? route.fulfill({ body: readFileSync(file), headers: { 'content-length': String(readFileSync(file).length) } }) : route.fulfill({ status: 404 });
+  });
+  const origin = new URL(page.url()).origin;
+  await page.fill('#open-url', `${origin}/remote/gpt2-lm`);
+  await page.click('#open-url-form button[type="submit"]');
+  await loaded(page);
+  assert.ok(served.includes('model.safetensors') && served.includes('config.json'));
+  await page.waitForFunction(() => location.hash.includes('ourl='), null, { timeout: 5000 });
+  const link = await page.evaluate(() => location.href);
+  assert.match(decodeURIComponent(link), /ourl=http:\/\/[^&]+\/remote\/gpt2-lm\//);
+
+  // Find heads: three maps with their heads ranked, the scores falling.
+  await page.click('#open-find-btn');
+  await page.waitForSelector('#open-find-out canvas[data-kind="induction"]', { timeout: 20_000 });
+  for (const kind of ['previous', 'induction', 'first']) {
+    const scores = await page.$$eval(`#open-find-out canvas[data-kind="${kind}"] + ol .tip-num`, (els) => els.map((e) => Number(e.textContent)));
+    assert.equal(scores.length, 4, kind); // 2 layers × 2 heads: all four ranked
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), kind);
+    assert.ok(scores.every((x) => x >= 0 && x <= 1), kind);
+  }
+  await page.click('#open-find-out [data-kind="first"] + ol button');
+  await shot(page, 'open-find-heads', { fullPage: true });
+
+  // The link, in a fresh page, reopens the model from the URL.
+  const again = await open(new URL(link).hash, {});
+  await again.context.route(/\/remote\/gpt2-lm\/[^/]+$/, (route) => {
+    const file = join(HF, 'gpt2-lm', new URL(route.request().url()).pathname.split('/').pop());
+    return existsSync(file) ? route.fulfill({ body: readFileSync(file) }) : route.fulfill({ status: 404 });
+  });
+  await again.page.reload();
+  await loaded(again.page);
+  assert.match(await again.page.textContent('#open-info'), /^gpt2: 2 layers/);
+  await again.close();
+  assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);
+  await close();
+});
+
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`axe-core on an opened model: no serious or critical violations (${lang}, desktop and phone)`, async () => {
     const { page, close } = await open(`#mode=open&lang=${lang}`, { locale });

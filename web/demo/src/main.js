@@ -24,6 +24,7 @@ import { createOpenFrameView } from './open/frame.js';
 import { createOpenGridView } from './open/grid.js';
 import { createOpenLayerView } from './open/layer.js';
 import { createOpenTraceView } from './open/trace.js';
+import { createFindHeadsView } from './open/findheads.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 
@@ -78,6 +79,7 @@ const views = [
   createOpenGridView(openApp),
   createOpenLayerView(openApp),
   createOpenTraceView(),
+  createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
 ];
 
 let urlTimer = 0;

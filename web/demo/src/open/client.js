@@ -32,5 +32,6 @@ export function createModelClient({ onProgress }) {
     forward: (input) => request('forward', input),
     trace: (input) => request('trace', input),
     generate: (input) => request('generate', input),
+    findHeads: () => request('findHeads'),
   };
 }

@@ -10,7 +10,7 @@ export function createOpenSession({ invalidate }) {
   let client = null;
   // status: 'none' | 'loading' | 'ready' | 'error'; progress while loading; info once loaded.
   const load = { status: 'none', progress: null, error: null, info: null, source: null, wasmBytes: 0 };
-  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null } };
+  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null };
   let asked = { forward: null, trace: null };
 
   const worker = () => (client ??= createModelClient({
@@ -39,6 +39,7 @@ export function createOpenSession({ invalidate }) {
       runs.forward = { key: null, value: null, error: null };
       runs.trace = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };
+      runs.heads = null;
       asked = { forward: null, trace: null };
       invalidate();
       try {
@@ -50,6 +51,13 @@ export function createOpenSession({ invalidate }) {
       invalidate();
     },
     cancel: () => client?.cancel(),
+    /** Scores of every head (worker/head-scores.js), kept until another model is opened. */
+    async findHeads() {
+      runs.heads = { status: 'running' };
+      invalidate();
+      try { runs.heads = { status: 'done', value: await worker().findHeads() }; } catch (error) { runs.heads = { status: 'error', error }; }
+      invalidate();
+    },
     /** Greedy continuation of the current text (heads that are off stay off); resolves to the new text. */
     async continueText(state, maxNewTokens) {
       const o = state.open;
@@ -68,7 +76,7 @@ export function createOpenSession({ invalidate }) {
       const fkey = JSON.stringify([o.text, pair, ablate]);
       if (o.text) ask('forward', fkey, { text: o.text, pair, ablate });
       const fw = runs.forward;
-      const out = { ...base, info, config: c, ablate, stale: fw.key !== fkey, error: fw.error };
+      const out = { ...base, info, config: c, ablate, heads: runs.heads, stale: fw.key !== fkey, error: fw.error };
       if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
       const run = fw.value;
       const T = run.ids.length;

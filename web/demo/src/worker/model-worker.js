@@ -1,6 +1,7 @@
 // The module Worker that holds an opened Hugging Face model: it loads the files the page hands it, runs forward,
 // trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
 import { init, loadModel, memoryUsage } from 'attnscope';
+import { randomIds, headScores } from './head-scores.js';
 
 let model = null;
 let loading = null; // the AbortController of the load in progress
@@ -87,6 +88,14 @@ const handlers = {
     const tr = model.trace(ids, { layer, head, query, ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
     const transfer = Object.values(tr).filter((v) => v?.data instanceof Float32Array).map((v) => v.data.buffer);
     return { transfer, value: tr };
+  },
+  /** Every head's previous-token, induction and first-token scores on a repeated random sequence. */
+  findHeads() {
+    const half = Math.min(50, Math.floor(model.config.maxPositions / 2));
+    const ids = randomIds(half, model.config.vocabSize);
+    const r = model.forward([...ids, ...ids]);
+    const s = headScores(r.attention, half);
+    return { transfer: [s.previous.buffer, s.induction.buffer, s.first.buffer], value: { ...s, tokens: 2 * half } };
   },
   generate({ text, maxNewTokens, ablate }) {
     const { ids } = encode({ text });
