@@ -81,7 +81,7 @@ export async function benchOpen({ url, dir, runs, tokens = 512, progress }) {
   try {
     for (let k = 0; k < runs; k++) {
       const r = await runOnce(browser, url, dir, tokens);
-      progress(`open run ${k + 1}: load ${r.loadMs} ms; input → model view ${r.wall.toFixed(0)} ms (maps ${r.paint} ms script, ${r.paintWall} ms with pieces); hover p95 ${quantile(r.hover, 0.95).toFixed(0)} ms; click p95 ${quantile(r.click, 0.95).toFixed(0)} ms; LoAF max ${r.loafMax.toFixed(0)} ms; ${r.hvNote}`);
+      progress(`open run ${k + 1}: load ${r.loadMs} ms; input → model view ${r.wall.toFixed(0)} ms (maps ${r.paint} ms script, ${r.paintWall} ms with pieces); hover p95 ${quantile(r.hover, 0.95).toFixed(0)} ms; click p95 ${quantile(r.click, 0.95).toFixed(0)} ms; LoAF max ${r.loafMax.toFixed(0)} ms; ${r.hvNote}; last pass (ms): ${Object.entries(r.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
       all.push(r);
     }
   } finally {

@@ -163,7 +163,7 @@ test('a folder URL opens the model, and the link it leaves reopens it there; Fin
   await page.click('#open-find-btn');
   await page.waitForSelector('#open-find-out canvas[data-kind="induction"]', { timeout: 20_000 });
   for (const kind of ['previous', 'induction', 'first']) {
-    const scores = await page.$$eval(`#open-find-out canvas[data-kind="${kind}"] + ol .tip-num`, (els) => els.map((e) => Number(e.textContent)));
+    const scores = await page.$$eval(`#open-find-out canvas[data-kind="${kind}"] + ol .open-score`, (els) => els.map((e) => Number(e.textContent)));
     assert.equal(scores.length, 4, kind); // 2 layers × 2 heads: all four ranked
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a), kind);
     assert.ok(scores.every((x) => x >= 0 && x <= 1), kind);
@@ -185,11 +185,43 @@ test('a folder URL opens the model, and the link it leaves reopens it there; Fin
   await close();
 });
 
+test('a load in progress shows its progress and can be cancelled; greedy continuation extends the text', async () => {
+  const { page, context, close } = await open('#mode=open&lang=en');
+  // The weights arrive only after a while: time to see the progress row and press Cancel.
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await context.route(/\/slow\/gpt2-lm\/[^/]+$/, async (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    const file = join(HF, 'gpt2-lm', name);
+    if (!existsSync(file)) return route.fulfill({ status: 404 });
+    if (name === 'model.safetensors') await held;
+    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
+  });
+  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/gpt2-lm/`);
+  await page.click('#open-url-form button[type="submit"]');
+  await page.waitForSelector('#open-progress-row:not([hidden])');
+  assert.match(await page.textContent('#open-status'), /Checking the config/);
+  await page.click('#open-cancel');
+  await page.waitForFunction(() => /cancelled/.test(document.querySelector('#open-status').textContent), null, { timeout: 10_000 });
+  assert.equal(await page.isHidden('#open-progress-row'), true);
+  release();
+  // The page still opens a model after a cancelled one.
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  await page.fill('#open-text', 'the cat');
+  await page.waitForSelector('#open-continue');
+  await page.click('#open-continue');
+  await page.waitForFunction(() => document.querySelector('#open-text').value.length > 'the cat'.length, null, { timeout: 20_000 });
+  await close();
+});
+
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`axe-core on an opened model: no serious or critical violations (${lang}, desktop and phone)`, async () => {
     const { page, close } = await open(`#mode=open&lang=${lang}`, { locale });
     await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
     await loaded(page);
+    await page.click('#open-find-btn');
+    await page.waitForSelector('#open-find-out canvas[data-kind="first"]', { timeout: 20_000 });
     for (const [width, name] of [[1280, 'desktop'], [390, 'phone']]) {
       await page.setViewportSize({ width, height: 844 });
       await page.waitForTimeout(300);

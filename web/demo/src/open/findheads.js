@@ -42,7 +42,7 @@ export function createFindHeadsView(app) {
       const { layers: L, heads: H } = r.config;
       out.innerHTML = KINDS.map((k) => `<figure class="open-find-map"><figcaption><b>${escapeHtml(t(`open.find.${k}`))}</b><br><span class="hint">${escapeHtml(t(`open.find.${k}Def`))}</span></figcaption>
         <canvas data-kind="${k}" data-layers="${L}" data-heads="${H}" role="img"></canvas>
-        <ol>${ranked(s.value[k], H).map((x) => `<li><button type="button" class="link" data-layer="${x.layer}" data-head="${x.head}">${escapeHtml(t('mv.layer', { n: x.layer + 1 }))} ${escapeHtml(t('head', { n: x.head + 1 }))}</button> <span class="tip-num">${x.score.toFixed(3)}</span></li>`).join('')}</ol></figure>`).join('');
+        <ol>${ranked(s.value[k], H).map((x) => `<li><button type="button" class="link" data-layer="${x.layer}" data-head="${x.head}">${escapeHtml(t('mv.layer', { n: x.layer + 1 }))} ${escapeHtml(t('head', { n: x.head + 1 }))}</button> <span class="open-score">${x.score.toFixed(3)}</span></li>`).join('')}</ol></figure>`).join('');
       const dpr = window.devicePixelRatio || 1;
       for (const k of KINDS) {
         const c = out.querySelector(`canvas[data-kind="${k}"]`);

@@ -4,7 +4,7 @@ import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { showTip, hideTip } from '../tooltip.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { mapTop, paintMap } from './paint.js';
+import { paintMapScaled } from './paint.js';
 
 const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;
 
@@ -97,8 +97,7 @@ export function createOpenGridView(app) {
           const t1 = performance.now();
           for (let hh = 0; hh < H; hh++) {
             const offset = (l * H + hh) * T * T;
-            const top = mapTop(state.scale, data, offset, T);
-            paintMap(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, offset, T, { cmap: state.cmap, scale: state.scale, top });
+            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, offset, T, { cmap: state.cmap, scale: state.scale });
           }
           ms += performance.now() - t1;
           yield; // a layer's row of maps per piece: input gets its turn between them
@@ -123,7 +122,7 @@ export function createOpenGridView(app) {
           ctx.beginPath(); ctx.moveTo(x0, TOP - 3); ctx.lineTo(x0, TOP - 7); ctx.lineTo(x1, TOP - 7); ctx.lineTo(x1, TOP - 3); ctx.stroke();
           if (x1 - x0 > 30) ctx.fillText(`KV${g + 1}`, x0 + 2, TOP - 13);
         }
-      } else if (cell >= 18) for (let hh = 0; hh < H; hh++) ctx.fillText(`H${hh + 1}`, xs[hh] + 1, TOP - 8);
+      } else if (cell >= 18) for (let hh = 0; hh < H; hh++) ctx.fillText(t('mv.headShort', { n: hh + 1 }), xs[hh] + 1, TOP - 8);
       // Heads switched off: a cross; the selected one: an outline.
       ctx.lineWidth = 1.5;
       ctx.strokeStyle = '#d55e00';

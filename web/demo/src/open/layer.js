@@ -4,7 +4,7 @@ import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../tooltip.js';
-import { mapTop, paintMap } from './paint.js';
+import { mapTop, paintMap, paintMapScaled } from './paint.js';
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
 export const MAX_LINES = 1500;
@@ -42,6 +42,7 @@ export function createOpenLayerView(app) {
   const hv = $('#open-hv');
   hv.setAttribute('role', 'img');
   let width = 0, shown = null;
+  let stripCache = { run: null, key: '', img: null };
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -150,12 +151,18 @@ export function createOpenLayerView(app) {
       strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
       strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
       const ctx = strip.getContext('2d');
-      const img = ctx.createImageData(strip.width, strip.height);
-      const px = new Uint32Array(img.data.buffer);
-      for (let h = 0; h < H; h++) {
-        const offset = (r.layer * H + h) * T * T;
-        paintMap(px, strip.width, Math.round(h * (small + 4) * dpr), 0, Math.floor(small * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale, top: mapTop(state.scale, data, offset, T) });
+      // The layer's maps depend on the run, layer, colours and size: picking another head of the layer reuses them.
+      const key = `${r.layer}|${state.cmap}|${state.scale}|${strip.width}|${small}`;
+      if (stripCache.run !== r.run || stripCache.key !== key) {
+        const img = ctx.createImageData(strip.width, strip.height);
+        const px = new Uint32Array(img.data.buffer);
+        for (let h = 0; h < H; h++) {
+          const offset = (r.layer * H + h) * T * T;
+          paintMapScaled(px, strip.width, Math.round(h * (small + 4) * dpr), 0, Math.floor(small * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale });
+        }
+        stripCache = { run: r.run, key, img };
       }
+      const img = stripCache.img;
       ctx.putImageData(img, 0, 0);
       ctx.scale(dpr, dpr);
       ctx.strokeStyle = '#000'; ctx.lineWidth = 2;

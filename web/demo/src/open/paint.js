@@ -58,3 +58,37 @@ export function paintMap(px, stride, x0, y0, size, data, offset, T, { cmap, scal
     }
   }
 }
+
+/**
+ * As paintMap with the map's own top (mapTop), in one pass over the weights where the map is larger than its pixels:
+ * each weight goes to its pixel's maximum while the top is found, so a 512-token map is read once, not twice.
+ */
+export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale }) {
+  if (scale === 'row' || T <= size) {
+    paintMap(px, stride, x0, y0, size, data, offset, T, { cmap, scale, top: mapTop(scale, data, offset, T) });
+    return;
+  }
+  const colors = lut(cmap);
+  const blocks = new Float32Array(size * size);
+  const colBlock = new Int32Array(T);
+  for (let j = 0; j < T; j++) colBlock[j] = Math.floor((j * size) / T);
+  const skipFirst = scale === 'rest' && T > 1;
+  let top = 0;
+  for (let i = 0; i < T; i++) {
+    const row = offset + i * T, at = Math.floor((i * size) / T) * size;
+    const v0 = data[row];
+    if (!skipFirst && v0 > top) top = v0;
+    if (v0 > blocks[at]) blocks[at] = v0;
+    for (let j = 1; j < T; j++) {
+      const v = data[row + j];
+      if (v > top) top = v;
+      const k = at + colBlock[j];
+      if (v > blocks[k]) blocks[k] = v;
+    }
+  }
+  const k = 255 / (scale === 'one' ? 1 : top || 1);
+  for (let a = 0; a < size; a++) {
+    const out = (y0 + a) * stride + x0;
+    for (let b = 0; b < size; b++) px[out + b] = colors[Math.min(255, Math.round(blocks[a * size + b] * k))];
+  }
+}
