@@ -73,6 +73,17 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   await tracedAt(page, 1, 1, 3);
   await checkWeights(page, ref, 1, 1, 3);
 
+  // Export of the selection: the SVG is attnscope/figures' heat map of this layer and head, the PNG its picture.
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-svg')]);
+  assert.equal(svg.suggestedFilename(), 'attnscope-gpt2-layer2-head2.svg');
+  const text = readFileSync(await svg.path(), 'utf8');
+  assert.match(text, /^<svg[^>]+role="img"/);
+  assert.equal((text.match(/data-q="/g) ?? []).length, T * T);
+  assert.match(text, /query “␣on” \(3\)/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-png')]);
+  assert.equal(png.suggestedFilename(), 'attnscope-gpt2-layer2-head2.png');
+  assert.deepEqual([...readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47]);
+
   // Switched off: the head's context is zero (its weights are still shown), and the link carries it.
   await page.click('#open-ablate');
   await page.waitForFunction(() => document.querySelector('#open-ablate').getAttribute('aria-pressed') === 'true');
