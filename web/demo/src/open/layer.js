@@ -142,6 +142,8 @@ export function createOpenLayerView(app) {
     root: maps,
     wants: (r) => r.kind === 'hf' && !r.empty,
     *render(state, r) {
+      // The model view's new selection is painted first: a click's answer waits for no layer maps.
+      yield 'frame';
       const c = r.config, H = c.heads, T = r.T;
       const data = r.run.attention.data;
       $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
