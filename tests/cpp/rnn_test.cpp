@@ -208,6 +208,10 @@ TEST_CASE("rnn_seq2seq model files that lie are refused before anything is built
                Catch::Contains("config.cell: attnscope implements \"gru\""));
     CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c.erase("emb"); })).what(),
                Catch::Contains("config.emb: missing"));
+    CHECK_THAT(rnn_file_error(edited("tiny-dot.safetensors", [](json& h) {
+                   h["__metadata__"]["named_heads"] = R"([{"layer":0,"head":0,"name":"x","metric":"m","score":1}])";
+               })).what(),
+               Catch::Contains("named_heads: an rnn_seq2seq model has no heads to name"));
     // A tensor under another name: the model's own name is missing; an extra tensor is unexpected.
     CHECK_THAT(rnn_file_error(edited("tiny-dot.safetensors", [](json& h) {
                    h["out.bias2"] = h["out.bias"];

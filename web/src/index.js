@@ -4,4 +4,5 @@ export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
 export { loadModel, LanguageModel, Seq2SeqModel } from './models.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
+export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
 export { readSafetensors } from './safetensors.js';
