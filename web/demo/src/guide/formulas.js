@@ -1,7 +1,7 @@
 // The guided path's formulas with the reader's numbers written in: the tutorial's score(Q, Kᵢ) = Q · Kᵢ,
 // αᵢ = softmax(scores)ᵢ and Context = Σᵢ αᵢ Vᵢ, from the walkthrough's float64 numbers (steps.js explainQuery).
 import { t } from '../i18n.js';
-import { escapeHtml } from '../headview.js';
+import { escapeHtml } from '../dom.js';
 import { fmt, term, head, weightWords, vectorCells, answerChars } from '../why/draw.js';
 
 const sub = (x) => `<sub>${x}</sub>`;

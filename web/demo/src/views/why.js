@@ -1,9 +1,8 @@
 // The "Why attention" section: a date read by two GRU encoder–decoders, the fixed context vector of the one
 // without attention and its answer, the weights of the one with attention step by step, and the measured curve.
 import { t, getLang } from '../i18n.js';
-import { $ } from '../dom.js';
+import { $, escapeHtml } from '../dom.js';
 import { EXAMPLES } from '../state.js';
-import { escapeHtml } from '../headview.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bottleneckCurves } from '../why/curves.js';
 import { vectorCells, weightWords, answerChars, curvePlot, fmt } from '../why/draw.js';
