@@ -96,8 +96,8 @@ def make(case):
     out["patched"] = [{"heads": [[l, h]], "logits": numbers(run(config, sd, case["corrupted_ids"], patch_edit([(l, h)], clean_ctx)))}
                       for l, h in every]
     two = [every[0], every[-1]]
-    # Every head at once: each layer's attention is the clean run's, but the residual stream still carries the
-    # corrupted embeddings into every MLP, so this is not the clean logits (the tests check both facts).
+    # Every head at once: where the last token is the same in both prompts, norms and MLPs act on each position
+    # alone, so its residual stream is its embedding plus the clean run's attention outputs: the clean logits.
     for hs in (two, every):
         out["patched"].append({"heads": [list(x) for x in hs],
                                "logits": numbers(run(config, sd, case["corrupted_ids"], patch_edit(hs, clean_ctx)))})

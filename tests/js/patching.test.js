@@ -51,7 +51,7 @@ test('gpt2-lm: the fixture texts tokenize to its ids, the answers to one token e
   assert.deepEqual(p.answers.text.map((t) => model.tokenize(t).ids), p.answers.ids.map((id) => [id]));
 });
 
-test('patching nothing is the plain run bit for bit; every head from the same tokens is the kept run', () => {
+test('patching nothing is the plain run bit for bit; every head gives the clean last position', () => {
   const model = models['llama-gqa'];
   const p = patchingOf('llama-gqa');
   const clean = model.forward(p.clean_ids, { keepHeads: true, needAttention: false });
@@ -60,6 +60,10 @@ test('patching nothing is the plain run bit for bit; every head from the same to
   const every = [];
   for (let layer = 0; layer < model.config.layers; layer++) for (let head = 0; head < model.config.heads; head++) every.push({ layer, head });
   assert.deepEqual(model.forward(p.clean_ids, { needAttention: false, patch: every, patchFrom: clean.heads }).logits.data, clean.logits.data);
+  // Into the corrupted prompt: its last token is the clean one's, and norms and MLPs act per position, so there
+  // every input is the clean run's: the clean logits (to rounding).
+  const all = model.forward(p.corrupted_ids, { needAttention: false, patch: every, patchFrom: clean.heads });
+  assert.ok(maxRelativeError(last(all.logits), p.clean_logits) < 1e-4);
   // The kept heads are the caller's: changing them after the call changes nothing already returned, and a patch
   // reads them as they are at its call.
   clean.heads.data.fill(0);
