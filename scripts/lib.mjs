@@ -7,8 +7,12 @@ import path from 'node:path';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The download budget of dist/attnscope.wasm (issue #12): tests/js/size.test.js enforces it, bench/run.mjs reports it. */
-export const wasmBudgetBytes = 200_000;
+/**
+ * The download budget of dist/attnscope.wasm (issue #12, raised by issue #20 for the Hugging Face checkpoints):
+ * tests/js/size.test.js enforces it, bench/run.mjs reports it. The pretrained API (config and name tables, the
+ * streaming loader, the one forward pass, generate, trace) costs about 95 KB once a binding links all of it.
+ */
+export const wasmBudgetBytes = 327_680;
 
 /**
  * Emscripten's CMake toolchain file, found the way the wasm preset's cmake/emscripten-toolchain.cmake finds it (from

@@ -8,6 +8,7 @@
 #include "attention_bindings.hpp"
 #include "marshal.hpp"
 #include "model_bindings.hpp"
+#include "pretrained_bindings.hpp"
 
 using namespace attnscope;
 using namespace attnscope::bindings;
@@ -88,4 +89,22 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("lmGenerate", &Model::lmGenerate)
         .function("seq2seqForward", &Model::seq2seqForward)
         .function("seq2seqTranslate", &Model::seq2seqTranslate);
+
+    class_<HfModel>("_PretrainedModel")
+        .constructor<>()
+        .function("config", &HfModel::config)
+        .function("parameterBytes", &HfModel::parameterBytes)
+        .function("forward", &HfModel::forward)
+        .function("generate", &HfModel::generate)
+        .function("trace", &HfModel::trace);
+    class_<HfLoader>("_PretrainedLoader")
+        .constructor<>()
+        .function("open", &HfLoader::open)
+        .function("setIndex", &HfLoader::setIndex)
+        .function("files", &HfLoader::files)
+        .function("neededHeaderBytes", &HfLoader::neededHeaderBytes)
+        .function("addHeader", &HfLoader::addHeader)
+        .function("allocate", &HfLoader::allocate)
+        .function("write", &HfLoader::write)
+        .function("finish", &HfLoader::finish);
 }

@@ -26,7 +26,7 @@ std::uint64_t index_of(const json::Value& v, std::initializer_list<std::string_v
     return out;
 }
 
-SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name, std::size_t data_size)
+SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name, std::uint64_t data_size, bool half)
 {
     const std::string field = "header['" + name + "']";
     if (!entry.is(json::Type::object)) type_error({field}, "an object with dtype, shape and data_offsets", entry);
@@ -47,9 +47,13 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     if (!entry.find("data_offsets", offsets)) range_error({field, ".data_offsets: missing"});
     if (!dtype.is(json::Type::string)) type_error({field, ".dtype"}, "a string", dtype);
     t.dtype = dtype.string();
-    if (t.dtype != "F32")
+    const bool is_half = t.dtype == "F16" || t.dtype == "BF16";
+    if (t.dtype != "F32" && !(half && is_half)) {
+        if (half) range_error({field, ".dtype: expected \"F32\", \"F16\" or \"BF16\", got ", dtype.excerpt()});
         range_error({field, ".dtype: expected \"F32\" (the only dtype attnscope reads; save float32 tensors), got ",
                      dtype.excerpt()});
+    }
+    const std::uint64_t element_bytes = is_half ? 2 : 4;
     if (!shape.is(json::Type::array)) type_error({field, ".shape"}, "an array of integers", shape);
     const std::size_t rank = shape.size();
     std::uint64_t numel = 1;
@@ -68,10 +72,10 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     const std::uint64_t end = index_of(offsets.first().following(), {field, ".data_offsets[1]"}, data_size);
     if (end < begin)
         range_error({field, ".data_offsets: end ", Num(end), " is before begin ", Num(begin)});
-    if (overflow || numel * 4 != end - begin)
+    if (overflow || numel * element_bytes != end - begin)
         range_error({field, ": shape ", to_string(t.shape), " needs ",
-                     overflow ? std::string_view("more than 2^53") : std::string_view(Num(numel * 4)),
-                     " bytes of F32, data_offsets [", Num(begin), ", ", Num(end), "] hold ", Num(end - begin)});
+                     overflow ? std::string_view("more than 2^53") : std::string_view(Num(numel * element_bytes)),
+                     " bytes of ", t.dtype, ", data_offsets [", Num(begin), ", ", Num(end), "] hold ", Num(end - begin)});
     t.begin = std::size_t(begin);
     t.end = std::size_t(end);
     return t;
@@ -97,9 +101,10 @@ const std::string* SafetensorsHeader::find_metadata(const std::string& key) cons
     return nullptr;
 }
 
-SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t size)
+std::size_t safetensors_header_bytes(const std::uint8_t* file, std::size_t available, std::uint64_t size)
 {
-    if (size < 8) range_error({"the file has ", Num(size), " bytes, fewer than the 8 of the header length"});
+    if (size < 8 || available < 8)
+        range_error({"the file has ", Num(size < 8 ? size : available), " bytes, fewer than the 8 of the header length"});
     std::uint64_t header_length = 0;
     for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | file[i];  // little-endian
     if (header_length > size - 8)
@@ -107,6 +112,23 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     if (header_length > max_safetensors_header_bytes)
         range_error({"header length ", Num(header_length), " is above the limit of ", Num(max_safetensors_header_bytes),
                      " bytes"});
+    return 8 + std::size_t(header_length);
+}
+
+SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t size)
+{
+    return read_safetensors_header(file, size, size, false);
+}
+
+SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t available, std::uint64_t size,
+                                          bool half_precision)
+{
+    const std::size_t header_end = safetensors_header_bytes(file, available, size);
+    if (available < header_end)
+        range_error({"the header needs ", Num(header_end), " bytes, only ", Num(available), " were given"});
+    if (size > std::numeric_limits<std::size_t>::max())
+        range_error({"the file has ", Num(size), " bytes, more than this build can address"});
+    const std::uint64_t header_length = header_end - 8;
     const std::string_view text(reinterpret_cast<const char*>(file + 8), std::size_t(header_length));
     if (text.empty() || text[0] != '{')
         range_error({"the header must start with '{', got ", text.empty() ? "an empty header" : "byte ",
@@ -121,7 +143,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
 
     SafetensorsHeader header;
     header.data_begin = 8 + std::size_t(header_length);
-    const std::size_t data_size = size - header.data_begin;
+    const std::size_t data_size = std::size_t(size) - header.data_begin;
     const std::size_t members = root.size();
     json::Value key = root.first();
     for (std::size_t i = 0; i < members; ++i, key = key.following().following()) {
@@ -139,7 +161,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
             }
             continue;
         }
-        header.tensors.push_back(read_tensor(value, name, data_size));
+        header.tensors.push_back(read_tensor(value, name, data_size, half_precision));
     }
 
     // The tensors must tile the data section exactly: sorted by begin, each starts where the previous ends.

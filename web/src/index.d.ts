@@ -434,6 +434,10 @@ export interface NamedHead {
   threshold?: number;
 }
 
+import type { CheckpointFiles, EncoderModel, LoadOptions, PretrainedLanguageModel } from './pretrained.js';
+export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
+export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
+
 /**
  * Loads a trained model file (safetensors with attnscope's `__metadata__`, tools/MODEL_FORMAT.md): a
  * {@link LanguageModel} (kind `decoder_lm`) or a {@link Seq2SeqModel} (kind `seq2seq`). `source` is the file's bytes
@@ -441,7 +445,18 @@ export interface NamedHead {
  * completely before the model is built; a malformed file rejects with a TypeError (a field of the wrong JSON type) or
  * a RangeError (a wrong value, size or offset) naming `loadModel`, the field and the value, and frees everything.
  */
-export function loadModel(source: ArrayBuffer | Uint8Array | string | URL): Promise<LanguageModel | Seq2SeqModel>;
+export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel>;
+/**
+ * Loads a Hugging Face checkpoint (docs/huggingface.md): its files by name, or the URL of its folder (a string or
+ * URL ending in `/`; in Node also a folder path), from which `config.json`, `model.safetensors.index.json` (else
+ * `model.safetensors`) and the tokenizer files, where they exist, are fetched. Weights stream into WebAssembly
+ * memory in chunks, widened to F32. The `bert` family gives an {@link EncoderModel}, the others a
+ * {@link PretrainedLanguageModel}. A malformed or unsupported file rejects with a TypeError or RangeError naming
+ * `loadModel`, the file and the field; a failed or cancelled load frees everything.
+ */
+export function loadModel(files: CheckpointFiles | `${string}/`, options?: LoadOptions): Promise<PretrainedLanguageModel | EncoderModel>;
+/** A URL of one of our model files or of a checkpoint's folder: `kind` tells the four apart. */
+export function loadModel(source: string | URL, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | PretrainedLanguageModel | EncoderModel>;
 
 /**
  * The tensors of a safetensors file (what `safetensors.torch.save_file` writes), keyed by name in data order, ready for

@@ -2,6 +2,10 @@
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
 import { headMasks } from './ablation.js';
 import { modelHeader } from './model-header.js';
+import { isFileObject, isFolderUrl } from './model-files.js';
+import { pretrainedLoader } from './pretrained-binding.js';
+import { loadPretrained } from './pretrained.js';
+import { loadOptions } from './pretrained-loader.js';
 import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
@@ -19,25 +23,41 @@ async function readBytes(source) {
       throw new TypeError(`loadModel: source: expected an absolute URL or one relative to ${base}, got ${describe(String(source))}`);
     }
     const fs = url.protocol === 'file:' ? nodeFs() : undefined; // in Node; a browser fetches even file: URLs
-    if (fs) return new Uint8Array(await fs.readFile(url));
+    if (fs) {
+      try {
+        return new Uint8Array(await fs.readFile(url));
+      } catch (cause) {
+        // A checkpoint's folder given without its trailing slash would otherwise be a bare EISDIR.
+        if (cause.code === 'EISDIR') throw new TypeError(`loadModel: source: ${url} is a folder; the folder of a Hugging Face checkpoint is given with a trailing / (${url}/)`, { cause });
+        throw cause;
+      }
+    }
     const response = await fetch(url);
     if (!response.ok) throw new Error(`loadModel: could not load ${url}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   }
-  return fileBytes(source, 'loadModel', 'an ArrayBuffer, a Uint8Array, or a URL of a .safetensors model file');
+  return fileBytes(source, 'loadModel', "an ArrayBuffer, a Uint8Array, or a URL of a .safetensors model file; or a Hugging Face checkpoint: an object of its files ({ 'config.json': …, 'model.safetensors': … }) or its folder's URL ending in /");
 }
 
 /**
- * Loads a trained model: a decoder-only language model or an encoder–decoder model, per the file's `kind`.
- * The file is read by the C++ core as hostile input: a malformed file is a TypeError or RangeError naming the
- * field and the value, and a failed load frees everything it allocated before it throws.
- * @param {ArrayBuffer | Uint8Array | string | URL} source the file's bytes, or where to fetch (read, in Node) them
- * @returns {Promise<LanguageModel | Seq2SeqModel>}
+ * Loads a model. A Hugging Face checkpoint — an object of its files by name (`config.json`, `model.safetensors` or
+ * the shards and `model.safetensors.index.json`, optionally `tokenizer.json` and `tokenizer_config.json`), or the
+ * URL of its folder (ending in `/`) — gives a PretrainedLanguageModel or an EncoderModel (pretrained.js). One of
+ * our own .safetensors files gives a LanguageModel or a Seq2SeqModel, per the file's `kind`. Files are read by the
+ * C++ core as hostile input: a malformed file is a TypeError or RangeError naming the file, the field and the value,
+ * and a failed or cancelled load frees everything it allocated before it throws.
+ * @param {ArrayBuffer | Uint8Array | string | URL | Record<string, ArrayBuffer | Uint8Array | Blob | string | URL>} source
+ * @param {{ onProgress?: (progress: { loaded: number, total: number, file: string }) => void, signal?: AbortSignal }} [options]
+ * @returns {Promise<LanguageModel | Seq2SeqModel | import('./pretrained.js').PretrainedLanguageModel | import('./pretrained.js').EncoderModel>}
  */
-export async function loadModel(source) {
+export async function loadModel(source, options) {
   const caller = 'loadModel';
   module(caller);
+  if (isFolderUrl(source) || isFileObject(source)) return loadPretrained(source, options, pretrainedLoader(caller), caller);
+  const { signal } = loadOptions(options, caller);
+  signal?.throwIfAborted();
   const bytes = await readBytes(source);
+  signal?.throwIfAborted();
   const handle = call(caller, (wasm) => new wasm._Model());
   let info;
   try {

@@ -29,7 +29,7 @@ private:
 /// shifted past the header), so the tensor's bytes are `file[begin, end)`.
 struct SafetensorsTensor {
     std::string name;
-    std::string dtype;  ///< always "F32": the only dtype accepted
+    std::string dtype;  ///< "F32"; "F16" or "BF16" too when half precision is accepted
     Shape shape;
     std::size_t begin = 0, end = 0;
 };
@@ -53,5 +53,14 @@ constexpr std::size_t max_safetensors_header_bytes = 100'000'000;
 /// tensors tiling the data section exactly (no gap, no overlap, nothing after). Throws FileError.
 /// Allocates in proportion to the header's length only.
 SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t size);
+
+/// The same checks over a header alone: `file` holds the first `available` bytes of a `size`-byte file (at least
+/// the whole header), and with `half_precision` the dtypes F16 and BF16 (2-byte elements) are accepted besides F32.
+SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t available, std::uint64_t size,
+                                          bool half_precision);
+
+/// 8 + the header length read from a `size`-byte file's first bytes (`available` ≥ 8 of them), checked against the
+/// file's size and the limit: how many bytes the header readers need.
+std::size_t safetensors_header_bytes(const std::uint8_t* file, std::size_t available, std::uint64_t size);
 
 }  // namespace attnscope

@@ -76,5 +76,24 @@ struct gelu_inplace {
     }
 };
 
+/// x = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in place: the tanh approximation (HF's gelu_new, GPT-2's
+/// activation_function, and PyTorch's GELU(approximate="tanh")).
+struct gelu_tanh_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        constexpr float c = 0.7978845608028654f, k = 0.044715f;
+        const batch vhalf(0.5f), vone(1.f), vc(c), vk(k);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) {
+            const batch v = batch::load_unaligned(x + j);
+            (vhalf * v * (vone + xsimd::tanh(vc * (v + vk * v * v * v)))).store_unaligned(x + j);
+        }
+        for (; j < n; ++j) x[j] = 0.5f * x[j] * (1.f + std::tanh(c * (x[j] + k * x[j] * x[j] * x[j])));
+    }
+};
+
 }  // namespace kernels
 }  // namespace attnscope
