@@ -73,6 +73,21 @@ void copy_rows(Tensor& out, Shape shape, const float* src, std::size_t ld, std::
     for (std::size_t r = 0; r < rows; ++r) std::memcpy(out.data.data() + r * cols, src + r * ld, cols * sizeof(float));
 }
 
+// Mean ablation: every row of one head's context (row stride ld) becomes their mean over the real positions, in
+// double so that the mean of a long input does not drift.
+void mean_rows(float* context, std::size_t ld, std::size_t T, std::size_t hd, const std::uint8_t* key_mask)
+{
+    std::vector<double> sum(hd, 0.0);
+    std::size_t count = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+        if (key_mask && key_mask[t] == 0) continue;
+        for (std::size_t k = 0; k < hd; ++k) sum[k] += context[t * ld + k];
+        ++count;
+    }
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t k = 0; k < hd; ++k) context[t * ld + k] = count ? float(sum[k] / double(count)) : 0.f;
+}
+
 }  // namespace
 
 void run(const PretrainedModel::Impl& model, const Step& s)
@@ -191,6 +206,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         args.mask_count = 1;
         const detail::AttendScratch panels{key_panels.data(), value_panels.data()};
         const std::uint8_t* ablate = s.ablate && !s.ablate->empty() ? s.ablate->data() + l * H : nullptr;
+        const std::uint8_t* patch = s.patch && !s.patch->empty() ? s.patch->data() + l * H : nullptr;
         // Grouped-query attention: each K/V head is packed once and read by its group of query heads in place.
         for (std::size_t kvh = 0; kvh < KV; ++kvh) {
             detail::pack_keys_and_values(Lk, hd, hd, {keys + kvh * hd, kv_cols}, {values + kvh * hd, kv_cols}, panels);
@@ -208,7 +224,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
                     const detail::Strided q{qkv.data() + r0 * qkv_cols + head * hd, qkv_cols};
                     float* context = ctx.data() + r0 * q_cols + head * hd;
                     detail::attend_rows(0, rows, Lk, hd, hd, q, args, panels, scores.data(), context, q_cols);
-                    if (ablate && ablate[head])
+                    if (ablate && ablate[head] && s.ablation == Ablation::zero)
                         for (std::size_t t = 0; t < rows; ++t) std::fill_n(context + t * q_cols, hd, 0.f);
                     if (s.attention)
                         std::memcpy(s.attention + ((l * H + head) * T + r0) * Lk, scores.data(), rows * Lk * sizeof(float));
@@ -220,6 +236,11 @@ void run(const PretrainedModel::Impl& model, const Step& s)
                         for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = blocked[row * Lk + j] ? 0 : 1;
                     }
                 }
+                // Mean ablation and patching replace every row, so they wait for the last block of rows.
+                if (ablate && ablate[head] && s.ablation == Ablation::mean) mean_rows(ctx.data() + head * hd, q_cols, T, hd, s.key_mask);
+                if (patch && patch[head])
+                    for (std::size_t t = 0; t < T; ++t)
+                        std::memcpy(ctx.data() + t * q_cols + head * hd, s.patch_from + (l * T + t) * q_cols + head * hd, hd * sizeof(float));
                 if (traced) {
                     const float* context = ctx.data() + trace->query * q_cols + head * hd;
                     copy_rows(trace->context, {hd}, context, 0, 1, hd);
@@ -230,6 +251,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
                 }
             }
         }
+        if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
         kernels::add_inplace{}(arch{}, x.data(), T * d, a.data());
         if (c.post_norm) norm_rows(c, lw.norm1, x.data(), T, d, x.data());
