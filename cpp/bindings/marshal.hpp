@@ -15,7 +15,7 @@ namespace attnscope::bindings {
 
 using emscripten::val;
 
-// The class of a failed call, which the wrapper throws (README "Errors and limits"): the one error protocol of every
+// The class of a failed call, which the wrapper throws (docs/errors.md): the one error protocol of every
 // entry point is "null (0 for an address) comes back, _lastStatus() names the class and _lastError() the message".
 enum class Status { ok, type_error, range_error, state_error, internal_error };
 
