@@ -131,8 +131,9 @@ void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t
             softmax_given_max(row, Lk, 1.f, row_max(row, Lk));  // softmax_inplace, from the shared parts
         }
     }
-    kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, Lk * NR, out + row0 * ldo, ldo,
-                           nullptr, false);
+    const std::size_t value_rows = panels.value_rows ? panels.value_rows : Lk;
+    kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, value_rows * NR, out + row0 * ldo,
+                           ldo, nullptr, false);
 }
 
 void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,
