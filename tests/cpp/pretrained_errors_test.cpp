@@ -191,8 +191,36 @@ TEST_CASE("tensors: names, shapes, dtypes, offsets and files checked against the
 
     // BERT's MLM head is all or nothing.
     const HfCase bert = attnscope_test::read_hf_case("bert-mlm");
-    rejects(bert, file, header_edit([](Header& h) { rename(h, "cls.predictions.bias", "cls.predictions.decoder.bias"); }),
+    rejects(bert, file, header_edit([](Header& h) { rename(h, "cls.predictions.bias", "cls.seq_relationship.bias"); }),
             "the tensor 'cls.predictions.bias' is missing (the file has other tensors of its head)");
+
+    // cls.predictions.decoder.bias is another name of cls.predictions.bias: either, or both, load the same model.
+    {
+        HfCase c = bert;
+        auto reference = load_pretrained(c.config, c.views());
+        PretrainedModel::Request r;
+        r.tokens = {1, 2, 3};
+        const auto expected = reference->forward(r).logits.data;
+        header_edit([](Header& h) { rename(h, "cls.predictions.bias", "cls.predictions.decoder.bias"); })(c.files.at(file));
+        CHECK(load_pretrained(c.config, c.views())->forward(r).logits.data == expected);
+        // Both names: the bias's bytes appended again under the second name.
+        c = bert;
+        std::string& f = c.files.at(file);
+        f = attnscope_test::rewrite_header(f, [&](Header& h) {
+            const auto offsets = h["cls.predictions.bias"]["data_offsets"];
+            std::uint64_t end = 0;
+            for (auto& item : h.items())
+                if (item.key() != "__metadata__") end = std::max<std::uint64_t>(end, item.value()["data_offsets"][1]);
+            h["cls.predictions.decoder.bias"] = {{"dtype", "F32"}, {"shape", h["cls.predictions.bias"]["shape"]},
+                                                 {"data_offsets", {end, end + (offsets[1].get<std::uint64_t>() - offsets[0].get<std::uint64_t>())}}};
+        });
+        std::uint64_t n = 0;
+        for (int i = 7; i >= 0; --i) n = (n << 8) | std::uint8_t(f[std::size_t(i)]);
+        const auto h = Header::parse(f.substr(8, std::size_t(n)));
+        const std::size_t b0 = h["cls.predictions.bias"]["data_offsets"][0], b1 = h["cls.predictions.bias"]["data_offsets"][1];
+        f += f.substr(8 + std::size_t(n) + b0, b1 - b0);
+        CHECK(load_pretrained(c.config, c.views())->forward(r).logits.data == expected);
+    }
 
     // The index: a shard not given, a tensor in the wrong shard, an entry no header has, wrong JSON types.
     const HfCase sharded = attnscope_test::read_hf_case("llama-sharded");

@@ -37,7 +37,7 @@ struct FileState {
 };
 
 struct Found {
-    std::string file;
+    std::string file, name;  // where it was found, under which name (without the prefix)
     Destination destination;
     bool present = false;
 };
@@ -123,7 +123,9 @@ PretrainedLoader::PretrainedLoader(const std::string& config_json) : impl_(std::
     Impl& s = *impl_;
     s.config = pretrained::read_config(config_json);
     s.specs = pretrained::tensor_specs(s.config);
-    for (std::size_t i = 0; i < s.specs.size(); ++i) s.spec_of.emplace(s.specs[i].name, i);
+    // An alias (a second name of one Parameter) leads to the spec it names: whichever comes first is read.
+    for (std::size_t i = 0; i < s.specs.size(); ++i)
+        s.spec_of.emplace(s.specs[i].name, s.specs[i].alias_of == pretrained::TensorSpec::none ? i : s.specs[i].alias_of);
     s.found.resize(s.specs.size());
     s.file_order.push_back("model.safetensors");
 }
@@ -208,12 +210,15 @@ std::size_t PretrainedLoader::add_header(const std::string& name, const std::uin
                 fail(name, {"'", t.name, "' is not a tensor of a ", to_string(s.config.family), " checkpoint with this config"});
             const pretrained::TensorSpec& sp = s.specs[spec->second];
             pretrained::Found& found = s.found[spec->second];
-            if (found.present) fail(name, {"'", t.name, "' appears twice (also in ", found.file, ")"});
             if (t.shape != sp.shape)
                 fail(name, {"'", t.name, "': expected shape ", to_string(sp.shape), " (from config.json), got ", to_string(t.shape)});
-            found.present = true;
-            found.file = name;
-            ft.spec = int(spec->second);
+            if (found.present && found.name == bare) fail(name, {"'", t.name, "' appears twice (also in ", found.file, ")"});
+            if (!found.present) {  // else: the other name of the same Parameter, already read
+                found.present = true;
+                found.file = name;
+                found.name = bare;
+                ft.spec = int(spec->second);
+            }
         }
         f.tensors.push_back(ft);
     }
@@ -244,6 +249,7 @@ void PretrainedLoader::allocate()
     bool groups[3] = {true, false, false}, missing[3] = {false, false, false};
     const pretrained::TensorSpec* first_missing[3] = {};
     for (std::size_t i = 0; i < s.specs.size(); ++i) {
+        if (s.specs[i].alias_of != pretrained::TensorSpec::none) continue;  // found under its main name
         const int g = int(s.specs[i].group);
         if (s.found[i].present) groups[g] = true;
         else if (!missing[g]) {

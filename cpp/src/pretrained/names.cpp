@@ -54,9 +54,10 @@ bool ignored_tensor(const PretrainedConfig& c, const std::string& full)
                (c.tied && full == "lm_head.weight");
     case PretrainedFamily::bert:
         // BertEmbeddings.position_ids (a buffer), BertPooler, BertForPreTraining's next-sentence head, and the
-        // decoder that HF ties to word_embeddings and to cls.predictions.bias on load whatever the file holds.
+        // decoder weight that HF ties to word_embeddings on load whatever the file holds. (cls.predictions.decoder.bias
+        // is the same Parameter as cls.predictions.bias: tensor_specs lists it as an alias.)
         return name == "embeddings.position_ids" || starts_with(name, "pooler.") || starts_with(full, "cls.seq_relationship.") ||
-               full == "cls.predictions.decoder.weight" || full == "cls.predictions.decoder.bias";
+               full == "cls.predictions.decoder.weight";
     default:
         // LlamaRotaryEmbedding's inv_freq buffer (saved by older versions, per layer or once), and a tied head.
         return ends_with(name, "rotary_emb.inv_freq") || (c.tied && full == "lm_head.weight");
@@ -129,6 +130,9 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& c)
         add("cls.predictions.transform.LayerNorm.weight", {d}, Role::mlm_norm_w, 0, Group::mlm_head);
         add("cls.predictions.transform.LayerNorm.bias", {d}, Role::mlm_norm_b, 0, Group::mlm_head);
         add("cls.predictions.bias", {V}, Role::mlm_bias, 0, Group::mlm_head);
+        // BertLMPredictionHead: `self.decoder.bias = self.bias`, so a file may hold this name, the other, or both.
+        add("cls.predictions.decoder.bias", {V}, Role::mlm_bias, 0, Group::mlm_head);
+        s.back().alias_of = std::uint32_t(s.size() - 2);
         return s;
     }
     // LlamaModel and its relatives: embed_tokens, layers.N (input_layernorm, self_attn.{q,k,v,o}_proj [+ bias],

@@ -65,6 +65,8 @@ struct TensorSpec {
     std::uint32_t layer = 0;
     Group group = Group::required;
     bool conv1d = false;  // GPT-2's Conv1D: a weight stored [in, out] instead of nn.Linear's [out, in]
+    std::uint32_t alias_of = none;  // another name of the spec at this index (the same Parameter), or none
+    static constexpr std::uint32_t none = ~std::uint32_t(0);
 };
 
 // config.cpp
