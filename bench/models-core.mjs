@@ -17,6 +17,12 @@ export function tokenIds(T, vocab, seed = 7) {
 }
 
 const now = () => performance.now();
+// CPU time of the whole process (every thread), Node only: on a loaded machine the wall clock measures the load,
+// while one thread's CPU time stays close to what the wall clock would be on an idle core.
+const cpuNow = () => {
+  const u = globalThis.process?.cpuUsage?.();
+  return u ? (u.user + u.system) / 1000 : NaN;
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** attnscope: `{ load(), forward(ids), memory(), generate(ids, n), rerun(ids, n) }` over the npm API. */
@@ -100,15 +106,19 @@ export async function runLibrary({ lib, threads, files, lengths, vocab, runs = 3
   result.memoryAfterLoad = library.memory();
   for (const T of lengths) {
     const ids = tokenIds(T, vocab);
-    const times = [];
+    const times = [], cpuTimes = [];
     for (let i = 0; i < warmup + runs; i++) {
+      const c = cpuNow();
       const s = now();
       const out = await library.forward(ids);
       const ms = now() - s;
-      if (i >= warmup) times.push(ms);
+      if (i >= warmup) {
+        times.push(ms);
+        cpuTimes.push(cpuNow() - c);
+      }
       if (i === 0 && keep && T !== lengths[0]) await keep(T, out);
     }
-    result.forward[T] = { medianMs: median(times), times };
+    result.forward[T] = { medianMs: median(times), times, ...(Number.isNaN(cpuTimes[0]) ? {} : { cpuTimes }) };
     progress(`${lib} ${threads}t T=${T}: ${times.map((t) => t.toFixed(0)).join(' ')} ms`);
   }
   result.memoryAfterRuns = library.memory();

@@ -62,7 +62,10 @@ export function printTables(results, configs = {}) {
     for (const T of results.lengths) {
       const a = median(att.flatMap((r) => r.forward[T].times)), b = median(ort.flatMap((r) => r.forward[T].times));
       const n = att.flatMap((r) => r.forward[T].times).length;
-      forward.push([model, env, `${threads}${threadsNote}`, T, ms(a), ms(b), `${(b / a).toFixed(2)}×`, n, b / a >= 1.5 ? 'met' : 'MISSED']);
+      const cpu = (rs) => (rs.every((r) => r.forward[T].cpuTimes) ? median(rs.flatMap((r) => r.forward[T].cpuTimes)) : NaN);
+      const ca = cpu(att), cb = cpu(ort);
+      forward.push([model, env, `${threads}${threadsNote}`, T, ms(a), ms(b), `${(b / a).toFixed(2)}×`, n, b / a >= 1.5 ? 'met' : 'MISSED',
+        Number.isNaN(ca) ? '–' : `${ms(ca)} / ${ms(cb)} (${(cb / ca).toFixed(2)}×)`]);
       targets.push(b / a >= 1.5);
     }
     const la = median(att.map((r) => r.loadMs)), lb = median(ort.map((r) => r.loadMs));
@@ -83,7 +86,7 @@ export function printTables(results, configs = {}) {
     }
   }
   console.log('### Forward, logits + every layer\'s attention (median of every timed run)\n');
-  table(['network', 'env', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×'], forward);
+  table(['network', 'env', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×', 'CPU time, attnscope / ORT (Node)'], forward);
   console.log('### Load: bytes in memory → first result (attnscope loadModel + forward; ORT session creation + run)\n');
   table(['network', 'env', 'threads', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'no slower'], load);
   console.log('### WASM memory (attnscope)\n');
