@@ -30,9 +30,10 @@ std::size_t packed_floats(std::size_t K, std::size_t N)
 // costs little, small enough that (64, 256, 4) already spreads over two threads.
 constexpr double matmul_task_grain = 1 << 19;
 
-// Packed B above which a product is split by column panels instead of rows: an LM head (50,257 × 768: 154 MB) is
-// far larger than any cache, and split by rows every task would stream all of it from memory again.
-constexpr double matmul_column_split_bytes = 16 << 20;
+// Packed B above which a product is split by column panels instead of rows. Split by rows, every 4-row task reads
+// all of B again: from memory for an LM head (50,257 × 768: 154 MB), from L3 for a 2-9 MB projection, a byte per
+// multiply-add either way. Split by columns, each task's panels stay in L2 while all the rows pass over them.
+constexpr double matmul_column_split_bytes = 1 << 20;
 // Bytes of B's panels one column task holds: they stay in L2 while the task's rows pass over them in blocks.
 constexpr std::size_t matmul_column_task_bytes = 384 << 10;
 
