@@ -19,13 +19,16 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer } from '../scripts/serve.mjs';
+import { benchOpen } from './demo-open.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
-const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' } } });
+// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs), at --tokens (512).
+const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' }, open: { type: 'string' }, tokens: { type: 'string', default: '512' } } });
 const RUNS = Number(options.runs);
 const KEYS = Number(options.keys);
 const BASE = options.base;
+const OPEN = options.open;
 const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
@@ -114,6 +117,11 @@ async function runOnce(browser, url, scenario) {
 
 async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+  if (OPEN) {
+    const { server, url } = await startServer(SITE, 0);
+    try { await benchOpen({ url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens), progress }); } finally { server.close(); }
+    return;
+  }
   const sites = [];
   if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
   sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });

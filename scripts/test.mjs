@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz wasm js python js-threads bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz fuzz32 wasm js python js-threads bundlers browser bench; default all)
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -50,6 +50,9 @@ const suites = {
   // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
   // exploration (that is `npm run fuzz`).
   fuzz: () => steps(() => cmakeBuild('fuzz'), () => ctest('fuzz')),
+  // The same corpora replayed once by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
+  // so a product of a model file's sizes that wraps is found here rather than only in the browser.
+  fuzz32: () => steps(() => cmakeBuild('fuzz32'), () => ctest('fuzz32')),
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('wasm')),
   // The public JS API against the package in dist/.

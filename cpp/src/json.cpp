@@ -1,6 +1,7 @@
 // The strict JSON reader of json.hpp.
 #include "json.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -129,15 +130,50 @@ bool decode_string(std::string_view s, std::string* out)
     return true;
 }
 
+// A key of an object being parsed: the byte range inside its quotes.
+struct KeySpan {
+    std::uint32_t begin, end;
+};
+
+// Keys compare as decoded text. Most keys have no escapes and compare raw; the others are decoded into the two
+// scratch strings, so no key is copied for longer than one comparison.
+class KeyOrder {
+public:
+    explicit KeyOrder(std::string_view text) : s_(text) {}
+    int compare(const KeySpan& a, const KeySpan& b)
+    {
+        const std::string_view ra = s_.substr(a.begin, a.end - a.begin), rb = s_.substr(b.begin, b.end - b.begin);
+        if (ra.find('\\') == std::string_view::npos && rb.find('\\') == std::string_view::npos) return ra.compare(rb);
+        scratch_a_.clear();
+        scratch_b_.clear();
+        decode_string(ra, &scratch_a_);
+        decode_string(rb, &scratch_b_);
+        return scratch_a_.compare(scratch_b_);
+    }
+    std::string decoded(const KeySpan& k)
+    {
+        std::string out;
+        decode_string(s_.substr(k.begin, k.end - k.begin), &out);
+        return out;
+    }
+
+private:
+    std::string_view s_;
+    std::string scratch_a_, scratch_b_;
+};
+
+// Validates the whole text in one pass and keeps nothing of it but the keys of the objects still open (8 bytes
+// each, and a key takes at least 5 bytes of text: `"":0,`), checked for duplicates when their object closes.
 class Parser {
 public:
-    Parser(std::string_view text, std::vector<Node>& nodes) : s_(text), nodes_(nodes) {}
+    explicit Parser(std::string_view text) : s_(text) {}
 
     bool parse(std::string& error)
     {
         skip_space();
         if (!value(0)) {
-            error = message_ + " at byte " + std::to_string(pos_);
+            error = message_.empty() ? "" : message_ + " at byte " + std::to_string(pos_);
+            if (!duplicate_.empty()) error = duplicate_;
             return false;
         }
         skip_space();
@@ -150,9 +186,9 @@ public:
 
 private:
     std::string_view s_;
-    std::vector<Node>& nodes_;
     std::size_t pos_ = 0;
-    std::string message_;
+    std::string message_, duplicate_;
+    std::vector<KeySpan> keys_;  // the keys of every open object, innermost last
 
     bool fail(const char* what)
     {
@@ -163,21 +199,10 @@ private:
     {
         while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
     }
-    std::uint32_t push(Type type, std::size_t begin)
-    {
-        nodes_.push_back(Node{type, false, std::uint32_t(begin), std::uint32_t(begin), 0});
-        return std::uint32_t(nodes_.size() - 1);
-    }
-    void close(std::uint32_t node, std::size_t end)
-    {
-        nodes_[node].end = std::uint32_t(end);
-        nodes_[node].next = std::uint32_t(nodes_.size());
-    }
-    bool literal(const char* word, Type type)
+    bool literal(const char* word)
     {
         const std::size_t n = std::strlen(word);
         if (s_.compare(pos_, n, word) != 0) return fail("invalid literal");
-        close(push(type, pos_), pos_ + n);
         pos_ += n;
         return true;
     }
@@ -187,13 +212,11 @@ private:
         while (pos_ < s_.size() && s_[pos_] != '"') pos_ += s_[pos_] == '\\' ? 2 : 1;
         if (pos_ >= s_.size()) return fail("unterminated string");
         if (!decode_string(s_.substr(begin, pos_ - begin), nullptr)) return fail("invalid string (control character or bad escape)");
-        close(push(Type::string, begin), pos_);
         ++pos_;
         return true;
     }
     bool number_value()
     {
-        const std::size_t begin = pos_;
         auto digits = [&] {
             const std::size_t start = pos_;
             while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
@@ -202,21 +225,34 @@ private:
         if (s_[pos_] == '-') ++pos_;
         if (pos_ < s_.size() && s_[pos_] == '0') ++pos_;
         else if (digits() == 0) return fail("invalid number");
-        bool integer = true;
         if (pos_ < s_.size() && s_[pos_] == '.') {
             ++pos_;
-            integer = false;
             if (digits() == 0) return fail("invalid number");
         }
         if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
             ++pos_;
-            integer = false;
             if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
             if (digits() == 0) return fail("invalid number");
         }
-        const std::uint32_t node = push(Type::number, begin);
-        nodes_[node].integer = integer;
-        close(node, pos_);
+        return true;
+    }
+    // The keys from `first` on belong to the object that just closed: sorted, neighbours compared, then dropped.
+    bool unique_keys(std::size_t first)
+    {
+        KeyOrder order(s_);
+        const auto begin = keys_.begin() + std::ptrdiff_t(first);
+        std::sort(begin, keys_.end(), [&](const KeySpan& a, const KeySpan& b) {
+            const int c = order.compare(a, b);
+            return c != 0 ? c < 0 : a.begin < b.begin;
+        });
+        for (auto k = begin; k + 1 < keys_.end(); ++k)
+            if (order.compare(*k, *(k + 1)) == 0) {
+                const std::string key = order.decoded(*k);
+                duplicate_ = "the key '" + key.substr(0, 40) + (key.size() > 40 ? "…" : "") + "' appears twice in an object (at bytes " +
+                             std::to_string(k->begin - 1) + " and " + std::to_string((k + 1)->begin - 1) + ")";
+                return false;
+            }
+        keys_.resize(first);
         return true;
     }
     bool value(std::size_t depth)
@@ -226,18 +262,20 @@ private:
         if (c == '{' || c == '[') {
             if (depth >= max_depth) return fail("nested too deeply");
             const bool object = c == '{';
-            const std::uint32_t node = push(object ? Type::object : Type::array, pos_);
+            const std::size_t first_key = keys_.size();
             ++pos_;
             skip_space();
             const char closing = object ? '}' : ']';
             if (pos_ < s_.size() && s_[pos_] == closing) {
-                close(node, ++pos_);
+                ++pos_;
                 return true;
             }
             for (;;) {
                 if (object) {
                     if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a string key");
+                    const std::size_t key_begin = pos_ + 1;
                     if (!string_value()) return false;
+                    keys_.push_back({std::uint32_t(key_begin), std::uint32_t(pos_ - 1)});
                     skip_space();
                     if (pos_ >= s_.size() || s_[pos_] != ':') return fail("expected ':'");
                     ++pos_;
@@ -251,27 +289,71 @@ private:
                     continue;
                 }
                 if (pos_ < s_.size() && s_[pos_] == closing) {
-                    close(node, ++pos_);
-                    return true;
+                    ++pos_;
+                    return !object || unique_keys(first_key);
                 }
                 return fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
             }
         }
         if (c == '"') return string_value();
-        if (c == 't') return literal("true", Type::boolean);
-        if (c == 'f') return literal("false", Type::boolean);
-        if (c == 'n') return literal("null", Type::null);
+        if (c == 't') return literal("true");
+        if (c == 'f') return literal("false");
+        if (c == 'n') return literal("null");
         if (c == '-' || (c >= '0' && c <= '9')) return number_value();
         return fail("unexpected character");
     }
 };
 
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view s, std::size_t pos)
+{
+    while (pos < s.size() && is_space(s[pos])) ++pos;
+    return pos;
+}
+
+// One past the end of the (validated) value at `pos`: strings to their closing quote, containers to their
+// matching bracket (skipping the strings inside, whose brackets do not count), scalars to their last character.
+std::size_t value_end(std::string_view s, std::size_t pos)
+{
+    if (pos >= s.size()) return pos;
+    const auto string_end = [&](std::size_t p) {  // p: the opening quote
+        for (++p; s[p] != '"'; p += s[p] == '\\' ? 2 : 1) {}
+        return p + 1;
+    };
+    switch (s[pos]) {
+    case '"': return string_end(pos);
+    case '{':
+    case '[': {
+        std::size_t depth = 0;
+        for (std::size_t p = pos;;) {
+            const char c = s[p];
+            if (c == '"') { p = string_end(p); continue; }
+            if (c == '{' || c == '[') ++depth;
+            else if ((c == '}' || c == ']') && --depth == 0) return p + 1;
+            ++p;
+        }
+    }
+    case 't': return pos + 4;
+    case 'n': return pos + 4;
+    case 'f': return pos + 5;
+    default:
+        while (pos < s.size() && (s[pos] == '-' || s[pos] == '+' || s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E' ||
+                                  (s[pos] >= '0' && s[pos] <= '9')))
+            ++pos;
+        return pos;
+    }
+}
+
+// At the end of a container: the position of its closing bracket (what following() returns after its last element).
+bool at_close(std::string_view s, std::size_t pos) { return pos >= s.size() || s[pos] == ']' || s[pos] == '}'; }
+
 }  // namespace
 
 bool Document::parse(std::string_view text, std::string& error)
 {
-    text_ = text;
-    nodes_.clear();
+    // Navigation trusts the text to be valid JSON: a document that failed to parse keeps no text at all.
+    text_ = std::string_view();
     if (text.size() >= UINT32_MAX) {
         error = "longer than 4 GiB";
         return false;
@@ -281,15 +363,36 @@ bool Document::parse(std::string_view text, std::string& error)
         error = "invalid UTF-8 at byte " + std::to_string(bad);
         return false;
     }
-    return Parser(text, nodes_).parse(error);
+    if (!Parser(text).parse(error)) return false;
+    text_ = text;
+    return true;
 }
 
-Type Value::type() const { return doc_->nodes_[index_].type; }
+Value Document::root() const { return Value(*this, std::uint32_t(skip_space(text_, 0))); }
+
+Type Value::type() const
+{
+    const std::string_view s = doc_->text_;
+    if (index_ >= s.size()) return Type::null;
+    switch (s[index_]) {
+    case '"': return Type::string;
+    case '{': return Type::object;
+    case '[': return Type::array;
+    case 't':
+    case 'f': return Type::boolean;
+    case 'n':
+    case ']':
+    case '}': return Type::null;  // past the end of a container: nothing there
+    default: return Type::number;
+    }
+}
 
 std::string_view Value::raw() const
 {
-    const Node& n = doc_->nodes_[index_];
-    return doc_->text_.substr(n.begin, n.end - n.begin);
+    const std::string_view s = doc_->text_;
+    const std::size_t end = value_end(s, index_);
+    if (is(Type::string)) return s.substr(index_ + 1, end - index_ - 2);
+    return s.substr(index_, end - index_);
 }
 
 std::string Value::excerpt() const
@@ -301,8 +404,12 @@ std::string Value::excerpt() const
 
 std::string Value::string() const
 {
+    // Decoding never lengthens the text (an escape is at least as long as its UTF-8): one allocation, not the
+    // doublings of appending, which held up to 3× a long string while it grew.
+    const std::string_view r = raw();
     std::string out;
-    decode_string(raw(), &out);
+    out.reserve(r.size());
+    decode_string(r, &out);
     return out;
 }
 
@@ -341,9 +448,9 @@ bool Value::equals_decimal(std::string_view digits, long exponent) const
 
 bool Value::to_index(std::uint64_t max, std::uint64_t& out) const
 {
-    const Node& n = doc_->nodes_[index_];
-    if (n.type != Type::number || !n.integer) return false;
+    if (!is(Type::number)) return false;
     const std::string_view r = raw();
+    if (r.find_first_of(".eE") != std::string_view::npos) return false;  // not written as an integer
     if (r[0] == '-') return r == "-0" ? (out = 0, true) : false;
     std::uint64_t v = 0;
     for (char c : r) {
@@ -355,21 +462,28 @@ bool Value::to_index(std::uint64_t max, std::uint64_t& out) const
     return true;
 }
 
-Value Value::following() const { return Value(*doc_, doc_->nodes_[index_].next); }
+Value Value::following() const
+{
+    const std::string_view s = doc_->text_;
+    std::size_t pos = skip_space(s, value_end(s, index_));
+    if (pos < s.size() && (s[pos] == ',' || s[pos] == ':')) pos = skip_space(s, pos + 1);
+    return Value(*doc_, std::uint32_t(pos));
+}
+
+Value Value::first() const { return Value(*doc_, std::uint32_t(skip_space(doc_->text_, std::size_t(index_) + 1))); }
 
 std::size_t Value::size() const
 {
-    const Node& n = doc_->nodes_[index_];
+    if (!is(Type::array) && !is(Type::object)) return 0;
     std::size_t count = 0;
-    for (std::uint32_t i = index_ + 1; i < n.next; i = doc_->nodes_[i].next) ++count;
-    return type() == Type::object ? count / 2 : count;
+    for (Value v = first(); !at_close(doc_->text_, v.index_); v = v.following()) ++count;
+    return is(Type::object) ? count / 2 : count;
 }
 
 bool Value::find(std::string_view key, Value& out) const
 {
-    const std::uint32_t end = doc_->nodes_[index_].next;
-    for (std::uint32_t i = index_ + 1; i < end;) {
-        const Value k(*doc_, i);
+    if (!is(Type::object)) return false;
+    for (Value k = first(); !at_close(doc_->text_, k.index_);) {
         const Value v = k.following();
         // Keys without escapes compare raw; others are decoded.
         const std::string_view r = k.raw();
@@ -377,39 +491,27 @@ bool Value::find(std::string_view key, Value& out) const
             out = v;
             return true;
         }
-        i = v.following().index_;
+        k = v.following();
     }
     return false;
 }
 
 bool Value::has_duplicate_keys(std::string& duplicate) const
 {
-    // Keys compare as decoded text; only keys with escapes are decoded (into `decoded`, reserved up front so the
-    // views into it stay valid).
-    const std::uint32_t end = doc_->nodes_[index_].next;
-    std::vector<std::string_view> keys;
-    std::vector<std::string> decoded;
-    decoded.reserve(size());
-    for (std::uint32_t i = index_ + 1; i < end;) {
-        const Value k(*doc_, i);
+    // Document::parse already refuses duplicate keys at every depth; this check stays for callers that ask, and
+    // compares decoded keys the same way.
+    if (!is(Type::object)) return false;
+    std::vector<KeySpan> keys;
+    for (Value k = first(); !at_close(doc_->text_, k.index_); k = k.following().following()) {
         const std::string_view r = k.raw();
-        if (r.find('\\') == std::string_view::npos) {
-            keys.push_back(r);
-        } else {
-            decoded.push_back(k.string());
-            keys.push_back(decoded.back());
-        }
-        i = k.following().following().index_;
+        const std::uint32_t begin = std::uint32_t(r.data() - doc_->text_.data());
+        keys.push_back({begin, std::uint32_t(begin + r.size())});
     }
-    std::vector<std::uint32_t> order(keys.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    sort_indices(order, [](const void* c, std::uint32_t a, std::uint32_t b) {
-        const auto& k = *static_cast<const std::vector<std::string_view>*>(c);
-        return k[a] < k[b];
-    }, &keys);
-    for (std::size_t i = 1; i < order.size(); ++i)
-        if (keys[order[i]] == keys[order[i - 1]]) {
-            duplicate = std::string(keys[order[i]]);
+    KeyOrder order(doc_->text_);
+    std::sort(keys.begin(), keys.end(), [&](const KeySpan& a, const KeySpan& b) { return order.compare(a, b) < 0; });
+    for (std::size_t i = 1; i < keys.size(); ++i)
+        if (order.compare(keys[i - 1], keys[i]) == 0) {
+            duplicate = order.decoded(keys[i]);
             return true;
         }
     return false;

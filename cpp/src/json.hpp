@@ -1,6 +1,9 @@
-// A small strict JSON reader for file headers (RFC 8259, UTF-8 only): the document is parsed into a flat tape of
-// nodes (16 bytes each, at most one per input byte), so its memory is bounded by the input's length, and nesting
-// is bounded in depth. Strings are validated at parse time and decoded on demand. Internal to the core.
+// A small strict JSON reader for file headers (RFC 8259, UTF-8 only). Parsing validates the whole text in one pass
+// and keeps no tree: a Value is a byte offset into the text, and navigating re-reads the text. So a document costs
+// its text (never copied) plus, while it is parsed, 8 bytes per key of the objects still open (at most 1.6 bytes
+// per byte of text, as a key takes at least 5): a file's JSON cannot make the reader allocate much more than the
+// file. Duplicate keys are refused at every depth (compared decoded), nesting is bounded in depth, and strings are
+// validated at parse time and decoded on demand. Internal to the core.
 #pragma once
 
 #include <cstddef>
@@ -17,14 +20,6 @@ enum class Type : std::uint8_t { null, boolean, number, string, array, object };
 
 /// "null", "a number", ... for error messages.
 const char* type_name(Type type);
-
-struct Node {
-    Type type;
-    bool integer;          // number: written as -?digits (no fraction, no exponent)
-    std::uint32_t begin;   // byte range in the text: the value itself; for strings, inside the quotes
-    std::uint32_t end;
-    std::uint32_t next;    // tape index just past this value (and its children)
-};
 
 constexpr std::size_t max_depth = 64;
 
@@ -50,10 +45,11 @@ private:
 void sort_indices(std::vector<std::uint32_t>& order, bool (*less)(const void* context, std::uint32_t a, std::uint32_t b),
                   const void* context);
 
-/// A value inside a Document.
+/// A value inside a Document: the offset of its first byte. Navigation costs the length of what it skips (size()
+/// and find() read their container, following() the value it passes), so iterate once rather than index.
 class Value {
 public:
-    Value(const Document& doc, std::uint32_t index) : doc_(&doc), index_(index) {}
+    Value(const Document& doc, std::uint32_t offset) : doc_(&doc), index_(offset) {}
     Type type() const;
     bool is(Type t) const { return type() == t; }
     /// The JSON text of the value (for strings: without the quotes, undecoded).
@@ -69,11 +65,12 @@ public:
 
     /// Arrays: element count; iterate with first()/following(). Objects: member count; keys and values alternate.
     std::size_t size() const;
-    Value first() const { return Value(*doc_, index_ + 1); }
+    Value first() const;
     Value following() const;             // the next sibling (for array elements and object keys/values)
     /// The member `key` of an object, if present.
     bool find(std::string_view key, Value& out) const;
-    /// Throws via `fail` on duplicate keys; call once per object read.
+    /// Whether two keys of this object are equal once decoded (the first such key in `duplicate`). Document::parse
+    /// already refuses those, at every depth: this stays for callers that check themselves.
     bool has_duplicate_keys(std::string& duplicate) const;
 
 private:
@@ -83,15 +80,15 @@ private:
 
 class Document {
 public:
-    /// Parses `text` completely (one value, surrounded by optional whitespace). On malformed input returns false
-    /// with `error` describing where.
+    /// Parses `text` completely (one value, surrounded by optional whitespace). On malformed input, or an object
+    /// with a key twice, returns false with `error` describing where. `text` is not copied: it must outlive the
+    /// Document and its Values.
     bool parse(std::string_view text, std::string& error);
-    Value root() const { return Value(*this, 0); }
+    Value root() const;
 
 private:
     friend class Value;
     std::string_view text_;
-    std::vector<Node> nodes_;
 };
 
 }  // namespace json

@@ -8,6 +8,7 @@
 namespace attnscope {
 
 using detail::ModelParts;
+using detail::checked_product;
 
 LanguageModel::LanguageModel(const LanguageModelConfig& c) : config_(c) { build(nullptr); }
 
@@ -41,7 +42,13 @@ LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& to
     detail::check_head_mask("LanguageModel.forward: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
-    std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
+    // Every buffer's size is checked before the first is allocated: with 32-bit sizes (WASM), tokens × d_ff or
+    // L·H·T² wraps for sizes a small file can claim.
+    const char* call = "LanguageModel.forward";
+    checked_product({T, config_.d_ff}, "LanguageModel.forward: tokens × d_ff", sizeof(float));
+    checked_product({T, config_.vocab_size}, "LanguageModel.forward: logits, tokens × vocab_size", sizeof(float));
+    if (need_attention) checked_product({L, H, T, T}, "LanguageModel.forward: attention, n_layers × n_heads × tokens²", sizeof(float));
+    std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, tokens.data(), T, 0, d, x.data());
 
     Output out;
@@ -65,20 +72,24 @@ std::vector<std::int32_t> LanguageModel::generate(const std::vector<std::int32_t
     detail::check_head_mask("LanguageModel.generate: ablate", ablate, config_.num_layers, config_.num_heads);
     const ModelParts& m = *parts_;
     const std::size_t d = config_.d_model, L = config_.num_layers, V = config_.vocab_size;
-    // The caches hold only the positions this call can reach, not max_len of them.
-    const std::size_t capacity = std::min(config_.max_len, prompt.size() + std::min(max_new_tokens, config_.max_len));
-    std::vector<float> key_cache(L * capacity * d), value_cache(key_cache.size());
-    std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
+    // The caches hold only the positions this call reaches: they grow with the steps taken, up to `capacity`
+    // positions, whose size is checked first.
+    const std::size_t capacity = std::min(config_.max_len, detail::checked_add(prompt.size(), std::min(max_new_tokens, config_.max_len), "LanguageModel.generate: positions"));
+    checked_product({L, capacity, d}, ("LanguageModel.generate: the key and value caches of " + std::to_string(capacity) +
+                                       " positions, n_layers × positions × d_model").c_str(), sizeof(float));
+    const char* call = "LanguageModel.generate";
+    std::vector<std::vector<float>> key_cache(L), value_cache(L);
+    std::vector<float> x(d), h(d), a(d), u = detail::work_floats({config_.d_ff}, call), logits = detail::work_floats({V}, call);
 
     // One position through every block, appending its keys and values to the caches.
     auto step = [&](std::int32_t token, std::size_t position) {
         detail::embed(*m.token_embedding, *m.position_embedding, &token, 1, position, d, x.data());
         for (std::size_t l = 0; l < L; ++l) {
             const detail::Block& b = m.decoder_blocks[l];
-            float* keys = key_cache.data() + l * capacity * d;
-            float* values = value_cache.data() + l * capacity * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, position, h.data(), a.data(), nullptr,
-                                          detail::layer_heads(ablate, l, config_.num_heads));
+            key_cache[l].resize((position + 1) * d);  // position < capacity: checked above
+            value_cache[l].resize((position + 1) * d);
+            detail::cached_self_attention(b, x.data(), d, key_cache[l].data(), value_cache[l].data(), position, h.data(),
+                                          a.data(), nullptr, detail::layer_heads(ablate, l, config_.num_heads));
             detail::residual_mlp(b, b.ln2, x.data(), 1, d, h.data(), u.data());
         }
         detail::logits_of(m, x.data(), 1, d, h.data(), logits.data());

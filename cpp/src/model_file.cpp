@@ -19,10 +19,11 @@ using json::Type;
 // Config sizes above this are refused before anything else: the tensors' own sizes are the real bound.
 constexpr std::uint64_t max_size = std::uint64_t(1) << 24;
 
-// One JSON text of the metadata, parsed and checked to be of `type`.
+// One JSON text of the metadata, parsed and checked to be of `type`. The text is the header's own string, not a
+// copy: a file is read with its metadata held once (the Document keeps no tree either, json.hpp).
 struct MetadataJson {
     json::Document doc;
-    std::string text;
+    std::string_view text;
     std::string field;
 
     MetadataJson(const SafetensorsHeader& header, const char* key, Type type, bool required)
@@ -36,11 +37,10 @@ struct MetadataJson {
             text = *value;
         }
         std::string error;
+        // Duplicate keys are refused at every depth by the parser: JSON.parse would keep the last of two, and
+        // what the C++ checked must be what JS reads.
         if (!doc.parse(text, error)) range_error({field, ": invalid JSON: ", error});
         if (!doc.root().is(type)) type_error({field}, type == Type::array ? "a JSON array" : "a JSON object", doc.root());
-        std::string duplicate;
-        if (type == Type::object && doc.root().has_duplicate_keys(duplicate))
-            range_error({field, ": the key '", duplicate, "' appears twice"});
     }
     json::Value root() const { return doc.root(); }
 };
@@ -151,19 +151,45 @@ void expect_tokenizer(const MetadataJson& v, const char* key, const char* implem
     expect_string(v, key, implemented);
 }
 
-// named_heads: an array of objects; `layer` and `head`, where present, index the model.
-void check_named_heads(const MetadataJson& named, std::size_t layers, std::size_t heads)
+// named_heads: an array of objects whose fields have the types web/src/index.d.ts declares for NamedHead
+// (layer, head, name, metric and score required; module, attn and threshold optional), and whose layer and head
+// index the model: `layers` per kind of attention (enc_self, dec_self, dec_cross; `fallback` when attn is absent).
+struct NamedHeadLayers {
+    std::size_t enc_self, dec_self, dec_cross, fallback;
+};
+
+void check_named_heads(const MetadataJson& named, const NamedHeadLayers& layers, std::size_t heads, bool seq2seq)
 {
     const json::Value root = named.root();
     json::Value e = root.first();
     for (std::size_t i = 0, n = root.size(); i < n; ++i, e = e.following()) {
         const std::string field = named.field + "[" + std::to_string(i) + "]";
         if (!e.is(Type::object)) type_error({field}, "an object", e);
-        for (const auto& index : {std::make_pair("layer", layers), std::make_pair("head", heads)}) {
-            json::Value v = e;
-            if (!member(e, index.first, v)) continue;
+        json::Value v = e;
+        const auto typed = [&](const char* key, Type type, const char* expected, bool required) {
+            if (!member(e, key, v)) {
+                if (required) range_error({field, ".", key, ": missing (a named head has layer, head, name, metric and score)"});
+                return false;
+            }
+            if (!v.is(type)) type_error({field, ".", key}, expected, v);
+            return true;
+        };
+        for (const char* key : {"name", "metric"}) typed(key, Type::string, "a string", true);
+        typed("module", Type::string, "a string", false);
+        typed("score", Type::number, "a number", true);
+        typed("threshold", Type::number, "a number", false);
+        std::size_t stack = layers.fallback;
+        if (typed("attn", Type::string, "a string", false)) {
+            const std::string attn = v.string();
+            if (!seq2seq) range_error({field, ".attn: only seq2seq models have kinds of attention, got ", v.excerpt()});
+            if (attn == "enc_self") stack = layers.enc_self;
+            else if (attn == "dec_self") stack = layers.dec_self;
+            else if (attn == "dec_cross") stack = layers.dec_cross;
+            else range_error({field, ".attn: expected \"enc_self\", \"dec_self\" or \"dec_cross\", got ", v.excerpt()});
+        }
+        for (const auto& index : {std::make_pair("layer", stack), std::make_pair("head", heads)}) {
+            typed(index.first, Type::number, "an integer", true);
             std::uint64_t out = 0;
-            if (!v.is(Type::number)) type_error({field, ".", index.first}, "an integer", v);
             if (!v.to_index(index.second - 1, out))
                 range_error({field, ".", index.first, ": expected an integer from 0 to ", Num(index.second - 1), ", got ", v.excerpt()});
         }
@@ -243,7 +269,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         id_of(vocab, "unk_id", c.vocab_size);
         id_of(vocab, "bos_id", c.vocab_size);
         check_specials(vocab, c.vocab_size);
-        check_named_heads(named, c.num_layers, c.num_heads);
+        check_named_heads(named, {c.num_layers, c.num_layers, c.num_layers, c.num_layers}, c.num_heads, false);
         out.language_model = build<LanguageModel>(c, tensor_views(file, header, aligned));
     } else {
         Seq2SeqModelConfig c;
@@ -265,13 +291,15 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         check_tokens(vocab, "tgt_tokens", c.tgt_vocab_size, "tgt_vocab_size");
         for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, c.src_vocab_size);
         for (const char* id : {"tgt_pad_id", "tgt_bos_id", "tgt_eos_id"}) id_of(vocab, id, c.tgt_vocab_size);
-        check_named_heads(named, std::max(c.num_encoder_layers, c.num_decoder_layers), c.num_heads);
+        check_named_heads(named, {c.num_encoder_layers, c.num_decoder_layers, c.num_decoder_layers,
+                                  std::max(c.num_encoder_layers, c.num_decoder_layers)}, c.num_heads, true);
         out.seq2seq = build<Seq2SeqModel>(c, tensor_views(file, header, aligned));
     }
-    out.config = config.text;
-    out.vocab = vocab.text;
-    out.named_heads = named.text;
-    out.training = training.text;
+    // Copied only now that the file has been read: a refused file never costs a copy of its metadata.
+    out.config = std::string(config.text);
+    out.vocab = std::string(vocab.text);
+    out.named_heads = std::string(named.text);
+    out.training = std::string(training.text);
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/transformer.hpp"
+#include "sizes.hpp"
 
 namespace attnscope {
 namespace detail {
@@ -75,6 +76,10 @@ struct ModelParts {
     // Repacks every Linear (after a build without a state dict; a load repacks anyway).
     void repack_all();
 };
+
+// A zeroed work buffer of the product of `factors` floats; std::length_error naming `call` when the size overflows
+// size_t or does not fit in the memory left (state_dict_model.cpp).
+std::vector<float> work_floats(std::initializer_list<std::size_t> factors, const char* call);
 
 // Config and input checks (state_dict_model.cpp).
 void check_sizes(const char* model, std::initializer_list<std::pair<const char*, std::size_t>> sizes, std::size_t d,

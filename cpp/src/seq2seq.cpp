@@ -8,6 +8,7 @@
 namespace attnscope {
 
 using detail::ModelParts;
+using detail::checked_product;
 
 Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c) : config_(c) { build(nullptr); }
 
@@ -45,10 +46,10 @@ namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
 std::vector<float> encode(const ModelParts& m, const Seq2SeqModelConfig& c, const std::vector<std::int32_t>& source,
-                          Tensor& attention, const HeadMask& ablate)
+                          Tensor& attention, const HeadMask& ablate, const char* call)
 {
     const std::size_t S = source.size(), d = c.d_model;
-    std::vector<float> x(S * d), h(S * d), a(S * d), u(S * c.d_ff);
+    std::vector<float> x = detail::work_floats({S, d}, call), h = x, a = x, u = detail::work_floats({S, c.d_ff}, call);
     detail::embed(*m.source_embedding, *m.source_position_embedding, source.data(), S, 0, d, x.data());
     for (std::size_t l = 0; l < c.num_encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
@@ -74,22 +75,33 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
                                            const std::vector<std::int32_t>& target, bool need_attention,
                                            const Seq2SeqAblation& ablate)
 {
+    const char* call = "Seq2SeqModel.forward";
     detail::check_tokens("Seq2SeqModel.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
     check_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
+    // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM).
+    const std::size_t Le = config_.num_encoder_layers, Ld = config_.num_decoder_layers;
+    checked_product({S, config_.d_ff}, "Seq2SeqModel.forward: source tokens × d_ff", sizeof(float));
+    checked_product({T, config_.d_ff}, "Seq2SeqModel.forward: target tokens × d_ff", sizeof(float));
+    checked_product({T, config_.tgt_vocab_size}, "Seq2SeqModel.forward: logits, target tokens × tgt_vocab_size", sizeof(float));
+    if (need_attention) {
+        checked_product({Le, H, S, S}, "Seq2SeqModel.forward: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
+        checked_product({Ld, H, T, T}, "Seq2SeqModel.forward: decoder attention, n_dec_layers × n_heads × target tokens²", sizeof(float));
+        checked_product({Ld, H, T, S}, "Seq2SeqModel.forward: cross attention, n_dec_layers × n_heads × target × source tokens", sizeof(float));
+    }
     Output out;
     if (need_attention) {
-        out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
-        out.decoder_attention = Tensor({config_.num_decoder_layers, H, T, T});
-        out.cross_attention = Tensor({config_.num_decoder_layers, H, T, S});
+        out.encoder_attention = Tensor({Le, H, S, S});
+        out.decoder_attention = Tensor({Ld, H, T, T});
+        out.cross_attention = Tensor({Ld, H, T, S});
     }
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
 
-    std::vector<float> x(T * d), h(T * d), a(T * d), u(T * config_.d_ff);
+    std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
-    for (std::size_t l = 0; l < config_.num_decoder_layers; ++l) {
+    for (std::size_t l = 0; l < Ld; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
                                    detail::layer_slice(out.decoder_attention, l),
@@ -107,24 +119,44 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
 Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t>& source, std::int32_t bos,
                                                   std::int32_t eos, std::size_t max_steps, const Seq2SeqAblation& ablate)
 {
+    const char* call = "Seq2SeqModel.translate";
     detail::check_tokens("Seq2SeqModel.translate: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.translate: bos", {bos}, config_.tgt_vocab_size, 1);
     check_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
+    // The result of the longest decoding this call allows must be addressable: with 32-bit sizes,
+    // L·H·steps² wraps for sizes a small file can claim. The buffers below then grow with the steps actually
+    // taken, so a model that stops early never holds the maximum.
+    const std::string steps_text = std::to_string(steps) + " steps (max_steps " + std::to_string(max_steps) +
+                                   ", at most max_tgt_len " + std::to_string(config_.max_tgt_len) + ")";
+    checked_product({L, H, steps, steps},
+                    ("Seq2SeqModel.translate: the decoder attention of " + steps_text + ", n_dec_layers × n_heads × steps²; pass a smaller max_steps").c_str(),
+                    sizeof(float));
+    checked_product({L, H, steps, S},
+                    ("Seq2SeqModel.translate: the cross attention of " + steps_text + ", n_dec_layers × n_heads × steps × source tokens; pass a smaller max_steps").c_str(),
+                    sizeof(float));
+    checked_product({L, steps, d}, ("Seq2SeqModel.translate: the key and value caches of " + steps_text + ", n_dec_layers × steps × d_model").c_str(), sizeof(float));
+    checked_product({L, S, d}, "Seq2SeqModel.translate: the cross-attention keys, n_dec_layers × source tokens × d_model", sizeof(float));
+    checked_product({config_.num_encoder_layers, H, S, S}, "Seq2SeqModel.translate: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
+    checked_product({S, config_.d_ff}, "Seq2SeqModel.translate: source tokens × d_ff", sizeof(float));
     Translation out;
     out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.
-    std::vector<float> cross_keys(L * S * d), cross_values(L * S * d);
+    const std::size_t Sd = S * d;  // checked above
+    std::vector<float> cross_keys = detail::work_floats({L, S, d}, call), cross_values = cross_keys;
     for (std::size_t l = 0; l < L; ++l)
-        m.decoder_blocks[l].cross_attn->project_key_value(memory.data(), memory.data(), S, cross_keys.data() + l * S * d,
-                                                          cross_values.data() + l * S * d);
-    std::vector<float> key_cache(L * steps * d), value_cache(key_cache.size());
-    std::vector<float> x(d), h(d), a(d), u(config_.d_ff), logits(V);
-    std::vector<float> self_weights(L * H * steps * steps, 0.f), cross_weights(L * H * steps * S), step_weights(H * std::max(S, steps));
+        m.decoder_blocks[l].cross_attn->project_key_value(memory.data(), memory.data(), S, cross_keys.data() + l * Sd,
+                                                          cross_values.data() + l * Sd);
+    // Per layer, the keys and values of the steps so far; per step, every head's new row of self-attention
+    // weights (t + 1 floats at step t) and of cross-attention weights (S floats): all grow with the steps taken.
+    std::vector<std::vector<float>> key_cache(L), value_cache(L);
+    std::vector<float> self_rows, cross_rows;
+    std::vector<float> x(d), h(d), a(d), u = detail::work_floats({config_.d_ff}, call), logits = detail::work_floats({V}, call);
+    std::vector<float> step_weights = detail::work_floats({H, std::max<std::size_t>(S, steps)}, call);
     ForwardOptions cross_options;
 
     std::int32_t token = bos;
@@ -132,21 +164,17 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
         detail::embed(*m.token_embedding, *m.position_embedding, &token, 1, t, d, x.data());
         for (std::size_t l = 0; l < L; ++l) {
             const detail::Block& b = m.decoder_blocks[l];
-            float* keys = key_cache.data() + l * steps * d;
-            float* values = value_cache.data() + l * steps * d;
-            detail::cached_self_attention(b, x.data(), d, keys, values, t, h.data(), a.data(), step_weights.data(),
-                                          detail::layer_heads(ablate.decoder_self, l, H));
-            for (std::size_t hh = 0; hh < H; ++hh)
-                std::copy(step_weights.begin() + hh * (t + 1), step_weights.begin() + (hh + 1) * (t + 1),
-                          self_weights.begin() + ((l * H + hh) * steps + t) * steps);
+            key_cache[l].resize((t + 1) * d);  // ≤ steps·d: checked above
+            value_cache[l].resize((t + 1) * d);
+            detail::cached_self_attention(b, x.data(), d, key_cache[l].data(), value_cache[l].data(), t, h.data(),
+                                          a.data(), step_weights.data(), detail::layer_heads(ablate.decoder_self, l, H));
+            self_rows.insert(self_rows.end(), step_weights.begin(), step_weights.begin() + H * (t + 1));
 
             b.ln2.apply(x.data(), 1, d, h.data());
             cross_options.ablate_heads = detail::layer_heads(ablate.decoder_cross, l, H);
-            b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * S * d, cross_values.data() + l * S * d,
+            b.cross_attn->forward_projected(h.data(), 1, cross_keys.data() + l * Sd, cross_values.data() + l * Sd,
                                             S, cross_options, a.data(), step_weights.data());
-            for (std::size_t hh = 0; hh < H; ++hh)
-                std::copy(step_weights.begin() + hh * S, step_weights.begin() + (hh + 1) * S,
-                          cross_weights.begin() + ((l * H + hh) * steps + t) * S);
+            cross_rows.insert(cross_rows.end(), step_weights.begin(), step_weights.begin() + H * S);
             detail::add_inplace(x.data(), d, a.data());
             detail::residual_mlp(b, b.ln3, x.data(), 1, d, h.data(), u.data());
         }
@@ -156,14 +184,19 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
         if (token == eos) break;
     }
 
+    // Step t's rows sit at L·H·t(t+1)/2 (self) and L·H·S·t (cross), layer by layer, head by head. The
+    // self-attention rows are causal: the columns after t stay zero.
     const std::size_t N = out.tokens.size();
     out.decoder_attention = Tensor({L, H, N, N});
     out.cross_attention = Tensor({L, H, N, S});
-    for (std::size_t lh = 0; lh < L * H; ++lh)
-        for (std::size_t t = 0; t < N; ++t) {
-            std::copy_n(self_weights.begin() + (lh * steps + t) * steps, N, out.decoder_attention.data.begin() + (lh * N + t) * N);
-            std::copy_n(cross_weights.begin() + (lh * steps + t) * S, S, out.cross_attention.data.begin() + (lh * N + t) * S);
+    for (std::size_t t = 0; t < N; ++t) {
+        const float* self_step = self_rows.data() + L * H * (t * (t + 1) / 2);
+        const float* cross_step = cross_rows.data() + L * H * S * t;
+        for (std::size_t lh = 0; lh < L * H; ++lh) {
+            std::copy_n(self_step + lh * (t + 1), t + 1, out.decoder_attention.data.begin() + (lh * N + t) * N);
+            std::copy_n(cross_step + lh * S, S, out.cross_attention.data.begin() + (lh * N + t) * S);
         }
+    }
     return out;
 }
 

@@ -10,6 +10,13 @@ namespace detail {
 
 [[noreturn]] void model_error(const std::string& message) { throw std::invalid_argument(message); }
 
+std::vector<float> work_floats(std::initializer_list<std::size_t> factors, const char* call)
+{
+    std::vector<float> buffer;
+    resize_floats(buffer, checked_product(factors, call, sizeof(float)), std::string(call) + ": work buffer");
+    return buffer;
+}
+
 void ModelParts::expect(const std::string& name, const Shape& shape) const
 {
     if (!expected) return;
@@ -26,7 +33,9 @@ const Parameter* ModelParts::add(const std::string& name, Shape shape)
     expect(name, shape);
     Parameter& p = parameters[name];
     p.shape = std::move(shape);
-    p.data.assign(checked_numel(p.shape, "model"), 0.f);
+    resize_floats(p.data, checked_product({checked_numel(p.shape, ("parameter '" + name + "'").c_str())},
+                                          ("parameter '" + name + "'").c_str(), sizeof(float)),
+                  "parameter '" + name + "' " + to_string(p.shape));
     keys.push_back(name);
     return &p;
 }
@@ -35,7 +44,7 @@ MultiHeadAttention* ModelParts::add_attention(const std::string& prefix, std::si
 {
     // The layer's two largest parameters (nn.MultiheadAttention with bias, kdim = vdim = d), checked before
     // the layer allocates its d² weights; its load_state_dict checks all of its keys.
-    expect(prefix + ".in_proj_weight", {3 * d, d});
+    expect(prefix + ".in_proj_weight", {checked_mul(3, d, (prefix + ".in_proj_weight").c_str()), d});
     expect(prefix + ".out_proj.weight", {d, d});
     auto mha = std::make_unique<MultiHeadAttention>(MultiHeadAttentionConfig{d, heads, 0, 0, true, 0});
     for (const std::string& key : mha->state_dict_keys()) keys.push_back(prefix + "." + key);
@@ -110,8 +119,9 @@ void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std
 
 void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads)
 {
-    if (!mask.empty() && mask.size() != layers * heads)
-        model_error(std::string(what) + ": expected " + std::to_string(layers * heads) + " flags (" +
+    const std::size_t flags = checked_product({layers, heads}, what);
+    if (!mask.empty() && mask.size() != flags)
+        model_error(std::string(what) + ": expected " + std::to_string(flags) + " flags (" +
                     std::to_string(layers) + " layers of " + std::to_string(heads) + " heads) or none, got " +
                     std::to_string(mask.size()));
 }

@@ -1,5 +1,6 @@
 // The transformer models' hot steps: LayerNorm, Linear, the residual attention and MLP steps, embedding and
-// the logits. Built -O3 (the models' orchestration around them is built for size).
+// the logits. Built -O3 (the models' orchestration around them is built for size). The sizes here are unchecked on
+// purpose: each product indexes a buffer whose size its caller has checked (seq2seq.cpp, language_model.cpp).
 #include <algorithm>
 
 #include "attend.hpp"

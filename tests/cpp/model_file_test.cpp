@@ -194,3 +194,36 @@ TEST_CASE("model files: config and vocabulary against the tensors, before the mo
                Catch::Contains("named_heads[0].layer"));
     CHECK_THAT(error_of(edit_header([](json& h) { h.erase("enc_ln_f.bias"); })).what(), Catch::Contains("a gap before it"));
 }
+
+TEST_CASE("model files: every named_heads field has the type index.d.ts declares", "[model_file]")
+{
+    // The file's first named head is {layer 0, head 0, attn "enc_self", module, name, metric, score, threshold, ...}.
+    const auto named = [](const char* key, json value) {
+        return error_of(edit_metadata("named_heads", [&](json& n) { n[0][key] = value; }));
+    };
+    const auto missing = [](const char* key) {
+        return error_of(edit_metadata("named_heads", [&](json& n) { n[0].erase(key); }));
+    };
+    for (const char* key : {"name", "metric", "module", "attn"}) {
+        CAPTURE(key);
+        const FileError e = named(key, json::object());
+        CHECK(e.kind() == FileError::Kind::type);
+        CHECK_THAT(e.what(), Catch::Equals("__metadata__.named_heads[0]." + std::string(key) + ": expected a string, got an object {}"));
+    }
+    CHECK_THAT(named("score", "high").what(), Catch::Equals("__metadata__.named_heads[0].score: expected a number, got a string \"high\""));
+    CHECK_THAT(named("threshold", true).what(), Catch::Equals("__metadata__.named_heads[0].threshold: expected a number, got a boolean true"));
+    CHECK_THAT(named("layer", "0").what(), Catch::Equals("__metadata__.named_heads[0].layer: expected an integer, got a string \"0\""));
+    CHECK_THAT(named("head", -7).what(), Catch::Equals("__metadata__.named_heads[0].head: expected an integer from 0 to 3, got -7"));
+    CHECK_THAT(named("attn", "cross").what(), Catch::StartsWith("__metadata__.named_heads[0].attn: expected \"enc_self\", \"dec_self\" or \"dec_cross\", got \"cross\""));
+    // An encoder head's layer is checked against the encoder's 3 layers, a decoder head's against the decoder's 2.
+    const std::vector<std::uint8_t> third_encoder_layer = edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 2; });
+    CHECK_NOTHROW(read_model_file(third_encoder_layer.data(), third_encoder_layer.size()));
+    CHECK_THAT(error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 2; n[0]["attn"] = "dec_cross"; })).what(),
+               Catch::Equals("__metadata__.named_heads[0].layer: expected an integer from 0 to 1, got 2"));
+    for (const char* key : {"layer", "head", "name", "metric", "score"}) {
+        CAPTURE(key);
+        CHECK_THAT(missing(key).what(), Catch::Equals("__metadata__.named_heads[0]." + std::string(key) +
+                                                      ": missing (a named head has layer, head, name, metric and score)"));
+    }
+    CHECK_NOTHROW(read_model_file(seq2seq_bytes().data(), seq2seq_bytes().size()));
+}

@@ -65,10 +65,12 @@ inline constexpr float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(), kI
                                           -1e30f, std::numeric_limits<float>::denorm_min(), -0.f, 3e38f};
 constexpr std::size_t kSpecialCount = sizeof(kSpecial) / sizeof(kSpecial[0]);
 
-// Sizes near SIZE_MAX: every one is at least 2^61 floats, more than std::vector<float> can hold, so any
-// allocation sized by one of them must fail with std::length_error, and products of two overflow.
-inline constexpr std::size_t kHuge[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 2 + 1, SIZE_MAX / 3, std::size_t(1) << 61,
-                                             (std::size_t(1) << 62) + 1, std::size_t(1) << 63, SIZE_MAX - 15};
+// Sizes near SIZE_MAX: every one is at least SIZE_MAX / 8 floats (2^61 in 64 bits, 2^29 in the 32-bit build),
+// more than std::vector<float> can hold, so any allocation sized by one of them must fail with std::length_error,
+// and products of two overflow.
+constexpr int kSizeBits = std::numeric_limits<std::size_t>::digits;
+inline constexpr std::size_t kHuge[] = {SIZE_MAX, SIZE_MAX / 2, SIZE_MAX / 2 + 1, SIZE_MAX / 3, std::size_t(1) << (kSizeBits - 3),
+                                             (std::size_t(1) << (kSizeBits - 2)) + 1, std::size_t(1) << (kSizeBits - 1), SIZE_MAX - 15};
 constexpr std::size_t kHugeCount = sizeof(kHuge) / sizeof(kHuge[0]);
 
 enum class Mode { valid, invalid, nonfinite };

@@ -7,23 +7,28 @@
 //   - the bytes live while it is read stay under a small multiple of the file's size (kAllocationFactor × size +
 //     kAllocationSlack), counted by the sanitizer allocator's hooks: a file cannot make the reader allocate more
 //     than it holds;
+//   - a file refused before its model is built costs at most kRefusedFactor × its size (+ the slack): its
+//     metadata decoded once and the JSON parser's keys of open objects, never a tree of the JSON (issue #24's
+//     metadata bomb once cost ~10×);
 //   - a model that loads runs one forward pass on a one-token input of id 0 (a valid id for any vocabulary).
 // A finding prints "FINDING [id]: ..." and aborts, so libFuzzer saves the input.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <algorithm>
 #include <new>
 #include <vector>
 
-#include <sanitizer/allocator_interface.h>
+#include "allocation_hooks.hpp"
 
 #include "attnscope/model_file.hpp"
 
 namespace {
 
-constexpr std::size_t kAllocationFactor = 24;  // model ≈ 4× its tensors; a JSON tape ≤ 16 bytes per 2 header bytes, doubled by growth
+constexpr std::size_t kAllocationFactor = 24;  // model ≈ 4× its tensors, plus its metadata once (json.hpp keeps no tree)
 constexpr std::size_t kAllocationSlack = 1 << 20;
+constexpr std::size_t kRefusedFactor = 3;  // the decoded metadata (≤ 1×) + 8 bytes per open key (≤ 1.6×)
 
 std::size_t g_live = 0, g_peak = 0;
 bool g_counting = false;
@@ -69,9 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     attnscope::ModelFile model;
     g_live = g_peak = 0;
     g_counting = true;
+    bool refused_before_build = false;
     try {
         model = attnscope::read_model_file(file.data(), file.size());
-    } catch (const attnscope::FileError&) {
+    } catch (const attnscope::FileError& e) {
+        refused_before_build = std::string_view(e.what()).rfind("__metadata__.config does not match the tensors", 0) != 0;
     } catch (const std::exception& e) {
         g_counting = false;
         std::fprintf(stderr, "%s\n", e.what());
@@ -82,6 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         g_worst_ratio = double(g_peak) / double(size);
         g_worst_size = size;
     }
+    if (refused_before_build && g_peak > kRefusedFactor * size + kAllocationSlack)
+        finding("allocation", "refusing a file allocated more than kRefusedFactor × its size (peak bytes, file bytes)", g_peak, size);
     if (g_peak > kAllocationFactor * size + kAllocationSlack)
         finding("allocation", "reading allocated more than kAllocationFactor × the file's size (peak bytes, file bytes)", g_peak, size);
 

@@ -77,6 +77,8 @@ export default {
     ],
   },
   plugins: [threadedFiles(), precache()],
+  // The model Worker (src/worker/) is a module Worker: it imports attnscope, which imports the tokenizer on demand.
+  worker: { format: 'es' },
   build: {
     outDir: resolve(repo, 'build/site'),
     emptyOutDir: true,

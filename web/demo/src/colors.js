@@ -1,20 +1,12 @@
-// Colour scales of the demo: colour-blind-safe sequential maps for weights, a diverging map for
-// signed vectors, and one colour per head.
+// Colour scales of the demo, from attnscope/figures (the same colours its exported figures use): the sequential
+// maps for weights, one colour per head; and the one thing figures has no use for, a diverging map for signed
+// vectors (the steps panel's q, k and v).
+import { COLORMAPS, HEAD_COLORS, colormapHex } from 'attnscope/figures';
 
-// Ten evenly spaced stops of matplotlib's viridis and cividis (as R's viridisLite prints them);
-// linear interpolation between them stays within a few RGB units of the full 256-entry tables.
-const STOPS = {
-  viridis: ['#440154', '#482878', '#3e4a89', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6dcd59', '#b4de2c', '#fde725'],
-  cividis: ['#00204d', '#00336f', '#39486b', '#575c6d', '#707173', '#8a8779', '#a69d75', '#c4b56c', '#e4cf5b', '#ffea46'],
-};
+export { COLORMAPS, HEAD_COLORS };
 
 // ColorBrewer RdBu (11 classes, reversed: blue = negative, red = positive); rated colour-blind safe.
 const DIVERGING = ['#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b', '#67001f'];
-
-/** Okabe–Ito: eight colours that stay distinct under the common colour-vision deficiencies. */
-export const HEAD_COLORS = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#000000', '#C8B400'];
-
-export const COLORMAPS = Object.keys(STOPS);
 
 function hexToRgb(hex) {
   const n = parseInt(hex.slice(1), 16);
@@ -33,7 +25,8 @@ function buildLut(stops, size = 256) {
   return lut;
 }
 
-const LUTS = Object.fromEntries(Object.entries(STOPS).map(([k, v]) => [k, buildLut(v)]));
+// figures' own 256-entry tables, unpacked once into bytes: the canvases look a colour up per cell.
+const LUTS = Object.fromEntries(COLORMAPS.map((name) => [name, buildLut(Array.from({ length: 256 }, (_, i) => colormapHex(name, i / 255)))]));
 const DIV_LUT = buildLut(DIVERGING);
 
 /** Colour of t in [0, 1] under the named sequential map, as [r, g, b]. */
@@ -63,9 +56,10 @@ export function inkOn(rgb) {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000' : '#fff';
 }
 
-/** CSS linear-gradient of a sequential map, for legends. */
+/** CSS linear-gradient of a sequential map, for legends (eleven stops of figures' table). */
 export function gradientCss(name, dir = 'to right') {
-  return `linear-gradient(${dir}, ${(STOPS[name] ?? STOPS.viridis).join(', ')})`;
+  const map = COLORMAPS.includes(name) ? name : 'viridis';
+  return `linear-gradient(${dir}, ${Array.from({ length: 11 }, (_, k) => colormapHex(map, k / 10)).join(', ')})`;
 }
 
 export const divergingGradientCss = (dir = 'to right') => `linear-gradient(${dir}, ${DIVERGING.join(', ')})`;

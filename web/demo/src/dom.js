@@ -43,3 +43,7 @@ function patchChildren(from, to) {
   });
   for (let i = now.length; i < old.length; i++) old[i].remove();
 }
+
+/** Text for innerHTML, and for attribute values. */
+export const escapeHtml = (s) => String(s).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
+export const escapeAttr = (s) => escapeHtml(s).replace(/"/g, '&quot;');

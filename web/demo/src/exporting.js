@@ -1,7 +1,7 @@
 // Downloads: one map as PNG or SVG, and the whole view as JSON (every setting, every layer of a trained model).
 import { t } from './i18n.js';
 import { heatmapSvg } from 'attnscope/figures';
-import { heatmapPng } from './heatmap.js';
+import { heatmapPng } from './draw/heatmap.js';
 import { mapSpec } from './mapspec.js';
 import { FILE_NAMES } from './trained.js';
 

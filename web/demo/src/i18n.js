@@ -1,4 +1,5 @@
 // The page's words in English and Chinese; t(key, vars) fills {placeholders}.
+import { OPEN_MESSAGES } from './open/messages.js';
 
 const en = {
   'doc.title': 'attnscope — see what each attention head looks at',
@@ -539,3 +540,6 @@ export function t(key, vars = {}) {
   const s = MESSAGES[current][key] ?? MESSAGES.en[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
+
+// The "Open a model" tab keeps its words beside its code (open/messages.js).
+for (const lang of LANGS) Object.assign(MESSAGES[lang], OPEN_MESSAGES[lang]);

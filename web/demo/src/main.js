@@ -3,10 +3,9 @@
 // page from the latest result with render(state, result), and never call each other.
 import { init } from 'attnscope';
 import { t, setLang, browserLang } from './i18n.js';
-import { $ } from './dom.js';
+import { $, escapeHtml } from './dom.js';
 import { EMBED_SIZES, EXAMPLES, SPEEDS, defaultState, headChoices, parseHash, toHash } from './state.js';
 import { gradientCss, divergingGradientCss } from './colors.js';
-import { escapeHtml } from './headview.js';
 import { createScheduler } from './scheduler.js';
 import { createComputer } from './compute.js';
 import { exportMap, exportJson } from './exporting.js';
@@ -20,6 +19,14 @@ import { createStepsView } from './views/steps.js';
 import { createAblationView } from './views/ablation.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
+import { createOpenSession } from './open/session.js';
+import { createOpenFrameView } from './open/frame.js';
+import { createOpenGridView } from './open/grid.js';
+import { createOpenLayerView } from './open/layer.js';
+import { createOpenTraceView } from './open/trace.js';
+import { createFindHeadsView } from './open/findheads.js';
+import { bindOpenPanel } from './open/panel.js';
+import { exportOpenFigure } from './open/export.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -44,8 +51,19 @@ const app = {
   },
 };
 
+// An opened Hugging Face model: its session (the model Worker) and its views; the included models' views skip it.
+const OPEN_CONTINUE_TOKENS = 20;
+const session = createOpenSession({ invalidate: () => scheduler.invalidate() });
+const openApp = {
+  state,
+  invalidate: () => scheduler.invalidate(),
+  pick: (layer, head) => { state.open.layer = layer; state.open.head = head; scheduler.invalidate(); },
+  select: (i) => { state.open.query = i; scheduler.invalidate(); },
+};
+const notOpen = (view) => ({ ...view, render: view.render.bind(view), wants: (r) => r.kind !== 'hf' && (!view.wants || view.wants(r)) });
+
 const maps = createMapsView(app);
-const views = [
+const includedViews = [
   createFrameView({ continueChars: CONTINUE_CHARS }),
   createTokensView(app),
   createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
@@ -55,11 +73,19 @@ const views = [
   createHeadsView(app),
   createStepsView(app),
 ];
+const views = [
+  ...includedViews.map(notOpen),
+  createOpenFrameView({ continueTokens: OPEN_CONTINUE_TOKENS }),
+  createOpenGridView(openApp),
+  createOpenLayerView(openApp),
+  createOpenTraceView(),
+  createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
+];
 
 let urlTimer = 0;
 const scheduler = createScheduler({
   getState: () => state,
-  compute: () => computer.compute(state),
+  compute: () => (state.mode === 'open' ? session.compute(state) : computer.compute(state)),
   views,
   onDone: (r) => {
     // Debounced: Chromium throttles pages that call replaceState on every keystroke.
@@ -128,6 +154,12 @@ function showState() {
 }
 
 function bind() {
+  bindOpenPanel({
+    state, session, continueTokens: OPEN_CONTINUE_TOKENS,
+    invalidate: () => scheduler.invalidate(),
+    exportFigure: (kind) => exportOpenFigure(state, scheduler.status.result, kind),
+    onError: (key) => { $('#open-status').textContent = t(key); $('#open-status').classList.add('error'); },
+  });
   const on = (sel, type, fn) => $(sel).addEventListener(type, fn);
   const change = (fn) => (e) => { fn(e); scheduler.invalidate(); };
 
@@ -270,6 +302,8 @@ async function main() {
   // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
   // The threaded files are not in the bundle: vite.config.js emits them into attnscope-mt/.
   await init({ threads: 'auto', threadsUrl: './attnscope-mt/' });
+  // A link to a model opened from a folder URL reopens it from that URL.
+  if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.open({ url: state.open.url }); }
   scheduler.invalidate();
   await new Promise((ok) => { const wait = () => (scheduler.status.consistentVersion === scheduler.version ? ok() : setTimeout(wait, 10)); wait(); });
   document.body.classList.add('ready');

@@ -1,5 +1,6 @@
 // The view's whole state, and its round trip through the URL hash so a link reproduces the view.
 import { SCALES } from './scales.js';
+import { defaultOpen, parseOpen, writeOpen } from './open/hash.js';
 
 export const EMBED_SIZES = [16, 32, 48, 64, 96, 128, 192, 256];
 export const HEAD_COUNTS = [1, 2, 3, 4, 6, 8];
@@ -18,7 +19,7 @@ export const EXAMPLES = {
   dates: ['the fifth of march nineteen ninety', 'On Friday, 13 Sept. 2024', 'December 31st, 1999', '12 october nineteen oh five', 'the 31st of April 2021', 'July 4th'],
 };
 
-export const MODES = ['self', 'cross', 's2s'];
+export const MODES = ['self', 'cross', 's2s', 'open'];
 /** Self-attention runs the trained character model or the seeded single layer. */
 export const MODELS = ['trained', 'untrained'];
 /** Which attention of the dates model the maps show: encoder self, decoder self, or cross. */
@@ -49,6 +50,7 @@ export function defaultState(lang) {
     date: EXAMPLES.dates[0], // dates model: the source sentence
     step: -1, // dates model: output tokens shown so far (-1: all of them)
     speed: 'normal',
+    open: defaultOpen(), // an opened Hugging Face model (open/hash.js)
   };
 }
 
@@ -82,6 +84,7 @@ export function parseHash(hash, defaults) {
   s.query = Math.max(-1, Math.min(4000, int(p.get('q'), s.query)));
   s.head = Math.max(0, Math.min(s.numHeads - 1, int(p.get('head'), s.head)));
   if (p.has('ablate')) s.ablate = parseAblate(p.get('ablate'));
+  if (s.mode === 'open') s.open = parseOpen(p, defaults.open);
   if (p.has('off')) s.off = [...new Set(p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number))].filter((h) => h < 64).sort((a, b) => a - b);
   return s;
 }
@@ -92,6 +95,7 @@ export function toHash(s) {
   p.set('mode', s.mode);
   if (s.mode === 'self') { p.set('model', s.model); p.set('text', s.text); }
   else if (s.mode === 'cross') { p.set('src', s.src); p.set('tgt', s.tgt); }
+  else if (s.mode === 'open') writeOpen(p, s.open);
   else {
     p.set('date', s.date);
     p.set('step', s.step);

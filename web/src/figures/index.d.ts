@@ -189,6 +189,9 @@ export function modelViewSvg(weights: WeightsLike | WeightsLike[], tokens: strin
 export const COLORMAPS: readonly Colormap[];
 /** The colour scalings: `['linear', 'row', 'excludeFirstKey', 'log']`. */
 export const SCALES: readonly ColorScaling[];
+/** The figures' default font stack (`fontFamily`): system UI fonts, then fonts that cover Chinese. */
+export const FONT_FAMILY: string;
+
 /** Okabe–Ito colours (`#rrggbb`); head `h` is drawn in `HEAD_COLORS[h % 8]`. */
 export const HEAD_COLORS: readonly string[];
 /** The colour (`#rrggbb`) of `t` in [0, 1] on a colour map, as the figures paint it (for a legend drawn elsewhere). */

@@ -3,3 +3,4 @@ export { heatmapSvg } from './heatmap.js';
 export { headViewSvg } from './headview.js';
 export { modelViewSvg } from './modelview.js';
 export { COLORMAPS, HEAD_COLORS, SCALES, colormapHex, contrastRatio } from './color-scale.js';
+export { FONT_FAMILY } from './svg.js';

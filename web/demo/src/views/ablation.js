@@ -3,9 +3,8 @@
 // continuation with all heads beside the ones without them. The next-character list above already shows the model
 // with the heads off (compute.js runs it with `ablate`).
 import { t } from '../i18n.js';
-import { $ } from '../dom.js';
+import { $, escapeHtml, escapeAttr } from '../dom.js';
 import { HEAD_COLORS } from '../colors.js';
-import { escapeHtml, escapeAttr } from '../headview.js';
 import { headName } from '../names.js';
 import { sortHeads } from '../state.js';
 import { showToken } from '../trained.js';

@@ -1,7 +1,7 @@
 // The decoding panel of the dates model: the source words, the output so far and the chosen step's cross-attention.
 import { t } from '../i18n.js';
 import { $ } from '../dom.js';
-import { renderDecode } from '../decodeview.js';
+import { renderDecode } from '../draw/decodeview.js';
 
 /** The step's cross-attention over the source words, averaged over every head of every decoder layer. */
 export function focusWeights(r) {

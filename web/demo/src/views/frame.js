@@ -2,11 +2,10 @@
 // seeded controls, the trained model's line, its layer picker and next-character list, the loading status, the
 // timing badge and the legend. Cheap, and always drawn first.
 import { t, getLang } from '../i18n.js';
-import { $, setI18n, fmtTick } from '../dom.js';
+import { $, setI18n, fmtTick, escapeHtml, escapeAttr } from '../dom.js';
 import { gradientCss } from '../colors.js';
 import { headChoices } from '../state.js';
 import { FILE_NAMES, showToken } from '../trained.js';
-import { escapeHtml, escapeAttr } from '../headview.js';
 import { scaleTop } from '../scales.js';
 
 const paramCount = (m) => m.header.tensors.reduce((a, x) => a + x.shape.reduce((p, q) => p * q, 1), 0);

@@ -1,6 +1,6 @@
 // The head view section: every head's lines from queries to keys (HeadView draws them on one canvas).
 import { $ } from '../dom.js';
-import { HeadView } from '../headview.js';
+import { HeadView } from '../draw/headview.js';
 
 export function createHeadsView(app) {
   const hv = new HeadView($('#headview'), {

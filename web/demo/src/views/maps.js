@@ -1,10 +1,9 @@
 // The heat maps: the average and one map per head of the current layer, each with a text alternative (the
 // strongest weights as its label, and the full table on demand), hover values, the enlarged view and exports.
 import { t } from '../i18n.js';
-import { $, canvasPoint, fmtTick } from '../dom.js';
+import { $, canvasPoint, fmtTick, escapeHtml } from '../dom.js';
 import { HEAD_COLORS, gradientCss } from '../colors.js';
-import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt } from '../heatmap.js';
-import { escapeHtml } from '../headview.js';
+import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt } from '../draw/heatmap.js';
 import { mapSpec } from '../mapspec.js';
 import { headName, namedTitle, strongest } from '../names.js';
 import { showTip, hideTip, moveTipInto } from '../tooltip.js';

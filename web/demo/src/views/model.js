@@ -1,10 +1,9 @@
 // The model view section: every layer and head of the language model, or the encoder, decoder and cross-attention
 // of the dates model, as small maps (ModelView draws them).
 import { t } from '../i18n.js';
-import { $, fmtTick } from '../dom.js';
+import { $, fmtTick, escapeHtml } from '../dom.js';
 import { gradientCss } from '../colors.js';
-import { ModelView } from '../modelview.js';
-import { escapeHtml } from '../headview.js';
+import { ModelView } from '../draw/modelview.js';
 import { namedHeadMap } from '../trained.js';
 import { sliceHeads } from '../compute.js';
 import { headName, namedTitle, metricText } from '../names.js';

@@ -1,11 +1,10 @@
 // The step-by-step panel: one query token through one head, every intermediate value recomputed in float64 and
 // checked against the forward pass. Picks: the query token and the head (WAI-ARIA tabs).
 import { t } from '../i18n.js';
-import { $, canvasPoint } from '../dom.js';
+import { $, canvasPoint, escapeHtml } from '../dom.js';
 import { HEAD_COLORS } from '../colors.js';
 import { explainQuerySteps } from '../steps.js';
-import { renderSteps, stepsTooltip, matrixTooltip } from '../stepsview.js';
-import { escapeHtml } from '../headview.js';
+import { renderSteps, stepsTooltip, matrixTooltip } from '../draw/stepsview.js';
 import { showTip, hideTip } from '../tooltip.js';
 import { sinusoidalPositions } from '../model.js';
 import { modelTensors } from '../modelweights.js';

@@ -1,9 +1,8 @@
 // The token chips under the input: what the model reads, with the query token of the walkthrough selected. The
 // clickable row is one Tab stop (arrow keys move along it), not one per token.
 import { t } from '../i18n.js';
-import { $, morph } from '../dom.js';
+import { $, morph, escapeHtml, escapeAttr } from '../dom.js';
 import { MAX_TOKENS } from '../tokenize.js';
-import { escapeHtml, escapeAttr } from '../headview.js';
 
 function chip(label, i, { clickable = false, selected = false, unk = false, special = false, focus = false } = {}) {
   const title = unk ? t('unk') : special ? t('tok.bos') : `${i}`;

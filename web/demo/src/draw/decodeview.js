@@ -1,10 +1,10 @@
 // The decoding panel of the dates model: the source words on top, the output characters below, and
 // lines from the character of the chosen step to every source word, as wide and opaque as its
 // cross-attention weight; the words are coloured by the same weights.
-import { seqRgb, css, inkOn } from './colors.js';
+import { seqRgb, css, inkOn } from '../colors.js';
 import { textWidth, FONT_FAMILY } from './heatmap.js';
-import { t } from './i18n.js';
-import { escapeHtml } from './headview.js';
+import { t } from '../i18n.js';
+import { escapeHtml } from '../dom.js';
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const pct = (p) => (p >= 0.9995 ? '100%' : p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p > 0.99 || p < 0.1 ? 1 : 0)}%`);

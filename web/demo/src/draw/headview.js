@@ -1,8 +1,9 @@
 // The head view (after bertviz): query tokens left, key tokens right, one line per (head, query,
 // key) with opacity by weight and one colour per head; hovering a token keeps only its lines.
-import { HEAD_COLORS } from './colors.js';
+import { HEAD_COLORS } from '../colors.js';
 import { prepareCanvas } from './heatmap.js';
-import { t } from './i18n.js';
+import { t } from '../i18n.js';
+import { escapeHtml, escapeAttr } from '../dom.js';
 
 const MAX_LINE_W = 280, MIN_LINE_W = 100;
 // Opacity is drawn in 64 steps so each head needs at most 64 strokes instead of one per line.
@@ -174,5 +175,3 @@ export class HeadView {
   }
 }
 
-export const escapeHtml = (s) => String(s).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
-export const escapeAttr = (s) => escapeHtml(s).replace(/"/g, '&quot;');

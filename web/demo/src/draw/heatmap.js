@@ -1,8 +1,10 @@
 // Heat maps of one head's weights on canvas: layout, drawing on the page and the PNG export (the SVG export is
 // attnscope/figures).
-import { seqRgb, css } from './colors.js';
+import { FONT_FAMILY } from 'attnscope/figures';
+import { seqRgb, css } from '../colors.js';
 
-export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif';
+// The figures' font stack: the page's maps and the exported SVGs set tokens in the same fonts.
+export { FONT_FAMILY };
 const font = (px, weight = 400) => `${weight} ${px}px ${FONT_FAMILY}`;
 
 let measureCtx = null;

@@ -1,10 +1,10 @@
 // The walkthrough panel: score → scale → softmax → weighted sum for one query token and head,
 // then the multi-head part (split, per-head contexts, concatenation, output projection).
-import { HEAD_COLORS, divRgb, css, inkOn } from './colors.js';
+import { HEAD_COLORS, divRgb, css, inkOn } from '../colors.js';
 import { prepareCanvas, paintCells } from './heatmap.js';
-import { t } from './i18n.js';
-import { escapeHtml, escapeAttr } from './headview.js';
-import { maxAbsDiff } from './steps.js';
+import { t } from '../i18n.js';
+import { escapeHtml, escapeAttr } from '../dom.js';
+import { maxAbsDiff } from '../steps.js';
 
 const headColor = (h) => HEAD_COLORS[h % HEAD_COLORS.length];
 const fmt = (v, n = 3) => (Object.is(v, -0) ? 0 : v).toFixed(n).replace(/^-(0\.0+)$/, '$1');

@@ -1,11 +1,11 @@
 // The model view: one small heat map per layer and head of every attention of a trained model, heads
 // named from their measured behaviour badged; clicking a map enlarges it and selects its layer.
-import { HEAD_COLORS } from './colors.js';
+import { HEAD_COLORS } from '../colors.js';
 import { drawHeatmap, prepareCanvas, cellAt } from './heatmap.js';
-import { t } from './i18n.js';
-import { escapeHtml } from './headview.js';
-import { unitOf } from './scales.js';
-import { strongest } from './names.js';
+import { t } from '../i18n.js';
+import { escapeHtml } from '../dom.js';
+import { unitOf } from '../scales.js';
+import { strongest } from '../names.js';
 
 const PAD = 1;
 

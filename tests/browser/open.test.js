@@ -1,0 +1,249 @@
+// "Open a model" (issue #22) in Chromium: tiny Hugging Face checkpoints of tests/fixtures/hf/ opened through the file
+// input and by a synthetic drop; the numbers on the page against reference.json (the transformers run that made the
+// fixture); a head switched off; a corrupted config.json; axe in both languages at desktop and phone widths.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { useBrowser, open, shot, ROOT } from './helpers.js';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const HF = join(ROOT, 'tests/fixtures/hf');
+const NAMES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+const filesOf = (name) => NAMES.map((n) => join(HF, name, n)).filter(existsSync);
+const reference = (name) => JSON.parse(readFileSync(join(HF, name, 'reference.json'), 'utf8')).inputs[0];
+
+useBrowser();
+
+/** Numbers as the steps panel writes them (`0.2934`, `2.95e-6`), in order. */
+const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));
+
+async function loaded(page) {
+  await page.waitForSelector('#open-steps li', { timeout: 20_000 });
+  await page.waitForFunction(() => !document.querySelector('#open-steps')?.textContent.includes('…') || document.querySelector('#open-steps li'), null, { timeout: 20_000 });
+}
+
+/** Wait until the steps panel shows layer `l`, head `h` (picked in the selects) for query `q`. */
+async function tracedAt(page, l, h, q) {
+  await page.waitForFunction(([l, h, q]) => document.querySelector('#open-layer')?.value === String(l) && document.querySelector('#open-head')?.value === String(h)
+    && document.querySelector('#open-steps')?.dataset.query === String(q) && document.querySelector('#open-steps li'), [l, h, q], { timeout: 20_000 });
+}
+
+/** The weights the steps panel shows for the current query against the reference map's row (first 8 keys). */
+async function checkWeights(page, ref, l, h, q) {
+  const [, H, T] = ref.attention.shape;
+  const text = await page.textContent('#open-steps li:has-text("Softmax") .nums');
+  const shown = numbers(text).slice(0, Math.min(8, T));
+  const row = ref.attention.data.slice(((l * H + h) * T + q) * T, ((l * H + h) * T + q + 1) * T);
+  shown.forEach((x, j) => assert.ok(Math.abs(x - row[j]) <= 6e-5 + 0.01 * Math.abs(row[j]), `layer ${l} head ${h} query ${q} key ${j}: ${x} shown, ${row[j]} in reference.json`));
+  // The panel checks itself against the map: the same numbers, to the last bit.
+  assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);
+}
+
+test('gpt2-lm through the file input: maps, steps and next token match reference.json; a head off; a link', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  const ref = reference('gpt2-lm');
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  assert.match(await page.textContent('#open-status'), /Loaded: .* of parameters/);
+  assert.match(await page.textContent('#open-info'), /gpt2: 2 layers × 2 heads \(MHA\)/);
+  await page.fill('#open-text', ref.text);
+  const T = ref.input_ids.length;
+  await tracedAt(page, 0, 0, T - 1);
+  await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T);
+  assert.deepEqual(await page.$$eval('#open-tokens .tok', (els) => els.map((e) => e.textContent)), ['the', '␣cat', '␣sat', '␣on', '␣the', '␣', 'm', 'at']);
+  await checkWeights(page, ref, 0, 0, T - 1);
+  // The next token's probability: the softmax of reference.json's last row of logits.
+  const V = ref.logits.shape[1];
+  const last = ref.logits.data.slice((T - 1) * V, T * V);
+  const m = Math.max(...last);
+  const p = 1 / last.reduce((z, x) => z + Math.exp(x - m), 0);
+  const title = await page.getAttribute('#open-predict .next-tok', 'title');
+  assert.ok(Math.abs(parseFloat(title) - p * 100) < 0.01, `top next token ${title} shown, ${(p * 100).toFixed(2)}% from reference.json`);
+  await shot(page, 'open-gpt2-desktop', { fullPage: true });
+
+  // Clicking layer 2, head 2 in the model view picks it; a token click picks the query.
+  await page.locator('#open-grid canvas').scrollIntoViewIfNeeded();
+  const box = await page.locator('#open-grid canvas').boundingBox();
+  const cellW = (box.width - 34 - 2 * 2) / 2;
+  await page.mouse.click(box.x + 34 + cellW + 2 + cellW / 2, box.y + 18 + (cellW + 2) + cellW / 2);
+  await page.click('#open-tokens .tok[data-i="3"]');
+  await tracedAt(page, 1, 1, 3);
+  await checkWeights(page, ref, 1, 1, 3);
+
+  // Export of the selection: the SVG is attnscope/figures' heat map of this layer and head, the PNG its picture.
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-svg')]);
+  assert.equal(svg.suggestedFilename(), 'attnscope-gpt2-layer2-head2.svg');
+  const text = readFileSync(await svg.path(), 'utf8');
+  assert.match(text, /^<svg[^>]+role="img"/);
+  assert.equal((text.match(/data-q="/g) ?? []).length, T * T);
+  assert.match(text, /query “␣on” \(3\)/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-png')]);
+  assert.equal(png.suggestedFilename(), 'attnscope-gpt2-layer2-head2.png');
+  assert.deepEqual([...readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47]);
+
+  // Switched off: the head's context is zero (its weights are still shown), and the link carries it.
+  await page.click('#open-ablate');
+  await page.waitForFunction(() => document.querySelector('#open-ablate').getAttribute('aria-pressed') === 'true');
+  await page.waitForFunction(() => /^\[(-?0\.0000(, )?)+\]$/.test(document.querySelector('#open-steps li:has(+ li:last-child) .nums')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(() => location.hash.includes('oablate=1.1'), null, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('bert-mlm by a synthetic drop: [MASK] filled, sentence B gets token type 1, numbers match reference.json', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  const ref = reference('bert-mlm');
+  const files = filesOf('bert-mlm').map((p) => ({ name: p.split('/').pop(), bytes: [...readFileSync(p)] }));
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
+    document.querySelector('#open-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+  await loaded(page);
+  assert.match(await page.textContent('#open-info'), /^bert: 2 layers × 2 heads/);
+  await page.fill('#open-text', ref.text);
+  const T = ref.input_ids.length;
+  await tracedAt(page, 0, 0, T - 1);
+  await checkWeights(page, ref, 0, 0, T - 1);
+  await page.fill('#open-text', 'The dogs [MASK]!');
+  await page.waitForSelector('#open-predict .open-fill .next-tok');
+  assert.match(await page.textContent('#open-predict'), /\[MASK\] at \d+:/);
+  await page.fill('#open-pair', 'played');
+  await page.waitForSelector('#open-tokens .tok.type-b');
+  await shot(page, 'open-bert-desktop', { fullPage: true });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('llama-gqa: key/value heads grouped and named; RoPE is a step of its own; token ids without a tokenizer', async () => {
+  const { page, close } = await open('#mode=open&lang=en');
+  await page.setInputFiles('#open-files', filesOf('llama-gqa'));
+  await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
+  assert.match(await page.textContent('#open-hint'), /no tokenizer\.json/);
+  await page.fill('#open-text', '1 5 9 3 7 2');
+  await loaded(page);
+  assert.match(await page.textContent('#open-grid-note'), /4 query heads share 2 key\/value heads/);
+  assert.match(await page.textContent('#open-steps'), /RoPE \(θ = 10000\)/);
+  assert.match(await page.$eval('#open-head', (s) => s.options[1].textContent), /KV1/);
+  await shot(page, 'open-llama-gqa-desktop', { fullPage: true });
+  await close();
+});
+
+test('a corrupted config.json is a clear message, and the page keeps working', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  await page.setInputFiles('#open-files', [
+    { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from('{"model_type": "gpt2", "n_layer": ') },
+    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: readFileSync(join(HF, 'gpt2-lm/model.safetensors')) },
+  ]);
+  await page.waitForSelector('#open-status.error', { timeout: 20_000 });
+  assert.match(await page.textContent('#open-status'), /could not be opened: .*config\.json/i);
+  await shot(page, 'open-corrupt-config');
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  assert.match(await page.textContent('#open-status'), /Loaded/);
+  // The other tabs still draw.
+  await page.click('#tab-self');
+  await page.waitForSelector('#maps-section:not([hidden])');
+  assert.deepEqual(problems.filter((p) => !/config/.test(p)), []);
+  await close();
+});
+
+test('a folder URL opens the model, and the link it leaves reopens it there; Find heads ranks every head', async () => {
+  const { page, context, problems, close } = await open('#mode=open&lang=en');
+  // The "remote" folder: the fixture's files answered by the test (the page's Worker fetches them).
+  const served = [];
+  await context.route(/\/remote\/gpt2-lm\/[^/]+$/, (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    served.push(name);
+    const file = join(HF, 'gpt2-lm', name);
+    return existsSync(file) ? route.fulfill({ body: readFileSync(file), headers: { 'content-length': String(readFileSync(file).length) } }) : route.fulfill({ status: 404 });
+  });
+  const origin = new URL(page.url()).origin;
+  await page.fill('#open-url', `${origin}/remote/gpt2-lm`);
+  await page.click('#open-url-form button[type="submit"]');
+  await loaded(page);
+  assert.ok(served.includes('model.safetensors') && served.includes('config.json'));
+  await page.waitForFunction(() => location.hash.includes('ourl='), null, { timeout: 5000 });
+  const link = await page.evaluate(() => location.href);
+  assert.match(decodeURIComponent(link), /ourl=http:\/\/[^&]+\/remote\/gpt2-lm\//);
+
+  // Find heads: three maps with their heads ranked, the scores falling.
+  await page.click('#open-find-btn');
+  await page.waitForSelector('#open-find-out canvas[data-kind="induction"]', { timeout: 20_000 });
+  for (const kind of ['previous', 'induction', 'first']) {
+    const scores = await page.$$eval(`#open-find-out canvas[data-kind="${kind}"] + ol .open-score`, (els) => els.map((e) => Number(e.textContent)));
+    assert.equal(scores.length, 4, kind); // 2 layers × 2 heads: all four ranked
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), kind);
+    assert.ok(scores.every((x) => x >= 0 && x <= 1), kind);
+  }
+  await page.click('#open-find-out [data-kind="first"] + ol button');
+  await shot(page, 'open-find-heads', { fullPage: true });
+
+  // The link, in a fresh page, reopens the model from the URL.
+  const again = await open(new URL(link).hash, {});
+  await again.context.route(/\/remote\/gpt2-lm\/[^/]+$/, (route) => {
+    const file = join(HF, 'gpt2-lm', new URL(route.request().url()).pathname.split('/').pop());
+    return existsSync(file) ? route.fulfill({ body: readFileSync(file) }) : route.fulfill({ status: 404 });
+  });
+  await again.page.reload();
+  await loaded(again.page);
+  assert.match(await again.page.textContent('#open-info'), /^gpt2: 2 layers/);
+  await again.close();
+  assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);
+  await close();
+});
+
+test('a load in progress shows its progress and can be cancelled; greedy continuation extends the text', async () => {
+  const { page, context, close } = await open('#mode=open&lang=en');
+  // The weights arrive only after a while: time to see the progress row and press Cancel.
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await context.route(/\/slow\/gpt2-lm\/[^/]+$/, async (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    const file = join(HF, 'gpt2-lm', name);
+    if (!existsSync(file)) return route.fulfill({ status: 404 });
+    if (name === 'model.safetensors') await held;
+    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
+  });
+  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/gpt2-lm/`);
+  await page.click('#open-url-form button[type="submit"]');
+  await page.waitForSelector('#open-progress-row:not([hidden])');
+  assert.match(await page.textContent('#open-status'), /Checking the config/);
+  await page.click('#open-cancel');
+  await page.waitForFunction(() => /cancelled/.test(document.querySelector('#open-status').textContent), null, { timeout: 10_000 });
+  assert.equal(await page.isHidden('#open-progress-row'), true);
+  release();
+  // The page still opens a model after a cancelled one.
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  await page.fill('#open-text', 'the cat');
+  await page.waitForSelector('#open-continue');
+  await page.click('#open-continue');
+  await page.waitForFunction(() => document.querySelector('#open-text').value.length > 'the cat'.length, null, { timeout: 20_000 });
+  await close();
+});
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`axe-core on an opened model: no serious or critical violations (${lang}, desktop and phone)`, async () => {
+    const { page, close } = await open(`#mode=open&lang=${lang}`, { locale });
+    await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+    await loaded(page);
+    await page.click('#open-find-btn');
+    await page.waitForSelector('#open-find-out canvas[data-kind="first"]', { timeout: 20_000 });
+    for (const [width, name] of [[1280, 'desktop'], [390, 'phone']]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.waitForTimeout(300);
+      await page.addScriptTag({ content: AXE });
+      const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+      const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      assert.deepEqual(bad, [], `${lang} ${name}`);
+      // Nothing wider than the screen.
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${lang} ${name}: wider than the screen`);
+      await shot(page, `open-gpt2-${lang}-${name}`, { fullPage: true });
+    }
+    await close();
+  });
+}

@@ -1,0 +1,37 @@
+// The page's side of the model Worker: requests as promises, progress as a callback, one worker per page.
+/** @param {{ onProgress: (p: { loaded: number, total: number, file: string, wasmBytes?: number }) => void }} hooks */
+export function createModelClient({ onProgress }) {
+  const worker = new Worker(new URL('../worker/model-worker.js', import.meta.url), { type: 'module' });
+  const pending = new Map();
+  let next = 1;
+  worker.onmessage = ({ data }) => {
+    if (data.type === 'progress') { onProgress(data); return; }
+    const p = pending.get(data.id);
+    pending.delete(data.id);
+    if (!p) return;
+    if (data.error) {
+      const E = { TypeError, RangeError }[data.error.name] ?? Error;
+      const err = new E(data.error.message);
+      if (data.error.name === 'AbortError') err.name = 'AbortError';
+      p.reject(err);
+    } else p.resolve(data.value);
+  };
+  worker.onerror = (e) => {
+    for (const p of pending.values()) p.reject(new Error(e.message || 'the model worker failed'));
+    pending.clear();
+  };
+  const request = (type, body = {}) => new Promise((resolve, reject) => {
+    const id = next++;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ type, id, ...body });
+  });
+  return {
+    /** `files`: { name: File } of the checkpoint, or `url`: a folder URL ending in '/'. */
+    load: (source) => request('load', source),
+    cancel: () => worker.postMessage({ type: 'cancel' }),
+    forward: (input) => request('forward', input),
+    trace: (input) => request('trace', input),
+    generate: (input) => request('generate', input),
+    findHeads: () => request('findHeads'),
+  };
+}

@@ -1,0 +1,122 @@
+// The frame of an opened model: the load's status (progress, memory, a refusal and why), the model's line, the
+// inputs that fit its kind (a sentence pair for BERT), its tokens, the next-token or [MASK] predictions, the layer
+// and head pickers. Also hides the sections of the included models while this tab is shown.
+import { t, getLang } from '../i18n.js';
+import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
+
+const OTHER_SECTIONS = ['#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+/** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
+const mb = (n) => {
+  const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
+  return n < 2 ** 20 ? `${fmt(n / 1024)} KB` : `${fmt(n / 2 ** 20)} MB`;
+};
+// The core's refusal of a model too large for WebAssembly's memory names that memory and its limit (marshal.cpp).
+const REFUSED = /WebAssembly memory/;
+const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
+
+function status(load) {
+  const st = $('#open-status');
+  const row = $('#open-progress-row');
+  row.hidden = load.status !== 'loading';
+  st.classList.toggle('error', load.status === 'error');
+  if (load.status === 'loading') {
+    const p = load.progress;
+    const done = p ? p.loaded / Math.max(1, p.total) : 0;
+    $('#open-progress').value = done;
+    $('#open-progress-text').textContent = p
+      ? t('open.progress', { file: p.file, done: mb(p.loaded), total: mb(p.total), pct: Math.floor(done * 100) })
+      : t('open.reading');
+    st.textContent = load.wasmBytes ? t('open.allocated', { mb: mb(load.wasmBytes) }) : t('open.checking');
+  } else if (load.status === 'error') {
+    const e = load.error;
+    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
+  } else if (load.status === 'ready') st.textContent = t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) });
+  else st.textContent = '';
+}
+
+function info(r) {
+  const c = r.config;
+  const pos = c.positions.kind === 'rope' ? t('open.rope', { theta: c.positions.theta }) : t('open.learned');
+  const attn = c.kvHeads === c.heads ? 'MHA' : c.kvHeads === 1 ? 'MQA' : `GQA ${c.heads}/${c.kvHeads}`;
+  const el = $('#open-info');
+  el.hidden = false;
+  el.textContent = t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm: c.norm, mlp: c.mlp, n: c.maxPositions });
+}
+
+function selects(r) {
+  const c = r.config;
+  const sig = `${c.layers}x${c.heads}|${getLang()}`;
+  const ls = $('#open-layer'), hs = $('#open-head');
+  if (ls.dataset.sig !== sig) {
+    ls.innerHTML = [...Array(c.layers).keys()].map((l) => `<option value="${l}">${escapeHtml(t('mv.layer', { n: l + 1 }))}</option>`).join('');
+    hs.innerHTML = [...Array(c.heads).keys()].map((h) => `<option value="${h}">${escapeHtml(t('head', { n: h + 1 }))}${c.kvHeads < c.heads ? ` · KV${Math.floor(h / (c.heads / c.kvHeads)) + 1}` : ''}</option>`).join('');
+    ls.dataset.sig = hs.dataset.sig = sig;
+  }
+  ls.value = String(r.layer);
+  hs.value = String(r.head);
+  const off = r.ablate.some((x) => x.layer === r.layer && x.head === r.head);
+  const b = $('#open-ablate');
+  b.setAttribute('aria-pressed', String(off));
+  b.textContent = t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 });
+}
+
+let tokensShown = { run: null, qi: -1 };
+/** The token chips, patched only when the run or the query changed (at 512 tokens a rebuild costs a frame). */
+function tokens(r) {
+  if (tokensShown.run === r.run && tokensShown.qi === r.qi && $('#open-tokens').childElementCount) return;
+  tokensShown = { run: r.run, qi: r.qi };
+  const types = r.run.tokenTypeIds;
+  morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(t('tok.pick'))}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
+}
+
+function predictions(r, continueTokens) {
+  const el = $('#open-predict');
+  const p = r.run.predictions;
+  if (!p) { el.innerHTML = `<p class="hint">${escapeHtml(t('open.noHead'))}</p>`; return; }
+  const list = (top) => top.map((x) => `<span class="next-tok" title="${(x.p * 100).toFixed(2)}%"><b>${escapeHtml(x.token)}</b><span class="next-bar"><span style="width:${(x.p * 100).toFixed(1)}%"></span></span><span class="next-p">${pct(x.p)}</span></span>`).join('');
+  if (r.info.kind === 'encoder') {
+    el.innerHTML = p.length
+      ? p.map((x) => `<div class="open-fill"><span>${escapeHtml(t('open.maskAt', { i: x.t }))}</span> ${list(x.top)}</div>`).join('')
+      : `<p class="hint">${escapeHtml(t('open.maskHint'))}</p>`;
+  } else {
+    el.innerHTML = `<div class="open-fill"><span>${escapeHtml(t('open.next'))}</span> ${list(p[0].top)}</div>`
+      + `<button type="button" class="btn" id="open-continue">${escapeHtml(t('open.continue', { n: continueTokens }))}</button>`;
+  }
+}
+
+export function createOpenFrameView({ continueTokens }) {
+  return {
+    name: 'openFrame',
+    render(state, r) {
+      const isOpen = state.mode === 'open';
+      $('#open-inputs').hidden = !isOpen;
+      if (!isOpen) { $('#open-section').hidden = true; $('#export-json').hidden = false; $('#honesty').hidden = false; $('#tokens-hint').hidden = false; return; }
+      for (const sel of OTHER_SECTIONS) { const el = $(sel); if (el) el.hidden = true; }
+      for (const b of document.querySelectorAll('#mode-tabs [data-mode]')) {
+        const on = b.dataset.mode === 'open';
+        b.setAttribute('aria-selected', String(on));
+        b.tabIndex = on ? 0 : -1;
+      }
+      document.body.dataset.kind = 'hf';
+      status(r.load);
+      const ready = r.load.status === 'ready';
+      $('#open-text-row').hidden = !ready;
+      $('#open-section').hidden = !ready || r.empty;
+      if (!ready) { $('#open-info').hidden = true; return; }
+      info(r);
+      const enc = r.info.kind === 'encoder';
+      $('#open-pair-row').hidden = !enc;
+      $('#open-hint').textContent = t(enc ? 'open.hintBert' : 'open.hintLm') + (r.info.hasTokenizer ? '' : ` ${t('open.noTokenizer')}`);
+      if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
+      if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
+      if (r.error) { $('#open-status').textContent = t('open.failed', { msg: r.error.message }); $('#open-status').classList.add('error'); }
+      if (r.empty) { $('#open-tokens').innerHTML = ''; $('#open-predict').innerHTML = ''; tokensShown = { run: null, qi: -1 }; return; }
+      $('#open-model-text').textContent = t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) });
+      tokens(r);
+      $('#open-truncated').hidden = !(r.run.total > r.T);
+      if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });
+      predictions(r, continueTokens);
+      selects(r);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// The model view of an opened model: every layer × head on one canvas at the screen's resolution (not a canvas per
+// head), heads that share a key/value head grouped under one bracket; hover names the cell, click picks the head.
+import { t } from '../i18n.js';
+import { $, escapeHtml } from '../dom.js';
+import { showTip, hideTip } from '../tooltip.js';
+import { FONT_FAMILY } from 'attnscope/figures';
+import { paintMapScaled } from './paint.js';
+
+const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;
+
+/** Where each head's column starts, in CSS pixels, for `cell`-wide maps grouped by key/value head. */
+function columns(H, group, cell) {
+  const xs = [];
+  let x = LEFT;
+  for (let h = 0; h < H; h++) {
+    if (h && h % group === 0) x += GROUP_GAP - GAP;
+    xs.push(x);
+    x += cell + GAP;
+  }
+  return { xs, width: x };
+}
+
+/** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void }} app */
+export function createOpenGridView(app) {
+  const root = $('#open-grid');
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('role', 'img');
+  canvas.tabIndex = 0;
+  root.append(canvas);
+  let width = 0;
+  let shown = null; // { r, cell, xs } of the last drawing, for hover and click
+  let cache = { run: null, key: '', img: null, ms: 0, wall: 0 };
+  new ResizeObserver(([e]) => {
+    const w = Math.floor(e.contentRect.width);
+    if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
+  }).observe(root);
+
+  /** The layer, head and cell under (x, y) CSS pixels, or null. */
+  function hit(x, y) {
+    if (!shown) return null;
+    const { r, cell, xs } = shown;
+    const layer = Math.floor((y - TOP) / (cell + GAP));
+    if (y < TOP || layer >= r.config.layers || (y - TOP) % (cell + GAP) >= cell) return null;
+    const head = xs.findIndex((x0) => x >= x0 && x < x0 + cell);
+    if (head < 0) return null;
+    const i = Math.min(r.T - 1, Math.floor(((y - TOP - layer * (cell + GAP)) / cell) * r.T));
+    const j = Math.min(r.T - 1, Math.floor(((x - xs[head]) / cell) * r.T));
+    return { layer, head, i, j };
+  }
+  const point = (e) => { const b = canvas.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+  canvas.addEventListener('mousemove', (e) => {
+    const h = hit(...point(e));
+    if (!h) return hideTip();
+    const { r } = shown;
+    const c = r.config, T = r.T;
+    const v = r.run.attention.data[((h.layer * c.heads + h.head) * T + h.i) * T + h.j];
+    const kv = Math.floor(h.head / (c.heads / c.kvHeads));
+    showTip(e.clientX, e.clientY, `<b>${t('mv.layer', { n: h.layer + 1 })} · ${t('head', { n: h.head + 1 })}</b>`
+      + (c.kvHeads < c.heads ? ` · ${escapeHtml(t('open.kvHead', { n: kv + 1 }))}` : '')
+      + `<br>${t('tip.cell', { q: `<b>${escapeHtml(r.rows[h.i])}</b><sub>${h.i}</sub>`, k: `<b>${escapeHtml(r.cols[h.j])}</b><sub>${h.j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`);
+  });
+  canvas.addEventListener('mouseleave', hideTip);
+  canvas.addEventListener('click', (e) => { const h = hit(...point(e)); if (h) app.pick(h.layer, h.head); });
+
+  return {
+    name: 'openGrid',
+    root: $('#open-section'),
+    wants: (r) => r.kind === 'hf' && !r.empty,
+    *render(state, r) {
+      const c = r.config, H = c.heads, L = c.layers, T = r.T;
+      const group = H / c.kvHeads;
+      const avail = Math.max(200, width || root.clientWidth || 600);
+      const groupsExtra = (c.kvHeads - 1) * (GROUP_GAP - GAP);
+      const cell = Math.max(6, Math.min(72, Math.floor((avail - LEFT - groupsExtra) / H - GAP)));
+      const { xs, width: w } = columns(H, group, cell);
+      const dpr = window.devicePixelRatio || 1;
+      const h = TOP + L * (cell + GAP);
+      // Resized only when the size changes: a resize clears the canvas, which would blank it between pieces.
+      if (canvas.width !== Math.ceil(w * dpr) || canvas.height !== Math.ceil(h * dpr)) {
+        canvas.width = Math.ceil(w * dpr);
+        canvas.height = Math.ceil(h * dpr);
+        canvas.style.width = `${w}px`;
+        canvas.style.height = `${h}px`;
+      }
+      const ctx = canvas.getContext('2d');
+      // The maps' pixels depend on the run, the colours and the size only: picking a head or switching one off
+      // redraws the marks over the kept image (a click answers at once, whatever T and the number of heads).
+      const key = `${state.cmap}|${state.scale}|${canvas.width}x${canvas.height}|${cell}`;
+      if (cache.run !== r.run || cache.key !== key) {
+        const img = ctx.createImageData(canvas.width, canvas.height);
+        const px = new Uint32Array(img.data.buffer);
+        const size = Math.max(1, Math.floor(cell * dpr));
+        const data = r.run.attention.data;
+        const t0 = performance.now();
+        let ms = 0;
+        for (let l = 0; l < L; l++) {
+          const t1 = performance.now();
+          for (let hh = 0; hh < H; hh++) {
+            const offset = (l * H + hh) * T * T;
+            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, offset, T, { cmap: state.cmap, scale: state.scale });
+          }
+          ms += performance.now() - t1;
+          yield; // a layer's row of maps per piece: input gets its turn between them
+        }
+        cache = { run: r.run, key, img, ms, wall: performance.now() - t0 };
+      }
+      // The script time of the maps' pixels, and its wall time with the pieces' waits (bench/demo-open.mjs reads them).
+      canvas.dataset.paintMs = cache.ms.toFixed(1);
+      canvas.dataset.paintWallMs = cache.wall.toFixed(1);
+      const img = cache.img;
+      ctx.putImageData(img, 0, 0);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.font = `11px ${FONT_FAMILY}`;
+      ctx.fillStyle = '#333';
+      ctx.textBaseline = 'middle';
+      for (let l = 0; l < L; l++) ctx.fillText(t('mv.layerShort', { n: l + 1 }), 2, TOP + l * (cell + GAP) + cell / 2);
+      // One bracket per key/value head over the query heads that share it.
+      if (group > 1) {
+        ctx.strokeStyle = '#595959';
+        for (let g = 0; g < c.kvHeads; g++) {
+          const x0 = xs[g * group], x1 = xs[g * group + group - 1] + cell;
+          ctx.beginPath(); ctx.moveTo(x0, TOP - 3); ctx.lineTo(x0, TOP - 7); ctx.lineTo(x1, TOP - 7); ctx.lineTo(x1, TOP - 3); ctx.stroke();
+          if (x1 - x0 > 30) ctx.fillText(`KV${g + 1}`, x0 + 2, TOP - 13);
+        }
+      } else if (cell >= 18) for (let hh = 0; hh < H; hh++) ctx.fillText(t('mv.headShort', { n: hh + 1 }), xs[hh] + 1, TOP - 8);
+      // Heads switched off: a cross; the selected one: an outline.
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = '#d55e00';
+      for (const a of r.ablate) {
+        const x = xs[a.head], y = TOP + a.layer * (cell + GAP);
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + cell, y + cell); ctx.moveTo(x + cell, y); ctx.lineTo(x, y + cell); ctx.stroke();
+      }
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(xs[r.head] - 1, TOP + r.layer * (cell + GAP) - 1, cell + 2, cell + 2);
+      shown = { r, cell, xs };
+      canvas.setAttribute('aria-label', t('open.gridLabel', { L, H, kv: c.kvHeads, l: r.layer + 1, h: r.head + 1 }));
+      $('#open-grid-note').textContent = c.kvHeads < c.heads ? t('open.gqaNote', { H, kv: c.kvHeads, g: group }) : t('open.mhaNote');
+      canvas.dataset.drawn = String(performance.now());
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// The opened model's part of the state and of the URL: its text, sentence B, layer, head, query, heads off, and the
+// folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
+import { parseAblate } from '../state.js';
+
+export const OPEN_TEXT = 'The animal didn’t cross the street because it was too tired.';
+/** BERT's first sentence: a word to fill in. */
+export const OPEN_MASK_TEXT = 'The animal didn’t cross the street because [MASK] was too tired.';
+
+export const defaultOpen = () => ({ text: OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });
+
+const int = (v, fallback, max) => (/^\d+$/.test(v ?? '') ? Math.min(max, Number(v)) : fallback);
+
+/** Read the `o…` keys of the hash over `open`. */
+export function parseOpen(p, open) {
+  const o = { ...open, ablate: [...open.ablate] };
+  if (p.has('otext')) o.text = p.get('otext').slice(0, 8000);
+  if (p.has('opair')) o.pair = p.get('opair').slice(0, 8000);
+  if (p.has('ourl') && /^https?:\/\//.test(p.get('ourl'))) o.url = p.get('ourl');
+  o.layer = int(p.get('olayer'), o.layer, 255);
+  o.head = int(p.get('ohead'), o.head, 255);
+  o.query = p.get('oq') === '-1' ? -1 : int(p.get('oq'), o.query, 8000);
+  if (p.has('oablate')) o.ablate = parseAblate(p.get('oablate'));
+  return o;
+}
+
+/** Write the opened model's keys into `p` (URLSearchParams). */
+export function writeOpen(p, o) {
+  if (o.url) p.set('ourl', o.url);
+  p.set('otext', o.text);
+  if (o.pair) p.set('opair', o.pair);
+  p.set('olayer', o.layer);
+  p.set('ohead', o.head);
+  p.set('oq', o.query);
+  if (o.ablate.length) p.set('oablate', o.ablate.map(({ layer, head }) => `${layer}.${head}`).join(','));
+}

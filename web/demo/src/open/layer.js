@@ -1,0 +1,182 @@
+// The selected layer of an opened model: its heads' maps side by side on one canvas, the selected head enlarged
+// with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
+import { t } from '../i18n.js';
+import { $, escapeHtml } from '../dom.js';
+import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
+import { showTip, hideTip } from '../tooltip.js';
+import { mapTop, paintMap, paintMapScaled } from './paint.js';
+
+/** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
+export const MAX_LINES = 1500;
+
+/** The `max` strongest (query, key, weight) of a T×T map's nonzero weights, strongest first; `of` counts them all. */
+export function strongestLines(data, offset, T, max) {
+  const n = T * T;
+  let of = 0;
+  for (let k = 0; k < n; k++) if (data[offset + k] > 0) of++;
+  const triple = (k) => [Math.floor(k / T), k % T, data[offset + k]];
+  if (of <= max) {
+    const all = [];
+    for (let k = 0; k < n; k++) if (data[offset + k] > 0) all.push(k);
+    return { lines: all.sort((a, b) => data[offset + b] - data[offset + a]).map(triple), of };
+  }
+  // A threshold from a histogram of the weights, then only the cells above it are sorted: O(T²), not O(T² log T²).
+  const bins = new Uint32Array(1024);
+  for (let k = 0; k < n; k++) bins[Math.min(1023, Math.floor(data[offset + k] * 1024))]++;
+  let b = 1023, count = 0;
+  while (b > 0 && count + bins[b] <= max) count += bins[b--];
+  const cut = (b + 1) / 1024;
+  const keep = [];
+  for (let k = 0; k < n; k++) if (data[offset + k] >= cut) keep.push(k);
+  return { lines: keep.sort((a, c) => data[offset + c] - data[offset + a]).slice(0, max).map(triple), of };
+}
+
+/** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, select: (i: number) => void }} app */
+export function createOpenLayerView(app) {
+  const maps = $('#open-maps');
+  const strip = document.createElement('canvas');
+  strip.setAttribute('role', 'img');
+  const big = document.createElement('canvas');
+  big.setAttribute('role', 'img');
+  maps.append(strip, big);
+  const hv = $('#open-hv');
+  hv.setAttribute('role', 'img');
+  let width = 0, shown = null;
+  let stripCache = { run: null, key: '', img: null };
+  new ResizeObserver(([e]) => {
+    const w = Math.floor(e.contentRect.width);
+    if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
+  }).observe(maps);
+
+  const point = (el, e) => { const b = el.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+  strip.addEventListener('click', (e) => {
+    if (!shown) return;
+    const h = Math.floor(point(strip, e)[0] / (shown.small + 4));
+    if (h >= 0 && h < shown.r.config.heads) app.pick(shown.r.layer, h);
+  });
+  big.addEventListener('mousemove', (e) => {
+    if (!shown) return;
+    const [x, y] = point(big, e);
+    const { r, cell, left } = shown;
+    const i = Math.floor(y / cell), j = Math.floor((x - left) / cell);
+    if (i < 0 || j < 0 || i >= r.T || j >= r.T) return hideTip();
+    const v = r.run.attention.data[((r.layer * r.config.heads + r.head) * r.T + i) * r.T + j];
+    showTip(e.clientX, e.clientY, `${t('tip.cell', { q: `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`, k: `<b>${escapeHtml(r.cols[j])}</b><sub>${j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`);
+  });
+  big.addEventListener('mouseleave', hideTip);
+  big.addEventListener('click', (e) => {
+    if (!shown) return;
+    const i = Math.floor(point(big, e)[1] / shown.cell);
+    if (i >= 0 && i < shown.r.T) app.select(i);
+  });
+
+  function drawBig(state, r, data, offset, T) {
+    const dpr = window.devicePixelRatio || 1;
+    const avail = Math.max(200, width || 600);
+    const left = Math.min(110, 8 + 7 * Math.max(...r.rows.map((s) => Math.min(14, s.length))));
+    const cell = Math.max(0.25, Math.min(24, (Math.min(avail, 720) - left) / T));
+    const side = cell * T;
+    big.width = Math.ceil((left + side) * dpr);
+    big.height = Math.ceil(side * dpr);
+    big.style.width = `${left + side}px`;
+    big.style.height = `${side}px`;
+    const ctx = big.getContext('2d');
+    const img = ctx.createImageData(big.width, big.height);
+    paintMap(new Uint32Array(img.data.buffer), big.width, Math.round(left * dpr), 0, Math.floor(side * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale, top: mapTop(state.scale, data, offset, T) });
+    ctx.putImageData(img, 0, 0);
+    ctx.scale(dpr, dpr);
+    // Row labels where there is room for them (every k-th otherwise), and always the selected query.
+    ctx.font = `${Math.min(11, Math.max(8, cell - 1))}px ${FONT_FAMILY}`;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    const step = Math.max(1, Math.ceil(10 / cell));
+    for (let i = 0; i < T; i++) {
+      if (i % step && i !== r.qi) continue;
+      ctx.fillStyle = i === r.qi ? '#000' : '#595959';
+      ctx.fillText(r.rows[i].slice(0, 14), left - 4, (i + 0.5) * cell);
+    }
+    ctx.strokeStyle = '#d55e00';
+    ctx.strokeRect(left, r.qi * cell, side, Math.max(1, cell));
+    return { cell, left };
+  }
+
+  function drawHeadView(r, data, offset, T) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.min(Math.max(200, width || 600), 560), rowH = Math.max(2, Math.min(16, 600 / T)), h = rowH * T + 8;
+    hv.width = Math.ceil(w * dpr); hv.height = Math.ceil(h * dpr);
+    hv.style.width = `${w}px`; hv.style.height = `${h}px`;
+    const ctx = hv.getContext('2d');
+    ctx.scale(dpr, dpr);
+    const x0 = 120, x1 = w - 120, y = (i) => 4 + (i + 0.5) * rowH;
+    const { lines, of } = strongestLines(data, offset, T, MAX_LINES);
+    ctx.strokeStyle = HEAD_COLORS[r.head % HEAD_COLORS.length];
+    // Opacity in 32 steps: one path per step, not one stroke per line.
+    const levels = Array.from({ length: 32 }, () => []);
+    for (const [i, j, v] of lines) levels[Math.min(31, Math.floor(v * 32))].push([i, j]);
+    ctx.lineWidth = T > 128 ? 1 / dpr : 1.5;
+    levels.forEach((ls, k) => {
+      if (!ls.length) return;
+      ctx.globalAlpha = (k + 1) / 32;
+      ctx.beginPath();
+      for (const [i, j] of ls) { ctx.moveTo(x0, y(i)); ctx.lineTo(x1, y(j)); }
+      ctx.stroke();
+    });
+    ctx.globalAlpha = 1;
+    if (rowH >= 8) {
+      ctx.font = `${Math.min(12, rowH - 1)}px ${FONT_FAMILY}`;
+      ctx.fillStyle = '#333';
+      ctx.textBaseline = 'middle';
+      for (let i = 0; i < T; i++) {
+        ctx.textAlign = 'right'; ctx.fillText(r.rows[i].slice(0, 14), x0 - 4, y(i));
+        ctx.textAlign = 'left'; ctx.fillText(r.cols[i].slice(0, 14), x1 + 4, y(i));
+      }
+    }
+    $('#open-hv-note').textContent = lines.length < of
+      ? t('open.hvThinned', { n: lines.length.toLocaleString(), total: of.toLocaleString() })
+      : t('open.hvAll');
+    hv.setAttribute('aria-label', t('open.hvLabel', { l: r.layer + 1, h: r.head + 1, n: lines.length }));
+  }
+
+  return {
+    name: 'openLayer',
+    root: maps,
+    wants: (r) => r.kind === 'hf' && !r.empty,
+    *render(state, r) {
+      // The model view's new selection is painted first: a click's answer waits for no layer maps.
+      yield 'frame';
+      const c = r.config, H = c.heads, T = r.T;
+      const data = r.run.attention.data;
+      $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
+      const dpr = window.devicePixelRatio || 1;
+      const avail = Math.max(200, width || 600);
+      const small = Math.max(12, Math.min(96, Math.floor(avail / H) - 4));
+      strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
+      strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
+      const ctx = strip.getContext('2d');
+      // The layer's maps depend on the run, layer, colours and size: picking another head of the layer reuses them.
+      const key = `${r.layer}|${state.cmap}|${state.scale}|${strip.width}|${small}`;
+      if (stripCache.run !== r.run || stripCache.key !== key) {
+        const img = ctx.createImageData(strip.width, strip.height);
+        const px = new Uint32Array(img.data.buffer);
+        for (let h = 0; h < H; h++) {
+          const offset = (r.layer * H + h) * T * T;
+          paintMapScaled(px, strip.width, Math.round(h * (small + 4) * dpr), 0, Math.floor(small * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale });
+        }
+        stripCache = { run: r.run, key, img };
+      }
+      const img = stripCache.img;
+      ctx.putImageData(img, 0, 0);
+      ctx.scale(dpr, dpr);
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
+      ctx.strokeRect(r.head * (small + 4) + 1, 1, small - 2, small - 2);
+      strip.setAttribute('aria-label', t('open.stripLabel', { l: r.layer + 1, H }));
+      yield 'paint';
+      const offset = (r.layer * H + r.head) * T * T;
+      const at = drawBig(state, r, data, offset, T);
+      big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
+      shown = { r, small, ...at };
+      yield 'paint';
+      drawHeadView(r, data, offset, T);
+    },
+  };
+}

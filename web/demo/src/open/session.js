@@ -1,0 +1,94 @@
+// The opened Hugging Face model as the scheduler sees it: compute(state) answers at once from what the model Worker
+// last sent (or says what is on the way), and asks the Worker for what the state now needs; each reply invalidates.
+import { createModelClient } from './client.js';
+
+/** Heads switched off that the model has (a hand-edited hash may name others). */
+const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
+
+/** @param {{ invalidate: () => void }} app */
+export function createOpenSession({ invalidate }) {
+  let client = null;
+  // status: 'none' | 'loading' | 'ready' | 'error'; progress while loading; info once loaded.
+  const load = { status: 'none', progress: null, error: null, info: null, source: null, wasmBytes: 0 };
+  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null };
+  let asked = { forward: null, trace: null };
+
+  const worker = () => (client ??= createModelClient({
+    onProgress: (p) => {
+      load.progress = p;
+      if (p.wasmBytes) load.wasmBytes = p.wasmBytes;
+      invalidate();
+    },
+  }));
+
+  /** Ask the Worker for `kind` of `key` unless it is already asked; the reply lands in runs[kind]. */
+  function ask(kind, key, body) {
+    if (asked[kind] === key || runs[kind].key === key) return;
+    asked[kind] = key;
+    worker()[kind](body).then(
+      (value) => { if (asked[kind] === key) { runs[kind] = { key, value, error: null }; invalidate(); } },
+      (error) => { if (asked[kind] === key) { runs[kind] = { key, value: null, error }; invalidate(); } },
+    );
+  }
+
+  return {
+    load,
+    /** Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which). */
+    async open(source) {
+      Object.assign(load, { status: 'loading', progress: null, error: null, source, wasmBytes: 0 });
+      runs.forward = { key: null, value: null, error: null };
+      runs.trace = { key: null, value: null, error: null };
+      runs.generate = { key: null, value: null };
+      runs.heads = null;
+      asked = { forward: null, trace: null };
+      invalidate();
+      try {
+        load.info = await worker().load(source);
+        load.status = 'ready';
+      } catch (error) {
+        Object.assign(load, { status: 'error', error, info: null });
+      }
+      invalidate();
+    },
+    cancel: () => client?.cancel(),
+    /** Scores of every head (worker/head-scores.js), kept until another model is opened. */
+    async findHeads() {
+      runs.heads = { status: 'running' };
+      invalidate();
+      try { runs.heads = { status: 'done', value: await worker().findHeads() }; } catch (error) { runs.heads = { status: 'error', error }; }
+      invalidate();
+    },
+    /** Greedy continuation of the current text (heads that are off stay off); resolves to the new text. */
+    async continueText(state, maxNewTokens) {
+      const o = state.open;
+      const c = load.info.config;
+      const r = await worker().generate({ text: o.text, maxNewTokens, ablate: validHeads(o.ablate, c) });
+      return r.text ?? '';
+    },
+    compute(state) {
+      const o = state.open;
+      const base = { kind: 'hf', load, empty: true, rows: [], cols: [], L: 0, S: 0, qi: -1 };
+      if (load.status !== 'ready') return base;
+      const { info } = load;
+      const c = info.config;
+      const ablate = validHeads(o.ablate, c);
+      const pair = info.kind === 'encoder' ? o.pair : '';
+      const fkey = JSON.stringify([o.text, pair, ablate]);
+      if (o.text) ask('forward', fkey, { text: o.text, pair, ablate });
+      const fw = runs.forward;
+      const out = { ...base, info, config: c, ablate, heads: runs.heads, stale: fw.key !== fkey, error: fw.error };
+      if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
+      const run = fw.value;
+      const T = run.ids.length;
+      const layer = Math.min(Math.max(0, o.layer), c.layers - 1);
+      const head = Math.min(Math.max(0, o.head), c.heads - 1);
+      const qi = o.query >= 0 && o.query < T ? o.query : T - 1;
+      // The trace belongs to the run shown (its key names that run), so its numbers always match the maps.
+      const tkey = JSON.stringify([fw.key, layer, head, qi]);
+      ask('trace', tkey, { text: o.text, pair, layer, head, query: qi, ablate: JSON.parse(fw.key)[2] });
+      const trace = runs.trace.key === tkey ? runs.trace.value : null;
+      const tokens = run.tokens ?? run.ids.map((id) => `#${id}`);
+      return { ...out, empty: false, run, T, layer, head, qi, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
+    },
+  };
+}

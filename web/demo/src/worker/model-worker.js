@@ -1,0 +1,116 @@
+// The module Worker that holds an opened Hugging Face model: it loads the files the page hands it, runs forward,
+// trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
+import { init, loadModel, memoryUsage } from 'attnscope';
+import { randomIds, headScores } from './head-scores.js';
+
+let model = null;
+let loading = null; // the AbortController of the load in progress
+const ready = init();
+
+/** The most likely `k` tokens of row `t` of logits [T, V], with softmax probabilities. */
+function topK(logits, t, k, model) {
+  const V = logits.shape[1];
+  const x = logits.data.subarray(t * V, (t + 1) * V);
+  let m = -Infinity;
+  for (let i = 0; i < V; i++) if (x[i] > m) m = x[i];
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(x[i] - m);
+  const best = [];
+  for (let i = 0; i < V; i++) {
+    if (best.length < k || x[i] > x[best[best.length - 1]]) {
+      best.push(i);
+      best.sort((a, b) => x[b] - x[a]);
+      if (best.length > k) best.pop();
+    }
+  }
+  const strings = model.tokenStrings(best);
+  return best.map((id, j) => ({ id, token: strings ? strings[j] : `#${id}`, p: Math.exp(x[id] - m) / z }));
+}
+
+/** The ids, token strings and token types of the page's input, cut to the model's longest input (`total` says how long it was). */
+function encode(input) {
+  const e = encodeAll(input);
+  const n = model.config.maxPositions, total = e.ids.length;
+  if (total <= n) return { ...e, total };
+  return { ids: e.ids.slice(0, n), tokens: e.tokens.slice(0, n), tokenTypeIds: e.tokenTypeIds?.slice(0, n) ?? null, total };
+}
+
+/** The ids, token strings and token types of the page's input (a sentence, or a pair for BERT). */
+function encodeAll({ text, pair }) {
+  // Without tokenizer.json the page takes token ids, written out (`15496 11 995`).
+  if (!model.hasTokenizer) {
+    const ids = String(text).split(/[\s,]+/).filter(Boolean).map(Number);
+    if (ids.some((x) => !Number.isInteger(x) || x < 0 || x >= model.config.vocabSize)) throw new RangeError(`token ids are whole numbers from 0 to ${model.config.vocabSize - 1}`);
+    return { ids, tokens: ids.map(String), tokenTypeIds: null };
+  }
+  if (model.kind === 'encoder') return model.tokenize(text, pair ? { pair } : undefined);
+  return { ...model.tokenize(text), tokenTypeIds: null };
+}
+
+const handlers = {
+  async load({ files, url }) {
+    await ready;
+    model?.dispose();
+    model = null;
+    loading = new AbortController();
+    const signal = loading.signal;
+    try {
+      let first = true;
+      model = await loadModel(files ?? url, {
+        signal,
+        onProgress: (p) => {
+          // The first call comes after the core allocated every parameter: the memory it holds from then on.
+          self.postMessage({ type: 'progress', ...p, wasmBytes: first ? memoryUsage().wasmBytes : undefined });
+          first = false;
+        },
+      });
+    } finally {
+      loading = null;
+    }
+    return { kind: model.kind, config: model.config, parameterBytes: model.parameterBytes, hasTokenizer: model.hasTokenizer, eosTokenId: model.eosTokenId ?? null, wasmBytes: memoryUsage().wasmBytes };
+  },
+  forward({ text, pair, ablate }) {
+    const { ids, tokens, tokenTypeIds, total } = encode({ text, pair });
+    const t0 = performance.now();
+    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    const ms = performance.now() - t0;
+    let predictions = null;
+    if (r.logits) {
+      const T = ids.length;
+      // A causal model: what comes after the last token. BERT: what fills each [MASK].
+      const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [T - 1];
+      predictions = rows.map((t) => ({ t, top: topK(r.logits, t, 5, model) }));
+    }
+    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions, ms } };
+  },
+  trace({ text, pair, layer, head, query, ablate }) {
+    const { ids, tokenTypeIds } = encode({ text, pair });
+    const tr = model.trace(ids, { layer, head, query, ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    const transfer = Object.values(tr).filter((v) => v?.data instanceof Float32Array).map((v) => v.data.buffer);
+    return { transfer, value: tr };
+  },
+  /** Every head's previous-token, induction and first-token scores on a repeated random sequence. */
+  findHeads() {
+    const half = Math.min(50, Math.floor(model.config.maxPositions / 2));
+    const ids = randomIds(half, model.config.vocabSize);
+    const r = model.forward([...ids, ...ids]);
+    const s = headScores(r.attention, half);
+    return { transfer: [s.previous.buffer, s.induction.buffer, s.first.buffer], value: { ...s, tokens: 2 * half } };
+  },
+  generate({ text, maxNewTokens, ablate }) {
+    const { ids } = encode({ text });
+    const room = model.config.maxPositions - ids.length;
+    return { value: room > 0 ? model.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), ablate }) : { ids: [], tokens: [], text: '' } };
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
+  try {
+    const out = await handlers[data.type](data);
+    const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
+    self.postMessage({ type: 'reply', id: data.id, value }, transfer);
+  } catch (error) {
+    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message } });
+  }
+};
