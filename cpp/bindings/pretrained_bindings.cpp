@@ -90,7 +90,9 @@ std::vector<T> whole_numbers(const val& array, const char* name)
     return out;
 }
 
-PretrainedModel::Request request_of(const val& r)
+// A request as the wrapper converted it; `kept` holds patchFrom's copy ({data: Float32Array, shape}, or null) for
+// the call, since the core's request only points at it.
+PretrainedModel::Request request_of(const val& r, Tensor& kept)
 {
     PretrainedModel::Request request;
     request.tokens = whole_numbers<std::int32_t>(r["tokens"], "tokens");
@@ -98,6 +100,19 @@ PretrainedModel::Request request_of(const val& r)
     request.token_type_ids = whole_numbers<std::int32_t>(r["tokenTypeIds"], "tokenTypeIds");
     request.need_attention = r["needAttention"].as<bool>();
     request.ablate = whole_numbers<std::uint8_t>(r["ablate"], "ablate");
+    const std::string ablation = r["ablation"].as<std::string>();
+    if (ablation != "zero" && ablation != "mean")
+        fail(Status::range_error, "ablation: expected 'zero' or 'mean', got '%'", {ablation.c_str()});
+    request.ablation = ablation == "mean" ? Ablation::mean : Ablation::zero;
+    request.keep_heads = r["keepHeads"].as<bool>();
+    request.patch = whole_numbers<std::uint8_t>(r["patch"], "patch");
+    const val from = r["patchFrom"];
+    if (!from.isNull()) {
+        // Fields, not Tensor's checking constructor: the core's check of patch_from names the call and the field.
+        kept.shape = shape_of(from["shape"], "patchFrom.shape");
+        kept.data = emscripten::convertJSArrayToNumberVector<float>(from["data"]);
+        request.patch_from = &kept;
+    }
     return request;
 }
 
@@ -192,11 +207,13 @@ double HfModel::parameterBytes() const { return double(model_->parameter_bytes()
 val HfModel::forward(const val& request)
 {
     return guarded([&] {
-        const PretrainedModel::Output out = model_->forward(request_of(request));
+        Tensor kept;
+        const PretrainedModel::Output out = model_->forward(request_of(request, kept));
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("hidden", tensor_value(out.hidden));
         result.set("attention", tensor_value(out.attention));
+        result.set("heads", tensor_value(out.heads));
         return result;
     });
 }
@@ -214,7 +231,8 @@ val HfModel::generate(const val& prompt, double max_new_tokens, double stop_toke
 val HfModel::trace(const val& request, double layer, double head, double query)
 {
     return guarded([&] {
-        const PretrainedTrace t = model_->trace(request_of(request), to_size(layer, "layer"), to_size(head, "head"),
+        Tensor kept;
+        const PretrainedTrace t = model_->trace(request_of(request, kept), to_size(layer, "layer"), to_size(head, "head"),
                                                 to_size(query, "query"));
         val result = val::object();
         result.set("layer", double(t.layer));

@@ -35,7 +35,8 @@ class HfModel {
 public:
     val config() const;
     double parameterBytes() const;
-    // request: {tokens, attentionMask, tokenTypeIds: number[], needAttention: boolean, ablate: 0/1 per layer × head}
+    // request: {tokens, attentionMask, tokenTypeIds: number[], needAttention: boolean, ablate: 0/1 per layer × head,
+    // ablation: 'zero' | 'mean', keepHeads: boolean, patch: 0/1 per layer × head, patchFrom: {data, shape} | null}
     val forward(const val& request);
     val generate(const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     val trace(const val& request, double layer, double head, double query);

@@ -77,8 +77,29 @@ export interface PretrainedConfig {
 export interface PretrainedForwardOptions {
   /** Return the attention maps (default true). */
   needAttention?: boolean;
-  /** Heads to switch off: their context is zeroed before the output projection; their weights are still returned. */
+  /** Heads to switch off: their context is replaced (see `ablation`) before the output projection; their weights are still returned. */
   ablate?: AblatedHead[];
+  /**
+   * What an ablated head's context becomes: `'zero'` (default), or `'mean'`, its mean over this run's real positions
+   * (attentionMask 1). To ablate towards another input's mean (TransformerLens's reference distribution), keep that
+   * run's heads and patch them in with `patch` / `patchFrom`. @throws RangeError for another string.
+   */
+  ablation?: 'zero' | 'mean';
+  /**
+   * Return each head's context in `result.heads`, `[layers, T, heads, headDim]`: softmax(q·kᵀ)·v per query head,
+   * before the output projection (TransformerLens's `hook_z`), after ablation and patching. The context rather than
+   * its `[T, hiddenSize]` contribution through the projection: it is what patching replaces, headDim/hiddenSize of
+   * the size, and the projection is linear. A fresh Float32Array the caller owns; default false.
+   */
+  keepHeads?: boolean;
+  /** Activation patching: these heads' contexts, at every position, are taken from `patchFrom` instead of computed. */
+  patch?: AblatedHead[];
+  /**
+   * The kept run `patch` reads: a `result.heads` of this model (from `keepHeads: true`) over the same number of
+   * tokens; read during the call only. @throws RangeError for a run of another length or another model's shape
+   * (naming both), TypeError for something that is not a `{ data: Float32Array, shape }`.
+   */
+  patchFrom?: Tensor | null;
   /**
    * Hugging Face's attention mask, one per token: **1 = a real token, 0 = padding** (a key no query sees). This is
    * the opposite polarity of MultiHeadAttention's `keyPaddingMask`, where nonzero means blocked.
@@ -96,6 +117,8 @@ export interface PretrainedForwardResult {
   hidden: Tensor;
   /** `[layers, heads, T, T]`, one map per query head (under grouped-query attention too); null with `needAttention: false`. */
   attention: Tensor | null;
+  /** `[layers, T, heads, headDim]` every head's context (see `keepHeads`); null without `keepHeads: true`. */
+  heads: Tensor | null;
 }
 
 /** The numbers one head computed for one query in one layer, recorded by the forward pass itself. */
@@ -152,7 +175,7 @@ declare abstract class PretrainedModel {
   /** The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
   tokenStrings(ids: ArrayLike<number>): string[] | null;
   /** One head's numbers at one query of one layer; `layer`, `head`, `query` are checked against the model's sizes. */
-  trace(input: string | ArrayLike<number>, options: { layer: number; head: number; query: number; attentionMask?: ArrayLike<number>; ablate?: AblatedHead[] }): PretrainedTrace;
+  trace(input: string | ArrayLike<number>, options: { layer: number; head: number; query: number; attentionMask?: ArrayLike<number>; ablate?: AblatedHead[]; ablation?: 'zero' | 'mean'; patch?: AblatedHead[]; patchFrom?: Tensor | null }): PretrainedTrace;
   /** Frees the model's WebAssembly memory. Idempotent; any later call throws. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -180,7 +203,7 @@ export class EncoderModel extends PretrainedModel {
   /** As {@link PretrainedModel.tokenize}, with a second sentence `pair`: `[CLS] a [SEP] b [SEP]` and its token types. */
   tokenize(text: string, options?: { pair?: string }): { ids: number[]; tokens: string[]; tokenTypeIds: number[] };
   /** As {@link PretrainedModel.trace}, with the token types of a sentence pair. */
-  trace(input: string | ArrayLike<number>, options: { layer: number; head: number; query: number; attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>; ablate?: AblatedHead[] }): PretrainedTrace;
+  trace(input: string | ArrayLike<number>, options: { layer: number; head: number; query: number; attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>; ablate?: AblatedHead[]; ablation?: 'zero' | 'mean'; patch?: AblatedHead[]; patchFrom?: Tensor | null }): PretrainedTrace;
   /** The last hidden state, the masked-LM logits when the checkpoint has that head, and the attention. */
   forward(input: string | ArrayLike<number>, options?: PretrainedForwardOptions & {
     /** One per token: 0 = sentence A, 1 = sentence B (default all 0). */

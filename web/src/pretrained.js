@@ -20,6 +20,23 @@ function numbers(value, name, what) {
   return array;
 }
 
+/** options.ablation: a string (the core says which ones it knows); 'zero' by default. */
+function ablationKind(value, name) {
+  if (value === undefined) return 'zero';
+  if (typeof value !== 'string') throw new TypeError(`${name}: expected 'zero' or 'mean', got ${describe(value)}`);
+  return value;
+}
+
+/** options.patchFrom: a kept run's `heads` ({ data: Float32Array, shape }), passed as it is; the core checks its shape. */
+function keptHeads(value, name) {
+  if (value === undefined || value === null) return null;
+  const what = "a kept run's heads (forward's result.heads with keepHeads: true)";
+  if (typeof value !== 'object' || !(value.data instanceof Float32Array) || !Array.isArray(value.shape)) {
+    throw new TypeError(`${name}: expected ${what}, got ${describe(value)}`);
+  }
+  return { data: value.data, shape: numbers(value.shape, `${name}.shape`, 'an array of sizes') };
+}
+
 class PretrainedModel {
   #handle;
   #tokenizer;
@@ -105,6 +122,10 @@ class PretrainedModel {
         tokenTypeIds: mask('tokenTypeIds', 'an array of token type ids (0 = sentence A, 1 = sentence B), one per token'),
         needAttention: booleanOption(opts.needAttention, `${caller}: options.needAttention`, true),
         ablate: this.ablation(opts.ablate, caller),
+        ablation: ablationKind(opts.ablation, `${caller}: options.ablation`),
+        keepHeads: booleanOption(opts.keepHeads, `${caller}: options.keepHeads`, false),
+        patch: headMasks(opts.patch, `${caller}: options.patch`, { self: this.config.layers }, this.config.heads).self,
+        patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
       },
     };
   }
@@ -120,9 +141,9 @@ class PretrainedModel {
    */
   forward(input, options) {
     const caller = `${this.#className}.forward`;
-    const { handle, ids, request } = this.request(input, options, caller, ['needAttention', ...this.#inputOptions]);
-    const { logits, hidden, attention } = handle.forward(request, caller);
-    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention };
+    const { handle, ids, request } = this.request(input, options, caller, ['needAttention', 'keepHeads', ...this.#inputOptions]);
+    const { logits, hidden, attention, heads } = handle.forward(request, caller);
+    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads };
   }
 
   /**
@@ -157,7 +178,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
   #stop;
 
   constructor(handle, tokenizer) {
-    super(handle, tokenizer, 'PretrainedLanguageModel', ['attentionMask', 'ablate']);
+    super(handle, tokenizer, 'PretrainedLanguageModel', ['attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom']);
     this.kind = 'causal_lm';
     this.#stop = tokenizer?.eosTokenId ?? null;
   }
@@ -189,7 +210,7 @@ export class PretrainedLanguageModel extends PretrainedModel {
 /** A BERT encoder read from a Hugging Face checkpoint: every token sees every other, padding aside. */
 export class EncoderModel extends PretrainedModel {
   constructor(handle, tokenizer) {
-    super(handle, tokenizer, 'EncoderModel', ['attentionMask', 'tokenTypeIds', 'ablate']);
+    super(handle, tokenizer, 'EncoderModel', ['attentionMask', 'tokenTypeIds', 'ablate', 'ablation', 'patch', 'patchFrom']);
     this.kind = 'encoder';
   }
 

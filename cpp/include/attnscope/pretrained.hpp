@@ -74,6 +74,9 @@ struct PretrainedConfig {
 /// Largest parameter memory accepted: 4 GiB of WASM memory less 256 MiB for activations and the runtime.
 constexpr std::uint64_t max_pretrained_parameter_bytes = (std::uint64_t(4) << 30) - (std::uint64_t(256) << 20);
 
+/// What Request::ablate does to a flagged head's context (see Request::ablation).
+enum class Ablation { zero, mean };
+
 /// What trace() shows of one attention head for one query, taken from inside forward() (the same code).
 struct PretrainedTrace {
     std::size_t layer = 0, head = 0, query = 0;
@@ -110,13 +113,32 @@ public:
         std::vector<std::int32_t> token_type_ids;   ///< BERT only; empty = all 0
         bool need_attention = true;
         HeadMask ablate;                            ///< empty, or layers × heads flags (as transformer.hpp)
+        /// What an ablated head's context becomes: zeros, or its mean over this run's real positions (those whose
+        /// attention_mask is 1; every position without a mask). The same run's mean needs no second input, and it
+        /// is what a reference distribution gives when that is the run itself; to ablate towards another run's
+        /// mean, keep that run's heads and patch them in (patch_from).
+        Ablation ablation = Ablation::zero;
+        /// Keep every head's context in Output::heads ([layers, T, heads, head_dim]) for a later run to patch from.
+        bool keep_heads = false;
+        /// Activation patching: for each flagged head (layers × heads flags, as `ablate`), its context at every
+        /// position is taken from `patch_from` instead of being computed here. Empty: nothing is patched.
+        HeadMask patch;
+        /// A kept run's Output::heads, [layers, T, heads, head_dim] with this request's T. Not owned: the caller
+        /// keeps it alive for the call. Ignored when `patch` is empty.
+        const Tensor* patch_from = nullptr;
     };
     struct Output {
         Tensor logits;     ///< [T, vocab]; empty without an LM head
         Tensor hidden;     ///< [T, d] the last hidden state as HF returns it (after the final norm when there is one)
         Tensor attention;  ///< [layers, heads, T, T] per query head; empty without need_attention
+        /// [layers, T, heads, head_dim] with keep_heads, else empty: each head's context, softmax(q·kᵀ)·v, after
+        /// ablation and patching, before the output projection (TransformerLens's hook_z). The context rather than
+        /// its [T, d] contribution through the projection: it is what patching replaces, head_dim/d of the size,
+        /// and the projection is linear, so patching one is patching the other.
+        Tensor heads;
     };
-    /// Throws std::invalid_argument naming the field for bad tokens, masks, type ids or ablation flags.
+    /// Throws std::invalid_argument naming the field for bad tokens, masks, type ids, ablation or patch flags, and
+    /// for a patch_from that is missing or of another shape (another length of run, another model).
     Output forward(const Request& request);
 
     /// Greedy continuation of `prompt` (causal models only) with a key/value cache, so each new token costs O(T):

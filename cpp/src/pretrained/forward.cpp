@@ -77,6 +77,21 @@ void copy_rows(Tensor& out, Shape shape, const float* src, std::size_t ld, std::
     for (std::size_t r = 0; r < rows; ++r) std::memcpy(out.data.data() + r * cols, src + r * ld, cols * sizeof(float));
 }
 
+// Mean ablation: every row of one head's context (row stride ld) becomes their mean over the real positions, in
+// double so that the mean of a long input does not drift.
+void mean_rows(float* context, std::size_t ld, std::size_t T, std::size_t hd, const std::uint8_t* key_mask)
+{
+    std::vector<double> sum(hd, 0.0);
+    std::size_t count = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+        if (key_mask && key_mask[t] == 0) continue;
+        for (std::size_t k = 0; k < hd; ++k) sum[k] += context[t * ld + k];
+        ++count;
+    }
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t k = 0; k < hd; ++k) context[t * ld + k] = count ? float(sum[k] / double(count)) : 0.f;
+}
+
 }  // namespace
 
 void run(const PretrainedModel::Impl& model, const Step& s)
@@ -193,6 +208,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         args.scale = float(1.0 / std::sqrt(double(hd)) / (c.inverse_layer_scale ? double(l + 1) : 1.0));
         args.mask_count = 1;
         const std::uint8_t* ablate = s.ablate && !s.ablate->empty() ? s.ablate->data() + l * H : nullptr;
+        const std::uint8_t* patch = s.patch && !s.patch->empty() ? s.patch->data() + l * H : nullptr;
         // Grouped-query attention: each K/V head is packed once and read by its group of query heads in place.
         for (std::size_t kvh = 0; kvh < KV; ++kvh)
             detail::pack_keys_and_values(Lk, hd, hd, {keys + kvh * hd, kv_cols}, {values + kvh * hd, kv_cols},
@@ -222,7 +238,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             const detail::Strided q{qkv.data() + r0 * qkv_cols + head * hd, qkv_cols};
             float* context = ctx.data() + r0 * q_cols + head * hd;
             detail::attend_rows(0, rows, keys_seen, hd, hd, q, task_args, panels_of(head), sc, context, q_cols);
-            if (ablate && ablate[head])
+            if (ablate && ablate[head] && s.ablation == Ablation::zero)
                 for (std::size_t t = 0; t < rows; ++t) std::fill_n(context + t * q_cols, hd, 0.f);
             if (s.attention)
                 for (std::size_t t = 0; t < rows; ++t) {
@@ -244,6 +260,13 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             for (std::size_t i = 0; i < H * blocks; ++i) task(i, 0);
         else
             detail::parallel_for(H * blocks, task);
+        // Mean ablation and patching replace every row of a head, so they wait for all its blocks.
+        for (std::size_t head = 0; head < H; ++head) {
+            if (ablate && ablate[head] && s.ablation == Ablation::mean) mean_rows(ctx.data() + head * hd, q_cols, T, hd, s.key_mask);
+            if (patch && patch[head])
+                for (std::size_t t = 0; t < T; ++t)
+                    std::memcpy(ctx.data() + t * q_cols + head * hd, s.patch_from + (l * T + t) * q_cols + head * hd, hd * sizeof(float));
+        }
         if (tracing) {
             const float* context = ctx.data() + trace->query * q_cols + trace->head * hd;
             copy_rows(trace->context, {hd}, context, 0, 1, hd);
@@ -252,6 +275,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + trace->head * hd * NR,
                                    lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
         }
+        if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
         kernels::add_inplace{}(arch{}, x.data(), T * d, a.data());
         if (c.post_norm) norm_rows(c, lw.norm1, x.data(), T, d, x.data());

@@ -45,6 +45,19 @@ void check_request(const PretrainedConfig& c, const PretrainedModel::Request& r,
     }
     if (!r.ablate.empty() && r.ablate.size() != c.layers * c.heads)
         fail({"ablate: expected ", Num(c.layers * c.heads), " flags (layers × heads), got ", Num(r.ablate.size())});
+    if (r.patch.empty()) return;
+    if (r.patch.size() != c.layers * c.heads)
+        fail({"patch: expected ", Num(c.layers * c.heads), " flags (layers × heads), got ", Num(r.patch.size())});
+    if (!r.patch_from) fail({"patch_from: expected a kept run's heads (keep_heads), got none"});
+    const Shape want{c.layers, T, c.heads, c.head_dim};
+    const Shape& got = r.patch_from->shape;
+    if (got.size() != 4 || got[0] != c.layers || got[2] != c.heads || got[3] != c.head_dim)
+        fail({"patch_from: expected [", Num(c.layers), ", T, ", Num(c.heads), ", ", Num(c.head_dim),
+              "] (a kept run of this model), got another shape"});
+    if (got != want)
+        fail({"patch_from: expected a kept run of ", Num(T), " tokens (this request's), got one of ", Num(got[1])});
+    if (r.patch_from->numel() != c.layers * T * c.heads * c.head_dim)
+        fail({"patch_from: its data do not match its shape"});
 }
 
 // forward() and trace(): the whole input at once, its caches as long as it.
@@ -65,6 +78,11 @@ PretrainedModel::Output run_request(const PretrainedModel::Impl& m, const Pretra
     s.first_position = 0;
     s.capacity = T;
     s.ablate = &r.ablate;
+    s.ablation = r.ablation;
+    s.patch = &r.patch;
+    s.patch_from = r.patch.empty() ? nullptr : r.patch_from->data.data();
+    if (r.keep_heads) out.heads = Tensor({c.layers, T, c.heads, c.head_dim});
+    s.kept = r.keep_heads ? out.heads.data.data() : nullptr;
     s.key_cache = keys.data();
     s.value_cache = values.data();
     s.attention = r.need_attention ? out.attention.data.data() : nullptr;
@@ -100,6 +118,7 @@ PretrainedTrace PretrainedModel::trace(const Request& request, std::size_t layer
     trace.kv_head = head / (c.heads / c.kv_heads);
     Request r = request;
     r.need_attention = false;
+    r.keep_heads = false;
     pretrained::TraceSink sink{&trace};
     pretrained::run_request(*impl_, r, &sink);
     return trace;

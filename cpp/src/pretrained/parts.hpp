@@ -111,6 +111,10 @@ struct Step {
     const std::uint8_t* key_mask;      // HF polarity, first_position + rows entries; may be null
     std::size_t rows, first_position, capacity;
     const HeadMask* ablate;
+    Ablation ablation;                 // what ablate does
+    const HeadMask* patch;             // may be null or empty
+    const float* patch_from;           // [L, rows, H, hd] when patch is non-empty
+    float* kept;                       // [L, rows, H, hd] out, may be null
     float* key_cache;                  // layers × capacity × kv_heads·head_dim
     float* value_cache;
     float* attention;                  // may be null

@@ -25,6 +25,7 @@ import { createOpenGridView } from './open/grid.js';
 import { createOpenLayerView } from './open/layer.js';
 import { createOpenTraceView } from './open/trace.js';
 import { createFindHeadsView } from './open/findheads.js';
+import { createPatchingView } from './open/patching.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 
@@ -80,6 +81,7 @@ const views = [
   createOpenLayerView(openApp),
   createOpenTraceView(),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
+  createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
 ];
 
 let urlTimer = 0;

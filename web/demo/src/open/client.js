@@ -1,11 +1,15 @@
 // The page's side of the model Worker: requests as promises, progress as a callback, one worker per page.
-/** @param {{ onProgress: (p: { loaded: number, total: number, file: string, wasmBytes?: number }) => void }} hooks */
-export function createModelClient({ onProgress }) {
+/**
+ * @param {{ onProgress: (p: { loaded: number, total: number, file: string, wasmBytes?: number }) => void,
+ *   onPatchProgress?: (p: { done: number, total: number }) => void }} hooks
+ */
+export function createModelClient({ onProgress, onPatchProgress }) {
   const worker = new Worker(new URL('../worker/model-worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
   let next = 1;
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress') { onProgress(data); return; }
+    if (data.type === 'patchProgress') { onPatchProgress?.(data); return; }
     const p = pending.get(data.id);
     pending.delete(data.id);
     if (!p) return;
@@ -33,5 +37,7 @@ export function createModelClient({ onProgress }) {
     trace: (input) => request('trace', input),
     generate: (input) => request('generate', input),
     findHeads: () => request('findHeads'),
+    patching: (input) => request('patching', input),
+    cancelPatching: () => worker.postMessage({ type: 'cancelPatch' }),
   };
 }

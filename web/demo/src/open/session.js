@@ -10,7 +10,7 @@ export function createOpenSession({ invalidate }) {
   let client = null;
   // status: 'none' | 'loading' | 'ready' | 'error'; progress while loading; info once loaded.
   const load = { status: 'none', progress: null, error: null, info: null, source: null, wasmBytes: 0 };
-  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null };
+  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null };
 
   const worker = () => (client ??= createModelClient({
@@ -18,6 +18,9 @@ export function createOpenSession({ invalidate }) {
       load.progress = p;
       if (p.wasmBytes) load.wasmBytes = p.wasmBytes;
       invalidate();
+    },
+    onPatchProgress: ({ done, total }) => {
+      if (runs.patch?.status === 'running') { runs.patch = { status: 'running', done, total }; invalidate(); }
     },
   }));
 
@@ -40,6 +43,7 @@ export function createOpenSession({ invalidate }) {
       runs.trace = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };
       runs.heads = null;
+      runs.patch = null;
       asked = { forward: null, trace: null };
       invalidate();
       try {
@@ -58,6 +62,17 @@ export function createOpenSession({ invalidate }) {
       try { runs.heads = { status: 'done', value: await worker().findHeads() }; } catch (error) { runs.heads = { status: 'error', error }; }
       invalidate();
     },
+    /** The Patching tab's sweep (worker/patching.js): runs.patch is running (done of total), done, cancelled or an error. */
+    async patching(input) {
+      runs.patch = { status: 'running', done: 0, total: 0 };
+      invalidate();
+      try {
+        const value = await worker().patching(input);
+        runs.patch = value.cancelled ? { status: 'cancelled' } : value.problem ? { status: 'problem', problem: value.problem } : { status: 'done', value };
+      } catch (error) { runs.patch = { status: 'error', error }; }
+      invalidate();
+    },
+    cancelPatching: () => client?.cancelPatching(),
     /** Greedy continuation of the current text (heads that are off stay off); resolves to the new text. */
     async continueText(state, maxNewTokens) {
       const o = state.open;
@@ -76,7 +91,7 @@ export function createOpenSession({ invalidate }) {
       const fkey = JSON.stringify([o.text, pair, ablate]);
       if (o.text) ask('forward', fkey, { text: o.text, pair, ablate });
       const fw = runs.forward;
-      const out = { ...base, info, config: c, ablate, heads: runs.heads, stale: fw.key !== fkey, error: fw.error };
+      const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: fw.error };
       if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
       const run = fw.value;
       const T = run.ids.length;

@@ -2,9 +2,11 @@
 // trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
 import { init, loadModel, memoryUsage } from 'attnscope';
 import { randomIds, headScores } from './head-scores.js';
+import { patchingSweep } from './patching.js';
 
 let model = null;
 let loading = null; // the AbortController of the load in progress
+let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
 const ready = init();
 
 /** The most likely `k` tokens of row `t` of logits [T, V], with softmax probabilities. */
@@ -97,6 +99,16 @@ const handlers = {
     const s = headScores(r.attention, half);
     return { transfer: [s.previous.buffer, s.induction.buffer, s.first.buffer], value: { ...s, tokens: 2 * half } };
   },
+  /** The Patching tab: every head's recovered logit difference (worker/patching.js), with progress messages. */
+  async patching({ clean, corrupted, answers }) {
+    patchCancelled = false;
+    const value = await patchingSweep(model, { clean, corrupted, answers }, {
+      encode: encodeAll,
+      cancelled: () => patchCancelled,
+      onProgress: (done, total) => self.postMessage({ type: 'patchProgress', done, total }),
+    });
+    return { transfer: value.recovered ? [value.recovered.buffer] : [], value };
+  },
   generate({ text, maxNewTokens, ablate }) {
     const { ids } = encode({ text });
     const room = model.config.maxPositions - ids.length;
@@ -106,6 +118,7 @@ const handlers = {
 
 self.onmessage = async ({ data }) => {
   if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
+  if (data.type === 'cancelPatch') { patchCancelled = true; return; }
   try {
     const out = await handlers[data.type](data);
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;

@@ -1,0 +1,82 @@
+// The Patching tab of an opened model: a clean and a corrupted prompt of one length and two answer tokens; every
+// head's context is patched from the clean run into the corrupted one (in the model Worker), and the layers × heads
+// map shows the logit difference each recovers: 0 = the corrupted run's, 1 = the clean run's.
+import { t } from '../i18n.js';
+import { $, escapeHtml } from '../dom.js';
+import { FONT_FAMILY } from 'attnscope/figures';
+
+const LEFT = 30, TOP = 16;
+// A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
+// stays apart under the common colour-vision deficiencies.
+const BLUE = [0, 114, 178], ORANGE = [213, 94, 0];
+function colour(v) {
+  const x = Math.max(-1, Math.min(1, Number.isFinite(v) ? v : 0));
+  const end = x >= 0 ? BLUE : ORANGE, f = Math.abs(x);
+  return `rgb(${end.map((c) => Math.round(255 + (c - 255) * f)).join(',')})`;
+}
+
+/** @param {{ run: (input: object) => void, cancel: () => void }} app */
+export function createPatchingView(app) {
+  const root = $('#open-patch');
+  const out = $('#open-patch-out');
+  const field = (id) => $(`#open-patch-${id}`).value;
+  $('#open-patch-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    app.run({ clean: field('clean'), corrupted: field('corrupted'), answers: [field('a'), field('b')] });
+  });
+  $('#open-patch-cancel').addEventListener('click', () => app.cancel());
+  let drawn = null;
+  return {
+    name: 'openPatch',
+    root,
+    wants: (r) => r.kind === 'hf' && r.load.status === 'ready',
+    render(state, r) {
+      const s = r.patch;
+      const running = s?.status === 'running';
+      $('#open-patch-btn').disabled = running;
+      $('#open-patch-cancel').hidden = !running;
+      const bar = $('#open-patch-progress');
+      bar.hidden = !running;
+      if (running) { bar.max = s.total || 1; bar.value = s.done; }
+      $('#open-patch-status').textContent = !s ? '' : running ? t('open.patchRunning', { done: s.done, total: s.total || '…' })
+        : s.status === 'cancelled' ? t('open.patchCancelled') : s.status === 'problem' ? t(s.problem.key, s.problem.vars)
+          : s.status === 'error' ? s.error.message : t('open.patchDone', { n: s.value.layers * s.value.heads, T: s.value.tokens });
+      if (s?.status !== 'done') { if (!running) { out.innerHTML = ''; drawn = null; } return; }
+      if (drawn === s.value && out.dataset.lang === state.lang) return;
+      drawn = s.value;
+      out.dataset.lang = state.lang;
+      const { layers: L, heads: H, recovered: v, answers } = s.value;
+      const caption = t('open.patchMap', { a: answers[0], b: answers[1], clean: s.value.clean.toFixed(3), corrupted: s.value.corrupted.toFixed(3) });
+      const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
+      const rows = Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
+        Array.from({ length: H }, (_, h) => `<td data-layer="${l}" data-head="${h}" data-value="${v[l * H + h]}">${v[l * H + h].toFixed(3)}</td>`).join('')}</tr>`).join('');
+      out.innerHTML = `<figure class="open-patch-map"><figcaption>${escapeHtml(caption)}</figcaption><canvas role="img"></canvas>
+        <p class="hint">${escapeHtml(t('open.patchScale'))}</p></figure>
+        <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
+      const c = out.querySelector('canvas');
+      // Cells large enough to see on a small model, small enough that a 12 × 12 (or wider) one fits a phone.
+      const CELL = Math.max(14, Math.min(36, Math.floor(320 / H)));
+      const dpr = window.devicePixelRatio || 1;
+      const w = LEFT + H * CELL, h = TOP + L * CELL;
+      c.width = Math.ceil(w * dpr); c.height = Math.ceil(h * dpr);
+      c.style.width = `${w}px`; c.style.height = `${h}px`;
+      const ctx = c.getContext('2d');
+      ctx.scale(dpr, dpr);
+      for (let l = 0; l < L; l++) for (let hh = 0; hh < H; hh++) {
+        ctx.fillStyle = colour(v[l * H + hh]);
+        ctx.fillRect(LEFT + hh * CELL, TOP + l * CELL, CELL - 1, CELL - 1);
+      }
+      ctx.font = `10px ${FONT_FAMILY}`;
+      ctx.fillStyle = '#333';
+      ctx.textBaseline = 'middle';
+      for (let l = 0; l < L; l++) ctx.fillText(t('mv.layerShort', { n: l + 1 }), 0, TOP + l * CELL + CELL / 2);
+      ctx.textAlign = 'center';
+      // Every head's label when they fit, else every fourth.
+      const every = CELL >= 24 ? 1 : 4;
+      for (let hh = 0; hh < H; hh += every) ctx.fillText(t('mv.headShort', { n: hh + 1 }), LEFT + hh * CELL + CELL / 2, TOP / 2);
+      const best = [...v.keys()].sort((a, b) => v[b] - v[a]).slice(0, 3)
+        .map((m) => `${t('mv.layer', { n: Math.floor(m / H) + 1 })} ${t('head', { n: (m % H) + 1 })} ${v[m].toFixed(2)}`).join(', ');
+      c.setAttribute('aria-label', `${caption} ${L} × ${H}; ${best}`);
+    },
+  };
+}
