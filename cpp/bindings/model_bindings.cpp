@@ -48,6 +48,7 @@ val Model::load(std::uintptr_t file, double size)
     return guarded([&] {
         ModelFile loaded = read_model_file(at<const std::uint8_t>(file), std::size_t(size));
         const StateDictModel& model = loaded.language_model ? static_cast<const StateDictModel&>(*loaded.language_model)
+                                      : loaded.rnn_seq2seq  ? static_cast<const StateDictModel&>(*loaded.rnn_seq2seq)
                                                             : static_cast<const StateDictModel&>(*loaded.seq2seq);
         val tensors = val::array();
         for (const std::string& key : model.state_dict_keys()) {
@@ -58,7 +59,9 @@ val Model::load(std::uintptr_t file, double size)
         }
         val result = val::object();
         // The file's own `kind` strings (tools/MODEL_FORMAT.md), which JS hands on as `model.kind`.
-        result.set("kind", std::string(loaded.kind == ModelKind::language_model ? "decoder_lm" : "seq2seq"));
+        result.set("kind", std::string(loaded.kind == ModelKind::language_model ? "decoder_lm"
+                                       : loaded.kind == ModelKind::rnn_seq2seq  ? "rnn_seq2seq"
+                                                                                : "seq2seq"));
         result.set("config", loaded.config);
         result.set("vocab", loaded.vocab);
         result.set("namedHeads", loaded.named_heads);
@@ -113,6 +116,34 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
         result.set("encoderAttention", tensor_value(out.encoder_attention));
         result.set("decoderAttention", tensor_value(out.decoder_attention));
         result.set("crossAttention", tensor_value(out.cross_attention));
+        return result;
+    });
+}
+
+// RnnSeq2SeqModel (attnscope/rnn.hpp): {logits, attention} teacher-forced, or null with the status set.
+val Model::rnnForward(const val& source, const val& target)
+{
+    return guarded([&] {
+        const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(token_ids(source), token_ids(target));
+        val result = val::object();
+        result.set("logits", tensor_value(out.logits));
+        result.set("attention", tensor_value(out.attention));  // null without attention
+        return result;
+    });
+}
+
+// {tokens, context, encoderStates, decoderStates, attention (null without attention)}, or null with the status set.
+val Model::rnnTranslate(const val& source, int bos, int eos, double max_steps)
+{
+    return guarded([&] {
+        const RnnSeq2SeqModel::Translation out =
+            file_.rnn_seq2seq->translate(token_ids(source), bos, eos, std::size_t(max_steps));
+        val result = val::object();
+        result.set("tokens", int_array(out.tokens));
+        result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));
+        result.set("encoderStates", tensor_value(out.encoder_states));
+        result.set("decoderStates", tensor_value(out.decoder_states));
+        result.set("attention", tensor_value(out.attention));  // null without attention
         return result;
     });
 }

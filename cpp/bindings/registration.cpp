@@ -88,7 +88,11 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("lmForward", &Model::lmForward)
         .function("lmGenerate", &Model::lmGenerate)
         .function("seq2seqForward", &Model::seq2seqForward)
-        .function("seq2seqTranslate", &Model::seq2seqTranslate);
+        .function("seq2seqTranslate", &Model::seq2seqTranslate)
+        // RnnSeq2SeqModel (web/src/rnn-model.js)
+        .function("rnnForward", &Model::rnnForward)
+        .function("rnnTranslate", &Model::rnnTranslate);
+
 
     class_<HfModel>("_PretrainedModel")
         .constructor<>()

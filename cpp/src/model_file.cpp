@@ -151,6 +151,29 @@ void expect_tokenizer(const MetadataJson& v, const char* key, const char* implem
     expect_string(v, key, implemented);
 }
 
+// The vocabulary of both encoder–decoder kinds: word sources, character targets.
+void check_seq2seq_vocab(const MetadataJson& vocab, std::size_t src_vocab_size, std::size_t tgt_vocab_size)
+{
+    expect_tokenizer(vocab, "src_tokenizer", "words_ascii_lower");
+    expect_tokenizer(vocab, "tgt_tokenizer", "chars");
+    check_tokens(vocab, "src_tokens", src_vocab_size, "src_vocab_size");
+    check_tokens(vocab, "tgt_tokens", tgt_vocab_size, "tgt_vocab_size");
+    for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, src_vocab_size);
+    for (const char* id : {"tgt_pad_id", "tgt_bos_id", "tgt_eos_id"}) id_of(vocab, id, tgt_vocab_size);
+}
+
+// rnn_seq2seq's config.attention: "none" (the fixed context vector only) or "dot" (Luong).
+RnnAttention rnn_attention(const MetadataJson& c)
+{
+    const std::string field = c.field + ".attention";
+    json::Value v = c.root();
+    if (!member(c.root(), "attention", v)) range_error({field, ": missing (\"none\" or \"dot\")"});
+    if (!v.is(Type::string)) type_error({field}, "\"none\" or \"dot\"", v);
+    if (v.string() == "none") return RnnAttention::none;
+    if (v.string() == "dot") return RnnAttention::dot;
+    range_error({field, ": expected \"none\" or \"dot\", got ", v.excerpt()});
+}
+
 // named_heads: an array of objects whose fields have the types web/src/index.d.ts declares for NamedHead
 // (layer, head, name, metric and score required; module, attn and threshold optional), and whose layer and head
 // index the model: `layers` per kind of attention (enc_self, dec_self, dec_cross; `fallback` when attn is absent).
@@ -245,7 +268,8 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     ModelFile out;
     if (*kind == "decoder_lm") out.kind = ModelKind::language_model;
     else if (*kind == "seq2seq") out.kind = ModelKind::seq2seq;
-    else range_error({"__metadata__.kind: expected \"decoder_lm\" or \"seq2seq\", got \"", std::string_view(*kind).substr(0, 40), "\""});
+    else if (*kind == "rnn_seq2seq") out.kind = ModelKind::rnn_seq2seq;
+    else range_error({"__metadata__.kind: expected \"decoder_lm\", \"seq2seq\" or \"rnn_seq2seq\", got \"", std::string_view(*kind).substr(0, 40), "\""});
 
     const MetadataJson config(header, "config", Type::object, true);
     const MetadataJson vocab(header, "vocab", Type::object, true);
@@ -271,6 +295,20 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         check_specials(vocab, c.vocab_size);
         check_named_heads(named, {c.num_layers, c.num_layers, c.num_layers, c.num_layers}, c.num_heads, false);
         out.language_model = build<LanguageModel>(c, tensor_views(file, header, aligned));
+    } else if (out.kind == ModelKind::rnn_seq2seq) {
+        RnnSeq2SeqConfig c;
+        c.src_vocab_size = size_of(config, "src_vocab_size");
+        c.tgt_vocab_size = size_of(config, "tgt_vocab_size");
+        c.embedding_dim = size_of(config, "emb");
+        c.hidden_size = size_of(config, "hidden");
+        c.max_src_len = size_of(config, "max_src_len");
+        c.max_tgt_len = size_of(config, "max_tgt_len", 2);
+        c.attention = rnn_attention(config);
+        expect_string(config, "cell", "gru");
+        expect_string(config, "decoding", "greedy");
+        check_seq2seq_vocab(vocab, c.src_vocab_size, c.tgt_vocab_size);
+        if (named.root().size() != 0) range_error({named.field, ": an rnn_seq2seq model has no heads to name, got ", named.root().excerpt()});
+        out.rnn_seq2seq = build<RnnSeq2SeqModel>(c, tensor_views(file, header, aligned));
     } else {
         Seq2SeqModelConfig c;
         c.src_vocab_size = size_of(config, "src_vocab_size");
@@ -285,12 +323,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         check_common_config(config, c.d_model, c.num_heads);
         expect_string(config, "decoding", "greedy");
 
-        expect_tokenizer(vocab, "src_tokenizer", "words_ascii_lower");
-        expect_tokenizer(vocab, "tgt_tokenizer", "chars");
-        check_tokens(vocab, "src_tokens", c.src_vocab_size, "src_vocab_size");
-        check_tokens(vocab, "tgt_tokens", c.tgt_vocab_size, "tgt_vocab_size");
-        for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, c.src_vocab_size);
-        for (const char* id : {"tgt_pad_id", "tgt_bos_id", "tgt_eos_id"}) id_of(vocab, id, c.tgt_vocab_size);
+        check_seq2seq_vocab(vocab, c.src_vocab_size, c.tgt_vocab_size);
         check_named_heads(named, {c.num_encoder_layers, c.num_decoder_layers, c.num_decoder_layers,
                                   std::max(c.num_encoder_layers, c.num_decoder_layers)}, c.num_heads, true);
         out.seq2seq = build<Seq2SeqModel>(c, tensor_views(file, header, aligned));

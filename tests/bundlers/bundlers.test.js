@@ -226,11 +226,16 @@ test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration,
   }
 });
 
+// webpack's performance hint warns about any asset over 244 KiB, and the .wasm with the Hugging Face loader is
+// about 320 KiB: the README's bundler notes tell webpack users to leave the .wasm out of that hint, as here. Every
+// other warning still fails the build checks below.
+const wasmSizeHintOff = { assetFilter: (name) => !name.endsWith('.wasm') };
+
 test('webpack 5: production build with no warnings', { timeout: 120_000 }, async () => {
   const { default: webpack } = await import('webpack');
   const outDir = path.join(out, 'webpack');
   const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', context: app, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true } },
+    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true } },
       (error, s) => (error ? reject(error) : resolve(s))));
   const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
   assert.deepEqual(errors.map((e) => e.message), []);
@@ -243,7 +248,7 @@ test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 
   const { default: webpack } = await import('webpack');
   const outDir = path.join(out, 'webpack-wasmurl');
   const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', context: app, entry: './main-wasmurl.js', output: { path: outDir, filename: 'main.js', clean: true } },
+    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main-wasmurl.js', output: { path: outDir, filename: 'main.js', clean: true } },
       (error, s) => (error ? reject(error) : resolve(s))));
   const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
   assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
@@ -256,7 +261,7 @@ test('webpack 5: an app asking for threads builds with no warnings; one thread w
   const { default: webpack } = await import('webpack');
   const outDir = path.join(out, 'webpack-threads');
   const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', context: app, entry: './main-threads.js', output: { path: outDir, filename: 'main.js', clean: true } },
+    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main-threads.js', output: { path: outDir, filename: 'main.js', clean: true } },
       (error, s) => (error ? reject(error) : resolve(s))));
   const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
   assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);

@@ -42,8 +42,8 @@ test("forward on max_len tokens of the report's language model (d_ff 2^20 + 1, 4
   const before = memoryUsage().wasmBytes;
   // Before: 4096 × 1048577 floats wrapped to 4096, and fc1 wrote 16 GB past them.
   assert.throws(() => model.forward(new Array(4096).fill(0), { needAttention: false }), (error) => error instanceof RangeError &&
-    // The wrapper prefixes the caller to the core's message, which names it too (for C++ callers).
-    /^LanguageModel\.forward: (LanguageModel\.forward: )?tokens × d_ff: sizes too large \(4096 × 1048577 elements of 4 bytes overflows the address space\)$/.test(error.message));
+    // The core's message names the call (for C++ callers); the wrapper does not name it a second time.
+    /^LanguageModel\.forward: tokens × d_ff: sizes too large \(4096 × 1048577 elements of 4 bytes overflows the address space\)$/.test(error.message));
   assert.equal(memoryUsage().wasmBytes, before, 'refused without growing WASM memory');
   assert.deepEqual(model.forward([0, 1]).logits.shape, [2, 2]);
   model.dispose();

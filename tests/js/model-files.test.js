@@ -229,7 +229,7 @@ test('corrupted files: header length, JSON, and every tensor field', async () =>
     [(h) => { h.__metadata__.config = { d_model: 64 }; }, 'TypeError', /__metadata__\['config'\]: expected a string, got an object/],
     [(h) => { delete h.__metadata__; }, 'RangeError', /__metadata__.format: missing/],
     [(h) => { h.__metadata__.format = 'attnscope-model/2'; }, 'RangeError', /format: expected "attnscope-model\/1", got "attnscope-model\/2"/],
-    [(h) => { h.__metadata__.kind = 'encoder'; }, 'RangeError', /kind: expected "decoder_lm" or "seq2seq", got "encoder"/],
+    [(h) => { h.__metadata__.kind = 'encoder'; }, 'RangeError', /kind: expected "decoder_lm", "seq2seq" or "rnn_seq2seq", got "encoder"/],
     [(h) => { h.__metadata__.kind = 'decoder_lm'; }, 'RangeError', /vocab_size: missing/],
     [(h) => { delete h.__metadata__.vocab; }, 'RangeError', /__metadata__.vocab: missing/],
     [(h) => { h.__metadata__.config = '{"d_model": 64,'; }, 'RangeError', /__metadata__.config: invalid JSON/],

@@ -403,9 +403,9 @@ export interface Seq2SeqModelVocab {
  */
 export interface ModelHeader {
   format: 'attnscope-model/1';
-  /** The file's `kind`: `'decoder_lm'` for a {@link LanguageModel}, `'seq2seq'` for a {@link Seq2SeqModel}. */
-  kind: 'decoder_lm' | 'seq2seq';
-  config: LanguageModelConfig | Seq2SeqModelConfig;
+  /** The file's `kind`: `'decoder_lm'` for a {@link LanguageModel}, `'seq2seq'` for a {@link Seq2SeqModel}, `'rnn_seq2seq'` for a {@link RnnSeq2SeqModel}. */
+  kind: 'decoder_lm' | 'seq2seq' | 'rnn_seq2seq';
+  config: LanguageModelConfig | Seq2SeqModelConfig | RnnSeq2SeqModelConfig;
   vocab: LanguageModelVocab | Seq2SeqModelVocab;
   /** Every parameter's state-dict name and shape, as the core built the model. */
   tensors: { name: string; shape: number[] }[];
@@ -445,7 +445,7 @@ export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
  * completely before the model is built; a malformed file rejects with a TypeError (a field of the wrong JSON type) or
  * a RangeError (a wrong value, size or offset) naming `loadModel`, the field and the value, and frees everything.
  */
-export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel>;
+export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | RnnSeq2SeqModel>;
 /**
  * Loads a Hugging Face checkpoint (docs/huggingface.md): its files by name, or the URL of its folder (a string or
  * URL ending in `/`; in Node also a folder path), from which `config.json`, `model.safetensors.index.json` (else
@@ -456,7 +456,7 @@ export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOption
  */
 export function loadModel(files: CheckpointFiles | `${string}/`, options?: LoadOptions): Promise<PretrainedLanguageModel | EncoderModel>;
 /** A URL of one of our model files or of a checkpoint's folder: `kind` tells the four apart. */
-export function loadModel(source: string | URL, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | PretrainedLanguageModel | EncoderModel>;
+export function loadModel(source: string | URL, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | RnnSeq2SeqModel | PretrainedLanguageModel | EncoderModel>;
 
 /**
  * The tensors of a safetensors file (what `safetensors.torch.save_file` writes), keyed by name in data order, ready for
@@ -507,6 +507,61 @@ export class LanguageModel extends TrainedModel {
   forward(input: string | number[], options?: { needAttention?: boolean; ablate?: AblatedHead[] }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
   /** Greedy continuation with a key/value cache; stops at end of document or `config.maxLen`. `maxNewTokens`: a whole number ≥ 0 (default 32). */
   generate(prompt: string | number[], options?: { maxNewTokens?: number; /** switched off at every step */ ablate?: AblatedHead[] }): { ids: number[]; text: string };
+}
+
+/**
+ * Sizes of an {@link RnnSeq2SeqModel} (kind `rnn_seq2seq`): one GRU layer each side (PyTorch's nn.GRU), embeddings of
+ * `emb`, states of `hidden`.
+ */
+export interface RnnSeq2SeqModelConfig {
+  /** `'none'`: the decoder sees only the fixed context vector; `'dot'`: Luong's dot-product attention over the encoder's states. */
+  attention: 'none' | 'dot';
+  cell: 'gru';
+  emb: number;
+  hidden: number;
+  sourceVocabSize: number;
+  targetVocabSize: number;
+  /** The longest source accepted (a GRU has no positions; this bounds the input). */
+  maxSourceLen: number;
+  /** `<bos>` + output: at most `maxTargetLen − 1` tokens are generated. */
+  maxTargetLen: number;
+  decoding: 'greedy';
+  [key: string]: unknown;
+}
+
+/** What {@link RnnSeq2SeqModel.translate} returns. */
+export interface RnnTranslation {
+  sourceIds: number[];
+  sourceTokens: string[];
+  /** Generated ids, ending with `<eos>` if it was produced. */
+  outputIds: number[];
+  outputTokens: string[];
+  /** The output without `<eos>`, e.g. `'1990-03-05'`. */
+  text: string;
+  /** The fixed context vector: the encoder's final state `[hidden]`, the decoder's first state (and, for `'none'`, all it sees of the source). */
+  context: Float32Array;
+  /** `[N, S]` (N = outputIds.length, S = sourceIds.length): row t is the weights over the source words when output token t was chosen; null without attention. */
+  attention: Tensor | null;
+  /** `[N, hidden]`: the decoder's state at each step (the query of that step's attention). */
+  decoderStates: Tensor | null;
+  /** `[S, hidden]`: the encoder's state after each source word (the keys and values). */
+  encoderStates: Tensor;
+}
+
+/**
+ * A GRU encoder–decoder, the model attention was invented for (e.g. `models/dates-gru.safetensors`, the bottleneck,
+ * and `models/dates-gru-attention.safetensors`, the same network with dot-product attention). Same vocabularies and
+ * tokeniser as the dates {@link Seq2SeqModel}.
+ */
+export class RnnSeq2SeqModel extends TrainedModel {
+  readonly kind: 'rnn_seq2seq';
+  readonly config: RnnSeq2SeqModelConfig;
+  readonly vocab: Seq2SeqModelVocab;
+  tokenizeSource(text: string): { ids: number[]; tokens: string[]; wordCount: number };
+  /** Greedy decoding; `maxSteps` 1 to `config.maxTargetLen − 1` (the default). */
+  translate(source: string | number[], options?: { maxSteps?: number }): RnnTranslation;
+  /** Teacher-forced pass; `target` starts with `<bos>`: logits `[T, targetVocab]`, attention `[T, S]` (null without attention). */
+  forward(source: string | number[], target: number[]): { logits: Tensor; attention: Tensor | null };
 }
 
 /** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */

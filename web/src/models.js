@@ -67,10 +67,15 @@ export async function loadModel(source, options) {
     throw error;
   }
   const header = modelHeader(info);
+  if (otherKinds.has(info.kind)) return otherKinds.get(info.kind)(handle, header);
   return info.kind === 'decoder_lm' ? new LanguageModel(handle, header) : new Seq2SeqModel(handle, header);
 }
 
-class Model {
+// Kinds whose classes live in their own modules (rnn-model.js), which register here: no import cycle.
+const otherKinds = new Map();
+export const registerModelKind = (kind, make) => otherKinds.set(kind, make);
+
+export class Model {
   #handle;
   #disposed = false;
 
@@ -111,7 +116,7 @@ class Model {
 }
 
 /** Token ids given as an array: whole numbers in [0, vocabSize), between 1 and maxLength of them. */
-function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
+export function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
   if (!Array.isArray(input) && !(input instanceof Int32Array)) throw new TypeError(`${name}: expected ${what}, got ${describe(input)}`);
   const ids = Array.from(input);
   if (ids.length < 1 || ids.length > maxLength) {
@@ -197,6 +202,17 @@ export class LanguageModel extends Model {
   }
 }
 
+/** words_ascii_lower (tools/MODEL_FORMAT.md): the source tokeniser of both encoder–decoder kinds. */
+export function sourceWords(text, sourceIds, { sourcePadId: pad, sourceUnkId: unk }, maxSourceLen) {
+  const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
+  const words = allWords.slice(0, maxSourceLen);
+  const ids = words.map((w) => {
+    const id = sourceIds.get(w);
+    return id === undefined || id === pad || id === unk ? unk : id;
+  });
+  return { ids, tokens: words, wordCount: allWords.length };
+}
+
 /** An encoder–decoder model (kind `seq2seq`), e.g. dates in words → YYYY-MM-DD. */
 export class Seq2SeqModel extends Model {
   #sourceIds;
@@ -213,14 +229,7 @@ export class Seq2SeqModel extends Model {
    */
   tokenizeSource(text) {
     if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
-    const { sourcePadId: pad, sourceUnkId: unk } = this.vocab;
-    const allWords = text.replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[^a-z0-9]+/).filter(Boolean);
-    const words = allWords.slice(0, this.config.maxSourceLen);
-    const ids = words.map((w) => {
-      const id = this.#sourceIds.get(w);
-      return id === undefined || id === pad || id === unk ? unk : id;
-    });
-    return { ids, tokens: words, wordCount: allWords.length };
+    return sourceWords(text, this.#sourceIds, this.vocab, this.config.maxSourceLen);
   }
 
   #source(input, caller) {

@@ -380,7 +380,10 @@ export function call(caller, invoke) {
   if (result !== null) return result;
   const { _Status: Status } = m;
   const status = m._lastStatus();
-  const message = `${caller}: ${m._lastError()}`;
+  // The core names the C++ call in some messages (`LanguageModel.forward: tokens × d_ff: …`); when that is the
+  // caller's own name, it is said once.
+  const detail = m._lastError();
+  const message = detail.startsWith(`${caller}: `) ? detail : `${caller}: ${detail}`;
   throw status === Status.typeError ? new TypeError(message) : status === Status.rangeError ? new RangeError(message) : new Error(message);
 }
 

@@ -7,4 +7,5 @@
 #include "attnscope/threads.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/model_file.hpp"
+#include "attnscope/rnn.hpp"
 #include "attnscope/safetensors.hpp"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "attnscope/rnn.hpp"
 #include "attnscope/safetensors.hpp"
 #include "attnscope/transformer.hpp"
 
@@ -16,14 +17,16 @@ namespace attnscope {
 /// `__metadata__["format"]` of a model file.
 constexpr const char* model_file_format = "attnscope-model/1";
 
-/// The file's `kind`: "decoder_lm" (a LanguageModel) or "seq2seq" (a Seq2SeqModel).
-enum class ModelKind { language_model, seq2seq };
+/// The file's `kind`: "decoder_lm" (a LanguageModel), "seq2seq" (a Seq2SeqModel) or "rnn_seq2seq" (an
+/// RnnSeq2SeqModel).
+enum class ModelKind { language_model, seq2seq, rnn_seq2seq };
 
-/// A loaded model and its metadata. Exactly one of `language_model` / `seq2seq` is set, per `kind`.
+/// A loaded model and its metadata. Exactly one of `language_model` / `seq2seq` / `rnn_seq2seq` is set, per `kind`.
 struct ModelFile {
     ModelKind kind = ModelKind::language_model;
     std::unique_ptr<LanguageModel> language_model;
     std::unique_ptr<Seq2SeqModel> seq2seq;
+    std::unique_ptr<RnnSeq2SeqModel> rnn_seq2seq;
     /// The metadata's JSON texts, as in the file, each checked: config and vocab against the tensors,
     /// named_heads' layers and heads against the config.
     std::string config, vocab, named_heads, training;

@@ -1,4 +1,5 @@
 // The page's words in English and Chinese; t(key, vars) fills {placeholders}.
+import { WHY_MESSAGES } from './why/i18n.js';
 import { OPEN_MESSAGES } from './open/messages.js';
 
 const en = {
@@ -510,7 +511,8 @@ const zh = {
   'mv.guided': '（训练时引导）',
 };
 
-export const MESSAGES = { en, zh };
+// The "Why attention" section and the guided path keep their words in their own file.
+export const MESSAGES = { en: { ...en, ...WHY_MESSAGES.en }, zh: { ...zh, ...WHY_MESSAGES.zh } };
 export const LANGS = ['en', 'zh'];
 
 let current = 'en';

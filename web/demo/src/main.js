@@ -17,6 +17,8 @@ import { createMapsView } from './views/maps.js';
 import { createHeadsView } from './views/heads.js';
 import { createStepsView } from './views/steps.js';
 import { createAblationView } from './views/ablation.js';
+import { createWhyView } from './views/why.js';
+import { createGuideView } from './views/guide.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 import { createOpenSession } from './open/session.js';
@@ -44,6 +46,7 @@ const app = {
   invalidate: () => scheduler.invalidate(),
   isPlaying,
   exportMap: (which, kind) => exportMap(state, app.result(), which, kind),
+  setMode: (mode) => setMode(mode),
   pick: (attn, layer, head) => {
     if (state.mode === 's2s') state.attn = attn;
     state.layer = layer;
@@ -66,6 +69,8 @@ const notOpen = (view) => ({ ...view, render: view.render.bind(view), wants: (r)
 const maps = createMapsView(app);
 const includedViews = [
   createFrameView({ continueChars: CONTINUE_CHARS }),
+  createGuideView(app),
+  createWhyView(app),
   createTokensView(app),
   createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
   createDecodeView(app),

@@ -50,6 +50,8 @@ export function defaultState(lang) {
     date: EXAMPLES.dates[0], // dates model: the source sentence
     step: -1, // dates model: output tokens shown so far (-1: all of them)
     speed: 'normal',
+    guide: 0, // the guided path's step (1–6), 0: closed
+    wstep: -1, // "Why attention": decoding steps of the GRU attention model shown (-1: all of them)
     open: defaultOpen(), // an opened Hugging Face model (open/hash.js)
   };
 }
@@ -84,6 +86,8 @@ export function parseHash(hash, defaults) {
   s.query = Math.max(-1, Math.min(4000, int(p.get('q'), s.query)));
   s.head = Math.max(0, Math.min(s.numHeads - 1, int(p.get('head'), s.head)));
   if (p.has('ablate')) s.ablate = parseAblate(p.get('ablate'));
+  s.guide = Math.max(0, Math.min(6, int(p.get('guide'), s.guide)));
+  s.wstep = Math.max(-1, Math.min(1000, int(p.get('wstep'), s.wstep)));
   if (s.mode === 'open') s.open = parseOpen(p, defaults.open);
   if (p.has('off')) s.off = [...new Set(p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number))].filter((h) => h < 64).sort((a, b) => a - b);
   return s;
@@ -103,6 +107,10 @@ export function toHash(s) {
     p.set('speed', s.speed);
   }
   if (s.mode === 's2s' || (s.mode === 'self' && s.model === 'trained')) p.set('layer', s.layer);
+  // The "Why attention" section reads the date sentence in every mode; the guided path's step.
+  if (s.mode !== 's2s' && s.date !== EXAMPLES.dates[0]) p.set('date', s.date);
+  if (s.guide) p.set('guide', s.guide);
+  if (s.wstep >= 0) p.set('wstep', s.wstep);
   p.set('d', s.embedDim);
   p.set('h', s.numHeads);
   p.set('seed', s.seed);

@@ -6,6 +6,9 @@ import { createSeededModel, createModelFromStateDict, tableEmbedding, seededToke
 import { toHash } from './state.js';
 import { focusWeights } from './views/decode.js';
 import { exportDocument } from './exporting.js';
+import { lastRun, rnnEntry } from './why/rnn.js';
+import { setCurvesForTests } from './why/curves.js';
+import { isPlaying as whyPlaying } from './why/player.js';
 
 function seededForTests(r) {
   if (r.empty) return { kind: 'seeded', rows: r.rows, cols: r.cols, empty: true };
@@ -56,6 +59,15 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
       return r.kind === 'seeded' ? seededForTests(r) : trainedForTests(r, isPlaying);
     },
     get hash() { return toHash(state); },
+    /** What the "Why attention" section drew: both GRU runs, and whether they are the stand-in. */
+    get why() {
+      const run = lastRun();
+      const m = rnnEntry();
+      const one = (x) => x && { tokens: x.tokens, text: x.text, context: Array.from(x.context), weights: x.weights?.map((w) => Array.from(w)) ?? null };
+      return { standIn: m.standIn, status: m.status, playing: whyPlaying(), empty: !!run?.empty, sourceTokens: run?.sourceTokens, bottleneck: one(run?.bottleneck), attention: one(run?.attention) };
+    },
+    /** The guided path's live numbers (steps 3–6), as the guide drew them. */
+    get guide() { return status.result?.guide ?? null; },
     /** Every view has drawn the current state (on screen and off). */
     get idle() { return status.consistentVersion === scheduler.version && status.result != null; },
     get timings() { return { ...status.timings }; },
@@ -71,6 +83,8 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
       return status.visibleVersion === scheduler.version ? status.visibleAt : null;
     },
   };
+  // For the tests: bottleneck curves to draw instead of the build's (none are in it before the GRU models are).
+  api.setWhyCurves = (json) => { setCurvesForTests(json); scheduler.invalidate(); };
   // Functions cannot cross page.evaluate; the API stays reachable from code run in the page.
   Object.defineProperty(hooks, 'api', { value: api, enumerable: false });
   window.__attnscopeDemo = hooks;

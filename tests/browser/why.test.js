@@ -1,0 +1,294 @@
+// Browser tests of the "Why attention" section and the guided path: both languages at desktop and phone widths with
+// axe-core, the player (play, pause, step, back), next/previous and the URL round trip, the guide's numbers against
+// the step-by-step panel's. Screenshots go to test-artifacts/browser/why-*.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { useBrowser, open, demo, settled, shot, ART } from './helpers.js';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+useBrowser();
+
+async function axe(page) {
+  await page.addScriptTag({ content: AXE });
+  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+/** The page with the GRU models loaded (the trained files are fetched on first use) and drawn. */
+async function openWhy(hash, opts) {
+  const o = await open(hash, opts);
+  await o.page.waitForFunction(() => window.__attnscopeDemo.why.status === 'ready' || window.__attnscopeDemo.why.status === 'error', null, { timeout: 15_000 });
+  await settled(o.page);
+  return o;
+}
+const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
+const hashParam = (page, k) => page.evaluate((key) => new URLSearchParams(location.hash.slice(1)).get(key), k);
+/** The page's own hash once its debounced replaceState has run. */
+const urlSettled = (page) => page.waitForFunction(() => location.hash === window.__attnscopeDemo.hash, null, { timeout: 5000 });
+
+// A curve file of the shape tools/measure_bottleneck.py writes (null: longer than that model reads).
+const LENGTHS = [1, 8, 16, 32, 64];
+const CURVES = {
+  curves: [
+    { id: 'gru', lengths: LENGTHS, exact_match: [1, 0.9, 0.6, 0.2, 0.05] },
+    { id: 'gru_attention', lengths: LENGTHS, exact_match: [1, 1, 0.98, 0.97, 0.95] },
+    { id: 'transformer_2000', lengths: LENGTHS, exact_match: [1, 0.99, 0.97, 0.9, null] },
+    { id: 'transformer', lengths: LENGTHS, exact_match: [1, 1, 1, 0.99, null] },
+  ],
+};
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`"Why attention" shows the context vector, the answer and the weights (${lang}, 1280 and 390 px, axe)`, async () => {
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
+    const d = await demo(page);
+    assert.deepEqual(d.why.sourceTokens, ['the', 'fifth', 'of', 'march', 'nineteen', 'ninety']);
+    // The fixed context vector as numbers: one cell per number, each showing its value.
+    const cells = await page.$$eval('#why-ctx .why-vec span', (els) => els.map((e) => Number(e.textContent)));
+    assert.equal(cells.length, d.why.bottleneck.context.length);
+    assert.ok(cells.length >= 16);
+    cells.forEach((v, i) => assert.ok(Math.abs(v - d.why.bottleneck.context[i]) <= 0.005 + 1e-9, `cell ${i}: ${v} vs ${d.why.bottleneck.context[i]}`));
+    assert.equal(await page.textContent('#why-none-answer'), d.why.bottleneck.tokens.map((x) => (x === '<eos>' ? (lang === 'zh' ? '结束' : 'end') : x)).join(''));
+    // The weights of the last step over the six words, as numbers that add up to 1.
+    const w = await page.$$eval('#why-attn-row .why-weights .w-val', (els) => els.map((e) => Number(e.textContent)));
+    assert.equal(w.length, 6);
+    assert.ok(Math.abs(w.reduce((a, b) => a + b, 0) - 1) < 0.04);
+    // Until the GRU models are in the build, the section says that it shows an untrained stand-in.
+    const wired = await page.getAttribute('#why-section', 'data-wired');
+    assert.equal(await page.isVisible('#why-standin'), wired === 'stand-in');
+    assert.equal(d.why.standIn, wired === 'stand-in');
+    assert.match(await page.textContent('#why-section h2'), lang === 'zh' ? /为什么需要注意力/ : /Why attention/);
+    assert.deepEqual(await axe(page), []);
+    await page.locator('#why-section').screenshot({ path: join(ART, `why-section-${lang}-desktop.png`) });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settled(page);
+    assert.equal(await sideways(page), false, 'the page scrolls sideways at 390 px');
+    assert.deepEqual(await axe(page), []);
+    await page.locator('#why-section').screenshot({ path: join(ART, `why-section-${lang}-phone.png`) });
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+test('typing a date reruns both models; the link opens the same sentence in the transformer dates view', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  const before = (await demo(page)).why;
+  await page.fill('#why-date', 'On Friday, 13 Sept. 2024');
+  await settled(page);
+  const after = (await demo(page)).why;
+  assert.notDeepEqual(after.sourceTokens, before.sourceTokens);
+  assert.notDeepEqual(after.bottleneck.context, before.bottleneck.context);
+  assert.equal(await page.$$eval('#why-attn-row .why-weights li', (els) => els.length), after.sourceTokens.length);
+  await urlSettled(page);
+  assert.equal(await hashParam(page, 'date'), 'On Friday, 13 Sept. 2024');
+  // An example replaces the sentence, and the picker shows which one it is.
+  await page.selectOption('#why-examples', '2');
+  await settled(page);
+  assert.equal((await demo(page)).state.date, 'December 31st, 1999');
+  assert.equal(await page.inputValue('#why-date'), 'December 31st, 1999');
+  await page.fill('#why-date', 'On Friday, 13 Sept. 2024');
+  await settled(page);
+  assert.equal(await page.inputValue('#why-examples'), '1');
+  await page.click('#why-to-s2s');
+  await settled(page);
+  const d = await demo(page);
+  assert.equal(d.state.mode, 's2s');
+  assert.equal(await page.inputValue('#date'), 'On Friday, 13 Sept. 2024');
+  assert.equal(d.last.kind, 's2s');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the attention model steps: play, pause, step and back, with the step in the URL', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  const n = (await demo(page)).why.attention.weights.length;
+  assert.ok(n > 1);
+  assert.equal(await page.isDisabled('#why-step'), true, 'all steps shown: nothing to step to');
+  // Finished, the weights shown are the last character's, not the end's.
+  const tokens = (await demo(page)).why.attention.tokens;
+  if (tokens[n - 1] === '<eos>') assert.match(await page.textContent('#why-attn-row .why-step'), new RegExp(`step ${n - 1} of ${n} · writing “${tokens[n - 2]}”`));
+  await page.click('#why-back');
+  await settled(page);
+  assert.equal((await demo(page)).state.wstep, n - 1);
+  assert.match(await page.textContent('#why-counter'), new RegExp(`step ${n - 1} of ${n}`));
+  await urlSettled(page);
+  assert.equal(await hashParam(page, 'wstep'), String(n - 1));
+  // The weights shown are that step's.
+  const shown = await page.$$eval('#why-attn-row .w-val', (els) => els.map((e) => Number(e.textContent)));
+  const want = (await demo(page)).why.attention.weights[n - 2];
+  shown.forEach((v, j) => assert.ok(Math.abs(v - want[j]) <= 0.005 + 1e-9));
+  // Back at the end, Play starts again from the first step.
+  await page.click('#why-step');
+  await settled(page);
+  assert.equal(await page.isDisabled('#why-step'), true);
+  await page.click('#why-play');
+  await page.waitForFunction(() => window.__attnscopeDemo.why.playing);
+  await page.waitForFunction(() => window.__attnscopeDemo.state.wstep >= 2);
+  await page.click('#why-pause');
+  await settled(page);
+  const paused = await demo(page);
+  assert.equal(paused.why.playing, false);
+  await page.waitForTimeout(800); // longer than a step at normal speed: nothing moves while paused
+  assert.equal((await demo(page)).state.wstep, paused.state.wstep);
+  if (paused.state.wstep < n) {
+    await page.click('#why-step');
+    await settled(page);
+    assert.equal((await demo(page)).state.wstep, paused.state.wstep + 1);
+  }
+  // A link with the step reproduces it.
+  const { page: p2, close: c2 } = await openWhy(`#lang=en&wstep=2`);
+  assert.match(await p2.textContent('#why-counter'), new RegExp(`step 2 of ${n}`));
+  await c2();
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the bottleneck curve: a plot with one line per model and a table, or a note while there is no file', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  const hasFile = await page.isVisible('#why-curve svg');
+  if (!hasFile) assert.match(await page.textContent('#why-curve-none'), /not in this build/);
+  await page.evaluate((c) => window.__attnscopeDemo.api.setWhyCurves(c), CURVES);
+  await settled(page);
+  assert.equal(await page.$$eval('#why-curve svg.why-curve polyline', (els) => els.length), 4);
+  assert.equal(await page.$$eval('#why-curve .why-legend li', (els) => els.length), 4);
+  assert.equal(await page.$$eval('#why-curve table tbody tr', (els) => els.length), 5);
+  // The last row (64 words): both GRUs measured, the transformers cannot read that far (an empty cell, no point).
+  assert.deepEqual(await page.$$eval('#why-curve table tbody tr:last-child td', (tds) => tds.map((td) => td.textContent)), ['5.0%', '95.0%', '', '']);
+  assert.equal(await page.$eval('#why-curve polyline:last-of-type', (p) => p.getAttribute('points').split(' ').length), 4);
+  assert.deepEqual(await axe(page), []);
+  await page.locator('#why-curve').screenshot({ path: join(ART, 'why-curve.png') });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`the guided path: six steps, next/previous, the URL round trip, live numbers (${lang})`, async () => {
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
+    await page.click('#guide-start');
+    await settled(page);
+    assert.equal((await demo(page)).state.guide, 1);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'guide-step-title');
+    assert.equal(await page.$$eval('.guide-steps [data-guide]', (els) => els.length), 6);
+    assert.equal(await page.getAttribute('.guide-steps [data-guide="1"]', 'aria-current'), 'step');
+    assert.equal(await page.isDisabled('#guide-prev'), true);
+    // Step 1: the fixed context vector, written into c = h_n with the reader's numbers.
+    const d1 = await demo(page);
+    assert.match(await page.textContent('#guide-live'), new RegExp(`c = h${d1.why.sourceTokens.length} `));
+    assert.equal(await page.$$eval('#guide-live .why-vec span', (els) => els.length), d1.why.bottleneck.context.length);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await settled(page);
+      await page.locator('#guide-section').screenshot({ path: join(ART, `why-guide1-${lang}-${width}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    for (let step = 2; step <= 6; step++) {
+      await page.click('#guide-next');
+      await settled(page);
+      const d = await demo(page);
+      assert.equal(d.state.guide, step);
+      if (step >= 3) {
+        assert.equal(d.state.mode, 's2s');
+        assert.equal(d.state.attn, step <= 4 ? 'cross' : 'enc');
+        // The guide's numbers are the step-by-step panel's: the same query, head and weights.
+        assert.equal(d.guide.step, step);
+        assert.equal(d.guide.qi, d.last.qi);
+        assert.equal(d.guide.head, d.last.steps.head);
+        d.guide.weights.forEach((w, j) => assert.ok(Math.abs(w - d.last.steps.weights[j]) < 1e-12));
+        assert.ok(Math.abs(d.guide.weights.reduce((a, b) => a + b, 0) - 1) < 1e-9);
+      }
+      const live = await page.textContent('#guide-live');
+      if (step === 2) {
+        // The last step's score of its strongest word, h_t · h̄_i, from the states the model returned.
+        assert.match(live, /score\(ht, h̄\w+\) = ht · h̄\w+ = .* = -?\d+\.\d{3}/);
+        assert.match(live, /softmax/);
+      }
+      if (step === 4 || step === 5) {
+        // score(Q, K_j) = … = s, with the scaled score of the strongest key written in.
+        const d2 = await demo(page);
+        const j = d2.guide.weights.indexOf(Math.max(...d2.guide.weights));
+        assert.ok(live.includes(`= ${d2.guide.scaled[j].toFixed(3)}`), live);
+        assert.match(live, /Context = Σ/);
+      }
+      if (step === 6) assert.match(live, /W_Oᵀ/);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await settled(page);
+        assert.equal(await sideways(page), false, `step ${step} scrolls sideways at ${width} px`);
+        if (step === 2 || step === 4 || step === 6) {
+          assert.deepEqual(await axe(page), [], `step ${step} at ${width} px`);
+          await page.locator('#guide-section').screenshot({ path: join(ART, `why-guide${step}-${lang}-${width}.png`) });
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    assert.equal(await page.isDisabled('#guide-next'), true);
+    await page.click('#guide-prev');
+    await settled(page);
+    assert.equal((await demo(page)).state.guide, 5);
+    await urlSettled(page);
+    const hash = await page.evaluate(() => location.hash);
+    assert.equal(await hashParam(page, 'guide'), '5');
+    // The link reopens the same step with the same numbers.
+    const { page: p2, close: c2 } = await openWhy(hash, { locale });
+    const a = await demo(page), b = await demo(p2);
+    assert.equal(b.state.guide, 5);
+    assert.deepEqual(b.guide, a.guide);
+    assert.equal(await p2.textContent('#guide-step-title'), await page.textContent('#guide-step-title'));
+    await c2();
+    await page.click('[data-guide="close"]');
+    await settled(page);
+    assert.equal((await demo(page)).state.guide, 0);
+    await urlSettled(page);
+    assert.equal(await hashParam(page, 'guide'), null);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+test('the guide is reachable by keyboard: Tab to a step button and Enter moves there', async () => {
+  const { page, problems, close } = await openWhy('#lang=en&guide=1');
+  await page.focus('.guide-steps [data-guide="2"]');
+  await page.keyboard.press('Enter');
+  await settled(page);
+  assert.equal((await demo(page)).state.guide, 2);
+  await page.focus('#guide-back');
+  await page.keyboard.press('Enter');
+  await settled(page);
+  assert.ok((await demo(page)).state.wstep >= 0);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a hash with an out-of-range guide step or player step is clamped', async () => {
+  const { page, close } = await openWhy('#lang=en&guide=9&wstep=-7');
+  const d = await demo(page);
+  assert.equal(d.state.guide, 6);
+  assert.equal(d.state.wstep, -1);
+  await shot(page, 'why-guide-clamped');
+  await close();
+});
+
+test('the guide follows the step-by-step panel: another head there, other numbers here; the language switch redraws both', async () => {
+  const { page, problems, close } = await openWhy('#lang=en&mode=s2s&attn=cross&guide=4');
+  const before = await demo(page);
+  await page.click('#head-tabs [data-head="1"]');
+  await settled(page);
+  const after = await demo(page);
+  assert.equal(after.guide.head, 1);
+  assert.equal(after.last.steps.head, 1);
+  assert.notDeepEqual(after.guide.weights, before.guide.weights);
+  after.guide.weights.forEach((w, j) => assert.ok(Math.abs(w - after.last.steps.weights[j]) < 1e-12));
+  assert.match(await page.textContent('#guide-live'), /Head 2 of 4/);
+  await page.click('#lang-btn');
+  await settled(page);
+  assert.match(await page.textContent('#guide-step-title'), /打分/);
+  assert.match(await page.textContent('#why-section h2'), /为什么需要注意力/);
+  assert.match(await page.textContent('#guide-live'), /第 2 个头/);
+  assert.deepEqual(problems, []);
+  await close();
+});

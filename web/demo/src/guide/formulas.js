@@ -1,0 +1,101 @@
+// The guided path's formulas with the reader's numbers written in: the tutorial's score(Q, Kᵢ) = Q · Kᵢ,
+// αᵢ = softmax(scores)ᵢ and Context = Σᵢ αᵢ Vᵢ, from the walkthrough's float64 numbers (steps.js explainQuery).
+import { t } from '../i18n.js';
+import { escapeHtml } from '../dom.js';
+import { fmt, term, head, weightWords, vectorCells, answerChars } from '../why/draw.js';
+
+const sub = (x) => `<sub>${x}</sub>`;
+const argmax = (a) => a.reduce((b, v, j) => (v > a[b] ? j : b), 0);
+/** Indices of the largest `n` weights, largest first. */
+const topIdx = (w, n) => [...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, n);
+const line = (html) => `<p class="f-line">${html}</p>`;
+
+/** One head's slice of row `i` of a [rows, E] matrix. */
+const slice = (M, i, E, h, d) => M.subarray(i * E + h * d, i * E + (h + 1) * d);
+
+/** Step 1: the fixed context vector and the bottleneck model's answer. */
+export function bottleneckFormula(run) {
+  const c = run.bottleneck.context;
+  const n = run.sourceTokens.length;
+  return line(`<span class="f">c = h${sub(n)} <span class="muted">(${escapeHtml(t('guide.f.ctxVec', { n }))})</span> = ${head(c, 6)}</span>`)
+    + vectorCells(c, { label: t('why.ctxLabel', { n: c.length, min: fmt(Math.min(...c)), max: fmt(Math.max(...c)) }) })
+    + line(`<b>${t('why.answerNone')}</b> ${answerChars(run.bottleneck.tokens)}`)
+    + line(`<span class="muted">${t('guide.f.noAttn')}</span>`);
+}
+
+/** Step 2: the attention model's weights at the shown step, and its context as a sum of the encoder states. */
+export function attentionFormula(run, s, cur, cmap) {
+  const at = run.attention;
+  if (cur < 0 || !at.weights) return '';
+  const w = at.weights[cur];
+  const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur];
+  const words = run.sourceTokens;
+  const terms = topIdx(w, 3).map((j) => `${fmt(w[j])} · h̄${sub(escapeHtml(words[j]))}`).join(' + ');
+  let html = line(`<b>${escapeHtml(t('guide.f.stepAt', { t: cur + 1, tok }))}</b>`);
+  // The query (the decoder's state) and the keys (the encoder's states), when the model gives them: the score of
+  // the strongest word written out. Luong's dot score has no 1/√d: that comes with the transformer (step 4).
+  const q = at.queries?.[cur], states = at.states;
+  if (q && states) {
+    const jx = argmax(w);
+    const k = states[jx];
+    const score = q.reduce((a, v, c) => a + v * k[c], 0);
+    const prods = [0, 1, 2].map((c) => `${term(q[c])}×${term(k[c])}`).join(' + ');
+    html += line(`<span class="f">score(h${sub('t')}, h̄${sub(escapeHtml(words[jx]))}) = h${sub('t')} · h̄${sub(escapeHtml(words[jx]))} = ${prods} + … = <b>${fmt(score, 3)}</b></span>`);
+  }
+  html += weightWords(words, w, { cmap, label: t('why.weightsLabel', { t: cur + 1, tok }) });
+  let ctx = '';
+  if (states) {
+    const c = new Float64Array(states[0].length);
+    states.forEach((h, j) => { for (let k = 0; k < c.length; k++) c[k] += w[j] * h[k]; });
+    ctx = ` = <b>${head(c, 4)}</b>`;
+  }
+  html += line(`<span class="f">α${sub('i')} = softmax(h${sub('t')} · h̄${sub('i')})${sub('i')}; &nbsp; c${sub('t')} = Σ${sub('i')} α${sub('i')} h̄${sub('i')} = ${terms}${words.length > 3 ? ' + …' : ''}${ctx}</span>`);
+  return html + line(`<b>${t('why.answerAttn')}</b> ${answerChars(at.tokens, { shown: s, current: cur })}`);
+}
+
+/** Step 3: the query, the first keys and values, as numbers. */
+export function qkvFormula(ex, rows, cols, h) {
+  const { E, d, qi, S } = ex;
+  const q = slice(ex.Q, qi, E, h, d);
+  let html = line(`<span class="f">Q = x W${sub('Q')}, &nbsp; K = x W${sub('K')}, &nbsp; V = x W${sub('V')}</span>`);
+  const note = (key, tok) => `<span class="muted">(${escapeHtml(t(key, { tok }))})</span>`;
+  html += line(`<span class="f"><b>Q</b> ${note('guide.f.q', rows[qi])} = ${head(q)}</span>`);
+  for (let j = 0; j < Math.min(3, S); j++) {
+    html += line(`<span class="f">K${sub(j + 1)} ${note('guide.f.k', cols[j])} = ${head(slice(ex.K, j, E, h, d))}; &nbsp; V${sub(j + 1)} ${note('guide.f.v', cols[j])} = ${head(slice(ex.V, j, E, h, d))}</span>`);
+  }
+  if (S > 3) html += line(`<span class="muted">${escapeHtml(t('guide.f.more', { n: S - 3 }))}</span>`);
+  return html;
+}
+
+/** Steps 4 and 5: score, softmax and weighted sum for the query and head, the first terms written out. */
+export function threeStepsFormula(ex, rows, cols, h, cmap) {
+  const { E, d, qi, S } = ex;
+  const hd = ex.heads[h];
+  const q = slice(ex.Q, qi, E, h, d);
+  const jx = argmax(hd.weights);
+  const k = slice(ex.K, jx, E, h, d);
+  const n = Math.min(3, d);
+  const prods = [...Array(n).keys()].map((c) => `${term(q[c])}×${term(k[c])}`).join(' + ');
+  const root = Math.sqrt(d);
+  const J = sub(jx + 1);
+  let html = line(`<span class="f"><b>1</b> score(Q, K${J}) = Q · K${J} / √${d} = (${prods}${d > n ? ' + …' : ''}) / ${fmt(root, 2)} = ${fmt(hd.scores[jx], 3)} / ${fmt(root, 2)} = <b>${fmt(hd.scaled[jx], 3)}</b> <span class="muted">(K${J}: “${escapeHtml(cols[jx])}”)</span></span>`);
+  const shown = Math.min(S, 8);
+  html += line(`<span class="f">scores = [${[...Array(shown).keys()].map((j) => `${escapeHtml(cols[j])} ${fmt(hd.scaled[j], 2).replace('-', '−')}`).join(', ')}${S > shown ? ', …' : ''}]</span>`);
+  html += line(`<span class="f"><b>2</b> α${sub('i')} = softmax(scores)${sub('i')} = e${'<sup>'}s${sub('i')} − max</sup> / Σ${sub('j')} e<sup>s${sub('j')} − max</sup>; &nbsp; α${J} = ${fmt(hd.exps[jx], 3)} / ${fmt(hd.z, 3)} = <b>${fmt(hd.weights[jx], 3)}</b></span>`);
+  html += weightWords(cols, hd.weights, { cmap, label: `α: ${rows[qi]}` });
+  const terms = topIdx(hd.weights, 2).map((j) => `${fmt(hd.weights[j])} × ${head(slice(ex.V, j, E, h, d), 3)}`).join(' + ');
+  html += line(`<span class="f"><b>3</b> Context = Σ${sub('i')} α${sub('i')} V${sub('i')} = ${terms}${S > 2 ? ' + …' : ''} = <b>${head(hd.context, 4)}</b></span>`);
+  return html;
+}
+
+/** Step 6: split into heads, one context per head, concatenate, project. */
+export function multiHeadFormula(ex) {
+  const { E, d, numHeads: H } = ex;
+  let html = line(`<span class="f"><b>${escapeHtml(t('guide.f.split', { E, H, d }))}</b></span>`);
+  ex.heads.forEach((x, h) => { html += line(`<span class="f">${escapeHtml(t('guide.f.perHead', { h: h + 1 }))} = ${head(x.context, 4)}</span>`); });
+  // Written per head, so the reader sees each head's numbers again, side by side.
+  const parts = ex.heads.map((x) => head(x.context, 2).slice(1, -1)).join(' | ');
+  html += line(`<span class="f"><b>${escapeHtml(t('guide.f.concat', { H, E }))}</b> = [${parts}]</span>`);
+  html += line(`<span class="f"><b>${escapeHtml(t('guide.f.project'))}</b> = ${head(ex.output, 6)}</span>`);
+  return html;
+}
