@@ -9,21 +9,22 @@ import { chromium } from 'playwright-core';
 import { MIME } from '../scripts/serve.mjs';
 import { ROOT } from './node-paths.mjs';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium"); --expose-gc gives the timing
 // loop the same full collection between turns as under Node.
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+export const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-quic', '--js-flags=--expose-gc'];
 // Only what the page needs is served: the bench's modules, the peers' packages and the snapshot of dist/.
 const SERVED = ['/bench/', '/node_modules/', '/build/bench/dist-snapshot/'];
 // Cross-origin isolation, which SharedArrayBuffer (every threaded WASM build) needs; the host must send these too.
-const ISOLATION = {
+export const ISOLATION = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-function startServer() {
+/** A static server of `served` (URL path prefixes under the repository root) with the isolation headers. */
+export function startServer(served = SERVED) {
   const server = createServer(async (req, res) => {
     let pathname = '';
     try {
@@ -32,7 +33,7 @@ function startServer() {
       // a malformed escape: answered as not found below
     }
     const file = path.resolve(ROOT, '.' + pathname);
-    const allowed = SERVED.some((p) => pathname.startsWith(p)) && file.startsWith(ROOT + path.sep) && !pathname.includes('\0');
+    const allowed = served.some((p) => pathname.startsWith(p)) && file.startsWith(ROOT + path.sep) && !pathname.includes('\0');
     const info = allowed ? await stat(file).catch(() => null) : null;
     if (!info?.isFile()) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...ISOLATION });

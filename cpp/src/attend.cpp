@@ -30,12 +30,34 @@ std::size_t packed_floats(std::size_t K, std::size_t N)
 // costs little, small enough that (64, 256, 4) already spreads over two threads.
 constexpr double matmul_task_grain = 1 << 19;
 
+// Packed B above which a product is split by column panels instead of rows. Split by rows, every 4-row task reads
+// all of B again: from memory for an LM head (50,257 × 768: 154 MB), from L3 for a 2-9 MB projection, a byte per
+// multiply-add either way. Split by columns, each task's panels stay in L2 while all the rows pass over them.
+constexpr double matmul_column_split_bytes = 1 << 20;
+// Bytes of B's panels one column task holds: they stay in L2 while the task's rows pass over them in blocks.
+constexpr std::size_t matmul_column_task_bytes = 384 << 10;
+
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias)
 {
     constexpr std::size_t MR = 4;  // whole register tiles per task, so only the last task has a short tile
+    const std::size_t panels = (N + NR - 1) / NR;
+    const double work = double(M) * double(N) * double(K);
+    if (double(K) * double(panels * NR) * sizeof(float) >= matmul_column_split_bytes || M <= 4 * MR) {
+        // By column panels, each task all the rows over its own panels: B is read from memory once, and a few rows
+        // (a generated token's) are shared between threads too. Each element is computed as by the row split.
+        const std::size_t per_task = std::max<std::size_t>(1, matmul_column_task_bytes / (std::max<std::size_t>(K, 1) * NR * sizeof(float)));
+        const std::size_t tasks = task_count((panels + per_task - 1) / per_task, work, matmul_task_grain);
+        auto body = [&](std::size_t task, std::size_t) {
+            const std::size_t p0 = task * panels / tasks, p1 = (task + 1) * panels / tasks;
+            const std::size_t j0 = p0 * NR, j1 = std::min(N, p1 * NR);
+            kernels::gemm_packed{}(arch{}, M, j1 - j0, K, A, lda, packed + p0 * K * NR, K * NR, C + j0, ldc,
+                                   bias ? bias + j0 : nullptr, false);
+        };
+        return parallel_for(tasks, body);
+    }
     const std::size_t row_blocks = (M + MR - 1) / MR;
-    const std::size_t tasks = task_count(row_blocks, double(M) * double(N) * double(K), matmul_task_grain);
+    const std::size_t tasks = task_count(row_blocks, work, matmul_task_grain);
     auto rows_of = [&](std::size_t task) { return std::min(M, task * row_blocks / tasks * MR); };
     auto body = [&](std::size_t task, std::size_t) {
         const std::size_t begin = rows_of(task), end = rows_of(task + 1);
@@ -131,8 +153,9 @@ void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t
             softmax_given_max(row, Lk, 1.f, row_max(row, Lk));  // softmax_inplace, from the shared parts
         }
     }
-    kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, Lk * NR, out + row0 * ldo, ldo,
-                           nullptr, false);
+    const std::size_t value_rows = panels.value_rows ? panels.value_rows : Lk;
+    kernels::gemm_packed{}(arch{}, rows, Dv, Lk, scores, Lk, panels.value_panels, value_rows * NR, out + row0 * ldo,
+                           ldo, nullptr, false);
 }
 
 void attend(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q, Strided k, Strided v,

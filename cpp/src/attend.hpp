@@ -36,6 +36,9 @@ struct AttendArgs {
 struct AttendScratch {
     float* key_panels;
     float* value_panels;
+    /// Rows the values were packed with when more than the call's Lk (attend_rows over the first Lk keys of a
+    /// longer packed set, as a causal block of queries sees); 0: Lk.
+    std::size_t value_rows = 0;
 };
 
 /// Floats of a K×N matrix packed into this build's panels (sizes.hpp's packed_floats at the kernels' panel width).

@@ -13,7 +13,9 @@
 #endif
 
 #if ATTNSCOPE_HAS_THREADS
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -54,6 +56,7 @@ public:
         for (std::thread& t : helpers_) t.join();
         helpers_.clear();
         stop_ = false;
+        serial_until_ = {};
         for (std::size_t w = 1; w < wanted; ++w) {
             try {
                 helpers_.emplace_back([this, w] { serve(w); });
@@ -68,6 +71,8 @@ public:
     {
         std::unique_lock<std::mutex> running(run_, std::try_to_lock);
         if (!running.owns_lock() || helpers_.empty()) return run_serially(tasks, body);
+        const Clock::time_point posted_at = Clock::now();
+        if (posted_at < serial_until_) return run_serially(tasks, body);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             body_ = &body;
@@ -79,6 +84,7 @@ public:
         }
         wake_.notify_all();
         work(0);
+        const Clock::time_point own_done = Clock::now();
         // Every task is claimed once work() returns; wait for the helpers still finishing theirs, then close the job
         // so that a helper waking late finds nothing (it checks job_open_ under the same lock). A polling loop, not
         // a condition variable: the wait is one task long at most, and a browser's main thread may not block (it
@@ -89,10 +95,21 @@ public:
                 if (busy_helpers_ == 0) {
                     job_open_ = false;
                     body_ = nullptr;
-                    return;
+                    break;
                 }
             }
             std::this_thread::yield();
+        }
+        // A helper that is not running (its core taken by another library's thread pool, another process, a busy
+        // page) holds the task it claimed until the system runs it again, and the caller waits for it. When the wait
+        // outlasted the caller's own share, this thread alone would have been as fast: the next calls run serially
+        // for a while (16 times this call, 1 to 50 ms), then the helpers are tried again. Only who runs a task
+        // changes, never how the work is cut, so the results are the same bits.
+        const Clock::time_point done = Clock::now();
+        if (done - own_done > own_done - posted_at && done - own_done > std::chrono::microseconds(50)) {
+            const auto pause = std::min<Clock::duration>(std::chrono::milliseconds(50),
+                                                         std::max<Clock::duration>(std::chrono::milliseconds(1), 16 * (done - posted_at)));
+            serial_until_ = done + pause;
         }
     }
 
@@ -131,6 +148,8 @@ private:
         }
     }
 
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point serial_until_{};  // under run_: calls before this run on the calling thread alone
     std::mutex run_;    // one parallel_for (or resize) at a time owns the helpers
     std::mutex mutex_;  // guards the job fields below and the helpers' sleep
     std::condition_variable wake_;

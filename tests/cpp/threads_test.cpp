@@ -12,6 +12,7 @@
 #include "attnscope/attnscope.hpp"
 #include "reference/reference.hpp"
 #include "parallel.hpp"
+#include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
@@ -177,4 +178,29 @@ TEST_CASE("threaded multi-head attention is bit-identical to one thread and matc
                 REQUIRE(same_bits(one.second, many.second));
             }
         }
+}
+
+TEST_CASE("threaded pretrained forward and generate are bit-identical to one thread", "[threads][pretrained]")
+{
+    // Long enough for several 32-row query blocks per head (the attention's tasks) and split projections.
+    for (const std::string& name : {std::string("llama-gqa"), std::string("mistral-window"), std::string("gpt2-lm")}) {
+        CAPTURE(name);
+        const auto c = attnscope_test::read_hf_case(name);
+        auto model = load_pretrained(c.config, c.views());
+        PretrainedModel::Request r;
+        const std::size_t T = std::min<std::size_t>(model->config().max_positions, 100);
+        for (std::size_t t = 0; t < T; ++t) r.tokens.push_back(std::int32_t((t * 11 + 5) % model->config().vocab));
+        const auto one = model->forward(r);
+        const std::vector<std::int32_t> prompt(r.tokens.begin(), r.tokens.begin() + long(T / 2));
+        const auto generated = model->generate(prompt, 4);
+        for (std::size_t n : thread_counts()) {
+            ThreadsFor threads(n);
+            CAPTURE(n, threads.used);
+            const auto many = model->forward(r);
+            REQUIRE(same_bits(one.logits.data, many.logits.data));
+            REQUIRE(same_bits(one.hidden.data, many.hidden.data));
+            REQUIRE(same_bits(one.attention.data, many.attention.data));
+            REQUIRE(model->generate(prompt, 4) == generated);
+        }
+    }
 }

@@ -12,6 +12,7 @@
 #include "../kernels/rms_norm.hpp"
 #include "../kernels/rope.hpp"
 #include "../kernels/swiglu.hpp"
+#include "../parallel.hpp"
 #include "parts.hpp"
 
 namespace attnscope {
@@ -21,6 +22,9 @@ namespace {
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
 constexpr std::size_t query_block = 32;
+// Multiply-adds of q·kᵀ (over every head) below which the attention runs on the calling thread: about 3 µs of work,
+// so the 64-token test models (and a generated token past ~100 positions) already use the helpers.
+constexpr double attention_parallel_work = 1 << 16;
 
 void norm_rows(const PretrainedConfig& c, const Norm& n, const float* x, std::size_t rows, std::size_t d, float* y)
 {
@@ -102,10 +106,12 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     std::vector<float> qkv(checked_mul(T, qkv_cols, "forward")), ctx(checked_mul(T, q_cols, "forward"));
     std::vector<float> u(checked_mul(T, I, "forward")), g(c.mlp == MlpKind::swiglu ? u.size() : 0);
     // Scores and mask for a block of query rows at a time, so a long input never holds a T × T matrix per head.
+    // One block's scores per thread (tasks below), the mask of every row, every K/V head's packed panels.
     const std::size_t block = std::min<std::size_t>(T, query_block);
-    std::vector<float> scores(checked_mul(block, Lk, "forward"));
-    std::vector<std::uint8_t> blocked(scores.size());
-    std::vector<float> key_panels(detail::packed_floats(hd, Lk)), value_panels(detail::packed_floats(Lk, hd));
+    std::vector<float> scores(checked_mul(checked_mul(block, Lk, "forward"), detail::worker_count(), "forward"));
+    std::vector<std::uint8_t> blocked(checked_mul(T, Lk, "forward"));
+    const std::size_t key_panel_floats = detail::packed_floats(hd, Lk), value_panel_floats = detail::packed_floats(Lk, hd);
+    std::vector<float> key_panels(checked_mul(key_panel_floats, KV, "forward")), value_panels(checked_mul(value_panel_floats, KV, "forward"));
     PretrainedTrace* trace = s.sink ? s.sink->trace : nullptr;
 
     // Embeddings: token (read from the head's panels when tied), + learned position, + token type; BERT's norm.
@@ -187,69 +193,87 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             copy_rows(trace->keys_final, {Lk, hd}, keys + trace->kv_head * hd, kv_cols, Lk, hd);
         }
 
-        // Which keys rows [r0, r0 + rows) see: earlier ones (causal), the last `window` of them, and no padding.
+        // Which keys each query row sees: earlier ones (causal), the last `window` of them, and no padding. The
+        // same for every head, so built once per layer (T × Lk bytes).
         const std::size_t window = c.window[l];
-        auto mask_rows = [&](std::size_t r0, std::size_t rows) {
-            for (std::size_t t = 0; t < rows; ++t) {
-                const std::size_t q = s.first_position + r0 + t;
-                for (std::size_t j = 0; j < Lk; ++j) {
-                    const bool visible = (!c.causal || j <= q) && (window == 0 || q - j < window) &&
-                                         (!s.key_mask || s.key_mask[j] != 0);
-                    blocked[t * Lk + j] = visible ? 0 : 1;
-                }
+        for (std::size_t t = 0; t < T; ++t) {
+            const std::size_t q = s.first_position + t;
+            for (std::size_t j = 0; j < Lk; ++j) {
+                const bool visible = (!c.causal || j <= q) && (window == 0 || q - j < window) &&
+                                     (!s.key_mask || s.key_mask[j] != 0);
+                blocked[t * Lk + j] = visible ? 0 : 1;
             }
-        };
-        const detail::MaskRows mask{MaskKind::boolean, blocked.data(), Lk};
+        }
         detail::AttendArgs args;
         args.scale = float(1.0 / std::sqrt(double(hd)) / (c.inverse_layer_scale ? double(l + 1) : 1.0));
-        args.masks = &mask;
         args.mask_count = 1;
-        const detail::AttendScratch panels{key_panels.data(), value_panels.data()};
         const std::uint8_t* ablate = s.ablate && !s.ablate->empty() ? s.ablate->data() + l * H : nullptr;
         const std::uint8_t* patch = s.patch && !s.patch->empty() ? s.patch->data() + l * H : nullptr;
         // Grouped-query attention: each K/V head is packed once and read by its group of query heads in place.
-        for (std::size_t kvh = 0; kvh < KV; ++kvh) {
-            detail::pack_keys_and_values(Lk, hd, hd, {keys + kvh * hd, kv_cols}, {values + kvh * hd, kv_cols}, panels);
-            for (std::size_t head = kvh * group; head < (kvh + 1) * group; ++head) {
-                const bool traced = tracing && head == trace->head;
-                if (traced) {  // q·k before scaling: the same product attend_rows starts with
-                    trace->scores = Tensor({Lk});
-                    kernels::gemm_packed{}(arch{}, 1, Lk, hd, qkv.data() + trace->query * qkv_cols + head * hd, qkv_cols,
-                                           key_panels.data(), hd * NR, trace->scores.data.data(), Lk, nullptr, false);
+        for (std::size_t kvh = 0; kvh < KV; ++kvh)
+            detail::pack_keys_and_values(Lk, hd, hd, {keys + kvh * hd, kv_cols}, {values + kvh * hd, kv_cols},
+                                         {key_panels.data() + kvh * key_panel_floats, value_panels.data() + kvh * value_panel_floats});
+        auto panels_of = [&](std::size_t head) {
+            const std::size_t kvh = head / group;
+            return detail::AttendScratch{key_panels.data() + kvh * key_panel_floats,
+                                         value_panels.data() + kvh * value_panel_floats, Lk};
+        };
+        if (tracing) {  // q·k before scaling: the same product attend_rows starts with
+            trace->scores = Tensor({Lk});
+            kernels::gemm_packed{}(arch{}, 1, Lk, hd, qkv.data() + trace->query * qkv_cols + trace->head * hd, qkv_cols,
+                                   panels_of(trace->head).key_panels, hd * NR, trace->scores.data.data(), Lk, nullptr, false);
+        }
+        // One task per head and block of query rows: its keys end at its last row's position when causal (the later
+        // ones are all blocked, their weights zero), so the causal half of the scores is never computed. Each
+        // task's result depends only on the task, so every thread count gives the same bits.
+        const std::size_t blocks = (T + block - 1) / block;
+        auto task = [&](std::size_t index, std::size_t worker) {
+            const std::size_t head = index / blocks, r0 = index % blocks * block, rows = std::min(block, T - r0);
+            const std::size_t keys_seen = c.causal ? std::min(Lk, s.first_position + r0 + rows) : Lk;
+            float* sc = scores.data() + worker * block * Lk;
+            const detail::MaskRows mask{MaskKind::boolean, blocked.data() + r0 * Lk, Lk};
+            detail::AttendArgs task_args = args;
+            task_args.masks = &mask;
+            // Row 0 of this call is row r0 of the input: q, the context and the mask start there.
+            const detail::Strided q{qkv.data() + r0 * qkv_cols + head * hd, qkv_cols};
+            float* context = ctx.data() + r0 * q_cols + head * hd;
+            detail::attend_rows(0, rows, keys_seen, hd, hd, q, task_args, panels_of(head), sc, context, q_cols);
+            if (ablate && ablate[head] && s.ablation == Ablation::zero)
+                for (std::size_t t = 0; t < rows; ++t) std::fill_n(context + t * q_cols, hd, 0.f);
+            if (s.attention)
+                for (std::size_t t = 0; t < rows; ++t) {
+                    float* dst = s.attention + ((l * H + head) * T + r0 + t) * Lk;
+                    std::memcpy(dst, sc + t * keys_seen, keys_seen * sizeof(float));
+                    std::fill(dst + keys_seen, dst + Lk, 0.f);
                 }
-                for (std::size_t r0 = 0; r0 < T; r0 += block) {
-                    const std::size_t rows = std::min(block, T - r0);
-                    mask_rows(r0, rows);
-                    // Row 0 of this call is row r0 of the input: q, the context and the mask start there.
-                    const detail::Strided q{qkv.data() + r0 * qkv_cols + head * hd, qkv_cols};
-                    float* context = ctx.data() + r0 * q_cols + head * hd;
-                    detail::attend_rows(0, rows, Lk, hd, hd, q, args, panels, scores.data(), context, q_cols);
-                    if (ablate && ablate[head] && s.ablation == Ablation::zero)
-                        for (std::size_t t = 0; t < rows; ++t) std::fill_n(context + t * q_cols, hd, 0.f);
-                    if (s.attention)
-                        std::memcpy(s.attention + ((l * H + head) * T + r0) * Lk, scores.data(), rows * Lk * sizeof(float));
-                    if (traced && trace->query >= r0 && trace->query < r0 + rows) {
-                        const std::size_t row = trace->query - r0;
-                        trace->scale = args.scale;
-                        copy_rows(trace->weights, {Lk}, scores.data() + row * Lk, 0, 1, Lk);
-                        trace->visible.resize(Lk);
-                        for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = blocked[row * Lk + j] ? 0 : 1;
-                    }
-                }
-                // Mean ablation and patching replace every row, so they wait for the last block of rows.
-                if (ablate && ablate[head] && s.ablation == Ablation::mean) mean_rows(ctx.data() + head * hd, q_cols, T, hd, s.key_mask);
-                if (patch && patch[head])
-                    for (std::size_t t = 0; t < T; ++t)
-                        std::memcpy(ctx.data() + t * q_cols + head * hd, s.patch_from + (l * T + t) * q_cols + head * hd, hd * sizeof(float));
-                if (traced) {
-                    const float* context = ctx.data() + trace->query * q_cols + head * hd;
-                    copy_rows(trace->context, {hd}, context, 0, 1, hd);
-                    // The head's share of the output projection: its hd rows of the packed matrix, without bias.
-                    trace->head_output = Tensor({d});
-                    kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + head * hd * NR,
-                                           lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
-                }
+            if (tracing && head == trace->head && trace->query >= r0 && trace->query < r0 + rows) {
+                const std::size_t row = trace->query - r0;
+                trace->scale = args.scale;
+                trace->weights = Tensor({Lk});
+                std::copy(sc + row * keys_seen, sc + (row + 1) * keys_seen, trace->weights.data.data());
+                trace->visible.resize(Lk);
+                for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = blocked[trace->query * Lk + j] ? 0 : 1;
             }
+        };
+        // Short steps (a generated token) are not worth waking the helpers for.
+        if (double(H) * double(T) * double(Lk) * double(hd) < attention_parallel_work)
+            for (std::size_t i = 0; i < H * blocks; ++i) task(i, 0);
+        else
+            detail::parallel_for(H * blocks, task);
+        // Mean ablation and patching replace every row of a head, so they wait for all its blocks.
+        for (std::size_t head = 0; head < H; ++head) {
+            if (ablate && ablate[head] && s.ablation == Ablation::mean) mean_rows(ctx.data() + head * hd, q_cols, T, hd, s.key_mask);
+            if (patch && patch[head])
+                for (std::size_t t = 0; t < T; ++t)
+                    std::memcpy(ctx.data() + t * q_cols + head * hd, s.patch_from + (l * T + t) * q_cols + head * hd, hd * sizeof(float));
+        }
+        if (tracing) {
+            const float* context = ctx.data() + trace->query * q_cols + trace->head * hd;
+            copy_rows(trace->context, {hd}, context, 0, 1, hd);
+            // The head's share of the output projection: its hd rows of the packed matrix, without bias.
+            trace->head_output = Tensor({d});
+            kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + trace->head * hd * NR,
+                                   lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
         }
         if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
@@ -285,7 +309,9 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         norm_rows(c, w.mlm_norm, h.data(), T, d, h.data());
         head_in = h.data();
     }
-    apply(w.head, head_in, T, s.logits);
+    // The head is the largest product of a pass (vocab × d per row): generate asks only for the row it reads.
+    if (s.last_logits_only) apply(w.head, head_in + (T - 1) * d, 1, s.logits);
+    else apply(w.head, head_in, T, s.logits);
 }
 
 }  // namespace pretrained

@@ -27,7 +27,7 @@ std::vector<std::int32_t> PretrainedModel::generate(const std::vector<std::int32
     std::vector<float> values(keys.size());
     // The prompt in one pass (its GEMMs over every row at once), then one position per step.
     std::vector<float> hidden(detail::checked_mul(prompt.size(), c.hidden, "generate"));
-    std::vector<float> logits(detail::checked_mul(prompt.size(), c.vocab, "generate"));
+    std::vector<float> logits(c.vocab);  // the last row's only: the prompt's other rows are never read
 
     pretrained::Step s{};
     s.capacity = capacity;
@@ -36,11 +36,12 @@ std::vector<std::int32_t> PretrainedModel::generate(const std::vector<std::int32
     s.value_cache = values.data();
     s.hidden = hidden.data();
     s.logits = logits.data();
+    s.last_logits_only = true;
     s.tokens = prompt.data();
     s.rows = prompt.size();
     s.first_position = 0;
     pretrained::run(*impl_, s);
-    const float* last = logits.data() + (prompt.size() - 1) * c.vocab;
+    const float* last = logits.data();
     std::size_t position = prompt.size();
     s.rows = 1;
     auto step = [&](const std::int32_t* token) {

@@ -121,6 +121,7 @@ struct Step {
     TraceSink* sink;                   // may be null
     float* hidden;                     // [rows, d] out: the last hidden state
     float* logits;                     // [rows, vocab] out, may be null
+    bool last_logits_only;             // logits of the last row only ([vocab]): all a greedy step reads
 };
 void run(const PretrainedModel::Impl& model, const Step& step);
 

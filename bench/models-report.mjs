@@ -1,0 +1,105 @@
+// The tables of `npm run bench:models` (bench/models.mjs): forward medians and ratios against the targets, load
+// time to the first result, WASM memory, generation with the cache, and the two libraries' agreement.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Max |Δ| of logits (and the largest |logit|) and of attention between the two libraries' dumps, per length. */
+export function agreement(dir, lengths) {
+  const read = (lib, T, key) => {
+    const b = fs.readFileSync(path.join(dir, `${lib}-${T}-${key}.f32`));
+    return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  };
+  const rows = {};
+  for (const T of lengths) {
+    const row = {};
+    for (const key of ['logits', 'attention']) {
+      const a = read('attnscope', T, key), b = read('onnxruntime-web', T, key);
+      if (a.length !== b.length) throw new Error(`${key} at ${T}: ${a.length} against ${b.length} values`);
+      let diff = 0, largest = 0;
+      for (let i = 0; i < a.length; i++) {
+        const d = Math.abs(a[i] - b[i]);
+        if (!(d <= diff)) diff = d; // NaN wins
+        if (Math.abs(b[i]) > largest) largest = Math.abs(b[i]);
+      }
+      row[key] = { maxAbsDiff: diff, maxAbs: largest };
+    }
+    rows[T] = row;
+  }
+  return rows;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 2 : 0)} ms`);
+const mib = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+const table = (head, rows) => {
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`|${head.map(() => '---').join('|')}|`);
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  console.log('');
+};
+
+/** Floats a forward pass of T tokens holds besides the parameters (pretrained/model.cpp and forward.cpp). */
+function workspaceBytes(c, T) {
+  const d = c.n_embd ?? c.hidden_size, L = c.n_layer ?? c.num_hidden_layers, H = c.n_head ?? c.num_attention_heads;
+  const kvH = c.num_key_value_heads ?? H, hd = c.head_dim ?? d / H, I = c.n_inner ?? c.intermediate_size ?? 4 * d;
+  const outputs = T * c.vocab_size + L * H * T * T + T * d;
+  const caches = 2 * L * T * kvH * hd;
+  const activations = 3 * T * d + T * (H + 2 * kvH) * hd + T * H * hd + 2 * T * I + 32 * T * 1.25 + 2 * T * (hd + 8);
+  return 4 * (outputs + caches + activations);
+}
+
+export function printTables(results, configs = {}) {
+  const runs = results.runs;
+  const keys = [...new Set(runs.map((r) => `${r.env}|${r.model}|${r.threads}`))];
+  const pick = (env, model, threads, lib) => runs.filter((r) => r.env === env && r.model === model && r.threads === threads && r.lib === lib);
+  console.log(`## bench:models, ${results.started}, ${results.seconds?.toFixed(0)} s, load average ${results.machine.loadAtStart} at the start, ${results.machine.loadAtEnd} at the end${results.machine.chromium ? `, Chromium ${results.machine.chromium}` : ''}\n`);
+  const forward = [], load = [], gen = [], mem = [], targets = [];
+  for (const key of keys) {
+    const [env, model, t] = key.split('|');
+    const threads = Number(t);
+    const att = pick(env, model, threads, 'attnscope'), ort = pick(env, model, threads, 'onnxruntime-web');
+    const threadsNote = att.some((r) => r.reportedThreads !== threads) ? ` (attnscope ran ${att[0]?.reportedThreads})` : '';
+    for (const T of results.lengths) {
+      const a = median(att.flatMap((r) => r.forward[T].times)), b = median(ort.flatMap((r) => r.forward[T].times));
+      const n = att.flatMap((r) => r.forward[T].times).length;
+      const cpu = (rs) => (rs.every((r) => r.forward[T].cpuTimes) ? median(rs.flatMap((r) => r.forward[T].cpuTimes)) : NaN);
+      const ca = cpu(att), cb = cpu(ort);
+      forward.push([model, env, `${threads}${threadsNote}`, T, ms(a), ms(b), `${(b / a).toFixed(2)}×`, n, b / a >= 1.5 ? 'met' : 'MISSED',
+        Number.isNaN(ca) ? '–' : `${ms(ca)} / ${ms(cb)} (${(cb / ca).toFixed(2)}×)`]);
+      targets.push(b / a >= 1.5);
+    }
+    const la = median(att.map((r) => r.loadMs)), lb = median(ort.map((r) => r.loadMs));
+    load.push([model, env, threads, ms(la), ms(lb), `${(lb / la).toFixed(2)}×`, la <= lb ? 'met' : 'MISSED']);
+    for (const r of att.filter((x) => x.generate)) {
+      const g = r.generate;
+      const ratio = g.rerunMs / g.cachedMs;
+      gen.push([model, env, threads, `${g.tokens}`, `${ms(g.cachedMs)} (${(g.tokens / g.cachedMs * 1000).toFixed(1)} tok/s)`,
+        `${ms(g.rerunMs)} (${(g.tokens / g.rerunMs * 1000).toFixed(1)} tok/s)`, `${ratio.toFixed(1)}×`, g.same ? 'yes' : 'NO', ratio >= 10 ? 'met' : 'MISSED']);
+    }
+    const m = att[0]?.memoryAfterRuns;
+    if (m && m.wasmBytes) {
+      const config = configs[model];
+      const T = Math.max(...results.lengths);
+      const limit = config ? 1.15 * m.parameterBytes + workspaceBytes(config, T) : NaN;
+      mem.push([model, env, threads, mib(m.parameterBytes), mib(att[0].memoryAfterLoad.wasmBytes), mib(m.wasmBytes),
+        config ? mib(limit) : '?', config ? (m.wasmBytes <= limit ? 'met' : 'MISSED') : '?']);
+    }
+  }
+  console.log('### Forward, logits + every layer\'s attention (median of every timed run)\n');
+  table(['network', 'env', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×', 'CPU time, attnscope / ORT (Node)'], forward);
+  console.log('### Load: bytes in memory → first result (attnscope loadModel + forward; ORT session creation + run)\n');
+  table(['network', 'env', 'threads', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'no slower'], load);
+  console.log('### WASM memory (attnscope)\n');
+  table(['network', 'env', 'threads', 'parameters (F32)', 'after load', `after the ${Math.max(...results.lengths)}-token runs`, '1.15 × parameters + workspace', 'within'], mem);
+  if (gen.length) {
+    console.log(`### generate: ${results.generate.prompt}-token prompt, ${results.generate.tokens} new tokens, KV cache against re-running the sequence per token\n`);
+    table(['network', 'env', 'threads', 'tokens', 'with the cache', 're-run', 'ratio', 'same tokens', '≥ 10×'], gen);
+  }
+  const agree = Object.entries(results.agreement);
+  if (agree.length) {
+    console.log('### Agreement (Node, 1 thread, first run at each length)\n');
+    table(['network', 'T', 'max abs Δ logits', 'max abs logit', 'max abs Δ attention'], agree.flatMap(([model, rows]) =>
+      Object.entries(rows).map(([T, r]) => [model, T, r.logits.maxAbsDiff.toExponential(1), r.logits.maxAbs.toFixed(2), r.attention.maxAbsDiff.toExponential(1)])));
+  }
+  console.log(`Forward target (≥ 1.5× on every row): ${targets.every(Boolean) ? 'met' : `MISSED on ${targets.filter((x) => !x).length} of ${targets.length} rows`}.`);
+}
