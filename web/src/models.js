@@ -213,13 +213,17 @@ export function sourceWords(text, sourceIds, { sourcePadId: pad, sourceUnkId: un
   return { ids, tokens: words, wordCount: allWords.length };
 }
 
-/** An encoder–decoder model (kind `seq2seq`), e.g. dates in words → YYYY-MM-DD. */
-export class Seq2SeqModel extends Model {
+/**
+ * A model whose source is text in words (kinds `seq2seq` and `rnn_seq2seq`, the dates models): the source
+ * vocabulary and its tokeniser, shared by Seq2SeqModel and RnnSeq2SeqModel.
+ */
+export class WordSourceModel extends Model {
   #sourceIds;
+  #className;
 
-  constructor(handle, header) {
+  constructor(handle, header, className) {
     super(handle, header);
-    this.kind = 'seq2seq';
+    this.#className = className;
     this.#sourceIds = new Map(header.vocab.sourceTokens.map((token, id) => [token, id]));
   }
 
@@ -228,16 +232,25 @@ export class Seq2SeqModel extends Model {
    * `wordCount` is the number of words before that cut.
    */
   tokenizeSource(text) {
-    if (typeof text !== 'string') throw new TypeError(`Seq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
+    if (typeof text !== 'string') throw new TypeError(`${this.#className}.tokenizeSource: text: expected a string, got ${describe(text)}`);
     return sourceWords(text, this.#sourceIds, this.vocab, this.config.maxSourceLen);
   }
 
-  #source(input, caller) {
+  /** @internal The source ids of text or of ids as given, for the subclasses' calls. */
+  sourceIdsOf(input, caller) {
     this.alive(caller);
     if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.sourceVocabSize, this.config.maxSourceLen);
     const { ids } = this.tokenizeSource(input);
     if (ids.length === 0) throw new RangeError(`${caller}: source: expected at least one word, got none`);
     return ids;
+  }
+}
+
+/** An encoder–decoder model (kind `seq2seq`), e.g. dates in words → YYYY-MM-DD. */
+export class Seq2SeqModel extends WordSourceModel {
+  constructor(handle, header) {
+    super(handle, header, 'Seq2SeqModel');
+    this.kind = 'seq2seq';
   }
 
   // The core's flags per kind of attention; entries name theirs as namedHeads do (attn: 'enc_self', …).
@@ -254,7 +267,7 @@ export class Seq2SeqModel extends Model {
    */
   translate(source, options) {
     const caller = 'Seq2SeqModel.translate';
-    const ids = this.#source(source, caller);
+    const ids = this.sourceIdsOf(source, caller);
     const opts = checkOptions(options, ['maxSteps', 'ablate'], `${caller}: options`);
     const maxSteps = opts.maxSteps === undefined ? this.config.maxTargetLen - 1
       : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.maxTargetLen });
@@ -280,7 +293,7 @@ export class Seq2SeqModel extends Model {
    */
   forward(source, target, options) {
     const caller = 'Seq2SeqModel.forward';
-    const ids = this.#source(source, caller);
+    const ids = this.sourceIdsOf(source, caller);
     const targetIds = tokenIds(target, `${caller}: target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
     const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);

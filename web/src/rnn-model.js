@@ -1,7 +1,6 @@
 // RnnSeq2SeqModel: the GRU encoder–decoders of the "why attention" comparison (kind `rnn_seq2seq`), run by the C++
 // core; translate() returns the fixed context vector and, with attention, the weights over the encoder's states.
-import { describe } from './runtime.js';
-import { Model, registerModelKind, sourceWords, tokenIds } from './models.js';
+import { WordSourceModel, registerModelKind, tokenIds } from './models.js';
 import { checkOptions, integerOption } from './tensor.js';
 
 /**
@@ -9,27 +8,10 @@ import { checkOptions, integerOption } from './tensor.js';
  * final state, the fixed context vector, and sees nothing else of the source) or `'dot'` (Luong's dot-product
  * attention: at each step the decoder's state is the query, the encoder's states are the keys and the values).
  */
-export class RnnSeq2SeqModel extends Model {
-  #sourceIds;
-
+export class RnnSeq2SeqModel extends WordSourceModel {
   constructor(handle, header) {
-    super(handle, header);
+    super(handle, header, 'RnnSeq2SeqModel');
     this.kind = 'rnn_seq2seq';
-    this.#sourceIds = new Map(header.vocab.sourceTokens.map((token, id) => [token, id]));
-  }
-
-  /** As Seq2SeqModel's: ASCII lower case, split on anything but a–z and 0–9, at most `config.maxSourceLen` words. */
-  tokenizeSource(text) {
-    if (typeof text !== 'string') throw new TypeError(`RnnSeq2SeqModel.tokenizeSource: text: expected a string, got ${describe(text)}`);
-    return sourceWords(text, this.#sourceIds, this.vocab, this.config.maxSourceLen);
-  }
-
-  #source(input, caller) {
-    this.alive(caller);
-    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.sourceVocabSize, this.config.maxSourceLen);
-    const { ids } = this.tokenizeSource(input);
-    if (ids.length === 0) throw new RangeError(`${caller}: source: expected at least one word, got none`);
-    return ids;
   }
 
   /**
@@ -39,7 +21,7 @@ export class RnnSeq2SeqModel extends Model {
    */
   translate(source, options) {
     const caller = 'RnnSeq2SeqModel.translate';
-    const ids = this.#source(source, caller);
+    const ids = this.sourceIdsOf(source, caller);
     const opts = checkOptions(options, ['maxSteps'], `${caller}: options`);
     const limit = this.config.maxTargetLen - 1;
     const maxSteps = opts.maxSteps === undefined ? limit : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: limit });
@@ -61,7 +43,7 @@ export class RnnSeq2SeqModel extends Model {
   /** Teacher-forced pass; `target` starts with `<bos>`: logits [T, targetVocab] and attention [T, S] (null without). */
   forward(source, target) {
     const caller = 'RnnSeq2SeqModel.forward';
-    const ids = this.#source(source, caller);
+    const ids = this.sourceIdsOf(source, caller);
     const targetIds = tokenIds(target, `${caller}: target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
     return this.call(caller, 'rnnForward', ids, targetIds);
   }
