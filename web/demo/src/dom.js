@@ -47,3 +47,14 @@ function patchChildren(from, to) {
 /** Text for innerHTML, and for attribute values. */
 export const escapeHtml = (s) => String(s).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
 export const escapeAttr = (s) => escapeHtml(s).replace(/"/g, '&quot;');
+
+/** Saves `blob` as a download named `name` (the object URL is revoked once the browser has taken it). */
+export function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}

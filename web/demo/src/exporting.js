@@ -4,16 +4,7 @@ import { heatmapSvg } from 'attnscope/figures';
 import { heatmapPng } from './draw/heatmap.js';
 import { mapSpec } from './mapspec.js';
 import { FILE_NAMES } from './trained.js';
-
-function download(blob, name) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-}
+import { download } from './dom.js';
 
 function fileBase(state, r, which) {
   const part = which === 'avg' ? 'average' : `head${which + 1}`;

@@ -2,6 +2,7 @@
 // SVG drawn by attnscope/figures, or as PNG rasterised from that same SVG (one drawing, two formats).
 import { heatmapSvg } from 'attnscope/figures';
 import { t } from '../i18n.js';
+import { download } from '../dom.js';
 
 /** The page's colour scales under the names attnscope/figures gives them. */
 const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
@@ -18,16 +19,6 @@ export function openFigureSvg(state, r) {
     colormap: state.cmap,
     strings: { head: t('head', { n: '{n}' }), layer: t('mv.layer', { n: '{n}' }), weight: t('legend') },
   });
-}
-
-function download(blob, name) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
 /** The SVG drawn on a canvas at twice its size, as a PNG blob. */
