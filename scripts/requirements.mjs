@@ -26,6 +26,10 @@ export const requirements = [
     where: '/usr/lib/gcc/x86_64-linux-gnu/12/32/libasan.so', found: () => existsSync('/usr/lib/gcc/x86_64-linux-gnu/12/32/libasan.so'), commands: ['test'] },
   { tool: "NumPy for Debian's /usr/bin/python3 (the python suite)", debian: 'python3-numpy', where: '/usr/lib/python3/dist-packages/numpy/__init__.py',
     found: () => existsSync('/usr/lib/python3/dist-packages/numpy/__init__.py'), commands: ['test'] },
+  // Without a CJK font headless Chromium draws every Chinese character as an empty box, so the zh screenshots the
+  // browser tests write would show nothing to judge.
+  { tool: 'a Chinese font (the browser tests\' zh screenshots)', debian: 'fonts-wqy-microhei', where: '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
+    found: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'), commands: ['test'] },
   { tool: 'Chromium (browser and bundler tests)', debian: 'chromium', where: process.env.CHROMIUM_PATH || '/usr/bin/chromium (or $CHROMIUM_PATH)',
     found: () => existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium'), commands: ['test'] },
 ];
