@@ -2,7 +2,8 @@
 // Not a test file itself (node --test runs *.test.js only). Screenshots go to test-artifacts/browser/.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -70,3 +71,14 @@ export const settled = async (page) => {
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0))));
   await page.waitForFunction(() => window.__attnscopeDemo?.idle, null, { timeout: 15_000, polling: 'raf' });
 };
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function axe(page) {
+  await page.addScriptTag({ content: AXE });
+  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return res.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}${v.nodes.length > 3 ? ` … ${v.nodes.length} nodes` : ''}`);
+}

@@ -3,22 +3,12 @@
 // the step-by-step panel's. Screenshots go to test-artifacts/browser/why-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { useBrowser, open, demo, settled, shot, ART } from './helpers.js';
+import { axe, useBrowser, open, demo, settled, shot, ART } from './helpers.js';
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 useBrowser();
 
-async function axe(page) {
-  await page.addScriptTag({ content: AXE });
-  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-}
 
 /** The page with the GRU models loaded (the trained files are fetched on first use) and drawn. */
 async function openWhy(hash, opts) {

@@ -67,18 +67,6 @@ std::vector<std::uint8_t> edit_header(Edit edit)
     return with_header(b, h.dump());
 }
 
-// The FileError of reading `bytes`, which must fail.
-FileError error_of(const std::vector<std::uint8_t>& bytes)
-{
-    try {
-        read_model_file(bytes.data(), bytes.size());
-    } catch (const FileError& e) {
-        return e;
-    }
-    FAIL("the file loaded");
-    throw;
-}
-
 }  // namespace
 
 TEST_CASE("model files: the shipped files load with their metadata", "[model_file]")
@@ -100,40 +88,40 @@ TEST_CASE("model files: truncation at every section boundary is a RangeError", "
                              8 + n + 1, b.size() - 4, b.size() - 1}) {
         CAPTURE(size);
         const std::vector<std::uint8_t> cut(b.begin(), b.begin() + std::ptrdiff_t(size));
-        const FileError e = error_of(cut);
+        const FileError e = attnscope_test::file_error_of(cut);
         CHECK(e.kind() == FileError::Kind::range);
     }
     std::vector<std::uint8_t> longer = b;
     longer.push_back(0);
-    CHECK_THAT(error_of(longer).what(), Catch::Contains("the tensors cover"));
+    CHECK_THAT(attnscope_test::file_error_of(longer).what(), Catch::Contains("the tensors cover"));
 }
 
 TEST_CASE("model files: header length, JSON and tensor fields", "[model_file]")
 {
     auto b = seq2seq_bytes();
     b[7] = 0x80;  // header length ≥ 2^63
-    CHECK_THAT(error_of(b).what(), Catch::Contains("runs past the end of the file"));
+    CHECK_THAT(attnscope_test::file_error_of(b).what(), Catch::Contains("runs past the end of the file"));
 
-    CHECK_THAT(error_of(with_header(seq2seq_bytes(), std::string(100, '['))).what(), Catch::Contains("must start with '{'"));
-    CHECK_THAT(error_of(with_header(seq2seq_bytes(), "{" + std::string(100, '[') + std::string(100, ']') + "}")).what(),
+    CHECK_THAT(attnscope_test::file_error_of(with_header(seq2seq_bytes(), std::string(100, '['))).what(), Catch::Contains("must start with '{'"));
+    CHECK_THAT(attnscope_test::file_error_of(with_header(seq2seq_bytes(), "{" + std::string(100, '[') + std::string(100, ']') + "}")).what(),
                Catch::Contains("invalid JSON"));
-    CHECK_THAT(error_of(with_header(seq2seq_bytes(), "{\"a\":[" + std::string(70, '[') + std::string(70, ']') + "]}")).what(),
+    CHECK_THAT(attnscope_test::file_error_of(with_header(seq2seq_bytes(), "{\"a\":[" + std::string(70, '[') + std::string(70, ']') + "]}")).what(),
                Catch::Contains("nested too deeply"));
 
-    const FileError dtype = error_of(edit_header([](json& h) { h["head.bias"]["dtype"] = "F16"; }));
+    const FileError dtype = attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["dtype"] = "F16"; }));
     CHECK(dtype.kind() == FileError::Kind::range);
     CHECK_THAT(dtype.what(), Catch::Contains("header['head.bias'].dtype") && Catch::Contains("\"F16\""));
-    const FileError shape_type = error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {"14"}; }));
+    const FileError shape_type = attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {"14"}; }));
     CHECK(shape_type.kind() == FileError::Kind::type);
     CHECK_THAT(shape_type.what(), Catch::Contains("shape[0]: expected a non-negative integer, got a string \"14\""));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {-1}; })).what(), Catch::Contains("got -1"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["shape"] = json::parse("[14.5]"); })).what(), Catch::Contains("got 14.5"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {4294967296ull}; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {-1}; })).what(), Catch::Contains("got -1"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = json::parse("[14.5]"); })).what(), Catch::Contains("got 14.5"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {4294967296ull}; })).what(),
                Catch::Contains("needs 17179869184 bytes"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["extra"] = 1; })).what(), Catch::Contains("unknown field 'extra'"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["__metadata__"]["kind"] = 3; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["extra"] = 1; })).what(), Catch::Contains("unknown field 'extra'"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["__metadata__"]["kind"] = 3; })).what(),
                Catch::Contains("__metadata__['kind']: expected a string, got a number 3"));
-    CHECK_THAT(error_of(with_header(seq2seq_bytes(), "{\"a\":1,\"a\":2}")).what(), Catch::Contains("'a' appears twice"));
+    CHECK_THAT(attnscope_test::file_error_of(with_header(seq2seq_bytes(), "{\"a\":1,\"a\":2}")).what(), Catch::Contains("'a' appears twice"));
 }
 
 TEST_CASE("model files: offsets must tile the data exactly", "[model_file]")
@@ -145,12 +133,12 @@ TEST_CASE("model files: offsets must tile the data exactly", "[model_file]")
             o[1] = o[1].get<std::int64_t>() + delta;
         });
     };
-    CHECK_THAT(error_of(shift(-4)).what(), Catch::Contains("overlaps"));
-    CHECK_THAT(error_of(shift(4)).what(), Catch::Contains("data_offsets[1]: expected an integer from 0 to"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h["head.bias"]["data_offsets"] = {-100000000, 0}; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(shift(-4)).what(), Catch::Contains("overlaps"));
+    CHECK_THAT(attnscope_test::file_error_of(shift(4)).what(), Catch::Contains("data_offsets[1]: expected an integer from 0 to"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["data_offsets"] = {-100000000, 0}; })).what(),
                Catch::Contains("got -100000000"));
     // head.bias moved to the start of the data, its size kept: it overlaps the first tensor.
-    CHECK_THAT(error_of(edit_header([](json& h) {
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) {
                    h["head.bias"]["data_offsets"] = {0, 4 * h["head.bias"]["shape"][0].get<std::int64_t>()};
                })).what(),
                Catch::Contains("overlaps"));
@@ -164,45 +152,45 @@ TEST_CASE("model files: offsets must tile the data exactly", "[model_file]")
 TEST_CASE("model files: config and vocabulary against the tensors, before the model is built", "[model_file]")
 {
     // The issue's giant allocation: a million layers is refused at the first tensor the file lacks.
-    const FileError layers = error_of(edit_metadata("config", [](json& c) { c["n_enc_layers"] = 1000000; }));
+    const FileError layers = attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["n_enc_layers"] = 1000000; }));
     CHECK(layers.kind() == FileError::Kind::range);
     CHECK_THAT(layers.what(), Catch::Contains("enc_blocks.999999.ln1.weight") && Catch::Contains("missing"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["n_enc_layers"] = 1e6; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["n_enc_layers"] = 1e6; })).what(),
                Catch::Contains("n_enc_layers: expected an integer from 1 to 16777216, got 1000000.0"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["d_model"] = 4294967296ull; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["d_model"] = 4294967296ull; })).what(),
                Catch::Contains("got 4294967296"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["d_ff"] = 129; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["d_ff"] = 129; })).what(),
                Catch::Contains("the config implies shape [129, 64] for 'enc_blocks.0.mlp.fc1.weight', got [128, 64]"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["d_model"] = 4096; c.erase("head_dim"); })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["d_model"] = 4096; c.erase("head_dim"); })).what(),
                Catch::Contains("src_tok_emb.weight"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["n_heads"] = 5; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["n_heads"] = 5; })).what(),
                Catch::Contains("not divisible by n_heads"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["ln_eps"] = 1e-6; })).what(), Catch::Contains("ln_eps"));
-    CHECK_THAT(error_of(edit_metadata("config", [](json& c) { c["d_model"] = "64"; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["ln_eps"] = 1e-6; })).what(), Catch::Contains("ln_eps"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("config", [](json& c) { c["d_model"] = "64"; })).what(),
                Catch::Contains("__metadata__.config.d_model: expected an integer, got a string \"64\""));
     const auto tgt_vocab = json::parse(header_of(seq2seq_bytes())["__metadata__"]["config"].get<std::string>())
                                .at("tgt_vocab_size")
                                .get<int>();
-    CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["tgt_eos_id"] = 99; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("vocab", [](json& v) { v["tgt_eos_id"] = 99; })).what(),
                Catch::Contains("__metadata__.vocab.tgt_eos_id: expected an integer from 0 to " +
                                std::to_string(tgt_vocab - 1) + ", got 99"));
-    CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["tgt_tokens"].push_back("x"); })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("vocab", [](json& v) { v["tgt_tokens"].push_back("x"); })).what(),
                Catch::Contains("expected " + std::to_string(tgt_vocab) + " tokens"));
-    CHECK_THAT(error_of(edit_metadata("vocab", [](json& v) { v["src_tokens"][3] = 7; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("vocab", [](json& v) { v["src_tokens"][3] = 7; })).what(),
                Catch::Contains("src_tokens[3]: expected a string"));
-    CHECK_THAT(error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 7; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 7; })).what(),
                Catch::Contains("named_heads[0].layer"));
-    CHECK_THAT(error_of(edit_header([](json& h) { h.erase("enc_ln_f.bias"); })).what(), Catch::Contains("a gap before it"));
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h.erase("enc_ln_f.bias"); })).what(), Catch::Contains("a gap before it"));
 }
 
 TEST_CASE("model files: every named_heads field has the type index.d.ts declares", "[model_file]")
 {
     // The file's first named head is {layer 0, head 0, attn "enc_self", module, name, metric, score, threshold, ...}.
     const auto named = [](const char* key, json value) {
-        return error_of(edit_metadata("named_heads", [&](json& n) { n[0][key] = value; }));
+        return attnscope_test::file_error_of(edit_metadata("named_heads", [&](json& n) { n[0][key] = value; }));
     };
     const auto missing = [](const char* key) {
-        return error_of(edit_metadata("named_heads", [&](json& n) { n[0].erase(key); }));
+        return attnscope_test::file_error_of(edit_metadata("named_heads", [&](json& n) { n[0].erase(key); }));
     };
     for (const char* key : {"name", "metric", "module", "attn"}) {
         CAPTURE(key);
@@ -218,7 +206,7 @@ TEST_CASE("model files: every named_heads field has the type index.d.ts declares
     // An encoder head's layer is checked against the encoder's 3 layers, a decoder head's against the decoder's 2.
     const std::vector<std::uint8_t> third_encoder_layer = edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 2; });
     CHECK_NOTHROW(read_model_file(third_encoder_layer.data(), third_encoder_layer.size()));
-    CHECK_THAT(error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 2; n[0]["attn"] = "dec_cross"; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edit_metadata("named_heads", [](json& n) { n[0]["layer"] = 2; n[0]["attn"] = "dec_cross"; })).what(),
                Catch::Equals("__metadata__.named_heads[0].layer: expected an integer from 0 to 1, got 2"));
     for (const char* key : {"layer", "head", "name", "metric", "score"}) {
         CAPTURE(key);

@@ -23,6 +23,17 @@ inline std::vector<std::uint8_t> read_bytes(const std::string& path)
     return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+/// The FileError of reading `bytes`, which must fail: a file that loads throws, and so fails the test.
+inline attnscope::FileError file_error_of(const std::vector<std::uint8_t>& bytes)
+{
+    try {
+        attnscope::read_model_file(bytes.data(), bytes.size());
+    } catch (const attnscope::FileError& e) {
+        return e;
+    }
+    throw std::runtime_error("the file loaded");
+}
+
 struct ShippedModel {
     attnscope::ModelFile file;
     nlohmann::json config, vocab;

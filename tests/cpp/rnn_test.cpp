@@ -162,17 +162,6 @@ std::vector<std::uint8_t> edited_config(const std::string& name, Edit edit)
     });
 }
 
-FileError rnn_file_error(const std::vector<std::uint8_t>& bytes)
-{
-    try {
-        read_model_file(bytes.data(), bytes.size());
-    } catch (const FileError& e) {
-        return e;
-    }
-    FAIL("the file loaded");
-    throw;
-}
-
 }  // namespace
 
 TEST_CASE("rnn_seq2seq model files that lie are refused before anything is built", "[rnn][model_file]")
@@ -182,44 +171,44 @@ TEST_CASE("rnn_seq2seq model files that lie are refused before anything is built
         CHECK(read_model_file(bytes.data(), bytes.size()).rnn_seq2seq);
     }
     using Kind = FileError::Kind;
-    const FileError hidden = rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["hidden"] = 10; }));
+    const FileError hidden = attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["hidden"] = 10; }));
     CHECK(hidden.kind() == Kind::range);
     CHECK_THAT(hidden.what(), Catch::Contains("the config implies shape [30, 4] for 'encoder.weight_ih_l0', got [27, 4]"));
     // The fixed-context file claiming dot attention: combine would read [context; h], twice the columns it has.
-    CHECK_THAT(rnn_file_error(edited_config("tiny-none.safetensors", [](json& c) { c["attention"] = "dot"; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-none.safetensors", [](json& c) { c["attention"] = "dot"; })).what(),
                Catch::Contains("shape [5, 10] for 'combine.weight', got [5, 5]"));
     // Sizes whose products wrap a 32-bit size_t (3 · 2^24 · 2^24 floats) are refused at the first shape compared.
-    const FileError wrap = rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) {
+    const FileError wrap = attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) {
         c["hidden"] = 16777216;
         c["emb"] = 16777216;
         c["src_vocab_size"] = 16777216;
     }));
     CHECK(wrap.kind() == Kind::range);
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["hidden"] = 4294967296ull; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["hidden"] = 4294967296ull; })).what(),
                Catch::Contains("config.hidden: expected an integer from 1 to 16777216, got 4294967296"));
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["max_tgt_len"] = 1; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["max_tgt_len"] = 1; })).what(),
                Catch::Contains("config.max_tgt_len: expected an integer from 2"));
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["attention"] = "multihead"; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["attention"] = "multihead"; })).what(),
                Catch::Contains("config.attention: expected \"none\" or \"dot\", got \"multihead\""));
-    CHECK(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["attention"] = 1; })).kind() == Kind::type);
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c.erase("attention"); })).what(),
+    CHECK(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["attention"] = 1; })).kind() == Kind::type);
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c.erase("attention"); })).what(),
                Catch::Contains("config.attention: missing"));
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c["cell"] = "lstm"; })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c["cell"] = "lstm"; })).what(),
                Catch::Contains("config.cell: attnscope implements \"gru\""));
-    CHECK_THAT(rnn_file_error(edited_config("tiny-dot.safetensors", [](json& c) { c.erase("emb"); })).what(),
+    CHECK_THAT(attnscope_test::file_error_of(edited_config("tiny-dot.safetensors", [](json& c) { c.erase("emb"); })).what(),
                Catch::Contains("config.emb: missing"));
-    CHECK_THAT(rnn_file_error(edited("tiny-dot.safetensors", [](json& h) {
+    CHECK_THAT(attnscope_test::file_error_of(edited("tiny-dot.safetensors", [](json& h) {
                    h["__metadata__"]["named_heads"] = R"([{"layer":0,"head":0,"name":"x","metric":"m","score":1}])";
                })).what(),
                Catch::Contains("named_heads: an rnn_seq2seq model has no heads to name"));
     // A tensor under another name: the model's own name is missing; an extra tensor is unexpected.
-    CHECK_THAT(rnn_file_error(edited("tiny-dot.safetensors", [](json& h) {
+    CHECK_THAT(attnscope_test::file_error_of(edited("tiny-dot.safetensors", [](json& h) {
                    h["out.bias2"] = h["out.bias"];
                    h.erase("out.bias");
                })).what(),
                Catch::Contains("'out.bias'") && Catch::Contains("missing"));
     // A shape claiming more floats than the bytes it spans.
-    CHECK(rnn_file_error(edited("tiny-dot.safetensors", [](json& h) {
+    CHECK(attnscope_test::file_error_of(edited("tiny-dot.safetensors", [](json& h) {
               h["encoder.weight_ih_l0"]["shape"] = {50331648, 16777216};
           })).kind() == Kind::range);
 }
