@@ -435,7 +435,7 @@ export interface NamedHead {
 }
 
 import type { CheckpointFiles, EncoderModel, LoadOptions, PretrainedLanguageModel } from './pretrained.js';
-export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
+export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadPlan, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
 export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
 
 /**
