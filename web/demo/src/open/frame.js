@@ -4,7 +4,9 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 
-const OTHER_SECTIONS = ['#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+// The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
+// stand as empty cards above it.
+const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
@@ -13,6 +15,11 @@ const mb = (n) => {
 // The core's refusal of a model too large for WebAssembly's memory names that memory and its limit (marshal.cpp).
 const REFUSED = /WebAssembly memory/;
 const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
+/** A parameter count as people say it: 124.4M, 1.2亿. */
+const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** The core's memory plan (loadModel's onPlan): the parameters, a forward pass's workspace, what is left. */
+const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan.parameters), params: mb(plan.parameterBytes), work: mb(plan.workspaceBytes), T: plan.tokens, free: mb(plan.availableBytes) });
 
 function status(load) {
   const st = $('#open-status');
@@ -26,11 +33,14 @@ function status(load) {
     $('#open-progress-text').textContent = p
       ? t('open.progress', { file: p.file, done: mb(p.loaded), total: mb(p.total), pct: Math.floor(done * 100) })
       : t('open.reading');
-    st.textContent = load.wasmBytes ? t('open.allocated', { mb: mb(load.wasmBytes) }) : t('open.checking');
+    // The plan first, before anything is allocated; then what the loader allocated once it had checked the headers.
+    const parts = load.plan ? [planText(load.plan)] : [t('open.checking')];
+    if (load.wasmBytes) parts.push(t('open.allocated', { mb: mb(load.wasmBytes) }));
+    st.textContent = parts.join(' ');
   } else if (load.status === 'error') {
     const e = load.error;
     st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
-  } else if (load.status === 'ready') st.textContent = t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) });
+  } else if (load.status === 'ready') st.textContent = [load.plan ? planText(load.plan) : '', t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) })].join(' ').trim();
   else st.textContent = '';
 }
 
@@ -90,7 +100,11 @@ export function createOpenFrameView({ continueTokens }) {
     render(state, r) {
       const isOpen = state.mode === 'open';
       $('#open-inputs').hidden = !isOpen;
-      if (!isOpen) { $('#open-section').hidden = true; $('#export-json').hidden = false; $('#honesty').hidden = false; $('#tokens-hint').hidden = false; return; }
+      if (!isOpen) {
+        $('#open-section').hidden = true;
+        for (const sel of ['#export-json', '#honesty', '#tokens-hint', '#guide-section', '#why-section']) $(sel).hidden = false;
+        return;
+      }
       for (const sel of OTHER_SECTIONS) { const el = $(sel); if (el) el.hidden = true; }
       for (const b of document.querySelectorAll('#mode-tabs [data-mode]')) {
         const on = b.dataset.mode === 'open';

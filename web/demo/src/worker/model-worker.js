@@ -60,6 +60,8 @@ const handlers = {
       let first = true;
       model = await loadModel(files ?? url, {
         signal,
+        // The memory the core planned from the config and headers, before it allocates (its default: 512 tokens).
+        onPlan: (plan) => self.postMessage({ type: 'plan', ...plan }),
         onProgress: (p) => {
           // The first call comes after the core allocated every parameter: the memory it holds from then on.
           self.postMessage({ type: 'progress', ...p, wasmBytes: first ? memoryUsage().wasmBytes : undefined });
