@@ -33,7 +33,8 @@ export function createOpenSession({ invalidate }) {
     if (asked[kind] === key || runs[kind].key === key) return;
     asked[kind] = key;
     worker()[kind](body).then(
-      (value) => { if (asked[kind] === key) { runs[kind] = { key, value, error: null }; invalidate(); } },
+      // null: the Worker skipped this request for a newer one (worker/model-worker.js); that one's reply follows.
+      (value) => { if (asked[kind] === key && value !== null) { runs[kind] = { key, value, error: null }; invalidate(); } },
       (error) => { if (asked[kind] === key) { runs[kind] = { key, value: null, error }; invalidate(); } },
     );
   }
