@@ -151,7 +151,8 @@ export function createOpenLayerView(app) {
       $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
       const dpr = window.devicePixelRatio || 1;
       const avail = Math.max(200, width || 600);
-      // The layer's heads at the model view's size: the same pictures (headImage), painted once per run.
+      // The layer's heads at the model view's cell size, each picture painted once per run (headImage): going back to
+      // a layer, or picking another of its heads, paints nothing again.
       const small = Math.max(12, cellSize(avail, H, c.kvHeads));
       const size = Math.floor(small * dpr);
       if (strip.width !== Math.ceil(H * (small + 4) * dpr) || strip.height !== Math.ceil(small * dpr)) {

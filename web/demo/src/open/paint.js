@@ -1,7 +1,7 @@
 // Heat maps at the screen's resolution: a map of T×T weights is reduced to the device pixels it covers (each pixel
 // the largest weight of its block, so a sharp line of attention survives the reduction) and written as ImageData.
-// Colours come from attnscope/figures, the same colour maps the exported figures use. Each head's picture is kept
-// per run, colours and size, so the model view and the layer's strip paint a head once, not on every click.
+// Colours come from attnscope/figures, the same colour maps the exported figures use. The layer strip's pictures
+// of each head are kept per run, colours and size, so a click paints no head again.
 import { colormapHex } from 'attnscope/figures';
 
 /** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
@@ -9,7 +9,7 @@ export const GRID = { LEFT: 34, TOP: 18, GAP: 2, GROUP_GAP: 8 };
 
 /**
  * The side of one head's map in the model view, in CSS pixels, for `avail` pixels of width. The layer's strip uses
- * it too, so both show the same picture of a head (headImage paints it once).
+ * it too, so a head looks the same in both.
  */
 export function cellSize(avail, heads, kvHeads) {
   const groupsExtra = (kvHeads - 1) * (GRID.GROUP_GAP - GRID.GAP);
@@ -106,8 +106,8 @@ export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap
   }
 }
 
-// Per run: for each colours-and-size key, each head's ImageData (index layer · H + head). Two sizes at most are in
-// use (the model view's cell and the layer strip's); a third key drops the oldest.
+// Per run: for each colours-and-size key, each head's ImageData (index layer · H + head). Two keys at most are
+// kept (a resize or another colour map makes a new one); a third drops the oldest.
 let kept = { run: null, sizes: new Map() };
 
 /**
