@@ -172,6 +172,32 @@ val HfLoader::addHeader(const std::string& file, std::uintptr_t bytes, double si
     });
 }
 
+val HfLoader::plan(double tokens)
+{
+    return guarded([&] {
+        const PretrainedPlan p = loader_->plan(to_size(tokens, "planTokens"));
+        // The plan against the ceiling, in the binding beside require_memory: what is left of WebAssembly memory now
+        // (a model loaded before this one still holds its share).
+        const double limit = memory_limit_bytes(), left = limit - heap_bytes_in_use();
+        const std::string family = to_string(loader_->config().family);
+        if (double(p.bytes()) > left)
+            fail(Status::range_error,
+                 "%: % with these sizes needs % (% parameters: % as F32, and % to run % tokens with every attention map), "
+                 "more than the % WebAssembly memory has left (limit %); fewer planTokens need less",
+                 {p.exact ? "this model" : "config.json", family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
+                  Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
+        val out = val::object();
+        out.set("parameters", double(p.parameters));
+        out.set("parameterBytes", double(p.parameter_bytes));
+        out.set("tokens", double(p.tokens));
+        out.set("workspaceBytes", double(p.workspace_bytes));
+        out.set("bytes", double(p.bytes()));
+        out.set("availableBytes", left);
+        out.set("exact", p.exact);
+        return out;
+    });
+}
+
 val HfLoader::allocate()
 {
     return guarded([&] {
