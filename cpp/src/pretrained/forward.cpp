@@ -274,6 +274,9 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             trace->head_output = Tensor({d});
             kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + trace->head * hd * NR,
                                    lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
+            // Nothing after this layer's attention reaches the trace: a trace of layer l costs l + 1 layers, not
+            // the whole pass and its logits (the demo traces on every click).
+            return;
         }
         if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
