@@ -91,21 +91,22 @@ std::vector<T> whole_numbers(const val& array, const char* name)
 }
 
 // A request as the wrapper converted it; `kept` holds patchFrom's copy ({data: Float32Array, shape}, or null) for
-// the call, since the core's request only points at it.
-PretrainedModel::Request request_of(const val& r, Tensor& kept)
+// the call, since the core's request only points at it. Heads to ablate or patch come as ablation.js headLists gives
+// them and are checked against the model's layers and heads here, as for our own models.
+PretrainedModel::Request request_of(const val& r, Tensor& kept, const PretrainedConfig& c)
 {
     PretrainedModel::Request request;
     request.tokens = whole_numbers<std::int32_t>(r["tokens"], "tokens");
     request.attention_mask = whole_numbers<std::uint8_t>(r["attentionMask"], "attentionMask");
     request.token_type_ids = whole_numbers<std::int32_t>(r["tokenTypeIds"], "tokenTypeIds");
     request.need_attention = r["needAttention"].as<bool>();
-    request.ablate = whole_numbers<std::uint8_t>(r["ablate"], "ablate");
+    request.ablate = head_flags(r["ablate"], "options.ablate", c.layers, c.heads);
     const std::string ablation = r["ablation"].as<std::string>();
     if (ablation != "zero" && ablation != "mean")
         fail(Status::range_error, "ablation: expected 'zero' or 'mean', got '%'", {ablation.c_str()});
     request.ablation = ablation == "mean" ? Ablation::mean : Ablation::zero;
     request.keep_heads = r["keepHeads"].as<bool>();
-    request.patch = whole_numbers<std::uint8_t>(r["patch"], "patch");
+    request.patch = head_flags(r["patch"], "options.patch", c.layers, c.heads);
     const val from = r["patchFrom"];
     if (!from.isNull()) {
         // Fields, not Tensor's checking constructor: the core's check of patch_from names the call and the field.
@@ -234,7 +235,7 @@ val HfModel::forward(const val& request)
 {
     return guarded([&] {
         Tensor kept;
-        const PretrainedModel::Output out = model_->forward(request_of(request, kept));
+        const PretrainedModel::Output out = model_->forward(request_of(request, kept, model_->config()));
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("hidden", tensor_value(out.hidden));
@@ -250,7 +251,7 @@ val HfModel::generate(const val& prompt, double max_new_tokens, double stop_toke
         const auto tokens = whole_numbers<std::int32_t>(prompt, "prompt");
         const auto stop = std::int32_t(whole_number(stop_token, "stopToken", -1, std::numeric_limits<std::int32_t>::max()));  // -1: none
         return int_array(model_->generate(tokens, to_size(max_new_tokens, "maxNewTokens"), stop,
-                                          whole_numbers<std::uint8_t>(ablate, "ablate")));
+                                          head_flags(ablate, "options.ablate", model_->config().layers, model_->config().heads)));
     });
 }
 
@@ -258,7 +259,7 @@ val HfModel::trace(const val& request, double layer, double head, double query)
 {
     return guarded([&] {
         Tensor kept;
-        const PretrainedTrace t = model_->trace(request_of(request, kept), to_size(layer, "layer"), to_size(head, "head"),
+        const PretrainedTrace t = model_->trace(request_of(request, kept, model_->config()), to_size(layer, "layer"), to_size(head, "head"),
                                                 to_size(query, "query"));
         val result = val::object();
         result.set("layer", double(t.layer));
