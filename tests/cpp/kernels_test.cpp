@@ -81,6 +81,31 @@ TEST_CASE("packed gemm matches the double reference at sizes around the SIMD wid
                 }
 }
 
+// The threads and the row blocks cut a product at different rows, so a row lands in a 4-row tile in one split and in
+// a 1-, 2- or 3-row tile in another: its bits must not depend on which (gemm.hpp, gemm_tile).
+TEST_CASE("packed gemm gives a row the same bits in every tile height", "[kernels][gemm]")
+{
+    constexpr std::size_t NR = kernels::panel_width<arch>;
+    const std::size_t M = 7, N = 2 * NR + 3;  // tiles of 4 and 3 rows; a partial last panel
+    for (std::size_t K : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(13), std::size_t(37)}) {
+        CAPTURE(K);
+        const auto A = random_floats(M * K, unsigned(K) + 40), B = random_floats(K * N, unsigned(K) + 41);
+        const auto bias = random_floats(N, 42);
+        std::vector<float> packed(kernels::packed_floats<arch>(K, N)), all(M * N);
+        kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
+        kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, all.data(), N, bias.data(), false);
+        REQUIRE(max_relative_error(all, reference::gemm(M, N, K, A.data(), K, B.data(), N, bias.data())) < 1e-5);
+        for (std::size_t i0 = 0; i0 < M; ++i0)
+            for (std::size_t rows = 1; i0 + rows <= M && rows <= 4; ++rows) {
+                CAPTURE(i0, rows);
+                std::vector<float> part(rows * N);
+                kernels::gemm_packed{}(arch{}, rows, N, K, A.data() + i0 * K, K, packed.data(), K * NR, part.data(), N,
+                                       bias.data(), false);
+                REQUIRE(std::memcmp(part.data(), all.data() + i0 * N, part.size() * sizeof(float)) == 0);
+            }
+    }
+}
+
 TEST_CASE("packed gemm over a slice of rows of a bigger packed matrix (panel stride)", "[kernels][gemm]")
 {
     constexpr std::size_t NR = kernels::panel_width<arch>;

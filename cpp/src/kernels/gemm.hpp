@@ -65,6 +65,14 @@ struct pack_b_transposed {
 // With RowMax, `row_max` holds W floats per row of the tile whose lanes keep the running maximum of what the tile
 // stores, so a softmax over the rows needs no pass of its own to find it. (A template flag, not a null test: the
 // compiler would otherwise copy every k loop into a with- and a without-maximum version, 10 KB of .wasm.)
+//
+// Every element is bias + Σ_k a·b accumulated in k order by the same operations whatever MR: a row's
+// bits do not depend on the tile it lands in, so any split of the rows (threads, blocks) gives the same result.
+// The k loop reads A through one pointer per row, each stepped by one float: Emscripten builds with LLVM's loop
+// strength reduction off, so A[r·lda + k] cost an add, a shift and an add per row and step, half as many integer
+// instructions as the tile's 22 SIMD ones (5-6 % of the GEMM's time in V8). Unrolling k does not pay: LLVM then
+// hoists every step's B loads to the top of the iteration, V8 keeps its loads in that order, and 8 live B vectors
+// beside 8 accumulators spill V8's 15 XMM registers (13 % slower, bench/gemm.mjs).
 template <class Arch, std::size_t MR, bool RowMax = false>
 inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, float* C, std::size_t ldc,
                       const float* bias, std::size_t cols, bool accumulate, float* row_max = nullptr)
@@ -74,6 +82,7 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
     constexpr std::size_t NR = 2 * W;
 
     batch acc0[MR], acc1[MR];
+    const float* a[MR];
     {
         batch b0(0.f), b1(0.f);
         if (bias && cols == NR) {
@@ -88,14 +97,15 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
         for (std::size_t r = 0; r < MR; ++r) {
             acc0[r] = b0;
             acc1[r] = b1;
+            a[r] = A + r * lda;
         }
     }
     for (std::size_t k = 0; k < K; ++k, panel += NR) {
         const batch b0 = batch::load_unaligned(panel), b1 = batch::load_unaligned(panel + W);
         for (std::size_t r = 0; r < MR; ++r) {
-            const batch a(A[r * lda + k]);
-            acc0[r] = xsimd::fma(a, b0, acc0[r]);
-            acc1[r] = xsimd::fma(a, b1, acc1[r]);
+            const batch x(*a[r]++);
+            acc0[r] = xsimd::fma(x, b0, acc0[r]);
+            acc1[r] = xsimd::fma(x, b1, acc1[r]);
         }
     }
     for (std::size_t r = 0; r < MR; ++r) {
