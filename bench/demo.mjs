@@ -122,6 +122,7 @@ async function runOnce(browser, url, scenario) {
 
 async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+  if (options.typing && !OPEN) throw new Error('--typing types into an opened model: give its folder with --open=DIR');
   if (OPEN && options.typing) {
     const sites = [];
     if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
