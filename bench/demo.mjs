@@ -3,6 +3,8 @@
 // layer at embed 256, 8 heads, 64 tokens, and prints a Markdown table (bench/README.md quotes it).
 //
 //   npm run build && npm run build:demo && node bench/demo.mjs [--runs=3] [--keys=20] [--base=DIR]
+//   node bench/demo.mjs --open=DIR [--tokens=512]                      # an opened model: load, draw, hover, click
+//   node bench/demo.mjs --open=DIR --typing [--tokens=128] [--keys=40]  # typing while that model computes
 //
 // --base=DIR also measures another build of the page (e.g. an older commit's build/site), taking turns with this one
 // run by run, so both see the same load on a shared machine; the table then has a row for each.
@@ -20,14 +22,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer } from '../scripts/serve.mjs';
 import { benchOpen } from './demo-open.mjs';
+import { benchOpenTyping } from './demo-open-typing.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
 // --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs), at --tokens (512);
-// with --base, that build's tab too, taking turns.
-const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' }, open: { type: 'string' }, tokens: { type: 'string', default: '512' } } });
+// with --typing, keys typed while that model computes (bench/demo-open-typing.mjs), at --tokens (128) and --keys
+// (40); with --base, that build's tab too, taking turns.
+const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string' }, base: { type: 'string' }, open: { type: 'string' }, tokens: { type: 'string' }, typing: { type: 'boolean', default: false } } });
 const RUNS = Number(options.runs);
-const KEYS = Number(options.keys);
+const KEYS = Number(options.keys ?? (options.typing ? 40 : 20));
 const BASE = options.base;
 const OPEN = options.open;
 const KEY_INTERVAL_MS = 100; // 10 keys a second
@@ -118,10 +122,19 @@ async function runOnce(browser, url, scenario) {
 
 async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+  if (options.typing && !OPEN) throw new Error('--typing types into an opened model: give its folder with --open=DIR');
+  if (OPEN && options.typing) {
+    const sites = [];
+    if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
+    sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+    try { await benchOpenTyping({ browser, sites, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens ?? 128), keys: KEYS, progress }); } finally { await browser.close(); for (const s of sites) s.server.close(); }
+    return;
+  }
   if (OPEN) {
     const { server, url } = await startServer(SITE, 0);
     const other = BASE ? await startServer(resolve(BASE), 0) : null;
-    try { await benchOpen({ url, base: other?.url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens), progress }); } finally { server.close(); other?.server.close(); }
+    try { await benchOpen({ url, base: other?.url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens ?? 512), progress }); } finally { server.close(); other?.server.close(); }
     return;
   }
   const sites = [];

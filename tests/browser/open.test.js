@@ -6,41 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { useBrowser, open, shot, ROOT } from './helpers.js';
+import { useBrowser, open, shot } from './helpers.js';
+import { HF, filesOf, reference, loaded, tracedAt, checkWeights } from './open-helpers.js';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const HF = join(ROOT, 'tests/fixtures/hf');
-const NAMES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
-const filesOf = (name) => NAMES.map((n) => join(HF, name, n)).filter(existsSync);
-const reference = (name) => JSON.parse(readFileSync(join(HF, name, 'reference.json'), 'utf8')).inputs[0];
 
 useBrowser();
-
-/** Numbers as the steps panel writes them (`0.2934`, `2.95e-6`), in order. */
-const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));
-
-async function loaded(page) {
-  await page.waitForSelector('#open-steps li', { timeout: 20_000 });
-  await page.waitForFunction(() => !document.querySelector('#open-steps')?.textContent.includes('…') || document.querySelector('#open-steps li'), null, { timeout: 20_000 });
-}
-
-/** Wait until the steps panel shows layer `l`, head `h` (picked in the selects) for query `q`. */
-async function tracedAt(page, l, h, q) {
-  await page.waitForFunction(([l, h, q]) => document.querySelector('#open-layer')?.value === String(l) && document.querySelector('#open-head')?.value === String(h)
-    && document.querySelector('#open-steps')?.dataset.query === String(q) && document.querySelector('#open-steps li'), [l, h, q], { timeout: 20_000 });
-}
-
-/** The weights the steps panel shows for the current query against the reference map's row (first 8 keys). */
-async function checkWeights(page, ref, l, h, q) {
-  const [, H, T] = ref.attention.shape;
-  const text = await page.textContent('#open-steps li:has-text("Softmax") .nums');
-  const shown = numbers(text).slice(0, Math.min(8, T));
-  const row = ref.attention.data.slice(((l * H + h) * T + q) * T, ((l * H + h) * T + q + 1) * T);
-  shown.forEach((x, j) => assert.ok(Math.abs(x - row[j]) <= 6e-5 + 0.01 * Math.abs(row[j]), `layer ${l} head ${h} query ${q} key ${j}: ${x} shown, ${row[j]} in reference.json`));
-  // The panel checks itself against the map: the same numbers, to the last bit.
-  assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);
-}
 
 test('gpt2-lm through the file input: maps, steps and next token match reference.json; a head off; a link', async () => {
   const { page, problems, close } = await open('#mode=open&lang=en');

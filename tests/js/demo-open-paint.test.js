@@ -55,3 +55,26 @@ test('headImage: each head painted as paintMapScaled paints it, once per run, co
   for (let y = 0; y < size; y++) assert.deepEqual(px.subarray((3 + y) * 40 + 5, (3 + y) * 40 + 5 + size), want.subarray(y * size, (y + 1) * size));
   assert.equal(px.reduce((n, v) => n + (v !== 0), 0), size * size);
 });
+
+test('an enlarged map (fewer weights than pixels): each pixel the colour of the one weight it covers, at its place', () => {
+  const colors = lut('viridis');
+  for (const [T, size] of [[7, 23], [128, 600], [5, 5]]) {
+    for (const scale of ['rest', 'max', 'row', 'one']) {
+      const data = randomMap(T, T + size);
+      // Into a wider, taller image at (3, 2): the map's pixels there, nothing written elsewhere.
+      const stride = size + 9, px = new Uint32Array(stride * (size + 4));
+      const top = mapTop(scale, data, 0, T);
+      paintMap(px, stride, 3, 2, size, data, 0, T, { cmap: 'viridis', scale, top });
+      for (let a = 0; a < size; a++) {
+        const i = Math.floor((a * T) / size);
+        const rowMax = Math.max(...data.subarray(i * T, (i + 1) * T));
+        for (let b = 0; b < size; b++) {
+          const w = data[i * T + Math.floor((b * T) / size)] / (scale === 'row' ? rowMax : top);
+          const want = colors[Math.min(255, Math.round(w * 255))];
+          if (px[(2 + a) * stride + 3 + b] !== want) assert.fail(`T ${T}, ${size} px, ${scale}: pixel (${a}, ${b}) is ${px[(2 + a) * stride + 3 + b]}, not ${want}`);
+        }
+      }
+      assert.equal(px.reduce((n, v) => n + (v !== 0), 0), size * size, `T ${T}, ${size} px, ${scale}: only the map's pixels`);
+    }
+  }
+});

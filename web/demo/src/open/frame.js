@@ -127,7 +127,7 @@ export function createOpenFrameView({ continueTokens }) {
       info(r);
       const enc = r.info.kind === 'encoder';
       $('#open-pair-row').hidden = !enc;
-      text($('#open-hint'), t(enc ? 'open.hintBert' : 'open.hintLm') + (r.info.hasTokenizer ? '' : ` ${t('open.noTokenizer')}`));
+      text($('#open-hint'), sentences([t(enc ? 'open.hintBert' : 'open.hintLm'), !r.info.hasTokenizer && t('open.noTokenizer')]));
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
       if (r.error) { $('#open-status').textContent = t('open.failed', { msg: r.error.message }); $('#open-status').classList.add('error'); }

@@ -126,8 +126,13 @@ export function createOpenGridView(app) {
         base.height = canvas.height;
         const b = base.getContext('2d');
         b.putImageData(whole, 0, 0);
+        // The copy of the whole picture (about 1,200 × 1,200 pixels for GPT-2 small on a 1280-pixel page), the labels,
+        // and the copy onto the page in pieces of their own: in one piece they took 12–25 ms at 128 tokens on the
+        // loaded 2-core machine (bench:demo --typing).
+        yield;
         labels(b, c, xs, cell, dpr);
         cache = { run: r.run, key, ms, wall: performance.now() - t0 };
+        yield;
       }
       // The script time of the maps' pixels, and its wall time with the pieces' waits (bench/demo-open.mjs reads them).
       canvas.dataset.paintMs = cache.ms.toFixed(1);

@@ -57,6 +57,9 @@ export function createOpenTraceView() {
         ['open.st.out', { E }, vec(tr.headOutput.data)],
       ];
       root.innerHTML = `<ol class="open-steps-list">${steps.map(([key, vars, nums], i) => `<li data-step="${i}"><p>${t(key, vars)}</p>${nums ? `<p class="nums">${nums}</p>` : ''}</li>`).join('')}</ol>`;
+      // Which head and query the panel shows (the tests wait for them; a dimmed panel still shows the last ones).
+      root.dataset.layer = String(tr.layer);
+      root.dataset.head = String(tr.head);
       root.dataset.query = String(q);
       root.dataset.diff = String(diff);
     },

@@ -1,0 +1,47 @@
+// Shared by the "Open a model" browser tests (open*.test.js): the tiny checkpoints of tests/fixtures/hf/ and their
+// reference.json (the transformers run that made each fixture), and waiting for and reading the steps panel.
+// Not a test file itself (node --test runs *.test.js only).
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './helpers.js';
+
+export const HF = join(ROOT, 'tests/fixtures/hf');
+const NAMES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+/** The files of fixture `name` that the page's file input takes. */
+export const filesOf = (name) => NAMES.map((n) => join(HF, name, n)).filter(existsSync);
+/** Input `i` of fixture `name`'s reference.json: its ids, token types, logits and attention maps. */
+export const reference = (name, i = 0) => JSON.parse(readFileSync(join(HF, name, 'reference.json'), 'utf8')).inputs[i];
+
+/** Numbers as the steps panel writes them (`0.2934`, `2.95e-6`), in order. */
+export const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));
+
+/** Wait until the steps panel shows a trace. */
+export async function loaded(page) {
+  await page.waitForSelector('#open-steps li', { timeout: 20_000 });
+  await page.waitForFunction(() => !document.querySelector('#open-steps')?.textContent.includes('…') || document.querySelector('#open-steps li'), null, { timeout: 20_000 });
+}
+
+/**
+ * Wait until the steps panel shows the trace of layer `l`, head `h` (picked in the selects) for query `q`: not the
+ * previous trace, which stays on the panel, dimmed and aria-busy, until the next one arrives.
+ */
+export async function tracedAt(page, l, h, q) {
+  await page.waitForFunction(([l, h, q]) => {
+    const steps = document.querySelector('#open-steps');
+    return document.querySelector('#open-layer')?.value === String(l) && document.querySelector('#open-head')?.value === String(h)
+      && steps?.dataset.layer === String(l) && steps.dataset.head === String(h) && steps.dataset.query === String(q)
+      && steps.getAttribute('aria-busy') !== 'true' && steps.querySelector('li');
+  }, [l, h, q], { timeout: 20_000 });
+}
+
+/** The weights the steps panel shows for the current query against the reference map's row (first 8 keys). */
+export async function checkWeights(page, ref, l, h, q) {
+  const [, H, T] = ref.attention.shape;
+  const text = await page.textContent('#open-steps li:has-text("Softmax") .nums');
+  const shown = numbers(text).slice(0, Math.min(8, T));
+  const row = ref.attention.data.slice(((l * H + h) * T + q) * T, ((l * H + h) * T + q + 1) * T);
+  shown.forEach((x, j) => assert.ok(Math.abs(x - row[j]) <= 6e-5 + 0.01 * Math.abs(row[j]), `layer ${l} head ${h} query ${q} key ${j}: ${x} shown, ${row[j]} in reference.json`));
+  // The panel checks itself against the map: the same numbers, to the last bit.
+  assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);
+}
