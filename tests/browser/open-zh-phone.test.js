@@ -27,9 +27,6 @@ const logitsRow = (ref, t) => { const V = ref.logits.shape[1]; return ref.logits
 
 /** At the phone's width and then at a desktop's: nothing wider than the screen, axe clean, a screenshot of each. */
 async function checkLayout(page, name) {
-  // The pointer off the page: a hovered selected chip is drawn light on light (style.css's hover rule outranks
-  // .selected), a state axe would report here for whichever chip the test clicked last.
-  await page.mouse.move(0, 0);
   for (const [width, height, where] of [[390, 844, 'phone'], [1280, 900, 'desktop']]) {
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(300);
