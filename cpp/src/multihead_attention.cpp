@@ -302,6 +302,24 @@ void MultiHeadAttention::project_key_value(const float* key, const float* value,
     project(Projection::value, value, rows, value_out);
 }
 
+void MultiHeadAttention::project_query(const float* query, std::size_t rows, float* out) const
+{
+    if (!query || !out) fail("project_query", "pointers must not be null");
+    project(Projection::query, query, rows, out);
+}
+
+void MultiHeadAttention::project_head_output(std::size_t head, const float* context, float* out) const
+{
+    if (head >= num_heads_) fail_sizes("project_head_output: head % is out of range (num_heads %)", head, num_heads_, 0, false);
+    const std::size_t E = embed_dim_, hd = head_dim();
+    for (std::size_t o = 0; o < E; ++o) {  // row o of out_proj.weight, columns head·hd … (head + 1)·hd
+        const float* w = out_proj_weight_.data() + o * E + head * hd;
+        double sum = 0;
+        for (std::size_t c = 0; c < hd; ++c) sum += double(w[c]) * context[c];
+        out[o] = float(sum);
+    }
+}
+
 void MultiHeadAttention::forward_projected(const float* query, std::size_t query_len, const float* projected_key,
                                            const float* projected_value, std::size_t key_len,
                                            const ForwardOptions& options, float* output, float* weights)

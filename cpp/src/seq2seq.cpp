@@ -1,5 +1,6 @@
 // Seq2SeqModel: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
-// attention map, and greedy decoding with self-attention caches and cross-attention keys projected once.
+// attention map (and trace() of one head, from inside it), and greedy decoding with self-attention caches and
+// cross-attention keys projected once.
 // Orchestration only (the steps are in transformer_layers.cpp): built -O2, smaller than -O3 and as fast.
 #include <algorithm>
 
@@ -44,17 +45,23 @@ void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
 
 namespace {
 
-// memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
+// memory[S × d] = enc_ln_f(encoder(source)); layer l's weights [H, S, S] into `attention` when it has data, else into
+// `scratch` when given (a trace's: one layer's weights at a time). With a trace of the encoder's self-attention the
+// pass ends at its layer (nothing after it changes what it records) and returns nothing.
 std::vector<float> encode(const ModelParts& m, const Seq2SeqModelConfig& c, const std::vector<std::int32_t>& source,
-                          Tensor& attention, const HeadMask& ablate, const char* call)
+                          Tensor& attention, float* scratch, const HeadMask& ablate, AttentionTrace* trace,
+                          const char* call)
 {
     const std::size_t S = source.size(), d = c.d_model;
     std::vector<float> x = detail::work_floats({S, d}, call), h = x, a = x, u = detail::work_floats({S, c.d_ff}, call);
     detail::embed(*m.source_embedding, *m.source_position_embedding, source.data(), S, 0, d, x.data());
     for (std::size_t l = 0; l < c.num_encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
+        AttentionTrace* here = trace && trace->layer == l ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
-                                   detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
+                                   attention.data.empty() ? scratch : detail::layer_slice(attention, l),
+                                   detail::layer_heads(ablate, l, c.num_heads), here);
+        if (here) return {};
         detail::residual_mlp(b, b.ln2, x.data(), S, d, h.data(), u.data());
     }
     m.encoder_norm.apply(x.data(), S, d, h.data());
@@ -75,40 +82,84 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
                                            const std::vector<std::int32_t>& target, bool need_attention,
                                            const Seq2SeqAblation& ablate)
 {
-    const char* call = "Seq2SeqModel.forward";
     detail::check_tokens("Seq2SeqModel.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
     check_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
+    return run(source, target, need_attention, ablate, nullptr, Seq2SeqAttention::encoder_self, "Seq2SeqModel.forward");
+}
+
+AttentionTrace Seq2SeqModel::trace(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                                   Seq2SeqAttention which, std::size_t layer, std::size_t head, std::size_t query,
+                                   const Seq2SeqAblation& ablate)
+{
+    const char* call = "Seq2SeqModel.trace";
+    const bool encoder = which == Seq2SeqAttention::encoder_self;
+    detail::check_tokens("Seq2SeqModel.trace: source", source, config_.src_vocab_size, config_.max_src_len);
+    if (!encoder || !target.empty())
+        detail::check_tokens("Seq2SeqModel.trace: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    check_ablation("Seq2SeqModel.trace: ablate", ablate, config_);
+    detail::check_trace_index(call, "layer", layer, encoder ? config_.num_encoder_layers : config_.num_decoder_layers,
+                              encoder ? " (the encoder's layers)" : " (the decoder's layers)");
+    detail::check_trace_index(call, "head", head, config_.num_heads);
+    detail::check_trace_index(call, "query", query, encoder ? source.size() : target.size(),
+                              encoder ? " (one per source token)" : " (one per target token)");
+    AttentionTrace trace;
+    trace.layer = layer;
+    trace.head = head;
+    trace.query = query;
+    run(source, target, false, ablate, &trace, which, call);
+    return trace;
+}
+
+Seq2SeqModel::Output Seq2SeqModel::run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                                       bool need_attention, const Seq2SeqAblation& ablate, AttentionTrace* trace,
+                                       Seq2SeqAttention which, const char* call)
+{
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
+    const std::string name(call);
     // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM).
     const std::size_t Le = config_.num_encoder_layers, Ld = config_.num_decoder_layers;
-    checked_product({S, config_.d_ff}, "Seq2SeqModel.forward: source tokens × d_ff", sizeof(float));
-    checked_product({T, config_.d_ff}, "Seq2SeqModel.forward: target tokens × d_ff", sizeof(float));
-    checked_product({T, config_.tgt_vocab_size}, "Seq2SeqModel.forward: logits, target tokens × tgt_vocab_size", sizeof(float));
+    checked_product({S, config_.d_ff}, (name + ": source tokens × d_ff").c_str(), sizeof(float));
+    checked_product({T, config_.d_ff}, (name + ": target tokens × d_ff").c_str(), sizeof(float));
+    if (!trace) checked_product({T, config_.tgt_vocab_size}, (name + ": logits, target tokens × tgt_vocab_size").c_str(), sizeof(float));
     if (need_attention) {
-        checked_product({Le, H, S, S}, "Seq2SeqModel.forward: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
-        checked_product({Ld, H, T, T}, "Seq2SeqModel.forward: decoder attention, n_dec_layers × n_heads × target tokens²", sizeof(float));
-        checked_product({Ld, H, T, S}, "Seq2SeqModel.forward: cross attention, n_dec_layers × n_heads × target × source tokens", sizeof(float));
+        checked_product({Le, H, S, S}, (name + ": encoder attention, n_enc_layers × n_heads × source tokens²").c_str(), sizeof(float));
+        checked_product({Ld, H, T, T}, (name + ": decoder attention, n_dec_layers × n_heads × target tokens²").c_str(), sizeof(float));
+        checked_product({Ld, H, T, S}, (name + ": cross attention, n_dec_layers × n_heads × target × source tokens").c_str(), sizeof(float));
     }
+    // A trace sees the numbers of forward() with need_attention: every attention computes its weights (rounded
+    // otherwise than the streaming pass without them), each into one scratch of the largest layer's size in turn.
+    const std::size_t longest = std::max(S, T);
+    std::vector<float> scratch = trace ? detail::work_floats({H, longest, longest}, (name + ": one layer's attention, n_heads × tokens²").c_str())
+                                       : std::vector<float>();
+    float* scratch_or_null = trace ? scratch.data() : nullptr;
     Output out;
     if (need_attention) {
         out.encoder_attention = Tensor({Le, H, S, S});
         out.decoder_attention = Tensor({Ld, H, T, T});
         out.cross_attention = Tensor({Ld, H, T, S});
     }
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
+    const bool encoder_trace = trace && which == Seq2SeqAttention::encoder_self;
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, scratch_or_null,
+                                             ablate.encoder_self, encoder_trace ? trace : nullptr, call);
+    if (encoder_trace) return out;
 
     std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
     for (std::size_t l = 0; l < Ld; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
+        const bool traced = trace && trace->layer == l;
+        AttentionTrace* self_trace = traced && which == Seq2SeqAttention::decoder_self ? trace : nullptr;
+        AttentionTrace* cross_trace = traced && which == Seq2SeqAttention::decoder_cross ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.decoder_attention, l),
-                                   detail::layer_heads(ablate.decoder_self, l, H));
+                                   trace ? scratch_or_null : detail::layer_slice(out.decoder_attention, l),
+                                   detail::layer_heads(ablate.decoder_self, l, H), self_trace);
+        if (self_trace) return out;  // nothing after the traced attention changes what it recorded
         detail::residual_attention(*b.cross_attn, b.ln2, x.data(), T, memory.data(), S, false, d, h.data(), a.data(),
-                                   detail::layer_slice(out.cross_attention, l),
-                                   detail::layer_heads(ablate.decoder_cross, l, H));
+                                   trace ? scratch_or_null : detail::layer_slice(out.cross_attention, l),
+                                   detail::layer_heads(ablate.decoder_cross, l, H), cross_trace);
+        if (cross_trace) return out;
         detail::residual_mlp(b, b.ln3, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.tgt_vocab_size});
@@ -143,7 +194,7 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
     checked_product({S, config_.d_ff}, "Seq2SeqModel.translate: source tokens × d_ff", sizeof(float));
     Translation out;
     out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, nullptr, ablate.encoder_self, nullptr, call);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.
     const std::size_t Sd = S * d;  // checked above

@@ -277,6 +277,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
         }
         if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
+        if (tracing) copy_rows(trace->attention_output, {d}, a.data() + trace->query * d, 0, 1, d);
         kernels::add_inplace{}(arch{}, x.data(), T * d, a.data());
         if (c.post_norm) norm_rows(c, lw.norm1, x.data(), T, d, x.data());
 
