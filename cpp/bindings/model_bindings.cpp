@@ -1,4 +1,4 @@
-// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls.
+// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls and traces.
 #include "model_bindings.hpp"
 
 #include <emscripten/bind.h>
@@ -14,6 +14,12 @@ HeadMask head_mask(const val& flags) { return emscripten::convertJSArrayToNumber
 Seq2SeqAblation seq2seq_ablation(const val& masks)
 {
     return {head_mask(masks["encoderSelf"]), head_mask(masks["decoderSelf"]), head_mask(masks["decoderCross"])};
+}
+
+// 0/1 flags as a fresh Uint8Array.
+val flags_value(const std::vector<std::uint8_t>& flags)
+{
+    return val::global("Uint8Array").new_(emscripten::typed_memory_view(flags.size(), flags.data()));
 }
 
 }  // namespace
@@ -117,6 +123,55 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
         result.set("decoderAttention", tensor_value(out.decoder_attention));
         result.set("crossAttention", tensor_value(out.cross_attention));
         return result;
+    });
+}
+
+val trace_value(const AttentionTrace& t)
+{
+    val result = val::object();
+    result.set("layer", double(t.layer));
+    result.set("head", double(t.head));
+    result.set("query", double(t.query));
+    result.set("kvHead", double(t.kv_head));
+    result.set("layerInput", tensor_value(t.layer_input));
+    result.set("attentionInput", tensor_value(t.attention_input));
+    result.set("keyInput", tensor_value(t.key_input));  // null: k and v come from attentionInput
+    result.set("queryRaw", tensor_value(t.query_raw));
+    result.set("queryVector", tensor_value(t.query_final));
+    result.set("keysRaw", tensor_value(t.keys_raw));
+    result.set("keys", tensor_value(t.keys_final));
+    result.set("values", tensor_value(t.values));
+    result.set("scores", tensor_value(t.scores));
+    result.set("scale", double(t.scale));
+    result.set("visible", flags_value(t.visible));
+    result.set("weights", tensor_value(t.weights));
+    result.set("context", tensor_value(t.context));
+    result.set("headOutput", tensor_value(t.head_output));
+    result.set("attentionOutput", tensor_value(t.attention_output));
+    return result;
+}
+
+// A trace (trace_value) or null with the status set. `call` is {tokens, layer, head, query, ablate} for a language
+// model, {source, target, attention, layer, head, query, ablate} for an encoder–decoder (one entry point, one
+// registration: the .wasm is near its budget); the core checks layer, head and query against the model.
+val Model::trace(const val& call)
+{
+    return guarded([&] {
+        const std::size_t layer = to_size(call["layer"].as<double>(), "options.layer");
+        const std::size_t head = to_size(call["head"].as<double>(), "options.head");
+        const std::size_t query = to_size(call["query"].as<double>(), "options.query");
+        if (file_.language_model)
+            return trace_value(file_.language_model->trace(token_ids(call["tokens"]), layer, head, query,
+                                                           head_mask(call["ablate"])));
+        // The API's names of the three kinds of attention (index.d.ts Seq2SeqTraceOptions).
+        const std::string attention = call["attention"].as<std::string>();
+        Seq2SeqAttention which = Seq2SeqAttention::encoder_self;
+        if (attention == "decoder") which = Seq2SeqAttention::decoder_self;
+        else if (attention == "cross") which = Seq2SeqAttention::decoder_cross;
+        else if (attention != "encoder")
+            fail(Status::range_error, "options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {attention.c_str()});
+        return trace_value(file_.seq2seq->trace(token_ids(call["source"]), token_ids(call["target"]), which, layer, head,
+                                                query, seq2seq_ablation(call["ablate"])));
     });
 }
 

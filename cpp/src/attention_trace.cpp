@@ -1,10 +1,12 @@
-// What LanguageModel::trace and Seq2SeqModel::trace record of one head at one query, from inside the attention call
-// of the models' own forward pass (residual_attention): its input, the layer's own q/k/v projections, the call's
-// weights row and output row. Cold code, built for size: it runs once per trace, over one head.
+// LanguageModel::trace and Seq2SeqModel::trace: their checks, and what they record of one head at one query from
+// inside the attention call of the models' own forward pass (residual_attention, run by their run()): its input,
+// the layer's own q/k/v projections, the call's weights row and output row. Cold code, built for size: it runs once
+// per trace, over one head.
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "json.hpp"
 #include "model_parts.hpp"
 
 namespace attnscope {
@@ -13,8 +15,9 @@ namespace detail {
 void check_trace_index(const char* call, const char* what, std::size_t value, std::size_t count, const char* whose)
 {
     if (value < count) return;
-    throw std::invalid_argument(std::string(call) + ": " + what + ": expected 0 to " + std::to_string(count - 1) + whose +
-                                ", got " + std::to_string(value));
+    // json::join and Num, as the pretrained models' trace writes the same message: no std::string chain here.
+    throw std::invalid_argument(json::join({call, ": ", what, ": expected 0 to ", json::Num(count - 1), whose, ", got ",
+                                            json::Num(value)}));
 }
 
 namespace {
@@ -50,9 +53,10 @@ void record_trace(AttentionTrace& trace, const MultiHeadAttention& attention, co
     attention.project_key_value(kv, kv, S, k.data(), v.data());
     trace.query_raw = columns(q.data() + i * d, 1, d, col, hd);
     trace.query_raw.shape = {hd};
-    trace.query_final = trace.query_raw;  // no QK-norm or RoPE in these models
+    trace.query_final = columns(q.data() + i * d, 1, d, col, hd);  // no QK-norm or RoPE in these models
+    trace.query_final.shape = {hd};
     trace.keys_raw = columns(k.data(), S, d, col, hd);
-    trace.keys_final = trace.keys_raw;
+    trace.keys_final = columns(k.data(), S, d, col, hd);
     trace.values = columns(v.data(), S, d, col, hd);
 
     trace.scores = Tensor({S});
@@ -81,4 +85,47 @@ void record_trace(AttentionTrace& trace, const MultiHeadAttention& attention, co
 }
 
 }  // namespace detail
+
+using detail::check_trace_index;
+
+AttentionTrace LanguageModel::trace(const std::vector<std::int32_t>& tokens, std::size_t layer, std::size_t head,
+                                    std::size_t query, const HeadMask& ablate)
+{
+    const char* call = "LanguageModel.trace";
+    detail::check_tokens("LanguageModel.trace: tokens", tokens, config_.vocab_size, config_.max_len);
+    detail::check_head_mask("LanguageModel.trace: ablate", ablate, config_.num_layers, config_.num_heads);
+    check_trace_index(call, "layer", layer, config_.num_layers);
+    check_trace_index(call, "head", head, config_.num_heads);
+    check_trace_index(call, "query", query, tokens.size(), " (one per token)");
+    AttentionTrace trace;
+    trace.layer = layer;
+    trace.head = head;
+    trace.query = query;
+    run(tokens, false, ablate, &trace, call);
+    return trace;
+}
+
+AttentionTrace Seq2SeqModel::trace(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                                   Seq2SeqAttention which, std::size_t layer, std::size_t head, std::size_t query,
+                                   const Seq2SeqAblation& ablate)
+{
+    const char* call = "Seq2SeqModel.trace";
+    const bool encoder = which == Seq2SeqAttention::encoder_self;
+    detail::check_tokens("Seq2SeqModel.trace: source", source, config_.src_vocab_size, config_.max_src_len);
+    if (!encoder || !target.empty())
+        detail::check_tokens("Seq2SeqModel.trace: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
+    detail::check_seq2seq_ablation("Seq2SeqModel.trace: ablate", ablate, config_);
+    check_trace_index(call, "layer", layer, encoder ? config_.num_encoder_layers : config_.num_decoder_layers,
+                              encoder ? " (the encoder's layers)" : " (the decoder's layers)");
+    check_trace_index(call, "head", head, config_.num_heads);
+    check_trace_index(call, "query", query, encoder ? source.size() : target.size(),
+                              encoder ? " (one per source token)" : " (one per target token)");
+    AttentionTrace trace;
+    trace.layer = layer;
+    trace.head = head;
+    trace.query = query;
+    run(source, target, false, ablate, &trace, which, call);
+    return trace;
+}
+
 }  // namespace attnscope

@@ -1,5 +1,5 @@
 // LanguageModel: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
-// attention map (and trace() of one head, from inside it), and greedy generation with a key/value cache.
+// attention map (trace() runs it too: attention_trace.cpp), and greedy generation with a key/value cache.
 // Orchestration only (the steps are in transformer_layers.cpp).
 #include <algorithm>
 
@@ -43,37 +43,19 @@ LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& to
     return run(tokens, need_attention, ablate, nullptr, "LanguageModel.forward");
 }
 
-AttentionTrace LanguageModel::trace(const std::vector<std::int32_t>& tokens, std::size_t layer, std::size_t head,
-                                    std::size_t query, const HeadMask& ablate)
-{
-    const char* call = "LanguageModel.trace";
-    detail::check_tokens("LanguageModel.trace: tokens", tokens, config_.vocab_size, config_.max_len);
-    detail::check_head_mask("LanguageModel.trace: ablate", ablate, config_.num_layers, config_.num_heads);
-    detail::check_trace_index(call, "layer", layer, config_.num_layers);
-    detail::check_trace_index(call, "head", head, config_.num_heads);
-    detail::check_trace_index(call, "query", query, tokens.size(), " (one per token)");
-    AttentionTrace trace;
-    trace.layer = layer;
-    trace.head = head;
-    trace.query = query;
-    run(tokens, false, ablate, &trace, call);
-    return trace;
-}
-
 LanguageModel::Output LanguageModel::run(const std::vector<std::int32_t>& tokens, bool need_attention,
                                          const HeadMask& ablate, AttentionTrace* trace, const char* call)
 {
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
-    const std::string name(call);
     // Every buffer's size is checked before the first is allocated: with 32-bit sizes (WASM), tokens × d_ff or
-    // L·H·T² wraps for sizes a small file can claim.
-    checked_product({T, config_.d_ff}, (name + ": tokens × d_ff").c_str(), sizeof(float));
-    if (!trace) checked_product({T, config_.vocab_size}, (name + ": logits, tokens × vocab_size").c_str(), sizeof(float));
-    if (need_attention) checked_product({L, H, T, T}, (name + ": attention, n_layers × n_heads × tokens²").c_str(), sizeof(float));
+    // L·H·T² wraps for sizes a small file can claim. (Literal messages: strings built here would cost the .wasm.)
+    checked_product({T, config_.d_ff}, trace ? "LanguageModel.trace: tokens × d_ff" : "LanguageModel.forward: tokens × d_ff", sizeof(float));
+    if (!trace) checked_product({T, config_.vocab_size}, "LanguageModel.forward: logits, tokens × vocab_size", sizeof(float));
+    if (need_attention) checked_product({L, H, T, T}, "LanguageModel.forward: attention, n_layers × n_heads × tokens²", sizeof(float));
     // A trace sees the numbers of forward() with need_attention: every layer computes its weights (rounded otherwise
     // than the streaming pass without them), each into one layer's scratch in turn.
-    std::vector<float> scratch = trace ? detail::work_floats({H, T, T}, (name + ": one layer's attention, n_heads × tokens²").c_str())
+    std::vector<float> scratch = trace ? detail::work_floats({H, T, T}, "LanguageModel.trace: one layer's attention, n_heads × tokens²")
                                        : std::vector<float>();
     std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, tokens.data(), T, 0, d, x.data());

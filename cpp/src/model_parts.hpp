@@ -88,6 +88,8 @@ void check_sizes(const char* model, std::initializer_list<std::pair<const char*,
 void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std::size_t vocab, std::size_t max_len);
 // A head mask must be empty or have one flag per head of every layer of its stack.
 void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads);
+// The three masks of an encoder–decoder, each as check_head_mask (seq2seq.cpp).
+void check_seq2seq_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c);
 // Layer `layer`'s flags inside a stack's mask, or null when nothing is ablated.
 const std::uint8_t* layer_heads(const HeadMask& mask, std::size_t layer, std::size_t heads);
 

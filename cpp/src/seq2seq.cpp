@@ -1,5 +1,5 @@
 // Seq2SeqModel: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
-// attention map (and trace() of one head, from inside it), and greedy decoding with self-attention caches and
+// attention map (trace() runs it too: attention_trace.cpp), and greedy decoding with self-attention caches and
 // cross-attention keys projected once.
 // Orchestration only (the steps are in transformer_layers.cpp): built -O2, smaller than -O3 and as fast.
 #include <algorithm>
@@ -43,6 +43,18 @@ void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
     if (!expected) m.repack_all();  // a load repacks anyway
 }
 
+namespace detail {
+
+void check_seq2seq_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c)
+{
+    const std::string name(what);
+    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.num_encoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.num_decoder_layers, c.num_heads);
+    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.num_decoder_layers, c.num_heads);
+}
+
+}  // namespace detail
+
 namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); layer l's weights [H, S, S] into `attention` when it has data, else into
@@ -68,13 +80,6 @@ std::vector<float> encode(const ModelParts& m, const Seq2SeqModelConfig& c, cons
     return h;
 }
 
-void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c)
-{
-    const std::string name(what);
-    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.num_encoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.num_decoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.num_decoder_layers, c.num_heads);
-}
 
 }  // namespace
 
@@ -84,31 +89,8 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
 {
     detail::check_tokens("Seq2SeqModel.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
-    check_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
+    detail::check_seq2seq_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
     return run(source, target, need_attention, ablate, nullptr, Seq2SeqAttention::encoder_self, "Seq2SeqModel.forward");
-}
-
-AttentionTrace Seq2SeqModel::trace(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
-                                   Seq2SeqAttention which, std::size_t layer, std::size_t head, std::size_t query,
-                                   const Seq2SeqAblation& ablate)
-{
-    const char* call = "Seq2SeqModel.trace";
-    const bool encoder = which == Seq2SeqAttention::encoder_self;
-    detail::check_tokens("Seq2SeqModel.trace: source", source, config_.src_vocab_size, config_.max_src_len);
-    if (!encoder || !target.empty())
-        detail::check_tokens("Seq2SeqModel.trace: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
-    check_ablation("Seq2SeqModel.trace: ablate", ablate, config_);
-    detail::check_trace_index(call, "layer", layer, encoder ? config_.num_encoder_layers : config_.num_decoder_layers,
-                              encoder ? " (the encoder's layers)" : " (the decoder's layers)");
-    detail::check_trace_index(call, "head", head, config_.num_heads);
-    detail::check_trace_index(call, "query", query, encoder ? source.size() : target.size(),
-                              encoder ? " (one per source token)" : " (one per target token)");
-    AttentionTrace trace;
-    trace.layer = layer;
-    trace.head = head;
-    trace.query = query;
-    run(source, target, false, ablate, &trace, which, call);
-    return trace;
 }
 
 Seq2SeqModel::Output Seq2SeqModel::run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
@@ -117,21 +99,21 @@ Seq2SeqModel::Output Seq2SeqModel::run(const std::vector<std::int32_t>& source, 
 {
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
-    const std::string name(call);
-    // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM).
+    // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM). The messages are
+    // literals: strings built here would cost the .wasm.
     const std::size_t Le = config_.num_encoder_layers, Ld = config_.num_decoder_layers;
-    checked_product({S, config_.d_ff}, (name + ": source tokens × d_ff").c_str(), sizeof(float));
-    checked_product({T, config_.d_ff}, (name + ": target tokens × d_ff").c_str(), sizeof(float));
-    if (!trace) checked_product({T, config_.tgt_vocab_size}, (name + ": logits, target tokens × tgt_vocab_size").c_str(), sizeof(float));
+    checked_product({S, config_.d_ff}, trace ? "Seq2SeqModel.trace: source tokens × d_ff" : "Seq2SeqModel.forward: source tokens × d_ff", sizeof(float));
+    checked_product({T, config_.d_ff}, trace ? "Seq2SeqModel.trace: target tokens × d_ff" : "Seq2SeqModel.forward: target tokens × d_ff", sizeof(float));
+    if (!trace) checked_product({T, config_.tgt_vocab_size}, "Seq2SeqModel.forward: logits, target tokens × tgt_vocab_size", sizeof(float));
     if (need_attention) {
-        checked_product({Le, H, S, S}, (name + ": encoder attention, n_enc_layers × n_heads × source tokens²").c_str(), sizeof(float));
-        checked_product({Ld, H, T, T}, (name + ": decoder attention, n_dec_layers × n_heads × target tokens²").c_str(), sizeof(float));
-        checked_product({Ld, H, T, S}, (name + ": cross attention, n_dec_layers × n_heads × target × source tokens").c_str(), sizeof(float));
+        checked_product({Le, H, S, S}, "Seq2SeqModel.forward: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
+        checked_product({Ld, H, T, T}, "Seq2SeqModel.forward: decoder attention, n_dec_layers × n_heads × target tokens²", sizeof(float));
+        checked_product({Ld, H, T, S}, "Seq2SeqModel.forward: cross attention, n_dec_layers × n_heads × target × source tokens", sizeof(float));
     }
     // A trace sees the numbers of forward() with need_attention: every attention computes its weights (rounded
     // otherwise than the streaming pass without them), each into one scratch of the largest layer's size in turn.
     const std::size_t longest = std::max(S, T);
-    std::vector<float> scratch = trace ? detail::work_floats({H, longest, longest}, (name + ": one layer's attention, n_heads × tokens²").c_str())
+    std::vector<float> scratch = trace ? detail::work_floats({H, longest, longest}, "Seq2SeqModel.trace: one layer's attention, n_heads × tokens²")
                                        : std::vector<float>();
     float* scratch_or_null = trace ? scratch.data() : nullptr;
     Output out;
@@ -173,7 +155,7 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
     const char* call = "Seq2SeqModel.translate";
     detail::check_tokens("Seq2SeqModel.translate: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.translate: bos", {bos}, config_.tgt_vocab_size, 1);
-    check_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
+    detail::check_seq2seq_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
