@@ -14,8 +14,9 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // loop the same full collection between turns as under Node.
 export const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-quic', '--js-flags=--expose-gc'];
-// Only what the page needs is served: the bench's modules, the peers' packages and the snapshot of dist/.
-const SERVED = ['/bench/', '/node_modules/', '/build/bench/dist-snapshot/'];
+// Only what the page needs is served: the bench's modules, the seeded generator they share with the tests, the
+// peers' packages and the snapshot of dist/.
+const SERVED = ['/bench/', '/tests/random.js', '/node_modules/', '/build/bench/dist-snapshot/'];
 // Cross-origin isolation, which SharedArrayBuffer (every threaded WASM build) needs; the host must send these too.
 export const ISOLATION = {
   'Cross-Origin-Opener-Policy': 'same-origin',

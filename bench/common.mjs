@@ -1,5 +1,6 @@
 // Shared by every benchmark entry point, in Node and in the browser page alike: configurations, seeded inputs and
 // weights, FLOP count, timing, diffs and table formatting. No Node imports here (bench/node-paths.mjs has those).
+import { mulberry32 } from '../tests/random.js';
 
 /** Whether this runs under Node (the browser bench imports the same modules into a page). */
 export const IN_NODE = typeof process !== 'undefined' && Boolean(process.versions?.node);
@@ -51,18 +52,6 @@ export function queryBlockRows(H, keyLen, budgetBytes = 512 * 2 ** 20) {
 /** Forward FLOPs: four E×E projections (8·L·E²) plus q·kᵀ and weights·v over all heads (4·L²·E). */
 export function flops(L, E) {
   return 8 * L * E * E + 4 * L * L * E;
-}
-
-// mulberry32: tiny and seedable, so every library gets bit-identical inputs in every process.
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function uniform(rng, n, bound) {

@@ -10,6 +10,7 @@
 // Node-only parts. --smoke runs every library once at tiny sizes, to show the bench itself works (seconds).
 // Markdown tables go to stdout (bench/README.md quotes them), the paste-ready summary last; progress goes to stderr.
 // The numbers are also written to build/bench/results.json (results-browser.json with --browser; --out=FILE).
+// The native section is bench/native-report.mjs, the targets' verdicts bench/targets.mjs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,7 +32,8 @@ import {
 } from './common.mjs';
 import { ROOT } from './node-paths.mjs';
 import { PEER_IDS, importPeer } from './peers/index.mjs';
-import { cmakeBuild, emscriptenToolchain, presetDir, wasmBudgetBytes } from '../scripts/lib.mjs';
+import { nativeSection } from './native-report.mjs';
+import { targetLines } from './targets.mjs';
 
 const flag = { type: 'boolean', default: false };
 const { values: options } = parseArgs({
@@ -265,166 +267,11 @@ if (!options['no-long']) {
   out();
 }
 
-// ---- native and WASM-from-C++ builds of bench/native --------------------------------------------------------------
-const benchTargets = ['attnscope_mha_bench', 'attnscope_peak'];
-
-/** Builds the programs in the tests' build folder of that kind (the same CMake preset); null if that is impossible.
- * Build output goes to stderr: stdout is the report. */
-function benchPrograms(kind) {
-  const ext = kind === 'wasm' ? '.cjs' : '';
-  const dir = presetDir(kind);
-  if (kind === 'wasm' && !emscriptenToolchain()) return null;
-  progress(`building bench/native (${kind}) in ${dir}`);
-  if (cmakeBuild(kind, benchTargets, { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) return null;
-  return { mha: path.join(ROOT, dir, 'bench', `mha_bench${ext}`), peak: path.join(ROOT, dir, 'bench', `peak${ext}`) };
-}
-
-function runProgram(file, argv, nodeFlags = []) {
-  const isWasm = file.endsWith('.cjs');
-  const r = spawnSync(isWasm ? process.execPath : file, isWasm ? [...nodeFlags, file, ...argv] : argv, {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
-  if (r.status !== 0) throw new Error(`${path.relative(ROOT, file)} failed: ${(r.stderr || '').slice(0, 300)}`);
-  return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-}
-
-if (!options['no-native']) {
-  for (const kind of ['native', 'wasm']) {
-    const programs = benchPrograms(kind);
-    if (!programs) {
-      progress(`no ${kind} build of bench/native could be made; skipping it`);
-      continue;
-    }
-    progress(`running ${path.relative(ROOT, programs.mha)} and ${path.basename(programs.peak)}`);
-    const key = kind === 'native' ? 'native' : 'wasmCpp';
-    try {
-      // The peak's kernels are short runs of functions called a few times: --no-liftoff times V8's optimised code
-      // (what a warm forward pass runs) instead of its baseline tier. mha_bench warms up like the JS benchmark.
-      results[key] = {
-        forward: runProgram(programs.mha, ['--json']),
-        peak: runProgram(programs.peak, ['--json'], ['--no-liftoff']),
-      };
-    } catch (e) {
-      progress(String(e.message));
-    }
-  }
-
-  const js = (L, E, H) => results.forward.find((r) => r.threads === 1 && r.id === 'attnscope' && r.L === L && r.E === E && r.H === H);
-  const cpp = (key, L, E, H) => results[key]?.forward.find((r) => r.seq === L && r.embed === E && r.heads === H);
-  const rows = [['config', 'attnscope from JS, ms', 'WASM from C++, ms', 'native C++, ms', 'JS ÷ native', 'JS wrapper share']];
-  for (const [L, E, H] of configs) {
-    const j = js(L, E, H)?.bestMs, w = cpp('wasmCpp', L, E, H)?.bestMs, n = cpp('native', L, E, H)?.bestMs;
-    rows.push([
-      `(${L}, ${E}, ${H})`,
-      fmtMs(j),
-      fmtMs(w),
-      fmtMs(n),
-      j && n ? `${(j / n).toFixed(2)}×` : '—',
-      j && w ? `${((100 * (j - w)) / j).toFixed(0)}%` : '—',
-    ]);
-  }
-  out('## WASM against native (one thread): the same forward pass with weights (bench/native/mha_bench.cpp)');
-  out();
-  out('Fastest run of each (these three are timed minutes apart on a shared machine, where medians drift with the');
-  out('other work; the fastest run is what the code can do). "WASM from C++" is the library compiled by Emscripten');
-  out('from the current cpp/ sources and timed inside WebAssembly: no JS wrapper, no copies. Native is g++ -O3 for');
-  out('the default x86-64 target: the same 128-bit kernels (SSE2, two-operand encoding). The wrapper share is');
-  out('(JS − WASM from C++) / JS: copying inputs into and results out of the WASM heap, and the binding.');
-  out();
-  out(formatTable(rows));
-  out();
-
-  const peakRow = (key) => results[key]?.peak.find((r) => r.peakGflops);
-  const native = peakRow('native'), wasm = peakRow('wasmCpp');
-  const machinePeak = native?.peakGflops ?? wasm?.peakGflops ?? null;
-  results.peak = { native: native?.peakGflops, native16Registers: native?.peak16RegGflops, v8: wasm?.peakGflops, machine: machinePeak };
-  const g = (x) => (x ? x.toFixed(1) : '—');
-  const curve = (by) => Object.entries(by ?? {}).map(([c, x]) => `${c}: ${x.toFixed(1)}`).join(', ') || '—';
-  const shapes = (row) => `mul chains + add chains ${g(row?.chainedGflops)} (by chain count ${curve(row?.byChains)}), ` +
-    `add chains fed by loads ${g(row?.accumulatedGflops)} (by accumulator count ${curve(row?.byAccumulators)})`;
-  out('## SIMD peak and the projection GEMMs (bench/native/peak.cpp)');
-  out();
-  out('128-bit mul+add peak of one core: the best of two loop shapes at several widths, four steps per loop iteration,');
-  out('best of 25 runs each (bench/README.md, "Peak"). Two ceilings: **V8\'s**, the same source compiled to WASM and run');
-  out(`by Node: ${g(wasm?.peakGflops)} GFLOP/s (${shapes(wasm)}), what SIMD128 code can reach here; and the`);
-  out(`**machine's**, natively: ${g(native?.peakGflops)} GFLOP/s, ${g(native?.peak16RegGflops)} with the 16 XMM registers of plain x86-64`);
-  out(`(${shapes(native)}; the rest with AVX-512VL's 32 registers).`);
-  out("The projections are the library's GEMM (detail::matmul_packed, weights packed once as at load) on the forward");
-  out("pass's shapes: q/k/v = [L×E]·[E×3E], out = [L×E]·[E×E], bias included, best of 15 runs of about 20 M multiply-adds each.");
-  out();
-  const gemm = (key, L, E, H) => results[key]?.peak.find((r) => r.seq === L && r.embed === E && r.heads === H);
-  const pct = (x, ceiling) => (x && ceiling ? `${((100 * x) / ceiling).toFixed(0)}%` : '—');
-  const v8Peak = wasm?.peakGflops;
-  const prow = [['config', 'WASM q/k/v GFLOP/s', '% of V8 / machine', 'WASM out GFLOP/s', '% of V8 / machine', 'native q/k/v', 'native out']];
-  for (const [L, E, H] of configs) {
-    const w = gemm('wasmCpp', L, E, H), n = gemm('native', L, E, H);
-    prow.push([`(${L}, ${E}, ${H})`, w?.qkvGflops?.toFixed(1) ?? '—', `${pct(w?.qkvGflops, v8Peak)} / ${pct(w?.qkvGflops, machinePeak)}`,
-      w?.outGflops?.toFixed(1) ?? '—', `${pct(w?.outGflops, v8Peak)} / ${pct(w?.outGflops, machinePeak)}`,
-      n?.qkvGflops?.toFixed(1) ?? '—', n?.outGflops?.toFixed(1) ?? '—']);
-  }
-  out(formatTable(prow));
-  out();
-}
+if (!options['no-native']) nativeSection({ configs, results, out, progress });
 
 // ---- the issue's targets ---------------------------------------------------------------------------------------------
-const fwd = (threads, id, L, E, H) =>
-  results.forward.find((r) => r.threads === threads && r.id === id && r.L === L && r.E === E && r.H === H && r.ms);
-/** The median of one path of a library's row (the fastest is the row itself, the others are listed in it). */
-const pathMs = (e, variant) => (e.variant === variant ? e.ms : e.others?.find((o) => o.variant === variant)?.ms);
 {
-  const lines = [];
-  for (const threads of threadCounts) {
-    for (const [L, E, H] of configs.filter(([L]) => L >= 64)) {
-      const a = fwd(threads, 'attnscope', L, E, H);
-      const others = only.filter((id) => id !== 'attnscope').map((id) => fwd(threads, id, L, E, H)).filter(Boolean);
-      if (!others.length) continue;
-      const best = others.reduce((m, r) => (r.ms < m.ms ? r : m));
-      const label = `${threads} thread${threads > 1 ? 's' : ''}, (${L}, ${E}, ${H})`;
-      if (!a) {
-        lines.push(`- ${label}: attnscope n/a — best peer ${names[best.id]} ${fmtMs(best.ms)} ms`);
-        continue;
-      }
-      const speedup = best.ms / a.ms;
-      const bestRun = Math.min(...others.map((r) => r.bestMs)) / a.bestMs;
-      lines.push(`- ${label}: ${speedup.toFixed(2)}× the best peer (${names[best.id]}${best.variant ? ` ${best.variant}` : ''}, ` +
-        `${fmtMs(best.ms)} ms) by median, ${bestRun.toFixed(2)}× by fastest run — ` +
-        (speedup >= 1.25 ? 'met (≥ 1.25×)' : `MISSED: needs ≤ ${fmtMs(best.ms / 1.25)} ms, is ${fmtMs(a.ms)} ms`));
-    }
-  }
-  for (const [L, E, H] of configs.filter(([L]) => L >= 512)) {
-    const one = fwd(1, 'attnscope', L, E, H), two = fwd(2, 'attnscope', L, E, H);
-    if (!one || !threadCounts.includes(2)) continue;
-    if (!two) lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ 1.8×: n/a (no threaded attnscope build)`);
-    else {
-      // Judged on the faster path at each thread count, as the peers are; the fresh-array path is given beside it
-      // because its copy into new pages runs on one thread whatever the thread count.
-      const s = one.ms / two.ms;
-      const f1 = pathMs(one, 'fresh'), f2 = pathMs(two, 'fresh');
-      const fresh = f1 && f2 ? `; with fresh arrays ${(f1 / f2).toFixed(2)}×` : '';
-      lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ 1.8×: ${s.toFixed(2)}× (${one.variant} ÷ ${two.variant}, ` +
-        `measured in two processes${fresh}) — ${s >= 1.8 ? 'met' : 'MISSED'}`);
-    }
-  }
-  if (results.peak?.v8 && results.wasmCpp) {
-    // The issue's target is against the ceiling V8 reaches; the machine's native one is given beside it.
-    const worst = results.wasmCpp.peak.filter((r) => r.seq).flatMap((r) => [
-      { what: `q/k/v at (${r.seq}, ${r.embed}, ${r.heads})`, g: r.qkvGflops },
-      { what: `out at (${r.seq}, ${r.embed}, ${r.heads})`, g: r.outGflops },
-    ]).reduce((m, x) => (x.g < m.g ? x : m));
-    const share = worst.g / results.peak.v8;
-    const machine = results.peak.machine ? ` (${((100 * worst.g) / results.peak.machine).toFixed(0)}% of the machine's ${results.peak.machine.toFixed(1)})` : '';
-    lines.push(`- projection GEMMs (WASM) ≥ 80% of V8's ${results.peak.v8.toFixed(1)} GFLOP/s mul+add ceiling: lowest is ${worst.what}, ` +
-      `${worst.g.toFixed(1)} GFLOP/s = ${(100 * share).toFixed(0)}%${machine} — ${share >= 0.8 ? 'met' : 'MISSED'}`);
-  }
-  const small = fwd(1, 'attnscope', 16, 64, 4);
-  if (small) lines.push(`- (16, 64, 4) from JS with weights under 50 µs: ${(small.ms * 1000).toFixed(1)} µs — ${small.ms < 0.05 ? 'met' : 'MISSED'}`);
-  const cold = results.cold.find((r) => r.id === 'attnscope' && r.ms);
-  if (cold) {
-    lines.push(`- cold start under 50 ms: ${cold.ms.toFixed(1)} ms — ${cold.ms < 50 ? 'met' : 'MISSED'}`);
-    lines.push(`- .wasm under ${wasmBudgetBytes.toLocaleString('en-US')} B: ${cold.wasmBytes.toLocaleString('en-US')} B — ${cold.wasmBytes < wasmBudgetBytes ? 'met' : 'MISSED'}`);
-  }
+  const lines = targetLines({ results, configs, threadCounts, only, names });
   if (lines.length && !smoke) {
     out('## Targets');
     out();

@@ -1,7 +1,7 @@
 // mulberry32: a tiny seedable PRNG (32 bits of state) that gives the same numbers in every process, shared by the
-// JS tests and the fuzzer's seed writer (tests/fuzz/make_corpus.mjs). Two copies stay on purpose: the demo's
-// (web/demo/src/model.js: production code never imports from tests/) and the benchmarks' (bench/common.mjs is also
-// loaded into the browser bench page, which serves bench/ and not tests/).
+// JS tests, the fuzzer's seed writers (tests/fuzz/) and the benchmarks' inputs (bench/common.mjs; the browser bench
+// page serves this file too). One copy stays on purpose: the demo's (web/demo/src/random.js), as production code
+// never imports from tests/.
 
 /** A generator of uniform floats in [0, 1) (multiples of 2⁻³²) from `seed`. */
 export function mulberry32(seed) {

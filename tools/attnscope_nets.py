@@ -37,6 +37,8 @@ def _mha(d, heads):
     return nn.MultiheadAttention(d, heads, dropout=0.0, bias=True, batch_first=True)
 
 
+# Block and DecoderBlock share their shape on purpose: each submodule is an attribute named as its state-dict key
+# (ln1, attn, self_attn, cross_attn, ...), which the model files and the C++ loader read, so each block spells its own.
 class Block(nn.Module):
     """Pre-LN self-attention block: x += attn(ln1 x); x += mlp(ln2 x)."""
 

@@ -5,6 +5,9 @@ weights, the inputs and the features it exercises (make_hf_checkpoints.py turns 
 import hf_tokenizer_files as tkf
 
 
+# One function per family, each the fields of its Hugging Face configuration class written out as that class saves
+# them: test data, similar in shape from family to family on purpose (a shared table would hide which family has
+# which field).
 def gpt2_config(**kw):
     # configuration_gpt2.GPT2Config's fields, with tiny sizes
     c = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new",

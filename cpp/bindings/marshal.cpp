@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <limits>
 #include <new>
 
 namespace attnscope::bindings {
@@ -212,7 +213,33 @@ val tensor_value(const Tensor& t)
     return tensor;
 }
 
-std::vector<std::int32_t> token_ids(const val& array) { return emscripten::convertJSArrayToNumberVector<std::int32_t>(array); }
+std::vector<std::int32_t> token_ids(const val& array, const char* name, std::size_t vocab)
+{
+    using limits = std::numeric_limits<std::int32_t>;
+    const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(array);
+    std::vector<std::int32_t> ids(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double v = values[i];
+        if (!(v >= double(limits::min()) && v <= double(limits::max())) || v != std::floor(v))
+            fail(Status::range_error, "%[%]: expected a token id from 0 to %, got %", {name, i, vocab - 1, JsNumber{v}});
+        ids[i] = std::int32_t(v);
+    }
+    return ids;
+}
+
+HeadMask head_flags(const val& list, const char* name, std::size_t layers, std::size_t heads)
+{
+    const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(list);
+    HeadMask flags;
+    for (std::size_t i = 0; i + 2 < values.size(); i += 3) {
+        const std::size_t entry = std::size_t(values[i]);
+        const double layer = whole_number(values[i + 1], text("%[%].layer", {name, entry}).c_str(), 0, double(layers) - 1);
+        const double head = whole_number(values[i + 2], text("%[%].head", {name, entry}).c_str(), 0, double(heads) - 1);
+        if (flags.empty()) flags.assign(layers * heads, 0);  // layers × heads: checked by the model's config
+        flags[std::size_t(layer) * heads + std::size_t(head)] = 1;
+    }
+    return flags;
+}
 
 val int_array(const std::vector<std::int32_t>& values)
 {

@@ -141,8 +141,15 @@ val copy_out(const float* data, std::size_t n, const val& out);
 void check_out(const val& out, std::size_t n, const Shape& shape, const char* name);
 
 val tensor_value(const Tensor& t);
-std::vector<std::int32_t> token_ids(const val& array);
+// JS numbers as token ids, which the core checks against the model (its count and range, in the JS API's words).
+// Only what an int32 cannot carry is refused here, a fraction or a number beyond int32, in the core's words: `vocab`
+// is the argument's vocabulary size, for that message only.
+std::vector<std::int32_t> token_ids(const val& array, const char* name, std::size_t vocab);
 val int_array(const std::vector<std::int32_t>& values);
+// One stack's heads to switch off as the wrapper passes them, [index in `name`, layer, head, …] (ablation.js
+// headLists), as the flags the core takes: one per head of `layers` layers, empty when there are none. Layer and head
+// are checked here, before they index the flags: "<name>[index].layer: expected a whole number from 0 to …, got …".
+HeadMask head_flags(const val& list, const char* name, std::size_t layers, std::size_t heads);
 
 // A growable block on the WASM heap for a call's arguments and results, reused from call to call under the core's
 // shrink policy (reuse_floats), and checked against the memory left before it grows.

@@ -7,13 +7,19 @@ namespace attnscope::bindings {
 
 namespace {
 
-// Head ablation flags as the wrapper builds them: a plain array of 0/1 per layer and head (empty: none).
-HeadMask head_mask(const val& flags) { return emscripten::convertJSArrayToNumberVector<std::uint8_t>(flags); }
-
-// {encoderSelf, decoderSelf, decoderCross}: one flag array per kind of attention.
-Seq2SeqAblation seq2seq_ablation(const val& masks)
+// The heads to switch off, as the wrapper passes them (ablation.js headLists), checked against the model's sizes.
+HeadMask head_mask(const val& list, const LanguageModelConfig& c)
 {
-    return {head_mask(masks["encoderSelf"]), head_mask(masks["decoderSelf"]), head_mask(masks["decoderCross"])};
+    return head_flags(list, "options.ablate", c.num_layers, c.num_heads);
+}
+
+// {encoderSelf, decoderSelf, decoderCross}: one list per kind of attention.
+Seq2SeqAblation seq2seq_ablation(const val& lists, const Seq2SeqModelConfig& c)
+{
+    const char* name = "options.ablate";
+    return {head_flags(lists["encoderSelf"], name, c.num_encoder_layers, c.num_heads),
+            head_flags(lists["decoderSelf"], name, c.num_decoder_layers, c.num_heads),
+            head_flags(lists["decoderCross"], name, c.num_decoder_layers, c.num_heads)};
 }
 
 // 0/1 flags as a fresh Uint8Array.
@@ -78,11 +84,25 @@ val Model::load(std::uintptr_t file, double size)
     }, "this model");
 }
 
+std::vector<std::int32_t> Model::source_ids(const val& ids) const
+{
+    return token_ids(ids, "source",
+                     file_.seq2seq ? file_.seq2seq->config().src_vocab_size : file_.rnn_seq2seq->config().src_vocab_size);
+}
+
+std::vector<std::int32_t> Model::target_ids(const val& ids) const
+{
+    return token_ids(ids, "target",
+                     file_.seq2seq ? file_.seq2seq->config().tgt_vocab_size : file_.rnn_seq2seq->config().tgt_vocab_size);
+}
+
 // {logits, attention} or null with the status set.
 val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
 {
     return guarded([&] {
-        const LanguageModel::Output out = file_.language_model->forward(token_ids(tokens), need_attention, head_mask(ablate));
+        LanguageModel& model = *file_.language_model;
+        const std::vector<std::int32_t> ids = token_ids(tokens, "tokens", model.config().vocab_size);
+        const LanguageModel::Output out = model.forward(ids, need_attention, head_mask(ablate, model.config()));
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("attention", tensor_value(out.attention));
@@ -93,16 +113,18 @@ val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
 val Model::lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
 {
     return guarded([&] {
-        return int_array(
-            file_.language_model->generate(token_ids(prompt), std::size_t(max_new_tokens), stop_token, head_mask(ablate)));
+        LanguageModel& model = *file_.language_model;
+        const std::vector<std::int32_t> ids = token_ids(prompt, "prompt", model.config().vocab_size);
+        return int_array(model.generate(ids, std::size_t(max_new_tokens), stop_token, head_mask(ablate, model.config())));
     });
 }
 
 val Model::seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
 {
     return guarded([&] {
-        const Seq2SeqModel::Output out =
-            file_.seq2seq->forward(token_ids(source), token_ids(target), need_attention, seq2seq_ablation(ablate));
+        const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
+        const Seq2SeqModel::Output out = file_.seq2seq->forward(source_tokens, target_tokens, need_attention,
+                                                                seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
@@ -115,8 +137,9 @@ val Model::seq2seqForward(const val& source, const val& target, bool need_attent
 val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate)
 {
     return guarded([&] {
-        const Seq2SeqModel::Translation out =
-            file_.seq2seq->translate(token_ids(source), bos, eos, std::size_t(max_steps), seq2seq_ablation(ablate));
+        const std::vector<std::int32_t> source_tokens = source_ids(source);
+        const Seq2SeqModel::Translation out = file_.seq2seq->translate(source_tokens, bos, eos, std::size_t(max_steps),
+                                                                       seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("encoderAttention", tensor_value(out.encoder_attention));
@@ -160,9 +183,11 @@ val Model::trace(const val& call)
         const std::size_t layer = to_size(call["layer"].as<double>(), "options.layer");
         const std::size_t head = to_size(call["head"].as<double>(), "options.head");
         const std::size_t query = to_size(call["query"].as<double>(), "options.query");
-        if (file_.language_model)
-            return trace_value(file_.language_model->trace(token_ids(call["tokens"]), layer, head, query,
-                                                           head_mask(call["ablate"])));
+        if (file_.language_model) {
+            LanguageModel& model = *file_.language_model;
+            const std::vector<std::int32_t> ids = token_ids(call["tokens"], "tokens", model.config().vocab_size);
+            return trace_value(model.trace(ids, layer, head, query, head_mask(call["ablate"], model.config())));
+        }
         // The API's names of the three kinds of attention (index.d.ts Seq2SeqTraceOptions).
         const std::string attention = call["attention"].as<std::string>();
         Seq2SeqAttention which = Seq2SeqAttention::encoder_self;
@@ -170,8 +195,9 @@ val Model::trace(const val& call)
         else if (attention == "cross") which = Seq2SeqAttention::decoder_cross;
         else if (attention != "encoder")
             fail(Status::range_error, "options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {attention.c_str()});
-        return trace_value(file_.seq2seq->trace(token_ids(call["source"]), token_ids(call["target"]), which, layer, head,
-                                                query, seq2seq_ablation(call["ablate"])));
+        const std::vector<std::int32_t> source = source_ids(call["source"]), target = target_ids(call["target"]);
+        return trace_value(file_.seq2seq->trace(source, target, which, layer, head, query,
+                                                seq2seq_ablation(call["ablate"], file_.seq2seq->config())));
     });
 }
 
@@ -179,7 +205,8 @@ val Model::trace(const val& call)
 val Model::rnnForward(const val& source, const val& target)
 {
     return guarded([&] {
-        const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(token_ids(source), token_ids(target));
+        const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
+        const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(source_tokens, target_tokens);
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("attention", tensor_value(out.attention));  // null without attention
@@ -192,7 +219,7 @@ val Model::rnnTranslate(const val& source, int bos, int eos, double max_steps)
 {
     return guarded([&] {
         const RnnSeq2SeqModel::Translation out =
-            file_.rnn_seq2seq->translate(token_ids(source), bos, eos, std::size_t(max_steps));
+            file_.rnn_seq2seq->translate(source_ids(source), bos, eos, std::size_t(max_steps));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));

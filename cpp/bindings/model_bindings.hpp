@@ -25,6 +25,9 @@ public:
     val rnnTranslate(const val& source, int bos, int eos, double max_steps);
 
 private:
+    // The ids of a source or target argument: the vocabulary size of the encoder–decoder this file holds.
+    std::vector<std::int32_t> source_ids(const val& ids) const;
+    std::vector<std::int32_t> target_ids(const val& ids) const;
     ModelFile file_;
 };
 

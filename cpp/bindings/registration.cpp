@@ -16,6 +16,8 @@ using namespace attnscope::bindings;
 EMSCRIPTEN_BINDINGS(attnscope)
 {
     using namespace emscripten;
+    // The class_/function/field chains below repeat one shape (duplicates reports them): Embind's registration is a
+    // list by design, one line per exposed member, and kept flat so that each name the wrapper calls is findable.
     reserve_error_room();
     enum_<Status>("_Status")
         .value("ok", Status::ok)

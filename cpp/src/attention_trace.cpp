@@ -116,10 +116,10 @@ AttentionTrace Seq2SeqModel::trace(const std::vector<std::int32_t>& source, cons
         detail::check_tokens("Seq2SeqModel.trace: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
     detail::check_seq2seq_ablation("Seq2SeqModel.trace: ablate", ablate, config_);
     check_trace_index(call, "layer", layer, encoder ? config_.num_encoder_layers : config_.num_decoder_layers,
-                              encoder ? " (the encoder's layers)" : " (the decoder's layers)");
+                      encoder ? " (the encoder's layers)" : " (the decoder's layers)");
     check_trace_index(call, "head", head, config_.num_heads);
     check_trace_index(call, "query", query, encoder ? source.size() : target.size(),
-                              encoder ? " (one per source token)" : " (one per target token)");
+                      encoder ? " (one per source token)" : " (one per target token)");
     AttentionTrace trace;
     trace.layer = layer;
     trace.head = head;

@@ -105,16 +105,17 @@ void check_sizes(const char* model, std::initializer_list<std::pair<const char*,
                     std::to_string(heads) + ")");
 }
 
+// The messages are the JS API's (docs/errors.md): the wrapper passes ids on unchecked, so these are what a JS caller
+// reads, after the call's name that `what` starts with.
 void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std::size_t vocab, std::size_t max_len)
 {
-    if (tokens.empty()) model_error(std::string(what) + ": expected at least 1 token, got 0");
-    if (tokens.size() > max_len)
-        model_error(std::string(what) + ": at most " + std::to_string(max_len) + " tokens (the model's max_len), got " +
-                    std::to_string(tokens.size()));
+    if (tokens.empty() || tokens.size() > max_len)
+        model_error(std::string(what) + ": expected from 1 to " + std::to_string(max_len) +
+                    " token ids (the model's limit), got " + std::to_string(tokens.size()));
     for (std::size_t t = 0; t < tokens.size(); ++t)
         if (tokens[t] < 0 || std::size_t(tokens[t]) >= vocab)
-            model_error(std::string(what) + "[" + std::to_string(t) + "]: token id " + std::to_string(tokens[t]) +
-                        " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+            model_error(std::string(what) + "[" + std::to_string(t) + "]: expected a token id from 0 to " +
+                        std::to_string(vocab - 1) + ", got " + std::to_string(tokens[t]));
 }
 
 void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads)

@@ -65,6 +65,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   });
 }
 
+// Fill, wait for the page to settle, check: the steps have dates.test.js's shape, each with values of its own.
 test('typing a date reruns both models; the link opens the same sentence in the transformer dates view', async () => {
   const { page, problems, close } = await openWhy('#lang=en');
   const before = (await demo(page)).why;

@@ -231,13 +231,18 @@ test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration,
 // other warning still fails the build checks below.
 const wasmSizeHintOff = { assetFilter: (name) => !name.endsWith('.wasm') };
 
-test('webpack 5: production build with no warnings', { timeout: 120_000 }, async () => {
+/** The app's `entry` built by webpack 5 in production mode into out/`name`: its folder and its errors and warnings. */
+async function webpackBuild(entry, name) {
   const { default: webpack } = await import('webpack');
-  const outDir = path.join(out, 'webpack');
+  const outDir = path.join(out, name);
   const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main.js', output: { path: outDir, filename: 'main.js', clean: true } },
+    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry, output: { path: outDir, filename: 'main.js', clean: true } },
       (error, s) => (error ? reject(error) : resolve(s))));
-  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  return { outDir, ...stats.toJson({ all: false, errors: true, warnings: true }) };
+}
+
+test('webpack 5: production build with no warnings', { timeout: 120_000 }, async () => {
+  const { outDir, errors, warnings } = await webpackBuild('./main.js', 'webpack');
   assert.deepEqual(errors.map((e) => e.message), []);
   assert.deepEqual(warnings.map((w) => w.message), []);
   html(outDir, 'main.js', 'text/javascript');
@@ -245,12 +250,7 @@ test('webpack 5: production build with no warnings', { timeout: 120_000 }, async
 });
 
 test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 120_000 }, async () => {
-  const { default: webpack } = await import('webpack');
-  const outDir = path.join(out, 'webpack-wasmurl');
-  const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main-wasmurl.js', output: { path: outDir, filename: 'main.js', clean: true } },
-      (error, s) => (error ? reject(error) : resolve(s))));
-  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  const { outDir, errors, warnings } = await webpackBuild('./main-wasmurl.js', 'webpack-wasmurl');
   assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
   copyWasm(outDir, 'copied');
   html(outDir, 'main.js', 'text/javascript');
@@ -258,25 +258,26 @@ test('webpack 5: init({ wasmUrl }) pointing at a copy of the .wasm', { timeout: 
 });
 
 test('webpack 5: an app asking for threads builds with no warnings; one thread with a reason, or two with threadsUrl', { timeout: 120_000 }, async () => {
-  const { default: webpack } = await import('webpack');
-  const outDir = path.join(out, 'webpack-threads');
-  const stats = await new Promise((resolve, reject) =>
-    webpack({ mode: 'production', performance: wasmSizeHintOff, context: app, entry: './main-threads.js', output: { path: outDir, filename: 'main.js', clean: true } },
-      (error, s) => (error ? reject(error) : resolve(s))));
-  const { errors, warnings } = stats.toJson({ all: false, errors: true, warnings: true });
+  const { outDir, errors, warnings } = await webpackBuild('./main-threads.js', 'webpack-threads');
   assert.deepEqual([...errors, ...warnings].map((w) => w.message), []);
   html(outDir, 'main.js', 'text/javascript');
   await checkThreadsApp(outDir, '', 'webpack, threads: 2');
 });
 
-test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside the bundle', { timeout: 120_000 }, async () => {
+/** The app's `entry` bundled by Rollup 4 with node-resolve (browser) as an ES module into out/`name`: its folder and warnings. */
+async function rollupBuild(entry, name) {
   const { rollup } = await import('rollup');
   const { nodeResolve } = await import('@rollup/plugin-node-resolve');
-  const outDir = path.join(out, 'rollup-copied');
+  const outDir = path.join(out, name);
   const warnings = [];
-  const bundle = await rollup({ input: path.join(app, 'main.js'), plugins: [nodeResolve({ browser: true })], onwarn: (w) => warnings.push(w.message) });
+  const bundle = await rollup({ input: path.join(app, entry), plugins: [nodeResolve({ browser: true })], onwarn: (w) => warnings.push(w.message) });
   await bundle.write({ dir: outDir, format: 'es' });
   await bundle.close();
+  return { outDir, warnings };
+}
+
+test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside the bundle', { timeout: 120_000 }, async () => {
+  const { outDir, warnings } = await rollupBuild('main.js', 'rollup-copied');
   assert.deepEqual(warnings, []);
   copyWasm(outDir, '.');
   html(outDir, 'main.js');
@@ -284,31 +285,29 @@ test('Rollup 4 with node-resolve: attnscope, with attnscope.wasm copied beside t
 });
 
 test('Rollup 4 with node-resolve: attnscope/inline', { timeout: 120_000 }, async () => {
-  const { rollup } = await import('rollup');
-  const { nodeResolve } = await import('@rollup/plugin-node-resolve');
-  const outDir = path.join(out, 'rollup');
-  const warnings = [];
-  const bundle = await rollup({ input: path.join(app, 'main-inline.js'), plugins: [nodeResolve({ browser: true })], onwarn: (w) => warnings.push(w.message) });
-  await bundle.write({ dir: outDir, format: 'es' });
-  await bundle.close();
+  const { outDir, warnings } = await rollupBuild('main-inline.js', 'rollup');
   assert.deepEqual(warnings, []);
   html(outDir, 'main-inline.js');
   await checkBuilt(outDir, 'Rollup');
 });
 
-test('esbuild, browser: attnscope/inline', { timeout: 120_000 }, async () => {
+/** The app's `entry` bundled by esbuild for browsers as an ES module into out/`name`: its folder and esbuild's result. */
+async function esbuildBrowser(entry, name) {
   const esbuild = await import('esbuild');
-  const outDir = path.join(out, 'esbuild-browser');
-  const result = await esbuild.build({ entryPoints: [path.join(app, 'main-inline.js')], bundle: true, format: 'esm', outdir: outDir, logLevel: 'silent' });
+  const outDir = path.join(out, name);
+  const result = await esbuild.build({ entryPoints: [path.join(app, entry)], bundle: true, format: 'esm', outdir: outDir, logLevel: 'silent' });
+  return { outDir, result };
+}
+
+test('esbuild, browser: attnscope/inline', { timeout: 120_000 }, async () => {
+  const { outDir, result } = await esbuildBrowser('main-inline.js', 'esbuild-browser');
   assert.deepEqual(result.warnings.map((w) => w.text), []);
   html(outDir, 'main-inline.js');
   await checkBuilt(outDir, 'esbuild browser');
 });
 
 test('esbuild, browser: attnscope with init({ wasmUrl })', { timeout: 120_000 }, async () => {
-  const esbuild = await import('esbuild');
-  const outDir = path.join(out, 'esbuild-wasmurl');
-  const result = await esbuild.build({ entryPoints: [path.join(app, 'main-wasmurl.js')], bundle: true, format: 'esm', outdir: outDir, logLevel: 'silent' });
+  const { outDir, result } = await esbuildBrowser('main-wasmurl.js', 'esbuild-wasmurl');
   assert.deepEqual(result.warnings.map((w) => w.text), []);
   copyWasm(outDir, 'copied');
   html(outDir, 'main-wasmurl.js');
@@ -344,11 +343,17 @@ test('a classic worker runs an IIFE bundle of attnscope/inline (esbuild)', { tim
   await checkBuilt(outDir, 'classic worker');
 });
 
-test('no bundler: a module worker imports the package from a static host', { timeout: 120_000 }, async () => {
-  const outDir = path.join(out, 'module-worker');
+/** A folder out/`name` as a static host serves it with no bundler: the installed package's dist/ as attnscope/, and report.js. */
+function staticHost(name) {
+  const outDir = path.join(out, name);
   mkdirSync(outDir, { recursive: true });
   cpSync(path.join(here, 'node_modules', 'attnscope', 'dist'), path.join(outDir, 'attnscope'), { recursive: true });
   cpSync(path.join(app, 'report.js'), path.join(outDir, 'report.js'));
+  return outDir;
+}
+
+test('no bundler: a module worker imports the package from a static host', { timeout: 120_000 }, async () => {
+  const outDir = staticHost('module-worker');
   writeFileSync(path.join(outDir, 'worker.js'), `
     import { init, MultiHeadAttention } from './attnscope/index.js';
     import { report } from './report.js';
@@ -360,10 +365,7 @@ test('no bundler: a module worker imports the package from a static host', { tim
 });
 
 test('no bundler: a cross-origin isolated page imports the package from a static host and runs threads: 2', { timeout: 120_000 }, async () => {
-  const outDir = path.join(out, 'static-threads');
-  mkdirSync(outDir, { recursive: true });
-  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist'), path.join(outDir, 'attnscope'), { recursive: true });
-  cpSync(path.join(app, 'report.js'), path.join(outDir, 'report.js'));
+  const outDir = staticHost('static-threads');
   writeFileSync(path.join(outDir, 'main.js'), `
     import { init, MultiHeadAttention, runtimeInfo } from './attnscope/index.js';
     import { report } from './report.js';

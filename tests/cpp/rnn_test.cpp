@@ -122,12 +122,12 @@ TEST_CASE("RnnSeq2SeqModel: calls outside the model are refused", "[rnn]")
     const auto bytes = fixture_bytes("tiny-dot.safetensors");
     ModelFile file = read_model_file(bytes.data(), bytes.size());
     RnnSeq2SeqModel& model = *file.rnn_seq2seq;
-    CHECK_THROWS_WITH(model.translate({}, 1, 2, 5), Catch::Contains("source: expected at least 1 token"));
-    CHECK_THROWS_WITH(model.translate({11}, 1, 2, 5), Catch::Contains("outside the vocabulary [0, 11)"));
-    CHECK_THROWS_WITH(model.translate(std::vector<std::int32_t>(17, 3), 1, 2, 5), Catch::Contains("at most 16 tokens"));
-    CHECK_THROWS_WITH(model.translate({3}, 8, 2, 5), Catch::Contains("bos[0]: token id 8"));
-    CHECK_THROWS_WITH(model.translate({3}, 1, -1, 5), Catch::Contains("eos[0]: token id -1"));
-    CHECK_THROWS_WITH(model.forward({3}, std::vector<std::int32_t>(7, 1)), Catch::Contains("at most 6 tokens"));
+    CHECK_THROWS_WITH(model.translate({}, 1, 2, 5), Catch::Contains("source: expected from 1 to 16 token ids (the model's limit), got 0"));
+    CHECK_THROWS_WITH(model.translate({11}, 1, 2, 5), Catch::Contains("source[0]: expected a token id from 0 to 10, got 11"));
+    CHECK_THROWS_WITH(model.translate(std::vector<std::int32_t>(17, 3), 1, 2, 5), Catch::Contains("source: expected from 1 to 16 token ids (the model's limit), got 17"));
+    CHECK_THROWS_WITH(model.translate({3}, 8, 2, 5), Catch::Contains("bos[0]: expected a token id from 0 to 7, got 8"));
+    CHECK_THROWS_WITH(model.translate({3}, 1, -1, 5), Catch::Contains("eos[0]: expected a token id from 0 to 7, got -1"));
+    CHECK_THROWS_WITH(model.forward({3}, std::vector<std::int32_t>(7, 1)), Catch::Contains("target: expected from 1 to 6 token ids (the model's limit), got 7"));
     CHECK(model.translate({3}, 1, 2, 2).tokens.size() <= 2);  // max_steps bounds the steps
     CHECK(model.translate({3}, 1, 2, 0).tokens.empty());
     CHECK_THROWS_WITH(RnnSeq2SeqModel(RnnSeq2SeqConfig{5, 5, 3, 0, 4, 4, RnnAttention::none}), Catch::Contains("hidden_size must be at least 1"));

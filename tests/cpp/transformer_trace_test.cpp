@@ -269,8 +269,8 @@ TEST_CASE("trace refuses a layer, head or query out of range, and bad input, nam
     REQUIRE_THROWS_WITH(lm.trace(tokens, 3, 0, 0), "LanguageModel.trace: layer: expected 0 to 2, got 3");
     REQUIRE_THROWS_WITH(lm.trace(tokens, 0, 2, 0), "LanguageModel.trace: head: expected 0 to 1, got 2");
     REQUIRE_THROWS_WITH(lm.trace(tokens, 0, 0, 3), "LanguageModel.trace: query: expected 0 to 2 (one per token), got 3");
-    REQUIRE_THROWS_WITH(lm.trace({1, 11}, 0, 0, 0), Contains("LanguageModel.trace: tokens[1]: token id 11 is outside the vocabulary [0, 11)"));
-    REQUIRE_THROWS_WITH(lm.trace({}, 0, 0, 0), Contains("LanguageModel.trace: tokens: expected at least 1 token, got 0"));
+    REQUIRE_THROWS_WITH(lm.trace({1, 11}, 0, 0, 0), Contains("LanguageModel.trace: tokens[1]: expected a token id from 0 to 10, got 11"));
+    REQUIRE_THROWS_WITH(lm.trace({}, 0, 0, 0), Contains("LanguageModel.trace: tokens: expected from 1 to 8 token ids (the model's limit), got 0"));
     REQUIRE_THROWS_WITH(lm.trace(tokens, 0, 0, 0, HeadMask(5, 0)), Contains("LanguageModel.trace: ablate"));
     REQUIRE_NOTHROW(lm.trace(tokens, 2, 1, 2));
 
@@ -287,7 +287,7 @@ TEST_CASE("trace refuses a layer, head or query out of range, and bad input, nam
     REQUIRE_THROWS_WITH(s2s.trace(source, target, A::decoder_cross, 0, 0, 2),
                         "Seq2SeqModel.trace: query: expected 0 to 1 (one per target token), got 2");
     REQUIRE_THROWS_WITH(s2s.trace(source, {}, A::decoder_self, 0, 0, 0),
-                        Contains("Seq2SeqModel.trace: target: expected at least 1 token, got 0"));
+                        Contains("Seq2SeqModel.trace: target: expected from 1 to 8 token ids (the model's limit), got 0"));
     REQUIRE_THROWS_WITH(s2s.trace({13}, target, A::encoder_self, 0, 0, 0), Contains("Seq2SeqModel.trace: source[0]"));
     REQUIRE_THROWS_WITH(s2s.trace(source, {9}, A::encoder_self, 0, 0, 0), Contains("Seq2SeqModel.trace: target[0]"));
     Seq2SeqAblation wrong;

@@ -5,8 +5,9 @@
 // run by scripts/fuzz.mjs.
 //
 // Files: this one (the layout and the dispatch), decode.hpp (bytes → case), checks.hpp/.cpp (findings and
-// comparisons), mha_entry.cpp, sdpa_entry.cpp and state_dict_entry.cpp (one per entry point); the double-precision
-// references are tests/reference/, shared with the Catch2 tests.
+// comparisons), mha_entry.cpp (with mha_case.hpp and mha_invalid.cpp, its invalid calls), sdpa_entry.cpp and
+// state_dict_entry.cpp (one per entry point); the double-precision references are tests/reference/, shared with the
+// Catch2 tests.
 //
 // Input layout (read front to back; past the end, a stream seeded from the whole input takes over, so any
 // input decodes to a complete case and short inputs still give full tensors):

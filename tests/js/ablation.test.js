@@ -1,25 +1,15 @@
 // Head ablation through the model API: `{ ablate: [{ layer, head }] }` switches heads off for a forward pass, a
 // generation or a translation. Checked against the same model file with that layer's out_proj.weight zeroed (the
 // head's output can then reach nothing: the effect ablation must have), and for its argument errors.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { init, loadModel } from 'attnscope';
-import { maxRelativeError } from './helpers.js';
+import { loadModel } from 'attnscope';
+import { maxRelativeError, shippedModel, useShippedModels } from './helpers.js';
 
-const path = (name) => new URL(`../../models/${name}`, import.meta.url);
 let lm;
 let s2s;
-
-before(async () => {
-  await init();
-  lm = await loadModel(path('char-lm.safetensors'));
-  s2s = await loadModel(path('dates-seq2seq.safetensors'));
-});
-after(() => {
-  lm.dispose();
-  s2s.dispose();
-});
+useShippedModels((models) => ({ lm, s2s } = models));
 
 /** The file's bytes with columns [first, first + count) of every row of tensor `name` zeroed (F32, row-major). */
 function zeroColumns(bytes, name, first, count) {
@@ -42,7 +32,7 @@ const argmaxRow = (t, row) => {
 };
 
 test('LanguageModel: an ablated head equals its out_proj columns zeroed in the file; every head of a layer too', async () => {
-  const bytes = readFileSync(path('char-lm.safetensors'));
+  const bytes = readFileSync(shippedModel('char-lm.safetensors'));
   const { numLayers: layers, numHeads: heads, headDim } = lm.config;
   const text = 'The cat sat on the mat. The cat sat on the';
   const plain = lm.forward(text);

@@ -1,5 +1,7 @@
-// Shared by the JS tests: the error measure of the project's tolerances, seeded random tensors, and a fresh process.
+// Shared by the JS tests: the error measure of the project's tolerances, seeded random tensors, a fresh process, and
+// the shipped models.
 import { execFileSync } from 'node:child_process';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../random.js';
 
@@ -30,4 +32,26 @@ export function randomTensor(shape, seed = 1) {
   const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
   for (let i = 0; i < data.length; i++) data[i] = rng() * 2 - 1;
   return { data, shape };
+}
+
+/** A model file of the repository's models/ folder. */
+export const shippedModel = (name) => new URL(`../../models/${name}`, import.meta.url);
+
+/**
+ * For a test file that shares the two shipped transformer models: before its tests, init() and both loaded, handed to
+ * `use` as `{ lm, s2s }` (char-lm, dates-seq2seq); after them, both disposed. attnscope is imported here, not at the
+ * top, so that the tests that only need the other helpers do not load it.
+ */
+export function useShippedModels(use) {
+  let models;
+  before(async () => {
+    const { init, loadModel } = await import('attnscope');
+    await init();
+    models = { lm: await loadModel(shippedModel('char-lm.safetensors')), s2s: await loadModel(shippedModel('dates-seq2seq.safetensors')) };
+    use(models);
+  });
+  after(() => {
+    models.lm.dispose();
+    models.s2s.dispose();
+  });
 }

@@ -1,22 +1,12 @@
 // The trained models' methods check their arguments like MultiHeadAttention.forward: TypeError for a wrong type,
 // RangeError for a wrong value, each naming the call and the argument; the model stays usable afterwards.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { init, loadModel } from 'attnscope';
+import { useShippedModels } from './helpers.js';
 
-const url = (name) => new URL(`../../models/${name}`, import.meta.url);
 let lm;
 let s2s;
-
-before(async () => {
-  await init();
-  lm = await loadModel(url('char-lm.safetensors'));
-  s2s = await loadModel(url('dates-seq2seq.safetensors'));
-});
-after(() => {
-  lm.dispose();
-  s2s.dispose();
-});
+useShippedModels((models) => ({ lm, s2s } = models));
 
 test('LanguageModel: generate, forward, tokenize and detokenize validate their arguments', () => {
   const cases = [

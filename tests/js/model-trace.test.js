@@ -155,7 +155,7 @@ test('trace: bad options are TypeError or RangeError naming the call; the models
     [() => lm.trace('abc', { layer: 0, head: 0, query: 0, step: 1 }), TypeError, /unknown option 'step'/],
     [() => s2s.trace('the fifth of may', { attention: 'enc', layer: 0, head: 0, query: 0 }), RangeError, /^Seq2SeqModel\.trace: options\.attention: expected 'encoder', 'decoder' or 'cross', got 'enc'$/],
     [() => s2s.trace('the fifth of may', { attention: 1, layer: 0, head: 0, query: 0 }), TypeError, /^Seq2SeqModel\.trace: options\.attention: expected 'encoder', 'decoder' or 'cross', got number 1$/],
-    [() => s2s.trace('the fifth of may', { attention: 'cross', layer: 0, head: 0, query: 0 }), RangeError, /^Seq2SeqModel\.trace: target: expected at least 1 token, got 0$/],
+    [() => s2s.trace('the fifth of may', { attention: 'cross', layer: 0, head: 0, query: 0 }), RangeError, /^Seq2SeqModel\.trace: target: expected from 1 to \d+ token ids \(the model's limit\), got 0$/],
     [() => s2s.trace('the fifth of may', { target: [s2s.vocab.targetBosId], attention: 'decoder', layer: 0, head: 0, query: 1 }), RangeError, /^Seq2SeqModel\.trace: query: expected 0 to 0 \(one per target token\), got 1$/],
     [() => s2s.trace('the fifth of may', { attention: 'encoder', layer: 9, head: 0, query: 0 }), RangeError, /^Seq2SeqModel\.trace: layer: expected 0 to \d \(the encoder's layers\), got 9$/],
   ];

@@ -16,18 +16,33 @@
 namespace attnscope {
 namespace reference {
 
-/// C[M×N] = A[M×K]·B[K×N] + bias[N], in double.
-inline std::vector<double> gemm(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                                const float* B, std::size_t ldb, const float* bias)
+/// C[M×N] = A[M×K]·B + bias[N], in double, with B's element (k, j) at B[k·b_row + j·b_col]: both layouts of the
+/// second factor, [K, N] (gemm) and PyTorch's [out, in] weights (linear), are this one loop.
+inline std::vector<double> strided_product(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                                           const float* B, std::size_t b_row, std::size_t b_col, const float* bias)
 {
     std::vector<double> C(M * N);
     for (std::size_t i = 0; i < M; ++i)
         for (std::size_t j = 0; j < N; ++j) {
             double sum = bias ? bias[j] : 0.0;
-            for (std::size_t k = 0; k < K; ++k) sum += double(A[i * lda + k]) * double(B[k * ldb + j]);
+            for (std::size_t k = 0; k < K; ++k) sum += double(A[i * lda + k]) * double(B[k * b_row + j * b_col]);
             C[i * N + j] = sum;
         }
     return C;
+}
+
+/// C[M×N] = A[M×K]·B[K×N] + bias[N], in double.
+inline std::vector<double> gemm(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                                const float* B, std::size_t ldb, const float* bias)
+{
+    return strided_product(M, N, K, A, lda, B, ldb, 1, bias);
+}
+
+/// y[rows×out] = x[rows×in]·Wᵀ + b, in double (W is PyTorch's [out, in]).
+inline std::vector<double> linear(const float* x, std::size_t rows, std::size_t in, const float* w, std::size_t out,
+                                  const float* b)
+{
+    return strided_product(rows, out, in, x, in, w, 1, in, b);
 }
 
 /// Softmax of a row in double; a row that is entirely -inf gives zeros.
@@ -109,18 +124,6 @@ Result multihead_attention(const std::map<std::string, Tensor>& params, std::siz
     const float* wo = param("out_proj.weight");
     const float* bo = param("out_proj.bias");
 
-    // y[n, o] = sum_i x[n, i] * w[o, i] + b[o]
-    auto linear = [](const float* x, std::size_t rows, std::size_t in, const float* w, std::size_t out,
-                     const float* b) {
-        std::vector<double> y(rows * out);
-        for (std::size_t n = 0; n < rows; ++n)
-            for (std::size_t o = 0; o < out; ++o) {
-                double s = b ? b[o] : 0.0;
-                for (std::size_t i = 0; i < in; ++i) s += double(x[n * in + i]) * double(w[o * in + i]);
-                y[n * out + o] = s;
-            }
-        return y;
-    };
     const auto Q = linear(query, B * Lq, E, wq, E, bin);
     const auto K = linear(key, B * Lk, kdim, wk, E, bin ? bin + E : nullptr);
     const auto V = linear(value, B * Lk, vdim, wv, E, bin ? bin + 2 * E : nullptr);

@@ -1,21 +1,18 @@
-// Head ablation for the model API: `{ ablate: [{ layer, head }] }` checked and turned into the per-layer head
-// flags the core takes (one 0/1 per head of every layer of a stack of attention layers).
+// Head ablation for the model API: `{ ablate: [{ layer, head }] }` converted into what the core takes. Our models'
+// binding takes each stack's heads as they are given and checks them against the model (cpp/bindings/marshal.cpp
+// `head_flags`); the Hugging Face models take the per-layer head flags (one 0/1 per head of every layer).
 import { describe } from './runtime.js';
-import { integerOption } from './tensor.js';
+import { integerOption, numberOption } from './tensor.js';
 
 /**
- * Flags for every stack of attention from a list of heads to switch off.
- * `stacks` maps each stack's name to its layer count, e.g. `{ enc_self: 2, dec_self: 2, dec_cross: 2 }`.
- * With one stack (a language model) an entry needs no `attn`; with several it names one. Other properties are
- * ignored, so the entries of a model's `namedHeads` can be passed as they are. Repeated heads are allowed.
- * @returns {Record<string, number[]>} per stack, `layers × heads` flags (empty when nothing in it is ablated)
+ * The entries of `ablate` with their stack: `names` are the stacks' names (`['self']` for a language model, whose
+ * entries need no `attn`; with several an entry names one). Other properties are ignored, so the entries of a
+ * model's `namedHeads` can be passed as they are. Types only: layer and head are numbers, not yet in range.
  */
-export function headMasks(ablate, name, stacks, heads) {
-  const names = Object.keys(stacks);
-  const masks = Object.fromEntries(names.map((stack) => [stack, []]));
-  if (ablate === undefined) return masks;
+function entries(ablate, name, names) {
+  if (ablate === undefined) return [];
   if (!Array.isArray(ablate)) throw new TypeError(`${name}: expected an array of heads such as { layer: 0, head: 1 }, got ${describe(ablate)}`);
-  ablate.forEach((entry, i) => {
+  return ablate.map((entry, i) => {
     const at = `${name}[${i}]`;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
       throw new TypeError(`${at}: expected a head such as { layer: 0, head: 1 }, got ${describe(entry)}`);
@@ -26,10 +23,33 @@ export function headMasks(ablate, name, stacks, heads) {
       if (!names.includes(entry.attn)) throw new RangeError(`${at}.attn: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got '${entry.attn}'`);
       stack = entry.attn;
     }
-    const layer = integerOption(entry.layer, `${at}.layer`, { min: 0, max: stacks[stack] - 1 });
-    const head = integerOption(entry.head, `${at}.head`, { min: 0, max: heads - 1 });
+    return { at, stack, layer: numberOption(entry.layer, `${at}.layer`), head: numberOption(entry.head, `${at}.head`) };
+  });
+}
+
+/**
+ * Per stack, its heads as `[index in ablate, layer, head, …]` for our models' binding, which checks layer and head
+ * against the model and names `ablate[index]` in its message. Repeated heads are allowed.
+ * @returns {Record<string, number[]>}
+ */
+export function headLists(ablate, name, names) {
+  const lists = Object.fromEntries(names.map((stack) => [stack, []]));
+  entries(ablate, name, names).forEach(({ stack, layer, head }, i) => lists[stack].push(i, layer, head));
+  return lists;
+}
+
+/**
+ * Flags for every stack of attention from a list of heads to switch off (the Hugging Face models' form).
+ * `stacks` maps each stack's name to its layer count, e.g. `{ self: 12 }`.
+ * @returns {Record<string, number[]>} per stack, `layers × heads` flags (empty when nothing in it is ablated)
+ */
+export function headMasks(ablate, name, stacks, heads) {
+  const masks = Object.fromEntries(Object.keys(stacks).map((stack) => [stack, []]));
+  for (const { at, stack, layer: l, head: h } of entries(ablate, name, Object.keys(stacks))) {
+    const layer = integerOption(l, `${at}.layer`, { min: 0, max: stacks[stack] - 1 });
+    const head = integerOption(h, `${at}.head`, { min: 0, max: heads - 1 });
     if (masks[stack].length === 0) masks[stack] = new Array(stacks[stack] * heads).fill(0);
     masks[stack][layer * heads + head] = 1;
-  });
+  }
   return masks;
 }

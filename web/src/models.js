@@ -1,6 +1,6 @@
 // Trained models (tools/MODEL_FORMAT.md): safetensors files read and checked by the C++ core, tokenisers, and
 // the models run with every attention map returned. The transformer itself runs in the C++ core.
-import { headMasks } from './ablation.js';
+import { headLists } from './ablation.js';
 import { modelHeader } from './model-header.js';
 import { isFileObject, isFolderUrl } from './model-files.js';
 import { pretrainedLoader } from './pretrained-binding.js';
@@ -115,16 +115,15 @@ export class Model {
   }
 }
 
-/** Token ids given as an array: whole numbers in [0, vocabSize), between 1 and maxLength of them. */
-export function tokenIds(input, name, vocabSize, maxLength, what = 'text or an array of token ids') {
+/**
+ * Token ids given as an array (or Int32Array) of numbers, passed on as they are: the core checks their count and
+ * range against the model and names this call's argument (state_dict_model.cpp `check_tokens`).
+ */
+export function tokenIds(input, name, what = 'text or an array of token ids') {
   if (!Array.isArray(input) && !(input instanceof Int32Array)) throw new TypeError(`${name}: expected ${what}, got ${describe(input)}`);
   const ids = Array.from(input);
-  if (ids.length < 1 || ids.length > maxLength) {
-    throw new RangeError(`${name}: expected from 1 to ${maxLength} token ids (the model's limit), got ${ids.length}`);
-  }
   ids.forEach((id, i) => {
     if (typeof id !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(id)}`);
-    if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new RangeError(`${name}[${i}]: expected a token id from 0 to ${vocabSize - 1}, got ${id}`);
   });
   return ids;
 }
@@ -164,11 +163,11 @@ export class LanguageModel extends Model {
 
   #input(input, caller) {
     this.alive(caller);
-    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`, this.config.vocabSize, this.config.maxLen);
+    return typeof input === 'string' ? this.tokenize(input).ids : tokenIds(input, `${caller}: tokens`);
   }
 
   #ablation(ablate, caller) {
-    return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.numLayers }, this.config.numHeads).self;
+    return headLists(ablate, `${caller}: options.ablate`, ['self']).self;
   }
 
   /**
@@ -256,7 +255,7 @@ export class WordSourceModel extends Model {
   /** @internal The source ids of text or of ids as given, for the subclasses' calls. */
   sourceIdsOf(input, caller) {
     this.alive(caller);
-    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`, this.config.sourceVocabSize, this.config.maxSourceLen);
+    if (typeof input !== 'string') return tokenIds(input, `${caller}: source`);
     const { ids } = this.tokenizeSource(input);
     if (ids.length === 0) throw new RangeError(`${caller}: source: expected at least one word, got none`);
     return ids;
@@ -270,11 +269,10 @@ export class Seq2SeqModel extends WordSourceModel {
     this.kind = 'seq2seq';
   }
 
-  // The core's flags per kind of attention; entries name theirs as namedHeads do (attn: 'enc_self', …).
+  // The heads per kind of attention; entries name theirs as namedHeads do (attn: 'enc_self', …).
   #ablation(ablate, caller) {
-    const { numEncoderLayers: encoder, numDecoderLayers: decoder, numHeads: heads } = this.config;
-    const masks = headMasks(ablate, `${caller}: options.ablate`, { enc_self: encoder, dec_self: decoder, dec_cross: decoder }, heads);
-    return { encoderSelf: masks.enc_self, decoderSelf: masks.dec_self, decoderCross: masks.dec_cross };
+    const lists = headLists(ablate, `${caller}: options.ablate`, ['enc_self', 'dec_self', 'dec_cross']);
+    return { encoderSelf: lists.enc_self, decoderSelf: lists.dec_self, decoderCross: lists.dec_cross };
   }
 
   /**
@@ -317,7 +315,7 @@ export class Seq2SeqModel extends WordSourceModel {
     const ids = this.sourceIdsOf(source, caller);
     const opts = checkOptions(options, ['target', 'attention', 'layer', 'head', 'query', 'ablate'], `${caller}: options`);
     if (typeof opts.attention !== 'string') throw new TypeError(`${caller}: options.attention: expected ${names}, got ${describe(opts.attention)}`);
-    const targetIds = opts.target === undefined ? [] : tokenIds(opts.target, `${caller}: options.target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
+    const targetIds = opts.target === undefined ? [] : tokenIds(opts.target, `${caller}: options.target`, 'an array of token ids');
     const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
     const ablate = this.#ablation(opts.ablate, caller);
     const call = { source: ids, target: targetIds, attention: opts.attention, layer: index('layer'), head: index('head'), query: index('query'), ablate };
@@ -339,7 +337,7 @@ export class Seq2SeqModel extends WordSourceModel {
   forward(source, target, options) {
     const caller = 'Seq2SeqModel.forward';
     const ids = this.sourceIdsOf(source, caller);
-    const targetIds = tokenIds(target, `${caller}: target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
+    const targetIds = tokenIds(target, `${caller}: target`, 'an array of token ids');
     const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
     const ablate = this.#ablation(opts.ablate, caller);

@@ -44,7 +44,7 @@ export class RnnSeq2SeqModel extends WordSourceModel {
   forward(source, target) {
     const caller = 'RnnSeq2SeqModel.forward';
     const ids = this.sourceIdsOf(source, caller);
-    const targetIds = tokenIds(target, `${caller}: target`, this.config.targetVocabSize, this.config.maxTargetLen, 'an array of token ids');
+    const targetIds = tokenIds(target, `${caller}: target`, 'an array of token ids');
     return this.call(caller, 'rnnForward', ids, targetIds);
   }
 }

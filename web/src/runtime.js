@@ -2,6 +2,7 @@
 // except init() and memoryUsage(); every Emscripten detail stays in this file and the two wrappers.
 import createAttnscopeModule from './attnscope.mjs';
 import { hardwareThreads, threadsUnavailableReason } from './threads-support.js';
+import { describe } from './figures/input.js';
 
 /** @type {any} */
 let wasm = null;
@@ -387,15 +388,9 @@ export function call(caller, invoke) {
   throw status === Status.typeError ? new TypeError(message) : status === Status.rangeError ? new RangeError(message) : new Error(message);
 }
 
-/** Short description of a value for error messages: "Float64Array(6)", "string", "null". */
-export function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `Array(${value.length})`;
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.length})`;
-  if (typeof value === 'object') return value.constructor?.name ?? 'object';
-  if (typeof value === 'string') return `string "${value.length > 20 ? value.slice(0, 20) + '…' : value}"`;
-  return `${typeof value} ${String(value)}`;
-}
+// The description of a value in error messages, one for the whole package: the figures' (figures/input.js imports
+// nothing, so importing it here pulls in nothing either), re-exported for the modules that import it from here.
+export { describe };
 
 const ALIGN = 16;
 

@@ -75,20 +75,12 @@ struct MaskView {
     /// Throws std::invalid_argument when `blocked` is null (use `MaskView{}` for no mask).
     static MaskView boolean(const std::uint8_t* blocked, Shape shape) {
         if (!blocked) throw std::invalid_argument("MaskView::boolean: blocked must not be null (MaskView{} means no mask)");
-        MaskView m;
-        m.kind = MaskKind::boolean;
-        m.blocked = blocked;
-        m.shape = std::move(shape);
-        return m;
+        return {MaskKind::boolean, blocked, nullptr, std::move(shape)};
     }
     /// Throws std::invalid_argument when `added` is null (use `MaskView{}` for no mask).
     static MaskView additive(const float* added, Shape shape) {
         if (!added) throw std::invalid_argument("MaskView::additive: added must not be null (MaskView{} means no mask)");
-        MaskView m;
-        m.kind = MaskKind::additive;
-        m.added = added;
-        m.shape = std::move(shape);
-        return m;
+        return {MaskKind::additive, nullptr, added, std::move(shape)};
     }
 };
 

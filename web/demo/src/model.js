@@ -2,6 +2,7 @@
 // The page only talks to the interface below ({ embed, attention, stateDict, run, dispose }), so a
 // trained model can replace the seeded one by passing its state dict and an embedding table.
 import { MultiHeadAttention } from 'attnscope';
+import { mulberry32 } from './random.js';
 
 /**
  * Standard deviation of the seeded token embeddings. With unit-variance embeddings and
@@ -18,17 +19,6 @@ export function hashToken(token, seed) {
   h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** mulberry32: a tiny PRNG with a 32-bit state, uniform in [0, 1). */
-function mulberry32(state) {
-  let s = state >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

@@ -75,6 +75,16 @@ function finiteMax(maps, keep = () => true) {
   return m;
 }
 
+/** A scale's `fractions` that maps each weight alone through `fraction` (NaN weights stay NaN). */
+const eachWeight = (fraction) => ({ data, offset, L, S }) => {
+  const t = new Float64Array(L * S);
+  for (let k = 0; k < L * S; k++) {
+    const v = data[offset + k];
+    t[k] = Number.isNaN(v) ? NaN : fraction(v);
+  }
+  return t;
+};
+
 /**
  * The colour scaling shared by a figure's maps. `maps` are `{ data, offset, L, S }`; `vmax` (every scaling but
  * 'row') and `vmin` ('log') override the top and bottom taken from the data.
@@ -117,14 +127,7 @@ export function createScale(kind, maps, { vmax, vmin } = {}, caller = 'createSca
     ticks.push({ t: 1, label: formatTick(top) });
     return {
       kind,
-      fractions: ({ data, offset, L, S }) => {
-        const t = new Float64Array(L * S);
-        for (let k = 0; k < L * S; k++) {
-          const v = data[offset + k];
-          t[k] = Number.isNaN(v) ? NaN : v <= bottom ? 0 : Math.min(1, Math.log(v / bottom) / span);
-        }
-        return t;
-      },
+      fractions: eachWeight((v) => (v <= bottom ? 0 : Math.min(1, Math.log(v / bottom) / span))),
       ticks,
       summary: `logarithmic from ${formatTick(bottom)} (and below) to ${formatTick(top)}`,
     };
@@ -136,14 +139,7 @@ export function createScale(kind, maps, { vmax, vmin } = {}, caller = 'createSca
   });
   return {
     kind,
-    fractions: ({ data, offset, L, S }) => {
-      const t = new Float64Array(L * S);
-      for (let k = 0; k < L * S; k++) {
-        const v = data[offset + k];
-        t[k] = Number.isNaN(v) ? NaN : Math.max(0, Math.min(1, v / top));
-      }
-      return t;
-    },
+    fractions: eachWeight((v) => Math.max(0, Math.min(1, v / top))),
     ticks: [{ t: 0, label: '0' }, { t: 0.5, label: formatTick(top / 2) }, { t: 1, label: `${clipped ? '≥ ' : ''}${formatTick(top)}` }],
     summary: kind === 'excludeFirstKey'
       ? `linear from 0 to ${formatTick(top)}, the largest weight outside the first key${clipped ? ' (larger first-key weights get the top colour)' : ''}`

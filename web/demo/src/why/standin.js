@@ -1,24 +1,14 @@
 // An UNTRAINED stand-in for the two GRU dates models, used only while their files are not in the build: random
 // weights (a fixed seed), the shape of RnnSeq2SeqModel.translate's result, and `standIn: true` so the page says so.
 
+import { mulberry32 } from '../random.js';
+
 const HIDDEN = 64;
 const EMB = 32;
 const BUCKETS = 256;
 const TARGET = [...'0123456789-'];
 const EOS = TARGET.length;
 const STEPS = 11; // YYYY-MM-DD and the end
-
-/** mulberry32: the same small seeded generator the tests use, so the stand-in is the same on every load. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const matrix = (r, rows, cols, scale) => Float32Array.from({ length: rows * cols }, () => (r() * 2 - 1) * scale);
 
@@ -48,7 +38,7 @@ function cell(W, U, x, h) {
  * dot-product attention over every encoder state.
  */
 export function createStandIn({ attention }) {
-  const r = rng(attention ? 2 : 1);
+  const r = mulberry32(attention ? 2 : 1); // seeded: the stand-in is the same on every load
   const srcEmb = matrix(r, BUCKETS, EMB, 1);
   const tgtEmb = matrix(r, EOS + 1, EMB, 1);
   const We = matrix(r, HIDDEN, EMB, 0.5), Ue = matrix(r, HIDDEN, HIDDEN, 0.25);
