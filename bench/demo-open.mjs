@@ -3,7 +3,8 @@
 // `/usr/bin/python3 tools/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models` writes), feeds
 // it T random token ids, and times: the load; from the input to the model view drawn (forward pass in the Worker,
 // transfer, the maps' pixels); the maps' own script time; a hover and a click on the model view until the next frame;
-// the longest animation frame meanwhile; and how many lines the head view kept.
+// the longest animation frame meanwhile; and how many lines the head view kept. With `base` (demo.mjs --base=DIR)
+// another build of the page takes turns with this one, run by run, so that both see the same load.
 import { chromium } from 'playwright-core';
 import { join } from 'node:path';
 
@@ -46,19 +47,19 @@ async function runOnce(browser, url, dir, T) {
     const b = canvas.getBoundingClientRect();
     const frame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     const hover = [], click = [];
-    for (let k = 0; k < 10; k++) {
+    for (let k = 0; k < 20; k++) {
       const x = b.left + 40 + ((k * 97) % (b.width - 50)), y = b.top + 20 + ((k * 61) % (b.height - 25));
       const t = performance.now();
       canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
       await frame();
       hover.push(performance.now() - t);
     }
-    for (let k = 0; k < 5; k++) {
+    for (let k = 0; k < 20; k++) {
       const x = b.left + 40 + ((k * 211) % (b.width - 50)), y = b.top + 20 + ((k * 83) % (b.height - 25));
       const before = canvas.dataset.drawn;
       const t = performance.now();
       canvas.dispatchEvent(new MouseEvent('click', { clientX: x, clientY: y, bubbles: true }));
-      const picked = await new Promise((ok) => { const wait = () => (canvas.dataset.drawn !== before ? ok(true) : performance.now() - t > 5000 ? ok(false) : setTimeout(wait, 1)); wait(); });
+      const picked = await new Promise((ok) => { const wait = () => (canvas.dataset.drawn !== before ? ok(true) : performance.now() - t > 2000 ? ok(false) : setTimeout(wait, 1)); wait(); });
       await frame();
       if (picked) click.push(performance.now() - t); // a click between maps picks nothing: not counted
     }
@@ -74,25 +75,30 @@ async function runOnce(browser, url, dir, T) {
   return { loadMs, status, ...draw, ...interact, ...extra };
 }
 
-/** Runs `runs` times and prints a Markdown table. */
-export async function benchOpen({ url, dir, runs, tokens = 512, progress }) {
+/** Runs `runs` times (per site: this build, and `base` when given, taking turns) and prints a Markdown table. */
+export async function benchOpen({ url, base, dir, runs, tokens = 512, progress }) {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
-  const all = [];
+  const sites = [...(base ? [{ label: 'base', url: base, all: [] }] : []), { label: base ? 'this build' : '', url, all: [] }];
   try {
     for (let k = 0; k < runs; k++) {
-      const r = await runOnce(browser, url, dir, tokens);
-      progress(`open run ${k + 1}: load ${r.loadMs} ms; input → model view ${r.wall.toFixed(0)} ms (maps ${r.paint} ms script, ${r.paintWall} ms with pieces); hover p95 ${quantile(r.hover, 0.95).toFixed(0)} ms; click p95 ${quantile(r.click, 0.95).toFixed(0)} ms; LoAF max ${r.loafMax.toFixed(0)} ms; ${r.hvNote}; last pass (ms): ${Object.entries(r.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
-      all.push(r);
+      for (const site of sites) {
+        const r = await runOnce(browser, site.url, dir, tokens);
+        progress(`open${site.label ? ` [${site.label}]` : ''} run ${k + 1}: load ${r.loadMs} ms; input → model view ${r.wall.toFixed(0)} ms (maps ${r.paint} ms script, ${r.paintWall} ms with pieces); hover p50/p95 ${quantile(r.hover, 0.5).toFixed(0)}/${quantile(r.hover, 0.95).toFixed(0)} ms; click p50/p95 ${quantile(r.click, 0.5).toFixed(0)}/${quantile(r.click, 0.95).toFixed(0)} ms (${r.click.length} clicks); LoAF max ${r.loafMax.toFixed(0)} ms; ${r.hvNote}; last pass (ms): ${Object.entries(r.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+        site.all.push(r);
+      }
     }
   } finally {
     await browser.close();
   }
   const out = (s = '') => process.stdout.write(s + '\n');
   out();
-  out(`Open a model: ${dir}, ${tokens} token ids, ${runs} runs (\`node bench/demo.mjs --open=${dir} --runs=${runs}\`).`);
+  out(`Open a model: ${dir}, ${tokens} token ids, ${runs} runs${base ? ' per build, taking turns' : ''} (\`node bench/demo.mjs --open=${dir} --runs=${runs}${base ? ' --base=…' : ''}\`), 20 hovers and 20 clicks a run.`);
   out();
-  out('| load | input → model view drawn (p50 / max) | maps\' pixels, script | hover → next frame, p95 | click → redrawn, p95 | longest animation frame | head view |');
-  out('|---|---|---|---|---|---|---|');
-  const p50 = (f) => quantile(all.map(f), 0.5);
-  out(`| ${p50((r) => r.loadMs).toFixed(0)} ms | ${p50((r) => r.wall).toFixed(0)} / ${Math.max(...all.map((r) => r.wall)).toFixed(0)} ms | ${p50((r) => r.paint).toFixed(0)} ms | ${quantile(all.flatMap((r) => r.hover), 0.95).toFixed(0)} ms | ${quantile(all.flatMap((r) => r.click), 0.95).toFixed(0)} ms | ${all[0].noLoaf ? 'n/a' : `${Math.max(...all.map((r) => r.loafMax)).toFixed(0)} ms`} | ${all[0].hvNote} |`);
+  out(`| ${base ? 'build | ' : ''}load | input → model view drawn (p50 / max) | maps' pixels, script | hover → next frame, p50 / p95 | click → redrawn, p50 / p95 | longest animation frame | head view |`);
+  out(`|${base ? '---|' : ''}---|---|---|---|---|---|---|`);
+  for (const { label, all } of sites) {
+    const p50 = (f) => quantile(all.map(f), 0.5);
+    const q = (key, p) => quantile(all.flatMap((r) => r[key]), p).toFixed(0);
+    out(`| ${base ? `${label} | ` : ''}${p50((r) => r.loadMs).toFixed(0)} ms | ${p50((r) => r.wall).toFixed(0)} / ${Math.max(...all.map((r) => r.wall)).toFixed(0)} ms | ${p50((r) => r.paint).toFixed(0)} ms | ${q('hover', 0.5)} / ${q('hover', 0.95)} ms | ${q('click', 0.5)} / ${q('click', 0.95)} ms | ${all[0].noLoaf ? 'n/a' : `${Math.max(...all.map((r) => r.loafMax)).toFixed(0)} ms`} | ${all[0].hvNote} |`);
+  }
 }

@@ -23,7 +23,8 @@ import { benchOpen } from './demo-open.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
-// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs), at --tokens (512).
+// --open=DIR: only the "Open a model" tab with the checkpoint in DIR (bench/demo-open.mjs), at --tokens (512);
+// with --base, that build's tab too, taking turns.
 const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, keys: { type: 'string', default: '20' }, base: { type: 'string' }, open: { type: 'string' }, tokens: { type: 'string', default: '512' } } });
 const RUNS = Number(options.runs);
 const KEYS = Number(options.keys);
@@ -119,7 +120,8 @@ async function main() {
   if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
   if (OPEN) {
     const { server, url } = await startServer(SITE, 0);
-    try { await benchOpen({ url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens), progress }); } finally { server.close(); }
+    const other = BASE ? await startServer(resolve(BASE), 0) : null;
+    try { await benchOpen({ url, base: other?.url, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens), progress }); } finally { server.close(); other?.server.close(); }
     return;
   }
   const sites = [];

@@ -93,21 +93,22 @@ std::vector<T> whole_numbers(const val& array, const char* name)
 }
 
 // A request as the wrapper converted it; `kept` holds patchFrom's copy ({data: Float32Array, shape}, or null) for
-// the call, since the core's request only points at it.
-PretrainedModel::Request request_of(const val& r, Tensor& kept)
+// the call, since the core's request only points at it. Heads to ablate or patch come as ablation.js headLists gives
+// them and are checked against the model's layers and heads here, as for our own models.
+PretrainedModel::Request request_of(const val& r, Tensor& kept, const PretrainedConfig& c)
 {
     PretrainedModel::Request request;
     request.tokens = whole_numbers<std::int32_t>(r["tokens"], "tokens");
     request.attention_mask = whole_numbers<std::uint8_t>(r["attentionMask"], "attentionMask");
     request.token_type_ids = whole_numbers<std::int32_t>(r["tokenTypeIds"], "tokenTypeIds");
     request.need_attention = r["needAttention"].as<bool>();
-    request.ablate = whole_numbers<std::uint8_t>(r["ablate"], "ablate");
+    request.ablate = head_flags(r["ablate"], "options.ablate", c.layers, c.heads);
     const std::string ablation = r["ablation"].as<std::string>();
     if (ablation != "zero" && ablation != "mean")
         fail(Status::range_error, "ablation: expected 'zero' or 'mean', got '%'", {ablation.c_str()});
     request.ablation = ablation == "mean" ? Ablation::mean : Ablation::zero;
     request.keep_heads = r["keepHeads"].as<bool>();
-    request.patch = whole_numbers<std::uint8_t>(r["patch"], "patch");
+    request.patch = head_flags(r["patch"], "options.patch", c.layers, c.heads);
     const val from = r["patchFrom"];
     if (!from.isNull()) {
         // Fields, not Tensor's checking constructor: the core's check of patch_from names the call and the field.
@@ -169,6 +170,32 @@ val HfLoader::addHeader(const std::string& file, std::uintptr_t bytes, double si
     });
 }
 
+val HfLoader::plan(double tokens)
+{
+    return guarded([&] {
+        const PretrainedPlan p = loader_->plan(to_size(tokens, "planTokens"));
+        // The plan against the ceiling, in the binding beside require_memory: what is left of WebAssembly memory now
+        // (a model loaded before this one still holds its share).
+        const double limit = memory_limit_bytes(), left = limit - heap_bytes_in_use();
+        const std::string family = to_string(loader_->config().family);
+        if (double(p.bytes()) > left)
+            fail(Status::range_error,
+                 "%: % with these sizes needs % (% parameters: % as F32, and % to run % tokens with every attention map), "
+                 "more than the % WebAssembly memory has left (limit %); fewer planTokens need less",
+                 {p.exact ? "this model" : "config.json", family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
+                  Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
+        val out = val::object();
+        out.set("parameters", double(p.parameters));
+        out.set("parameterBytes", double(p.parameter_bytes));
+        out.set("tokens", double(p.tokens));
+        out.set("workspaceBytes", double(p.workspace_bytes));
+        out.set("bytes", double(p.bytes()));
+        out.set("availableBytes", left);
+        out.set("exact", p.exact);
+        return out;
+    });
+}
+
 val HfLoader::allocate()
 {
     return guarded([&] {
@@ -205,7 +232,7 @@ val HfModel::forward(const val& request)
 {
     return guarded([&] {
         Tensor kept;
-        const PretrainedModel::Output out = model_->forward(request_of(request, kept));
+        const PretrainedModel::Output out = model_->forward(request_of(request, kept, model_->config()));
         val result = val::object();
         result.set("logits", tensor_value(out.logits));
         result.set("hidden", tensor_value(out.hidden));
@@ -221,7 +248,7 @@ val HfModel::generate(const val& prompt, double max_new_tokens, double stop_toke
         const auto tokens = whole_numbers<std::int32_t>(prompt, "prompt");
         const auto stop = std::int32_t(whole_number(stop_token, "stopToken", -1, std::numeric_limits<std::int32_t>::max()));  // -1: none
         return int_array(model_->generate(tokens, to_size(max_new_tokens, "maxNewTokens"), stop,
-                                          whole_numbers<std::uint8_t>(ablate, "ablate")));
+                                          head_flags(ablate, "options.ablate", model_->config().layers, model_->config().heads)));
     });
 }
 
@@ -229,8 +256,8 @@ val HfModel::trace(const val& request, double layer, double head, double query)
 {
     return guarded([&] {
         Tensor kept;
-        return trace_value(model_->trace(request_of(request, kept), to_size(layer, "layer"), to_size(head, "head"),
-                                         to_size(query, "query")));
+        return trace_value(model_->trace(request_of(request, kept, model_->config()), to_size(layer, "layer"),
+                                         to_size(head, "head"), to_size(query, "query")));
     });
 }
 

@@ -22,6 +22,10 @@ public:
     val files();  // the weight files to read, in order
     val neededHeaderBytes(const std::string& file, std::uintptr_t first8, double file_size);
     val addHeader(const std::string& file, std::uintptr_t bytes, double size, double file_size);  // data start
+    // The memory the load and a forward pass of `tokens` tokens (0: the core's default) will take, as a plain object;
+    // a RangeError naming the parameters and bytes when WebAssembly memory has no room for it. From config.json alone
+    // before the headers, exact after them.
+    val plan(double tokens);
     val allocate();  // refuses, before allocating, parameters WebAssembly memory has no room for
     val write(const std::string& file, double offset, std::uintptr_t data, double size);
     val finish(HfModel& into);  // moves the model into `into`; the loader is spent

@@ -111,6 +111,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("files", &HfLoader::files)
         .function("neededHeaderBytes", &HfLoader::neededHeaderBytes)
         .function("addHeader", &HfLoader::addHeader)
+        .function("plan", &HfLoader::plan)
         .function("allocate", &HfLoader::allocate)
         .function("write", &HfLoader::write)
         .function("finish", &HfLoader::finish);

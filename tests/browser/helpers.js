@@ -63,6 +63,8 @@ export async function open(hash = '', { locale = 'en-US', width = 1280, height =
 export const demo = (page) => page.evaluate(() => window.__attnscopeDemo);
 export const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });
 export const canvasData = (page, sel) => page.$eval(sel, (c) => c.toDataURL());
+/** The index of the largest value (the first of equal ones). */
+export const argmax = (a) => a.reduce((b, x, i) => (x > a[b] ? i : b), 0);
 /**
  * Wait until the page has recomputed and every view (on screen and off) has drawn the latest state: the page's
  * scheduler draws after the input's own frame, in slices.

@@ -48,6 +48,8 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
   await loaded(page);
   assert.match(await page.textContent('#open-status'), /Loaded: .* of parameters/);
+  // The core's memory plan, made before it allocated: the fixture's n_positions (12) caps the default 512 tokens.
+  assert.match(await page.textContent('#open-status'), /^Memory needed: [\d.]+ KB: [\d.]+K parameters \([\d.]+ KB as F32\) and [\d.]+ KB to run 12 tokens with every attention map; WebAssembly memory has [\d,.]+ MB left\./);
   assert.match(await page.textContent('#open-info'), /gpt2: 2 layers × 2 heads \(MHA\)/);
   await page.fill('#open-text', ref.text);
   const T = ref.input_ids.length;
@@ -148,6 +150,33 @@ test('a corrupted config.json is a clear message, and the page keeps working', a
   await page.click('#tab-self');
   await page.waitForSelector('#maps-section:not([hidden])');
   assert.deepEqual(problems.filter((p) => !/config/.test(p)), []);
+  await close();
+});
+
+test('a config.json claiming a model too large to run is refused before anything is allocated, saying why; memory stays flat', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  const wasmInAll = async () => Number((await page.textContent('#open-status')).match(/([\d,.]+) MB of WebAssembly memory in all/)[1].replace(/,/g, ''));
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  const before = await wasmInAll();
+  // GPT-2 shaped, 48 layers × 64 heads, n_embd 1024: 2.45 GiB of parameters, and 3 GiB of attention maps at 512
+  // tokens. The weight file is the tiny fixture's: had its header been read, the message would be about shapes.
+  const config = JSON.parse(readFileSync(join(HF, 'gpt2-lm/config.json'), 'utf8'));
+  const huge = { ...config, n_layer: 48, n_head: 64, n_embd: 1024, n_inner: 4096, n_positions: 1024, n_ctx: 1024, vocab_size: 50257 };
+  await page.setInputFiles('#open-files', [
+    { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(huge)) },
+    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: readFileSync(join(HF, 'gpt2-lm/model.safetensors')) },
+  ]);
+  await page.waitForSelector('#open-status.error', { timeout: 20_000 });
+  const status = await page.textContent('#open-status');
+  assert.match(status, /^The model was refused before any memory was taken: .*loadModel: config\.json: gpt2 with these sizes needs 5\.\d\d GiB \(\d{9} parameters: 2\.\d\d GiB as F32, and 3\.\d\d GiB to run 512 tokens with every attention map\), more than the [\d.]+ GiB WebAssembly memory has left/);
+  await shot(page, 'open-refused-too-large');
+  // The Worker's WebAssembly memory did not grow (it never shrinks: a 2 GiB allocation would show), and it opens
+  // the next model.
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await page.waitForFunction(() => /Loaded/.test(document.querySelector('#open-status').textContent), null, { timeout: 20_000 });
+  assert.equal(await wasmInAll(), before);
+  assert.deepEqual(problems, []);
   await close();
 });
 

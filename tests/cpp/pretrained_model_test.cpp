@@ -92,3 +92,35 @@ TEST_CASE("GPT-2 small's parameters are held in about their F32 bytes", "[pretra
     // Four GiB of WASM memory cannot hold a model of 1.1 billion F32 parameters: refused before anything is allocated.
     CHECK_THROWS_AS(PretrainedLoader(gpt2_config(50257, 1024, 2048, 24, 16).dump()), std::length_error);
 }
+
+TEST_CASE("the memory plan: GPT-2 small's parameters and a 512-token forward pass, before any header", "[pretrained][memory]")
+{
+    PretrainedLoader loader(gpt2_config(50257, 1024, 768, 12, 12).dump());
+    const PretrainedPlan plan = loader.plan(0);
+    CHECK_FALSE(plan.exact);  // no header yet: the least the config can mean
+    CHECK(plan.tokens == default_plan_tokens);
+    CHECK(plan.parameter_bytes == loader.parameter_bytes());
+    CHECK(plan.parameter_bytes == 4 * plan.parameters);
+    // From HF's shapes at T = 512: the attention maps [12, 12, T, T], the key/value caches [12, 2, T, 768] and the
+    // hidden state [T, 768] as F32 (no logits: before the headers the model has no head). The activations, the
+    // scores and the packed keys and values add a few MB; a plan far above this would refuse models that fit.
+    const double T = 512, maps = 4 * 12 * 12 * T * T, caches = 4 * 2 * 12 * T * 768, hidden = 4 * T * 768;
+    CHECK(double(plan.workspace_bytes) >= maps + caches + hidden);
+    CHECK(double(plan.workspace_bytes) < 1.15 * (maps + caches + hidden));
+    CHECK(loader.plan(1024).tokens == 1024);
+    CHECK(loader.plan(64).workspace_bytes < plan.workspace_bytes);
+    CHECK_THROWS_AS(loader.plan(1025), std::invalid_argument);
+
+    // After the header: exact, with the tied head the file's transformer. prefix says it has.
+    const std::string file = gpt2_file(512, 64, 128, 2);
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(file.data());
+    PretrainedLoader small(gpt2_config(512, 64, 128, 2, 4).dump());
+    const PretrainedPlan before = small.plan(0);
+    small.add_header("model.safetensors", bytes, file.size(), file.size());
+    const PretrainedPlan after = small.plan(0);
+    CHECK(after.exact);
+    CHECK(after.tokens == 64);  // the default, capped at n_positions
+    CHECK(after.parameter_bytes == small.parameter_bytes());
+    CHECK(after.parameter_bytes >= before.parameter_bytes);
+    CHECK(after.workspace_bytes >= before.workspace_bytes + 4 * 64 * 512);  // + the logits [T, vocab]
+}

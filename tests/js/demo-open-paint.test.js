@@ -2,7 +2,7 @@
 // the two-pass one, each pixel the largest weight of its block, and a sharp line survives the reduction.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { paintMap, paintMapScaled, mapTop, lut } from '../../web/demo/src/open/paint.js';
+import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/open/paint.js';
 
 function randomMap(T, seed = 7) {
   let x = seed;
@@ -30,4 +30,28 @@ test('a single strong weight in a 512-token map keeps the top colour in a 40-pix
   const top = lut('viridis')[255];
   assert.equal(px.filter((c) => c === top).length, 1);
   assert.equal(px[Math.floor((300 * size) / T) * size + Math.floor((17 * size) / T)], top);
+});
+
+// Node has no ImageData: the browser's shape of it (width, height, RGBA bytes) is all paint.js uses.
+globalThis.ImageData ??= class { constructor(w, h) { this.width = w; this.height = h; this.data = new Uint8ClampedArray(w * h * 4); } };
+
+test('headImage: each head painted as paintMapScaled paints it, once per run, colours and size; placeImage puts it in place', () => {
+  const L = 2, H = 3, T = 40, size = 16;
+  const data = new Float32Array(L * H * T * T);
+  const one = randomMap(T, 3);
+  for (let m = 0; m < L * H; m++) data.set(one.map((x) => x * (m + 1) / 6), m * T * T);
+  const run = { attention: { data, shape: [L, H, T, T] } };
+  const opts = { cmap: 'viridis', scale: 'max' };
+  const img = headImage(run, 1, 2, size, opts);
+  const want = new Uint32Array(size * size);
+  paintMapScaled(want, size, 0, 0, size, data, (1 * H + 2) * T * T, T, opts);
+  assert.deepEqual(new Uint32Array(img.data.buffer), want);
+  assert.equal(headImage(run, 1, 2, size, opts), img, 'kept for the same run, colours and size');
+  assert.notEqual(headImage(run, 1, 2, size, { ...opts, cmap: 'cividis' }), img);
+  assert.notEqual(headImage({ attention: run.attention }, 1, 2, size, opts), img, 'a new run paints again');
+  // Into a 40-pixel-wide image at (5, 3): row y of the head is pixels [5, 21) of row 3 + y; nothing else is written.
+  const px = new Uint32Array(40 * 30);
+  placeImage(px, 40, 5, 3, img);
+  for (let y = 0; y < size; y++) assert.deepEqual(px.subarray((3 + y) * 40 + 5, (3 + y) * 40 + 5 + size), want.subarray(y * size, (y + 1) * size));
+  assert.equal(px.reduce((n, v) => n + (v !== 0), 0), size * size);
 });

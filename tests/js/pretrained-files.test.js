@@ -74,6 +74,7 @@ function recordingLoader(loads) {
         load.calls.push(`header ${name}`);
         return size;
       },
+      plan: () => ({ parameters: 0, parameterBytes: 0, tokens: 0, workspaceBytes: 0, bytes: 0, availableBytes: 0, exact: true }),
       allocate() { load.calls.push('allocate'); },
       write(name, offset, address, size) {
         const file = load.got.get(name);

@@ -1,8 +1,8 @@
-// Head ablation for the model API: `{ ablate: [{ layer, head }] }` converted into what the core takes. Our models'
+// Head ablation for the model API: `{ ablate: [{ layer, head }] }` converted into what the core takes. Every model's
 // binding takes each stack's heads as they are given and checks them against the model (cpp/bindings/marshal.cpp
-// `head_flags`); the Hugging Face models take the per-layer head flags (one 0/1 per head of every layer).
+// `head_flags`), so their ranges are written once, in C++.
 import { describe } from './runtime.js';
-import { integerOption, numberOption } from './tensor.js';
+import { numberOption } from './tensor.js';
 
 /**
  * The entries of `ablate` with their stack: `names` are the stacks' names (`['self']` for a language model, whose
@@ -36,20 +36,4 @@ export function headLists(ablate, name, names) {
   const lists = Object.fromEntries(names.map((stack) => [stack, []]));
   entries(ablate, name, names).forEach(({ stack, layer, head }, i) => lists[stack].push(i, layer, head));
   return lists;
-}
-
-/**
- * Flags for every stack of attention from a list of heads to switch off (the Hugging Face models' form).
- * `stacks` maps each stack's name to its layer count, e.g. `{ self: 12 }`.
- * @returns {Record<string, number[]>} per stack, `layers × heads` flags (empty when nothing in it is ablated)
- */
-export function headMasks(ablate, name, stacks, heads) {
-  const masks = Object.fromEntries(Object.keys(stacks).map((stack) => [stack, []]));
-  for (const { at, stack, layer: l, head: h } of entries(ablate, name, Object.keys(stacks))) {
-    const layer = integerOption(l, `${at}.layer`, { min: 0, max: stacks[stack] - 1 });
-    const head = integerOption(h, `${at}.head`, { min: 0, max: heads - 1 });
-    if (masks[stack].length === 0) masks[stack] = new Array(stacks[stack] * heads).fill(0);
-    masks[stack][layer * heads + head] = 1;
-  }
-  return masks;
 }

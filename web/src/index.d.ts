@@ -262,7 +262,7 @@ export type { RnnSeq2SeqModelConfig, RnnTranslation } from './rnn-model.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
 
 import type { CheckpointFiles, EncoderModel, LoadOptions, PretrainedLanguageModel } from './pretrained.js';
-export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
+export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadPlan, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
 export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
 
 /**

@@ -46,6 +46,7 @@ export function pretrainedLoader(caller) {
       files: () => raw(caller, () => loader.files()),
       neededHeaderBytes: (name, address, fileSize) => raw(caller, () => loader.neededHeaderBytes(name, address, fileSize)),
       addHeader: (name, address, size, fileSize) => raw(caller, () => loader.addHeader(name, address, size, fileSize)),
+      plan: (tokens) => raw(caller, () => loader.plan(tokens)),
       allocate: () => raw(caller, () => loader.allocate()),
       write: (name, offset, address, size) => raw(caller, () => loader.write(name, offset, address, size)),
       finish() {

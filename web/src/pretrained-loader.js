@@ -6,22 +6,30 @@ import { call, describe, isBroken, module, reserve } from './runtime.js';
 
 const INDEX = 'model.safetensors.index.json';
 
-/** `{ onProgress, signal }` of loadModel, type-checked. */
+const LOAD_OPTIONS = ['onProgress', 'onPlan', 'planTokens', 'signal'];
+
+/** `{ onProgress, onPlan, planTokens, signal }` of loadModel, type-checked (the core judges planTokens' value). */
 export function loadOptions(options, caller) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${caller}: options: expected an options object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'onProgress' && key !== 'signal') throw new TypeError(`${caller}: options: unknown option '${key}' (expected one of onProgress, signal)`);
+    if (!LOAD_OPTIONS.includes(key)) throw new TypeError(`${caller}: options: unknown option '${key}' (expected one of ${LOAD_OPTIONS.join(', ')})`);
   }
-  const { onProgress, signal } = options;
+  const { onProgress, onPlan, planTokens, signal } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`${caller}: options.onProgress: expected a function ({ loaded, total, file }) => void, got ${describe(onProgress)}`);
   }
+  if (onPlan !== undefined && typeof onPlan !== 'function') {
+    throw new TypeError(`${caller}: options.onPlan: expected a function ({ parameters, parameterBytes, workspaceBytes, bytes, … }) => void, got ${describe(onPlan)}`);
+  }
+  if (planTokens !== undefined && typeof planTokens !== 'number') {
+    throw new TypeError(`${caller}: options.planTokens: expected a number of tokens, got ${describe(planTokens)}`);
+  }
   const isSignal = typeof AbortSignal === 'function' && signal instanceof AbortSignal;
   if (signal !== undefined && !isSignal) throw new TypeError(`${caller}: options.signal: expected an AbortSignal, got ${describe(signal)}`);
-  return { onProgress, signal };
+  return { onProgress, onPlan, planTokens, signal };
 }
 
 /**
@@ -78,7 +86,7 @@ function chunkWriter(wasm, caller, write) {
  * checkpoint has none). `createLoader(configText)` gives the raw loader (the binding's, or a test's stand-in); its
  * methods throw the errors the user sees.
  */
-export async function streamCheckpoint(files, createLoader, readTokenizer, { onProgress, signal }, caller) {
+export async function streamCheckpoint(files, createLoader, readTokenizer, { onProgress, onPlan, planTokens = 0, signal }, caller) {
   const wasm = module(caller);
   const aborted = () => signal?.throwIfAborted();
   aborted();
@@ -86,6 +94,9 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
   let loader = null;
   try {
     loader = createLoader(await files.text('config.json'));
+    // The memory plan from config.json alone (the least it can mean): a model too large is refused here, before
+    // its index, tokenizer or headers are read. 0 planTokens: the core's default.
+    loader.plan(planTokens);
     aborted();
     const index = await files.text(INDEX, { optional: true });
     aborted();
@@ -114,6 +125,10 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
     }
     const total = sources.reduce((n, s) => n + s.size, 0);
     let loaded = sources.reduce((n, s) => n + s.dataStart, 0);
+    // The exact plan, now that the headers say which heads the files hold; refused by the core when it cannot fit.
+    const plan = loader.plan(planTokens);
+    onPlan?.(plan);
+    aborted(); // a handler that aborted on seeing the plan allocates nothing
     loader.allocate(); // the core refuses here, before allocating, what cannot fit
 
     for (const [i, name] of names.entries()) {

@@ -19,10 +19,43 @@ export interface LoadProgress {
   file: string;
 }
 
+/**
+ * The memory a load will take, from config.json and the weight files' headers, before anything in proportion to
+ * the model is allocated (the C++ core computes it; `loadModel` refuses with a RangeError what does not fit).
+ */
+export interface LoadPlan {
+  /** Floats the parameters take as held (the kernels' panel padding included): about the parameter count. */
+  parameters: number;
+  /** The parameters as F32, in bytes: `model.parameterBytes` once loaded. */
+  parameterBytes: number;
+  /** The input length the workspace is planned for (`planTokens`, by default 512 or `maxPositions` if fewer). */
+  tokens: number;
+  /** What one `forward` of `tokens` tokens with every attention map allocates next to the parameters, in bytes. */
+  workspaceBytes: number;
+  /** `parameterBytes + workspaceBytes`. */
+  bytes: number;
+  /** What WebAssembly memory had left when the plan was made, in bytes (`bytes` is at most this). */
+  availableBytes: number;
+  /** True once every header was read (always, for the plan `onPlan` receives). */
+  exact: boolean;
+}
+
 /** Options of `loadModel` for a checkpoint. */
 export interface LoadOptions {
   /** Called after each chunk of the weights (4 MiB or less); an error it throws stops the load. */
   onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Called once, after every header was read and before the parameters are allocated, with the memory the model
+   * will need; an error it throws (or an abort it makes) stops the load before anything is allocated.
+   */
+  onPlan?: (plan: LoadPlan) => void;
+  /**
+   * The input length the memory plan makes room for (a whole number, at most `maxPositions`; 0 or absent: 512, or
+   * `maxPositions` if fewer). A model whose parameters and one forward pass of this many tokens, every attention
+   * map included, do not fit in what WebAssembly memory has left is refused from config.json, before its headers
+   * are read, and again, exactly, after them: a RangeError naming the parameter count and the bytes.
+   */
+  planTokens?: number;
   /** Cancels the load: it rejects with the signal's reason, and frees everything it had allocated. */
   signal?: AbortSignal;
 }

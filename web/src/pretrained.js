@@ -1,6 +1,6 @@
 // Hugging Face checkpoints as models: PretrainedLanguageModel (gpt2, llama, mistral, qwen2, qwen3) and EncoderModel
 // (bert). Inputs are converted to the types the core takes; the core checks every value and size.
-import { headMasks } from './ablation.js';
+import { headLists } from './ablation.js';
 import { loadTokenizer } from './hf-tokenizer.js';
 import { checkpointFiles } from './model-files.js';
 import { loadOptions, streamCheckpoint } from './pretrained-loader.js';
@@ -124,15 +124,15 @@ class PretrainedModel {
         ablate: this.ablation(opts.ablate, caller),
         ablation: ablationKind(opts.ablation, `${caller}: options.ablation`),
         keepHeads: booleanOption(opts.keepHeads, `${caller}: options.keepHeads`, false),
-        patch: headMasks(opts.patch, `${caller}: options.patch`, { self: this.config.layers }, this.config.heads).self,
+        patch: headLists(opts.patch, `${caller}: options.patch`, ['self']).self,
         patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
       },
     };
   }
 
-  /** @protected `ablate: [{ layer, head }]` → the core's per-layer head flags. */
+  /** @protected `ablate: [{ layer, head }]` → the heads as the binding takes them (it checks their range). */
   ablation(ablate, caller) {
-    return headMasks(ablate, `${caller}: options.ablate`, { self: this.config.layers }, this.config.heads).self;
+    return headLists(ablate, `${caller}: options.ablate`, ['self']).self;
   }
 
   /**

@@ -75,6 +75,23 @@ struct PretrainedConfig {
 /// Largest parameter memory accepted: 4 GiB of WASM memory less 256 MiB for activations and the runtime.
 constexpr std::uint64_t max_pretrained_parameter_bytes = (std::uint64_t(4) << 30) - (std::uint64_t(256) << 20);
 
+/// The memory a load will take, known from config.json and the weight files' headers before anything in proportion
+/// to the model is allocated (PretrainedLoader::plan).
+struct PretrainedPlan {
+    std::uint64_t parameters = 0;       ///< floats the parameters take as held (the packed panels' padding included)
+    std::uint64_t parameter_bytes = 0;  ///< the same as F32
+    std::size_t tokens = 0;             ///< the input length the workspace is planned for
+    /// One forward pass of `tokens` tokens with every attention map: the activations, the key/value caches and the
+    /// outputs (hidden, logits, attention) it allocates next to the parameters.
+    std::uint64_t workspace_bytes = 0;
+    bool exact = false;                 ///< every header was read; before, the smallest model the config can mean
+    std::uint64_t bytes() const { return parameter_bytes + workspace_bytes; }
+};
+
+/// The input length a plan is made for unless the caller names one (capped at the model's max_positions): the
+/// 512 tokens issue #22's demo is measured at.
+constexpr std::size_t default_plan_tokens = 512;
+
 /// What Request::ablate does to a flagged head's context (see Request::ablation).
 enum class Ablation { zero, mean };
 
@@ -178,6 +195,11 @@ public:
 
     /// Every parameter's F32 bytes as they will be held (known once the config and headers are read).
     std::uint64_t parameter_bytes() const;
+    /// The memory the load and one forward pass of `tokens` tokens (0: default_plan_tokens, capped at
+    /// max_positions) will take. Exact once every file's header was added; before, from config.json alone, the
+    /// least the config can mean (no optional head), so that a model too large is refused before its headers are
+    /// read. std::invalid_argument when `tokens` exceeds max_positions.
+    PretrainedPlan plan(std::size_t tokens) const;
     /// After every file's header: every tensor the config needs is present (FileError naming the first missing
     /// one otherwise); allocates the parameters.
     void allocate();

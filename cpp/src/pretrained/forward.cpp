@@ -274,10 +274,16 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             trace->head_output = Tensor({d});
             kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + trace->head * hd * NR,
                                    lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
+            // The attention's output at the query: every head's context through the output projection, with its
+            // bias (one row of what forward() adds to the residual stream).
+            trace->attention_output = Tensor({d});
+            apply(lw.o, ctx.data() + trace->query * q_cols, 1, trace->attention_output.data.data());
+            // Nothing after this layer's attention reaches the trace: a trace of layer l costs l + 1 layers, not
+            // the whole pass and its logits (the demo traces on every click).
+            return;
         }
         if (s.kept) std::memcpy(s.kept + l * T * q_cols, ctx.data(), T * q_cols * sizeof(float));
         apply(lw.o, ctx.data(), T, a.data());
-        if (tracing) copy_rows(trace->attention_output, {d}, a.data() + trace->query * d, 0, 1, d);
         kernels::add_inplace{}(arch{}, x.data(), T * d, a.data());
         if (c.post_norm) norm_rows(c, lw.norm1, x.data(), T, d, x.data());
 

@@ -1,7 +1,11 @@
-// The weights' allocation in the kernels' layout and each tensor's destination in it (see layout.hpp).
+// The weights' allocation in the kernels' layout, each tensor's destination in it, and a forward pass's workspace
+// beside them (see layout.hpp).
 #include "layout.hpp"
 
+#include <algorithm>
+
 #include "../kernels/gemm.hpp"
+#include "../parallel.hpp"
 #include "../sizes.hpp"
 
 namespace attnscope {
@@ -108,6 +112,31 @@ Destination destination_of(PretrainedModel::Impl& m, const TensorSpec& s)
     case Role::mlm_bias: return plain(w.head.bias);
     }
     return {};
+}
+
+std::uint64_t forward_workspace_bytes(const PretrainedConfig& c, std::size_t tokens)
+{
+    // 64-bit arithmetic that saturates at 2^62 (far beyond any memory) instead of wrapping.
+    constexpr std::uint64_t top = std::uint64_t(1) << 62;
+    const auto mul = [](std::uint64_t a, std::uint64_t b) { return a != 0 && b > top / a ? top : a * b; };
+    const auto add = [](std::uint64_t a, std::uint64_t b) { return a + b > top ? top : a + b; };
+    const auto packed = [&](std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1) / NR * NR, k); };
+    const std::uint64_t T = tokens, d = c.hidden, L = c.layers, H = c.heads, KV = c.kv_heads, hd = c.head_dim;
+    const std::uint64_t q_cols = mul(H, hd), kv_cols = mul(KV, hd), qkv_cols = add(q_cols, mul(2, kv_cols));
+    // run_request (model.cpp): the key and value caches, and the outputs it returns.
+    std::uint64_t floats = mul(mul(2, L), mul(T, kv_cols));
+    floats = add(floats, mul(T, d));                                  // hidden
+    if (c.has_lm_head) floats = add(floats, mul(T, c.vocab));         // logits
+    floats = add(floats, mul(mul(L, H), mul(T, T)));                  // attention, every layer's
+    // run() (forward.cpp): x, h, a; q|k|v; the context; the MLP's up (and gate); one block of scores per thread
+    // (query_block, 32 rows); every K/V head's key and value panels; RoPE's cos and sin.
+    floats = add(floats, mul(3, mul(T, d)));
+    floats = add(floats, add(mul(T, qkv_cols), mul(T, q_cols)));
+    floats = add(floats, mul(c.mlp == MlpKind::swiglu ? 2 : 1, mul(T, c.intermediate)));
+    floats = add(floats, mul(mul(std::min<std::uint64_t>(T, 32), T), detail::worker_count()));
+    floats = add(floats, mul(KV, add(packed(hd, T), packed(T, hd))));
+    if (c.positions == PositionKind::rope) floats = add(floats, mul(T, hd));
+    return add(mul(floats, 4), mul(T, T));                            // + the blocked-key flags, a byte each
 }
 
 }  // namespace pretrained

@@ -1,5 +1,6 @@
 // Where each tensor of a checkpoint lives in the model: the weights allocated in the kernels' layout, and for each
-// tensor the place its elements go (plain, or scattered into a matrix's packed panels). Internal to the loader.
+// tensor the place its elements go (plain, or scattered into a matrix's packed panels); and the memory a forward
+// pass takes beside them, for the loader's plan. Internal to the loader.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,10 @@ struct Destination {
 void allocate_weights(PretrainedModel::Impl& m, bool mlm_head);
 /// Where the elements of the tensor `spec` go once the weights are allocated.
 Destination destination_of(PretrainedModel::Impl& m, const TensorSpec& spec);
+/// Bytes one forward() of `tokens` tokens with every attention map allocates next to the weights: run_request's
+/// caches and outputs and run()'s activations (model.cpp, forward.cpp; a change there changes this). Saturates
+/// instead of wrapping, so an absurd config gives an absurd number, never a small one.
+std::uint64_t forward_workspace_bytes(const PretrainedConfig& config, std::size_t tokens);
 
 }  // namespace pretrained
 }  // namespace attnscope

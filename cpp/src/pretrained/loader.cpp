@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 #include "../file_errors.hpp"
 #include "../json.hpp"
@@ -233,6 +234,27 @@ std::uint64_t PretrainedLoader::parameter_bytes() const
     bool lm = false, mlm = false;
     impl_->heads(lm, mlm);
     return 4 * pretrained::parameter_floats(impl_->config, lm, mlm);
+}
+
+PretrainedPlan PretrainedLoader::plan(std::size_t tokens) const
+{
+    const Impl& s = *impl_;
+    PretrainedConfig c = s.config;
+    if (tokens > c.max_positions)
+        throw std::invalid_argument(json::join({call_name, ": planTokens: expected at most max_position_embeddings (",
+                                                Num(c.max_positions), "), got ", Num(tokens)}));
+    PretrainedPlan p;
+    p.exact = std::all_of(s.file_order.begin(), s.file_order.end(), [&](const std::string& file) {
+        const auto f = s.files.find(file);
+        return f != s.files.end() && f->second.has_header;
+    });
+    bool mlm = false;
+    s.heads(c.has_lm_head, mlm);  // before the headers: no head found, the smallest the config can mean
+    p.parameters = pretrained::parameter_floats(c, c.has_lm_head, mlm);
+    p.parameter_bytes = 4 * p.parameters;
+    p.tokens = tokens ? tokens : std::min(default_plan_tokens, c.max_positions);
+    p.workspace_bytes = pretrained::forward_workspace_bytes(c, p.tokens);
+    return p;
 }
 
 void PretrainedLoader::allocate()

@@ -67,9 +67,11 @@ PretrainedModel::Output run_request(const PretrainedModel::Impl& m, const Pretra
     const std::size_t T = r.tokens.size(), kv = detail::checked_mul(c.kv_heads, c.head_dim, "forward");
     std::vector<float> keys(detail::checked_mul(detail::checked_mul(c.layers, T, "forward"), kv, "forward")), values(keys.size());
     PretrainedModel::Output out;
-    out.hidden = Tensor({T, c.hidden});
-    if (c.has_lm_head) out.logits = Tensor({T, c.vocab});
-    if (r.need_attention) out.attention = Tensor({c.layers, c.heads, T, T});
+    // A trace stops after its layer (forward.cpp): it gets no hidden state, logits or maps to fill.
+    const bool whole = sink == nullptr;
+    if (whole) out.hidden = Tensor({T, c.hidden});
+    if (whole && c.has_lm_head) out.logits = Tensor({T, c.vocab});
+    if (whole && r.need_attention) out.attention = Tensor({c.layers, c.heads, T, T});
     Step s{};
     s.tokens = r.tokens.data();
     s.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data();
@@ -85,10 +87,10 @@ PretrainedModel::Output run_request(const PretrainedModel::Impl& m, const Pretra
     s.kept = r.keep_heads ? out.heads.data.data() : nullptr;
     s.key_cache = keys.data();
     s.value_cache = values.data();
-    s.attention = r.need_attention ? out.attention.data.data() : nullptr;
+    s.attention = whole && r.need_attention ? out.attention.data.data() : nullptr;
     s.sink = sink;
-    s.hidden = out.hidden.data.data();
-    s.logits = c.has_lm_head ? out.logits.data.data() : nullptr;
+    s.hidden = whole ? out.hidden.data.data() : nullptr;
+    s.logits = whole && c.has_lm_head ? out.logits.data.data() : nullptr;
     run(m, s);
     return out;
 }

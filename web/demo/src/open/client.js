@@ -1,14 +1,16 @@
 // The page's side of the model Worker: requests as promises, progress as a callback, one worker per page.
 /**
  * @param {{ onProgress: (p: { loaded: number, total: number, file: string, wasmBytes?: number }) => void,
+ *   onPlan?: (plan: import('attnscope').LoadPlan) => void,
  *   onPatchProgress?: (p: { done: number, total: number }) => void }} hooks
  */
-export function createModelClient({ onProgress, onPatchProgress }) {
+export function createModelClient({ onProgress, onPlan, onPatchProgress }) {
   const worker = new Worker(new URL('../worker/model-worker.js', import.meta.url), { type: 'module' });
   const pending = new Map();
   let next = 1;
   worker.onmessage = ({ data }) => {
     if (data.type === 'progress') { onProgress(data); return; }
+    if (data.type === 'plan') { onPlan?.(data); return; }
     if (data.type === 'patchProgress') { onPatchProgress?.(data); return; }
     const p = pending.get(data.id);
     pending.delete(data.id);

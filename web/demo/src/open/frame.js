@@ -4,7 +4,9 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 
-const OTHER_SECTIONS = ['#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+// The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
+// stand as empty cards above it.
+const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
@@ -12,7 +14,14 @@ const mb = (n) => {
 };
 // The core's refusal of a model too large for WebAssembly's memory names that memory and its limit (marshal.cpp).
 const REFUSED = /WebAssembly memory/;
+/** Sentences after one another: a space between them in English, none in Chinese. */
+const sentences = (parts) => parts.filter(Boolean).join(getLang() === 'zh' ? '' : ' ');
 const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
+/** A parameter count as people say it: 124.4M, 1.2亿. */
+const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** The core's memory plan (loadModel's onPlan): the parameters, a forward pass's workspace, what is left. */
+const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan.parameters), params: mb(plan.parameterBytes), work: mb(plan.workspaceBytes), T: plan.tokens, free: mb(plan.availableBytes) });
 
 function status(load) {
   const st = $('#open-status');
@@ -26,11 +35,14 @@ function status(load) {
     $('#open-progress-text').textContent = p
       ? t('open.progress', { file: p.file, done: mb(p.loaded), total: mb(p.total), pct: Math.floor(done * 100) })
       : t('open.reading');
-    st.textContent = load.wasmBytes ? t('open.allocated', { mb: mb(load.wasmBytes) }) : t('open.checking');
+    // The plan first, before anything is allocated; then what the loader allocated once it had checked the headers.
+    const parts = load.plan ? [planText(load.plan)] : [t('open.checking')];
+    if (load.wasmBytes) parts.push(t('open.allocated', { mb: mb(load.wasmBytes) }));
+    st.textContent = sentences(parts);
   } else if (load.status === 'error') {
     const e = load.error;
     st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
-  } else if (load.status === 'ready') st.textContent = t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) });
+  } else if (load.status === 'ready') st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) })]);
   else st.textContent = '';
 }
 
@@ -40,7 +52,7 @@ function info(r) {
   const attn = c.kvHeads === c.heads ? 'MHA' : c.kvHeads === 1 ? 'MQA' : `GQA ${c.heads}/${c.kvHeads}`;
   const el = $('#open-info');
   el.hidden = false;
-  el.textContent = t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm: c.norm, mlp: c.mlp, n: c.maxPositions });
+  text(el, t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm: c.norm, mlp: c.mlp, n: c.maxPositions }));
 }
 
 function selects(r) {
@@ -57,7 +69,7 @@ function selects(r) {
   const off = r.ablate.some((x) => x.layer === r.layer && x.head === r.head);
   const b = $('#open-ablate');
   b.setAttribute('aria-pressed', String(off));
-  b.textContent = t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 });
+  text(b, t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 }));
 }
 
 let tokensShown = { run: null, qi: -1 };
@@ -69,18 +81,23 @@ function tokens(r) {
   morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(t('tok.pick'))}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
 }
 
+/** Text or HTML written only when it changed: a click re-renders this view, and a needless write costs a layout. */
+const text = (el, s) => { if (el.textContent !== s) el.textContent = s; };
+const written = new WeakMap();
+const html = (el, s) => { if (written.get(el) !== s) { el.innerHTML = s; written.set(el, s); } };
+
 function predictions(r, continueTokens) {
   const el = $('#open-predict');
   const p = r.run.predictions;
-  if (!p) { el.innerHTML = `<p class="hint">${escapeHtml(t('open.noHead'))}</p>`; return; }
+  if (!p) { html(el, `<p class="hint">${escapeHtml(t('open.noHead'))}</p>`); return; }
   const list = (top) => top.map((x) => `<span class="next-tok" title="${(x.p * 100).toFixed(2)}%"><b>${escapeHtml(x.token)}</b><span class="next-bar"><span style="width:${(x.p * 100).toFixed(1)}%"></span></span><span class="next-p">${pct(x.p)}</span></span>`).join('');
   if (r.info.kind === 'encoder') {
-    el.innerHTML = p.length
+    html(el, p.length
       ? p.map((x) => `<div class="open-fill"><span>${escapeHtml(t('open.maskAt', { i: x.t }))}</span> ${list(x.top)}</div>`).join('')
-      : `<p class="hint">${escapeHtml(t('open.maskHint'))}</p>`;
+      : `<p class="hint">${escapeHtml(t('open.maskHint'))}</p>`);
   } else {
-    el.innerHTML = `<div class="open-fill"><span>${escapeHtml(t('open.next'))}</span> ${list(p[0].top)}</div>`
-      + `<button type="button" class="btn" id="open-continue">${escapeHtml(t('open.continue', { n: continueTokens }))}</button>`;
+    html(el, `<div class="open-fill"><span>${escapeHtml(t('open.next'))}</span> ${list(p[0].top)}</div>`
+      + `<button type="button" class="btn" id="open-continue">${escapeHtml(t('open.continue', { n: continueTokens }))}</button>`);
   }
 }
 
@@ -90,7 +107,11 @@ export function createOpenFrameView({ continueTokens }) {
     render(state, r) {
       const isOpen = state.mode === 'open';
       $('#open-inputs').hidden = !isOpen;
-      if (!isOpen) { $('#open-section').hidden = true; $('#export-json').hidden = false; $('#honesty').hidden = false; $('#tokens-hint').hidden = false; return; }
+      if (!isOpen) {
+        $('#open-section').hidden = true;
+        for (const sel of ['#export-json', '#honesty', '#tokens-hint', '#guide-section', '#why-section']) $(sel).hidden = false;
+        return;
+      }
       for (const sel of OTHER_SECTIONS) { const el = $(sel); if (el) el.hidden = true; }
       for (const b of document.querySelectorAll('#mode-tabs [data-mode]')) {
         const on = b.dataset.mode === 'open';
@@ -106,12 +127,12 @@ export function createOpenFrameView({ continueTokens }) {
       info(r);
       const enc = r.info.kind === 'encoder';
       $('#open-pair-row').hidden = !enc;
-      $('#open-hint').textContent = t(enc ? 'open.hintBert' : 'open.hintLm') + (r.info.hasTokenizer ? '' : ` ${t('open.noTokenizer')}`);
+      text($('#open-hint'), t(enc ? 'open.hintBert' : 'open.hintLm') + (r.info.hasTokenizer ? '' : ` ${t('open.noTokenizer')}`));
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
       if (r.error) { $('#open-status').textContent = t('open.failed', { msg: r.error.message }); $('#open-status').classList.add('error'); }
-      if (r.empty) { $('#open-tokens').innerHTML = ''; $('#open-predict').innerHTML = ''; tokensShown = { run: null, qi: -1 }; return; }
-      $('#open-model-text').textContent = t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) });
+      if (r.empty) { $('#open-tokens').innerHTML = ''; html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
+      text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
       tokens(r);
       $('#open-truncated').hidden = !(r.run.total > r.T);
       if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });

@@ -1,10 +1,10 @@
 // The selected layer of an opened model: its heads' maps side by side on one canvas, the selected head enlarged
 // with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
-import { t } from '../i18n.js';
+import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../tooltip.js';
-import { mapTop, paintMap, paintMapScaled } from './paint.js';
+import { cellSize, headImage, mapTop, paintMap, placeImage } from './paint.js';
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
 export const MAX_LINES = 1500;
@@ -42,7 +42,9 @@ export function createOpenLayerView(app) {
   const hv = $('#open-hv');
   hv.setAttribute('role', 'img');
   let width = 0, shown = null;
-  let stripCache = { run: null, key: '', img: null };
+  // What the enlarged map and the head view last drew: a pass that changes neither (the trace arriving, another
+  // query's steps) leaves them as they are.
+  let bigKey = null, hvKey = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -100,7 +102,8 @@ export function createOpenLayerView(app) {
     return { cell, left };
   }
 
-  function drawHeadView(r, data, offset, T) {
+  /** The head view of `lines` (strongestLines' result) on its canvas. */
+  function drawHeadView(r, { lines, of }, T) {
     const dpr = window.devicePixelRatio || 1;
     const w = Math.min(Math.max(200, width || 600), 560), rowH = Math.max(2, Math.min(16, 600 / T)), h = rowH * T + 8;
     hv.width = Math.ceil(w * dpr); hv.height = Math.ceil(h * dpr);
@@ -108,7 +111,6 @@ export function createOpenLayerView(app) {
     const ctx = hv.getContext('2d');
     ctx.scale(dpr, dpr);
     const x0 = 120, x1 = w - 120, y = (i) => 4 + (i + 0.5) * rowH;
-    const { lines, of } = strongestLines(data, offset, T, MAX_LINES);
     ctx.strokeStyle = HEAD_COLORS[r.head % HEAD_COLORS.length];
     // Opacity in 32 steps: one path per step, not one stroke per line.
     const levels = Array.from({ length: 32 }, () => []);
@@ -149,34 +151,42 @@ export function createOpenLayerView(app) {
       $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
       const dpr = window.devicePixelRatio || 1;
       const avail = Math.max(200, width || 600);
-      const small = Math.max(12, Math.min(96, Math.floor(avail / H) - 4));
-      strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
-      strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
-      const ctx = strip.getContext('2d');
-      // The layer's maps depend on the run, layer, colours and size: picking another head of the layer reuses them.
-      const key = `${r.layer}|${state.cmap}|${state.scale}|${strip.width}|${small}`;
-      if (stripCache.run !== r.run || stripCache.key !== key) {
-        const img = ctx.createImageData(strip.width, strip.height);
-        const px = new Uint32Array(img.data.buffer);
-        for (let h = 0; h < H; h++) {
-          const offset = (r.layer * H + h) * T * T;
-          paintMapScaled(px, strip.width, Math.round(h * (small + 4) * dpr), 0, Math.floor(small * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale });
-        }
-        stripCache = { run: r.run, key, img };
+      // The layer's heads at the model view's cell size, each picture painted once per run (headImage): going back to
+      // a layer, or picking another of its heads, paints nothing again.
+      const small = Math.max(12, cellSize(avail, H, c.kvHeads));
+      const size = Math.floor(small * dpr);
+      if (strip.width !== Math.ceil(H * (small + 4) * dpr) || strip.height !== Math.ceil(small * dpr)) {
+        strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
+        strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
       }
-      const img = stripCache.img;
-      ctx.putImageData(img, 0, 0);
+      const ctx = strip.getContext('2d');
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      const whole = new ImageData(strip.width, strip.height);
+      const px = new Uint32Array(whole.data.buffer);
+      for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale }));
+      ctx.putImageData(whole, 0, 0);
       ctx.scale(dpr, dpr);
       ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
       ctx.strokeRect(r.head * (small + 4) + 1, 1, small - 2, small - 2);
       strip.setAttribute('aria-label', t('open.stripLabel', { l: r.layer + 1, H }));
-      yield 'paint';
       const offset = (r.layer * H + r.head) * T * T;
-      const at = drawBig(state, r, data, offset, T);
-      big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
-      shown = { r, small, ...at };
+      const key = [r.run, r.layer, r.head, r.qi, state.cmap, state.scale, width, window.devicePixelRatio, getLang()];
+      const same = (k) => k && k.every((x, i) => x === key[i]);
+      if (!same(bigKey)) {
+        yield 'paint';
+        const at = drawBig(state, r, data, offset, T);
+        big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
+        shown = { r, small, ...at };
+        bigKey = key;
+      } else shown = { ...shown, r, small };
+      // The head view does not depend on the query or the colours.
+      const hk = [r.run, r.layer, r.head, width, window.devicePixelRatio, getLang()];
+      if (hvKey && hvKey.every((x, i) => x === hk[i])) return;
       yield 'paint';
-      drawHeadView(r, data, offset, T);
+      const lines = strongestLines(data, offset, T, MAX_LINES);
+      yield; // the lines' choice and their drawing in two pieces
+      drawHeadView(r, lines, T);
+      hvKey = hk;
     },
   };
 }

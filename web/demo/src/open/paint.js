@@ -1,7 +1,20 @@
 // Heat maps at the screen's resolution: a map of T×T weights is reduced to the device pixels it covers (each pixel
 // the largest weight of its block, so a sharp line of attention survives the reduction) and written as ImageData.
-// Colours come from attnscope/figures, the same colour maps the exported figures use.
+// Colours come from attnscope/figures, the same colour maps the exported figures use. The layer strip's pictures
+// of each head are kept per run, colours and size, so a click paints no head again.
 import { colormapHex } from 'attnscope/figures';
+
+/** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
+export const GRID = { LEFT: 34, TOP: 18, GAP: 2, GROUP_GAP: 8 };
+
+/**
+ * The side of one head's map in the model view, in CSS pixels, for `avail` pixels of width. The layer's strip uses
+ * it too, so a head looks the same in both.
+ */
+export function cellSize(avail, heads, kvHeads) {
+  const groupsExtra = (kvHeads - 1) * (GRID.GROUP_GAP - GRID.GAP);
+  return Math.max(6, Math.min(72, Math.floor((avail - GRID.LEFT - groupsExtra) / heads - GRID.GAP)));
+}
 
 const luts = new Map();
 /** 256 packed RGBA colours (little-endian Uint32) of a colour map. */
@@ -91,4 +104,37 @@ export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap
     const out = (y0 + a) * stride + x0;
     for (let b = 0; b < size; b++) px[out + b] = colors[Math.min(255, Math.round(blocks[a * size + b] * k))];
   }
+}
+
+// Per run: for each colours-and-size key, each head's ImageData (index layer · H + head). Two keys at most are
+// kept (a resize or another colour map makes a new one); a third drops the oldest.
+let kept = { run: null, sizes: new Map() };
+
+/**
+ * The picture of head `head` of layer `layer` of `run` (attention [L, H, T, T]) at `size` device pixels square, as
+ * paintMapScaled draws it, painted once per run, colours and size.
+ */
+export function headImage(run, layer, head, size, { cmap, scale }) {
+  if (kept.run !== run) kept = { run, sizes: new Map() };
+  const key = `${cmap}|${scale}|${size}`;
+  let images = kept.sizes.get(key);
+  if (!images) {
+    if (kept.sizes.size >= 2) kept.sizes.delete(kept.sizes.keys().next().value);
+    kept.sizes.set(key, (images = new Map()));
+  }
+  const [, H, T] = run.attention.shape;
+  const index = layer * H + head;
+  let img = images.get(index);
+  if (!img) {
+    img = new ImageData(size, size);
+    paintMapScaled(new Uint32Array(img.data.buffer), size, 0, 0, size, run.attention.data, index * T * T, T, { cmap, scale });
+    images.set(index, img);
+  }
+  return img;
+}
+
+/** Copies the picture `img` (a headImage) into the pixels `px` of an image `stride` wide at (x0, y0), row by row. */
+export function placeImage(px, stride, x0, y0, img) {
+  const src = new Uint32Array(img.data.buffer), w = img.width;
+  for (let y = 0; y < img.height; y++) px.set(src.subarray(y * w, (y + 1) * w), (y0 + y) * stride + x0);
 }

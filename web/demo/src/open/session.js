@@ -8,12 +8,16 @@ const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.h
 /** @param {{ invalidate: () => void }} app */
 export function createOpenSession({ invalidate }) {
   let client = null;
-  // status: 'none' | 'loading' | 'ready' | 'error'; progress while loading; info once loaded.
-  const load = { status: 'none', progress: null, error: null, info: null, source: null, wasmBytes: 0 };
+  // status: 'none' | 'loading' | 'ready' | 'error'; the memory plan, then progress while loading; info once loaded.
+  const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0 };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null };
 
   const worker = () => (client ??= createModelClient({
+    onPlan: (plan) => {
+      load.plan = plan;
+      invalidate();
+    },
     onProgress: (p) => {
       load.progress = p;
       if (p.wasmBytes) load.wasmBytes = p.wasmBytes;
@@ -29,7 +33,8 @@ export function createOpenSession({ invalidate }) {
     if (asked[kind] === key || runs[kind].key === key) return;
     asked[kind] = key;
     worker()[kind](body).then(
-      (value) => { if (asked[kind] === key) { runs[kind] = { key, value, error: null }; invalidate(); } },
+      // null: the Worker skipped this request for a newer one (worker/model-worker.js); that one's reply follows.
+      (value) => { if (asked[kind] === key && value !== null) { runs[kind] = { key, value, error: null }; invalidate(); } },
       (error) => { if (asked[kind] === key) { runs[kind] = { key, value: null, error }; invalidate(); } },
     );
   }
@@ -38,7 +43,7 @@ export function createOpenSession({ invalidate }) {
     load,
     /** Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which). */
     async open(source) {
-      Object.assign(load, { status: 'loading', progress: null, error: null, source, wasmBytes: 0 });
+      Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
       runs.trace = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };

@@ -20,6 +20,12 @@ export function createOpenTraceView() {
     render(state, r) {
       if (r.traceError) { root.innerHTML = `<p class="error">${escapeHtml(r.traceError.message)}</p>`; return; }
       const tr = r.trace;
+      // While the next trace is computed the last one stays, dimmed and marked busy: replacing it by a line would
+      // change the page's height, and lay out and repaint the whole page on every click.
+      const busy = !tr && !!root.querySelector('ol');
+      root.setAttribute('aria-busy', String(busy));
+      root.style.opacity = busy ? '0.5' : '';
+      if (busy) return;
       if (!tr) { root.innerHTML = `<p class="hint">${escapeHtml(t('open.tracing'))}</p>`; return; }
       const c = r.config, E = c.hiddenSize, d = c.headDim, T = tr.ids.length, q = tr.query;
       const tok = (i) => `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`;

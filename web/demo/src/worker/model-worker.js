@@ -60,6 +60,8 @@ const handlers = {
       let first = true;
       model = await loadModel(files ?? url, {
         signal,
+        // The memory the core planned from the config and headers, before it allocates (its default: 512 tokens).
+        onPlan: (plan) => self.postMessage({ type: 'plan', ...plan }),
         onProgress: (p) => {
           // The first call comes after the core allocated every parameter: the memory it holds from then on.
           self.postMessage({ type: 'progress', ...p, wasmBytes: first ? memoryUsage().wasmBytes : undefined });
@@ -116,9 +118,21 @@ const handlers = {
   },
 };
 
+// The newest forward and trace asked for. At 512 tokens each is a whole forward pass of seconds; clicks and keys
+// that came meanwhile have queued one each, and only the newest is still wanted: the others are answered with null
+// (the page ignores replies it no longer waits for) instead of being computed.
+const newest = { forward: 0, trace: 0 };
+/** A macrotask: messages already queued behind this one are delivered first (Chromium runs its tasks in order). */
+const queued = () => new Promise((ok) => setTimeout(ok, 0));
+
 self.onmessage = async ({ data }) => {
   if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
   if (data.type === 'cancelPatch') { patchCancelled = true; return; }
+  if (data.type in newest) {
+    newest[data.type] = data.id;
+    await queued();
+    if (newest[data.type] !== data.id) { self.postMessage({ type: 'reply', id: data.id, value: null }); return; }
+  }
   try {
     const out = await handlers[data.type](data);
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
