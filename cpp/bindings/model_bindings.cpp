@@ -3,6 +3,8 @@
 
 #include <emscripten/bind.h>
 
+#include <utility>
+
 namespace attnscope::bindings {
 
 namespace {
@@ -156,33 +158,28 @@ val trace_value(const AttentionTrace& t)
     result.set("head", double(t.head));
     result.set("query", double(t.query));
     result.set("kvHead", double(t.kv_head));
-    result.set("layerInput", tensor_value(t.layer_input));
-    result.set("attentionInput", tensor_value(t.attention_input));
-    result.set("keyInput", tensor_value(t.key_input));  // null: k and v come from attentionInput
-    result.set("queryRaw", tensor_value(t.query_raw));
-    result.set("queryVector", tensor_value(t.query_final));
-    result.set("keysRaw", tensor_value(t.keys_raw));
-    result.set("keys", tensor_value(t.keys_final));
-    result.set("values", tensor_value(t.values));
-    result.set("scores", tensor_value(t.scores));
     result.set("scale", double(t.scale));
     result.set("visible", flags_value(t.visible));
-    result.set("weights", tensor_value(t.weights));
-    result.set("context", tensor_value(t.context));
-    result.set("headOutput", tensor_value(t.head_output));
-    result.set("attentionOutput", tensor_value(t.attention_output));
+    // A table and one set() call: a set() per literal would instantiate it once per name length.
+    const std::pair<const char*, const Tensor*> tensors[] = {
+        {"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
+        {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
+        {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw}, {"keys", &t.keys_final},
+        {"values", &t.values}, {"scores", &t.scores}, {"weights", &t.weights}, {"context", &t.context},
+        {"headOutput", &t.head_output}, {"attentionOutput", &t.attention_output}};
+    for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));
     return result;
 }
 
-// A trace (trace_value) or null with the status set. `call` is {tokens, layer, head, query, ablate} for a language
-// model, {source, target, attention, layer, head, query, ablate} for an encoder–decoder (one entry point, one
-// registration: the .wasm is near its budget); the core checks layer, head and query against the model.
-val Model::trace(const val& call)
+// A trace (trace_value) or null with the status set. `call` is {tokens, ablate} for a language model, {source,
+// target, attention, ablate} for an encoder–decoder (one entry point, one registration, the numbers as arguments:
+// the .wasm is near its budget); the core checks layer, head and query against the model.
+val Model::trace(const val& call, double layer_number, double head_number, double query_number)
 {
     return guarded([&] {
-        const std::size_t layer = to_size(call["layer"].as<double>(), "options.layer");
-        const std::size_t head = to_size(call["head"].as<double>(), "options.head");
-        const std::size_t query = to_size(call["query"].as<double>(), "options.query");
+        const std::size_t layer = to_size(layer_number, "options.layer");
+        const std::size_t head = to_size(head_number, "options.head");
+        const std::size_t query = to_size(query_number, "options.query");
         if (file_.language_model) {
             LanguageModel& model = *file_.language_model;
             const std::vector<std::int32_t> ids = token_ids(call["tokens"], "tokens", model.config().vocab_size);

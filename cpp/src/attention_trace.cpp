@@ -3,6 +3,7 @@
 // the layer's own q/k/v projections, the call's weights row and output row. Cold code, built for size: it runs once
 // per trace, over one head.
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -22,13 +23,18 @@ void check_trace_index(const char* call, const char* what, std::size_t value, st
 
 namespace {
 
-// Columns [col, col + width) of rows × ld floats, as a [rows, width] tensor.
-Tensor columns(const float* data, std::size_t rows, std::size_t ld, std::size_t col, std::size_t width)
+// `out` becomes a [rows, width] tensor (`rows` 0: a [width] one) of columns [col, col + width) of `rows` rows of
+// `ld` floats at `from` (null: zeros). One out-of-line helper taking sizes, not Shapes: each Shape or Tensor built
+// at a call site would cost the .wasm its own allocation and cleanup code (about 2 KB for this file).
+float* put(Tensor& out, std::size_t rows, std::size_t width, const float* from = nullptr, std::size_t ld = 0,
+           std::size_t col = 0)
 {
-    Tensor out({rows, width});
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < width; ++c) out.data[r * width + c] = data[r * ld + col + c];
-    return out;
+    out.shape = rows ? Shape{rows, width} : Shape{width};
+    const std::size_t n = (rows ? rows : 1);
+    out.data.assign(n * width, 0.f);
+    if (from)
+        for (std::size_t r = 0; r < n; ++r) std::memcpy(out.data.data() + r * width, from + r * ld + col, width * sizeof(float));
+    return out.data.data();
 }
 
 }  // namespace
@@ -42,46 +48,44 @@ void record_trace(AttentionTrace& trace, const MultiHeadAttention& attention, co
     const std::size_t head = trace.head, i = trace.query, col = head * hd;
     const float* kv = memory ? memory : h;
     trace.kv_head = head;  // one key/value head per query head
-    trace.layer_input = columns(x, T, d, 0, d);
-    trace.attention_input = columns(h, T, d, 0, d);
-    if (memory) trace.key_input = columns(memory, S, d, 0, d);
+    put(trace.layer_input, T, d, x, d);
+    put(trace.attention_input, T, d, h, d);
+    if (memory) put(trace.key_input, S, d, memory, d);
 
     // q, k and v by the layer's own packed projections, over every row as forward() projects them (a product's
     // rounding may depend on the rows it is blocked with).
-    std::vector<float> q = work_floats({T, d}, "trace: q"), k = work_floats({S, d}, "trace: k"), v = k;
-    attention.project_query(h, T, q.data());
-    attention.project_key_value(kv, kv, S, k.data(), v.data());
-    trace.query_raw = columns(q.data() + i * d, 1, d, col, hd);
-    trace.query_raw.shape = {hd};
-    trace.query_final = columns(q.data() + i * d, 1, d, col, hd);  // no QK-norm or RoPE in these models
-    trace.query_final.shape = {hd};
-    trace.keys_raw = columns(k.data(), S, d, col, hd);
-    trace.keys_final = columns(k.data(), S, d, col, hd);
-    trace.values = columns(v.data(), S, d, col, hd);
+    // One buffer for q [T, d], k and v [S, d] each.
+    std::vector<float> qkv = work_floats({checked_add(checked_add(T, S, "trace"), S, "trace"), d}, "trace: q, k, v");
+    float *q = qkv.data(), *k = q + T * d, *v = k + S * d;
+    attention.project_query(h, T, q);
+    attention.project_key_value(kv, kv, S, k, v);
+    const float* query = put(trace.query_raw, 0, hd, q + i * d, d, col);
+    put(trace.query_final, 0, hd, q + i * d, d, col);  // no QK-norm or RoPE in these models
+    const float* keys = put(trace.keys_raw, S, hd, k, d, col);
+    put(trace.keys_final, S, hd, k, d, col);
+    const float* values = put(trace.values, S, hd, v, d, col);
 
-    trace.scores = Tensor({S});
+    float* scores = put(trace.scores, 0, S);
     trace.visible.assign(S, 1);
     for (std::size_t j = 0; j < S; ++j) {
         double dot = 0;
-        for (std::size_t c = 0; c < hd; ++c) dot += double(trace.query_raw.data[c]) * trace.keys_raw.data[j * hd + c];
-        trace.scores.data[j] = float(dot);
+        for (std::size_t c = 0; c < hd; ++c) dot += double(query[c]) * keys[j * hd + c];
+        scores[j] = float(dot);
         if (causal && j > i) trace.visible[j] = 0;
     }
     trace.scale = 1.f / std::sqrt(float(hd));  // MultiHeadAttention's (attend_heads)
-    const float* row = weights + (head * T + i) * S;
-    trace.weights = Tensor({S}, std::vector<float>(row, row + S));
+    const float* row = put(trace.weights, 0, S, weights + (head * T + i) * S, S);
 
     // The context, as forward() zeroes it for an ablated head; then the head's share of the output projection.
-    trace.context = Tensor({hd});
+    float* context = put(trace.context, 0, hd);
     if (!(ablate_heads && ablate_heads[head]))
         for (std::size_t c = 0; c < hd; ++c) {
             double sum = 0;
-            for (std::size_t j = 0; j < S; ++j) sum += double(row[j]) * trace.values.data[j * hd + c];
-            trace.context.data[c] = float(sum);
+            for (std::size_t j = 0; j < S; ++j) sum += double(row[j]) * values[j * hd + c];
+            context[c] = float(sum);
         }
-    trace.head_output = Tensor({d});
-    attention.project_head_output(head, trace.context.data.data(), trace.head_output.data.data());
-    trace.attention_output = Tensor({d}, std::vector<float>(output + i * d, output + (i + 1) * d));
+    attention.project_head_output(head, context, put(trace.head_output, 0, d));
+    put(trace.attention_output, 0, d, output + i * d, d);
 }
 
 }  // namespace detail
@@ -101,7 +105,9 @@ AttentionTrace LanguageModel::trace(const std::vector<std::int32_t>& tokens, std
     trace.layer = layer;
     trace.head = head;
     trace.query = query;
-    run(tokens, false, ablate, &trace, call);
+    // With every attention map, as forward(need_attention) computes them (the streaming pass without them rounds
+    // otherwise): L·H·T² floats, 786 KB for the demo's model at its 128 tokens, as the page's own forward pass.
+    run(tokens, true, ablate, &trace, call);
     return trace;
 }
 
@@ -124,7 +130,9 @@ AttentionTrace Seq2SeqModel::trace(const std::vector<std::int32_t>& source, cons
     trace.layer = layer;
     trace.head = head;
     trace.query = query;
-    run(source, target, false, ablate, &trace, which, call);
+    // With every attention map, as forward(need_attention) computes them (the streaming pass without them rounds
+    // otherwise); the encoder–decoders' maps are small (the dates model's: 66 KB at its longest input).
+    run(source, target, true, ablate, &trace, which, call);
     return trace;
 }
 

@@ -3,6 +3,7 @@
 // Orchestration only (the steps are in transformer_layers.cpp).
 #include <algorithm>
 
+#include "json.hpp"
 #include "model_parts.hpp"
 
 namespace attnscope {
@@ -53,10 +54,6 @@ LanguageModel::Output LanguageModel::run(const std::vector<std::int32_t>& tokens
     checked_product({T, config_.d_ff}, trace ? "LanguageModel.trace: tokens × d_ff" : "LanguageModel.forward: tokens × d_ff", sizeof(float));
     if (!trace) checked_product({T, config_.vocab_size}, "LanguageModel.forward: logits, tokens × vocab_size", sizeof(float));
     if (need_attention) checked_product({L, H, T, T}, "LanguageModel.forward: attention, n_layers × n_heads × tokens²", sizeof(float));
-    // A trace sees the numbers of forward() with need_attention: every layer computes its weights (rounded otherwise
-    // than the streaming pass without them), each into one layer's scratch in turn.
-    std::vector<float> scratch = trace ? detail::work_floats({H, T, T}, "LanguageModel.trace: one layer's attention, n_heads × tokens²")
-                                       : std::vector<float>();
     std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, tokens.data(), T, 0, d, x.data());
 
@@ -66,7 +63,7 @@ LanguageModel::Output LanguageModel::run(const std::vector<std::int32_t>& tokens
         const detail::Block& b = m.decoder_blocks[l];
         AttentionTrace* here = trace && trace->layer == l ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   trace ? scratch.data() : detail::layer_slice(out.attention, l),
+                                   detail::layer_slice(out.attention, l),
                                    detail::layer_heads(ablate, l, H), here);
         if (here) return out;  // nothing after the traced attention changes what it recorded
         detail::residual_mlp(b, b.ln2, x.data(), T, d, h.data(), u.data());
@@ -87,8 +84,8 @@ std::vector<std::int32_t> LanguageModel::generate(const std::vector<std::int32_t
     // The caches hold only the positions this call reaches: they grow with the steps taken, up to `capacity`
     // positions, whose size is checked first.
     const std::size_t capacity = std::min(config_.max_len, detail::checked_add(prompt.size(), std::min(max_new_tokens, config_.max_len), "LanguageModel.generate: positions"));
-    checked_product({L, capacity, d}, ("LanguageModel.generate: the key and value caches of " + std::to_string(capacity) +
-                                       " positions, n_layers × positions × d_model").c_str(), sizeof(float));
+    checked_product({L, capacity, d}, json::join({"LanguageModel.generate: the key and value caches of ", json::Num(capacity),
+                                                  " positions, n_layers × positions × d_model"}).c_str(), sizeof(float));
     const char* call = "LanguageModel.generate";
     std::vector<std::vector<float>> key_cache(L), value_cache(L);
     std::vector<float> x(d), h(d), a(d), u = detail::work_floats({config_.d_ff}, call), logits = detail::work_floats({V}, call);

@@ -107,13 +107,12 @@ void MultiHeadAttention::project_query(const float* query, std::size_t rows, flo
 void MultiHeadAttention::project_head_output(std::size_t head, const float* context, float* out) const
 {
     if (head >= num_heads_) fail_sizes("project_head_output: head % is out of range (num_heads %)", head, num_heads_, 0, false);
+    // The forward pass's own product and packed out_proj over a concatenation that holds only this head's context:
+    // the other heads' zeros add nothing, so this is the head's head_dim columns of out_proj.weight times it.
     const std::size_t E = embed_dim_, hd = head_dim();
-    for (std::size_t o = 0; o < E; ++o) {  // row o of out_proj.weight, columns head·hd … (head + 1)·hd
-        const float* w = out_proj_weight_.data() + o * E + head * hd;
-        double sum = 0;
-        for (std::size_t c = 0; c < hd; ++c) sum += double(w[c]) * context[c];
-        out[o] = float(sum);
-    }
+    std::vector<float> concat(E, 0.f);
+    std::copy_n(context, hd, concat.begin() + head * hd);
+    detail::matmul_packed(1, E, E, concat.data(), E, packed_out_proj_.data(), out, E, nullptr);
 }
 
 void MultiHeadAttention::forward_projected(const float* query, std::size_t query_len, const float* projected_key,

@@ -199,7 +199,7 @@ export class LanguageModel extends Model {
     const opts = checkOptions(options, ['layer', 'head', 'query', 'ablate'], `${caller}: options`);
     const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
     const ablate = this.#ablation(opts.ablate, caller);
-    const result = this.call(caller, 'trace', { tokens: ids, layer: index('layer'), head: index('head'), query: index('query'), ablate });
+    const result = this.call(caller, 'trace', { tokens: ids, ablate }, index('layer'), index('head'), index('query'));
     return { ids, tokens: ids.map((id) => this.vocab.tokens[id]), ...result };
   }
 
@@ -318,8 +318,8 @@ export class Seq2SeqModel extends WordSourceModel {
     const targetIds = opts.target === undefined ? [] : tokenIds(opts.target, `${caller}: options.target`, 'an array of token ids');
     const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
     const ablate = this.#ablation(opts.ablate, caller);
-    const call = { source: ids, target: targetIds, attention: opts.attention, layer: index('layer'), head: index('head'), query: index('query'), ablate };
-    const result = this.call(caller, 'trace', call);
+    const call = { source: ids, target: targetIds, attention: opts.attention, ablate };
+    const result = this.call(caller, 'trace', call, index('layer'), index('head'), index('query'));
     const { sourceTokens, targetTokens } = this.vocab;
     return {
       sourceIds: ids,

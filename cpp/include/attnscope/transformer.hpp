@@ -106,8 +106,8 @@ public:
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
-    // forward() and trace(): with a trace, every layer computes its weights as forward() with need_attention does,
-    // and the pass stops after the traced layer.
+    // forward() and trace() (which asks for every map, so the weights are those of forward() with need_attention):
+    // with a trace the pass stops after the traced layer.
     Output run(const std::vector<std::int32_t>& tokens, bool need_attention, const HeadMask& ablate,
                AttentionTrace* trace, const char* call);
     LanguageModelConfig config_;
@@ -153,7 +153,8 @@ public:
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
-    // forward() and trace() (`which` then names the traced attention), as LanguageModel::run.
+    // forward() and trace() (`which` then names the traced attention; trace() asks for every map, so the weights are
+    // those of forward() with need_attention): with a trace the pass stops after the traced attention.
     Output run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target, bool need_attention,
                const Seq2SeqAblation& ablate, AttentionTrace* trace, Seq2SeqAttention which, const char* call);
     Seq2SeqModelConfig config_;
