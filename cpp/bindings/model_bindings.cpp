@@ -1,7 +1,9 @@
-// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls.
+// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls and traces.
 #include "model_bindings.hpp"
 
 #include <emscripten/bind.h>
+
+#include <utility>
 
 namespace attnscope::bindings {
 
@@ -20,6 +22,12 @@ Seq2SeqAblation seq2seq_ablation(const val& lists, const Seq2SeqModelConfig& c)
     return {head_flags(lists["encoderSelf"], name, c.num_encoder_layers, c.num_heads),
             head_flags(lists["decoderSelf"], name, c.num_decoder_layers, c.num_heads),
             head_flags(lists["decoderCross"], name, c.num_decoder_layers, c.num_heads)};
+}
+
+// 0/1 flags as a fresh Uint8Array.
+val flags_value(const std::vector<std::uint8_t>& flags)
+{
+    return val::global("Uint8Array").new_(emscripten::typed_memory_view(flags.size(), flags.data()));
 }
 
 }  // namespace
@@ -140,6 +148,53 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
         result.set("decoderAttention", tensor_value(out.decoder_attention));
         result.set("crossAttention", tensor_value(out.cross_attention));
         return result;
+    });
+}
+
+val trace_value(const AttentionTrace& t)
+{
+    val result = val::object();
+    result.set("layer", double(t.layer));
+    result.set("head", double(t.head));
+    result.set("query", double(t.query));
+    result.set("kvHead", double(t.kv_head));
+    result.set("scale", double(t.scale));
+    result.set("visible", flags_value(t.visible));
+    // A table and one set() call: a set() per literal would instantiate it once per name length.
+    const std::pair<const char*, const Tensor*> tensors[] = {
+        {"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
+        {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
+        {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw}, {"keys", &t.keys_final},
+        {"values", &t.values}, {"scores", &t.scores}, {"weights", &t.weights}, {"context", &t.context},
+        {"headOutput", &t.head_output}, {"attentionOutput", &t.attention_output}};
+    for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));
+    return result;
+}
+
+// A trace (trace_value) or null with the status set. `call` is {tokens, ablate} for a language model, {source,
+// target, attention, ablate} for an encoder–decoder (one entry point, one registration, the numbers as arguments:
+// the .wasm is near its budget); the core checks layer, head and query against the model.
+val Model::trace(const val& call, double layer_number, double head_number, double query_number)
+{
+    return guarded([&] {
+        const std::size_t layer = to_size(layer_number, "options.layer");
+        const std::size_t head = to_size(head_number, "options.head");
+        const std::size_t query = to_size(query_number, "options.query");
+        if (file_.language_model) {
+            LanguageModel& model = *file_.language_model;
+            const std::vector<std::int32_t> ids = token_ids(call["tokens"], "tokens", model.config().vocab_size);
+            return trace_value(model.trace(ids, layer, head, query, head_mask(call["ablate"], model.config())));
+        }
+        // The API's names of the three kinds of attention (index.d.ts Seq2SeqTraceOptions).
+        const std::string attention = call["attention"].as<std::string>();
+        Seq2SeqAttention which = Seq2SeqAttention::encoder_self;
+        if (attention == "decoder") which = Seq2SeqAttention::decoder_self;
+        else if (attention == "cross") which = Seq2SeqAttention::decoder_cross;
+        else if (attention != "encoder")
+            fail(Status::range_error, "options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {attention.c_str()});
+        const std::vector<std::int32_t> source = source_ids(call["source"]), target = target_ids(call["target"]);
+        return trace_value(file_.seq2seq->trace(source, target, which, layer, head, query,
+                                                seq2seq_ablation(call["ablate"], file_.seq2seq->config())));
     });
 }
 

@@ -2,6 +2,8 @@
 // with the config returned as a plain JS object under the API's camelCase names (the one place they are written).
 #include "pretrained_bindings.hpp"
 
+#include "model_bindings.hpp"  // trace_value
+
 #include <emscripten/bind.h>
 
 #include <cmath>
@@ -115,11 +117,6 @@ PretrainedModel::Request request_of(const val& r, Tensor& kept, const Pretrained
         request.patch_from = &kept;
     }
     return request;
-}
-
-val flags_value(const std::vector<std::uint8_t>& flags)
-{
-    return val::global("Uint8Array").new_(emscripten::typed_memory_view(flags.size(), flags.data()));
 }
 
 }  // namespace
@@ -259,27 +256,8 @@ val HfModel::trace(const val& request, double layer, double head, double query)
 {
     return guarded([&] {
         Tensor kept;
-        const PretrainedTrace t = model_->trace(request_of(request, kept, model_->config()), to_size(layer, "layer"), to_size(head, "head"),
-                                                to_size(query, "query"));
-        val result = val::object();
-        result.set("layer", double(t.layer));
-        result.set("head", double(t.head));
-        result.set("query", double(t.query));
-        result.set("kvHead", double(t.kv_head));
-        result.set("layerInput", tensor_value(t.layer_input));
-        result.set("attentionInput", tensor_value(t.attention_input));
-        result.set("queryRaw", tensor_value(t.query_raw));
-        result.set("queryVector", tensor_value(t.query_final));
-        result.set("keysRaw", tensor_value(t.keys_raw));
-        result.set("keys", tensor_value(t.keys_final));
-        result.set("values", tensor_value(t.values));
-        result.set("scores", tensor_value(t.scores));
-        result.set("scale", double(t.scale));
-        result.set("visible", flags_value(t.visible));
-        result.set("weights", tensor_value(t.weights));
-        result.set("context", tensor_value(t.context));
-        result.set("headOutput", tensor_value(t.head_output));
-        return result;
+        return trace_value(model_->trace(request_of(request, kept, model_->config()), to_size(layer, "layer"),
+                                         to_size(head, "head"), to_size(query, "query")));
     });
 }
 

@@ -91,6 +91,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("lmGenerate", &Model::lmGenerate)
         .function("seq2seqForward", &Model::seq2seqForward)
         .function("seq2seqTranslate", &Model::seq2seqTranslate)
+        .function("trace", &Model::trace)
         // RnnSeq2SeqModel (web/src/rnn-model.js)
         .function("rnnForward", &Model::rnnForward)
         .function("rnnTranslate", &Model::rnnTranslate);

@@ -1,8 +1,9 @@
 // LanguageModel: a GPT-style stack of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
-// attention map, and greedy generation with a key/value cache. Orchestration only (the steps are in
-// transformer_layers.cpp).
+// attention map (trace() runs it too: attention_trace.cpp), and greedy generation with a key/value cache.
+// Orchestration only (the steps are in transformer_layers.cpp).
 #include <algorithm>
 
+#include "json.hpp"
 #include "model_parts.hpp"
 
 namespace attnscope {
@@ -40,13 +41,18 @@ LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& to
 {
     detail::check_tokens("LanguageModel.forward: tokens", tokens, config_.vocab_size, config_.max_len);
     detail::check_head_mask("LanguageModel.forward: ablate", ablate, config_.num_layers, config_.num_heads);
+    return run(tokens, need_attention, ablate, nullptr, "LanguageModel.forward");
+}
+
+LanguageModel::Output LanguageModel::run(const std::vector<std::int32_t>& tokens, bool need_attention,
+                                         const HeadMask& ablate, AttentionTrace* trace, const char* call)
+{
     const ModelParts& m = *parts_;
     const std::size_t T = tokens.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_layers;
     // Every buffer's size is checked before the first is allocated: with 32-bit sizes (WASM), tokens × d_ff or
-    // L·H·T² wraps for sizes a small file can claim.
-    const char* call = "LanguageModel.forward";
-    checked_product({T, config_.d_ff}, "LanguageModel.forward: tokens × d_ff", sizeof(float));
-    checked_product({T, config_.vocab_size}, "LanguageModel.forward: logits, tokens × vocab_size", sizeof(float));
+    // L·H·T² wraps for sizes a small file can claim. (Literal messages: strings built here would cost the .wasm.)
+    checked_product({T, config_.d_ff}, trace ? "LanguageModel.trace: tokens × d_ff" : "LanguageModel.forward: tokens × d_ff", sizeof(float));
+    if (!trace) checked_product({T, config_.vocab_size}, "LanguageModel.forward: logits, tokens × vocab_size", sizeof(float));
     if (need_attention) checked_product({L, H, T, T}, "LanguageModel.forward: attention, n_layers × n_heads × tokens²", sizeof(float));
     std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, tokens.data(), T, 0, d, x.data());
@@ -55,8 +61,11 @@ LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& to
     if (need_attention) out.attention = Tensor({L, H, T, T});
     for (std::size_t l = 0; l < L; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
+        AttentionTrace* here = trace && trace->layer == l ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
-                                   detail::layer_slice(out.attention, l), detail::layer_heads(ablate, l, H));
+                                   detail::layer_slice(out.attention, l),
+                                   detail::layer_heads(ablate, l, H), here);
+        if (here) return out;  // nothing after the traced attention changes what it recorded
         detail::residual_mlp(b, b.ln2, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.vocab_size});
@@ -75,8 +84,8 @@ std::vector<std::int32_t> LanguageModel::generate(const std::vector<std::int32_t
     // The caches hold only the positions this call reaches: they grow with the steps taken, up to `capacity`
     // positions, whose size is checked first.
     const std::size_t capacity = std::min(config_.max_len, detail::checked_add(prompt.size(), std::min(max_new_tokens, config_.max_len), "LanguageModel.generate: positions"));
-    checked_product({L, capacity, d}, ("LanguageModel.generate: the key and value caches of " + std::to_string(capacity) +
-                                       " positions, n_layers × positions × d_model").c_str(), sizeof(float));
+    checked_product({L, capacity, d}, json::join({"LanguageModel.generate: the key and value caches of ", json::Num(capacity),
+                                                  " positions, n_layers × positions × d_model"}).c_str(), sizeof(float));
     const char* call = "LanguageModel.generate";
     std::vector<std::vector<float>> key_cache(L), value_cache(L);
     std::vector<float> x(d), h(d), a(d), u = detail::work_floats({config_.d_ff}, call), logits = detail::work_floats({V}, call);

@@ -11,6 +11,7 @@
 
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
+#include "attnscope/trace.hpp"
 #include "attnscope/transformer.hpp"
 #include "sizes.hpp"
 
@@ -87,6 +88,8 @@ void check_sizes(const char* model, std::initializer_list<std::pair<const char*,
 void check_tokens(const char* what, const std::vector<std::int32_t>& tokens, std::size_t vocab, std::size_t max_len);
 // A head mask must be empty or have one flag per head of every layer of its stack.
 void check_head_mask(const char* what, const HeadMask& mask, std::size_t layers, std::size_t heads);
+// The three masks of an encoder–decoder, each as check_head_mask (seq2seq.cpp).
+void check_seq2seq_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c);
 // Layer `layer`'s flags inside a stack's mask, or null when nothing is ablated.
 const std::uint8_t* layer_heads(const HeadMask& mask, std::size_t layer, std::size_t heads);
 
@@ -98,10 +101,11 @@ void embed(const Parameter& tokens_table, const Parameter& positions_table, cons
 // x += fc2(gelu(fc1(ln(x)))) for `rows` rows; `h` holds rows·d, `u` rows·d_ff.
 void residual_mlp(const Block& b, const LayerNorm& ln, float* x, std::size_t rows, std::size_t d, float* h, float* u);
 // x += attention(ln(x), memory) over T rows; weights (may be null) [H, T, S]; the heads flagged in
-// `ablate_heads` (may be null) are ablated.
+// `ablate_heads` (may be null) are ablated. With `trace` (its layer, head and query set and in range; `weights` then
+// not null) the call's numbers of that head and query are recorded into it (record_trace).
 void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, float* x, std::size_t T,
                         const float* memory, std::size_t S, bool causal, std::size_t d, float* h, float* a,
-                        float* weights, const std::uint8_t* ablate_heads);
+                        float* weights, const std::uint8_t* ablate_heads, AttentionTrace* trace = nullptr);
 // x += self_attn(ln1(x)) for the one new position `position`, appending its key and value to the caches;
 // the new row's weights [H, position + 1] go to `weights` when it is not null.
 void cached_self_attention(const Block& b, float* x, std::size_t d, float* keys, float* values, std::size_t position,
@@ -113,6 +117,20 @@ void logits_of(const ModelParts& m, const float* x, std::size_t rows, std::size_
 std::int32_t argmax(const float* logits, std::size_t n);
 // One block's attention weights inside an [L, H, rows, cols] tensor.
 float* layer_slice(Tensor& t, std::size_t layer);
+
+// What trace() records (attention_trace.cpp).
+
+// "<call>: <what>: expected 0 to <count - 1>, got <value>" (std::invalid_argument) when value ≥ count; `whose`, when
+// not empty, says whose count it is (" (the decoder's layers)").
+void check_trace_index(const char* call, const char* what, std::size_t value, std::size_t count,
+                       const char* whose = "");
+// Fills `trace` from the attention call residual_attention just made: x [T, d] the layer input, h [T, d] its norm
+// (the queries' input), memory [S, d] the keys' and values' input (null: h, self-attention), and the call's own
+// weights [H, T, S] and output [T, d]. q, k and v come from the layer's own projections, the weights row from the
+// call; the scores, context and head output are computed here from those.
+void record_trace(AttentionTrace& trace, const MultiHeadAttention& attention, const float* x, const float* h,
+                  std::size_t T, const float* memory, std::size_t S, bool causal, const float* weights,
+                  const std::uint8_t* ablate_heads, const float* output);
 
 }  // namespace detail
 }  // namespace attnscope

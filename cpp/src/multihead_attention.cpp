@@ -98,6 +98,23 @@ void MultiHeadAttention::project_key_value(const float* key, const float* value,
     project(Projection::value, value, rows, value_out);
 }
 
+void MultiHeadAttention::project_query(const float* query, std::size_t rows, float* out) const
+{
+    if (!query || !out) fail("project_query", "pointers must not be null");
+    project(Projection::query, query, rows, out);
+}
+
+void MultiHeadAttention::project_head_output(std::size_t head, const float* context, float* out) const
+{
+    if (head >= num_heads_) fail_sizes("project_head_output: head % is out of range (num_heads %)", head, num_heads_, 0, false);
+    // The forward pass's own product and packed out_proj over a concatenation that holds only this head's context:
+    // the other heads' zeros add nothing, so this is the head's head_dim columns of out_proj.weight times it.
+    const std::size_t E = embed_dim_, hd = head_dim();
+    std::vector<float> concat(E, 0.f);
+    std::copy_n(context, hd, concat.begin() + head * hd);
+    detail::matmul_packed(1, E, E, concat.data(), E, packed_out_proj_.data(), out, E, nullptr);
+}
+
 void MultiHeadAttention::forward_projected(const float* query, std::size_t query_len, const float* projected_key,
                                            const float* projected_value, std::size_t key_len,
                                            const ForwardOptions& options, float* output, float* weights)

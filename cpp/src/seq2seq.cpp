@@ -1,8 +1,10 @@
 // Seq2SeqModel: an encoder–decoder of pre-LayerNorm blocks; its config checks, the teacher-forced pass with every
-// attention map, and greedy decoding with self-attention caches and cross-attention keys projected once.
+// attention map (trace() runs it too: attention_trace.cpp), and greedy decoding with self-attention caches and
+// cross-attention keys projected once.
 // Orchestration only (the steps are in transformer_layers.cpp): built -O2, smaller than -O3 and as fast.
 #include <algorithm>
 
+#include "json.hpp"
 #include "model_parts.hpp"
 
 namespace attnscope {
@@ -42,32 +44,47 @@ void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
     if (!expected) m.repack_all();  // a load repacks anyway
 }
 
+namespace detail {
+
+void check_seq2seq_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c)
+{
+    // One joined name in a loop, not three chains of std::string's +: that costs the .wasm several times the code.
+    const struct {
+        const char* name;
+        const HeadMask& mask;
+        std::size_t layers;
+    } stacks[] = {{".encoder_self", ablate.encoder_self, c.num_encoder_layers},
+                  {".decoder_self", ablate.decoder_self, c.num_decoder_layers},
+                  {".decoder_cross", ablate.decoder_cross, c.num_decoder_layers}};
+    for (const auto& s : stacks) detail::check_head_mask(json::join({what, s.name}).c_str(), s.mask, s.layers, c.num_heads);
+}
+
+}  // namespace detail
+
 namespace {
 
 // memory[S × d] = enc_ln_f(encoder(source)); encoder attention into `attention` [layers, H, S, S] when it has data.
+// With a trace of the encoder's self-attention the pass ends at its layer (nothing after it changes what it
+// records) and returns nothing.
 std::vector<float> encode(const ModelParts& m, const Seq2SeqModelConfig& c, const std::vector<std::int32_t>& source,
-                          Tensor& attention, const HeadMask& ablate, const char* call)
+                          Tensor& attention, const HeadMask& ablate, AttentionTrace* trace, const char* call)
 {
     const std::size_t S = source.size(), d = c.d_model;
     std::vector<float> x = detail::work_floats({S, d}, call), h = x, a = x, u = detail::work_floats({S, c.d_ff}, call);
     detail::embed(*m.source_embedding, *m.source_position_embedding, source.data(), S, 0, d, x.data());
     for (std::size_t l = 0; l < c.num_encoder_layers; ++l) {
         const detail::Block& b = m.encoder_blocks[l];
+        AttentionTrace* here = trace && trace->layer == l ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), S, nullptr, 0, false, d, h.data(), a.data(),
-                                   detail::layer_slice(attention, l), detail::layer_heads(ablate, l, c.num_heads));
+                                   detail::layer_slice(attention, l),
+                                   detail::layer_heads(ablate, l, c.num_heads), here);
+        if (here) return {};
         detail::residual_mlp(b, b.ln2, x.data(), S, d, h.data(), u.data());
     }
     m.encoder_norm.apply(x.data(), S, d, h.data());
     return h;
 }
 
-void check_ablation(const char* what, const Seq2SeqAblation& ablate, const Seq2SeqModelConfig& c)
-{
-    const std::string name(what);
-    detail::check_head_mask((name + ".encoder_self").c_str(), ablate.encoder_self, c.num_encoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_self").c_str(), ablate.decoder_self, c.num_decoder_layers, c.num_heads);
-    detail::check_head_mask((name + ".decoder_cross").c_str(), ablate.decoder_cross, c.num_decoder_layers, c.num_heads);
-}
 
 }  // namespace
 
@@ -75,17 +92,24 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
                                            const std::vector<std::int32_t>& target, bool need_attention,
                                            const Seq2SeqAblation& ablate)
 {
-    const char* call = "Seq2SeqModel.forward";
     detail::check_tokens("Seq2SeqModel.forward: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.forward: target", target, config_.tgt_vocab_size, config_.max_tgt_len);
-    check_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
+    detail::check_seq2seq_ablation("Seq2SeqModel.forward: ablate", ablate, config_);
+    return run(source, target, need_attention, ablate, nullptr, Seq2SeqAttention::encoder_self, "Seq2SeqModel.forward");
+}
+
+Seq2SeqModel::Output Seq2SeqModel::run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                                       bool need_attention, const Seq2SeqAblation& ablate, AttentionTrace* trace,
+                                       Seq2SeqAttention which, const char* call)
+{
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), T = target.size(), d = config_.d_model, H = config_.num_heads;
-    // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM).
+    // Every buffer's size is checked before the first is allocated (size_t is 32 bits in WASM). The messages are
+    // literals: strings built here would cost the .wasm.
     const std::size_t Le = config_.num_encoder_layers, Ld = config_.num_decoder_layers;
-    checked_product({S, config_.d_ff}, "Seq2SeqModel.forward: source tokens × d_ff", sizeof(float));
-    checked_product({T, config_.d_ff}, "Seq2SeqModel.forward: target tokens × d_ff", sizeof(float));
-    checked_product({T, config_.tgt_vocab_size}, "Seq2SeqModel.forward: logits, target tokens × tgt_vocab_size", sizeof(float));
+    checked_product({S, config_.d_ff}, trace ? "Seq2SeqModel.trace: source tokens × d_ff" : "Seq2SeqModel.forward: source tokens × d_ff", sizeof(float));
+    checked_product({T, config_.d_ff}, trace ? "Seq2SeqModel.trace: target tokens × d_ff" : "Seq2SeqModel.forward: target tokens × d_ff", sizeof(float));
+    if (!trace) checked_product({T, config_.tgt_vocab_size}, "Seq2SeqModel.forward: logits, target tokens × tgt_vocab_size", sizeof(float));
     if (need_attention) {
         checked_product({Le, H, S, S}, "Seq2SeqModel.forward: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
         checked_product({Ld, H, T, T}, "Seq2SeqModel.forward: decoder attention, n_dec_layers × n_heads × target tokens²", sizeof(float));
@@ -97,18 +121,26 @@ Seq2SeqModel::Output Seq2SeqModel::forward(const std::vector<std::int32_t>& sour
         out.decoder_attention = Tensor({Ld, H, T, T});
         out.cross_attention = Tensor({Ld, H, T, S});
     }
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
+    const bool encoder_trace = trace && which == Seq2SeqAttention::encoder_self;
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self,
+                                             encoder_trace ? trace : nullptr, call);
+    if (encoder_trace) return out;
 
     std::vector<float> x = detail::work_floats({T, d}, call), h = x, a = x, u = detail::work_floats({T, config_.d_ff}, call);
     detail::embed(*m.token_embedding, *m.position_embedding, target.data(), T, 0, d, x.data());
     for (std::size_t l = 0; l < Ld; ++l) {
         const detail::Block& b = m.decoder_blocks[l];
+        const bool traced = trace && trace->layer == l;
+        AttentionTrace* self_trace = traced && which == Seq2SeqAttention::decoder_self ? trace : nullptr;
+        AttentionTrace* cross_trace = traced && which == Seq2SeqAttention::decoder_cross ? trace : nullptr;
         detail::residual_attention(*b.self_attn, b.ln1, x.data(), T, nullptr, 0, true, d, h.data(), a.data(),
                                    detail::layer_slice(out.decoder_attention, l),
-                                   detail::layer_heads(ablate.decoder_self, l, H));
+                                   detail::layer_heads(ablate.decoder_self, l, H), self_trace);
+        if (self_trace) return out;  // nothing after the traced attention changes what it recorded
         detail::residual_attention(*b.cross_attn, b.ln2, x.data(), T, memory.data(), S, false, d, h.data(), a.data(),
                                    detail::layer_slice(out.cross_attention, l),
-                                   detail::layer_heads(ablate.decoder_cross, l, H));
+                                   detail::layer_heads(ablate.decoder_cross, l, H), cross_trace);
+        if (cross_trace) return out;
         detail::residual_mlp(b, b.ln3, x.data(), T, d, h.data(), u.data());
     }
     out.logits = Tensor({T, config_.tgt_vocab_size});
@@ -122,28 +154,29 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
     const char* call = "Seq2SeqModel.translate";
     detail::check_tokens("Seq2SeqModel.translate: source", source, config_.src_vocab_size, config_.max_src_len);
     detail::check_tokens("Seq2SeqModel.translate: bos", {bos}, config_.tgt_vocab_size, 1);
-    check_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
+    detail::check_seq2seq_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_decoder_layers;
     const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
     // The result of the longest decoding this call allows must be addressable: with 32-bit sizes,
     // L·H·steps² wraps for sizes a small file can claim. The buffers below then grow with the steps actually
     // taken, so a model that stops early never holds the maximum.
-    const std::string steps_text = std::to_string(steps) + " steps (max_steps " + std::to_string(max_steps) +
-                                   ", at most max_tgt_len " + std::to_string(config_.max_tgt_len) + ")";
+    // The messages are joined (json::join): a chain of std::string + costs the .wasm several times the code.
+    const std::string steps_text = json::join({json::Num(steps), " steps (max_steps ", json::Num(max_steps),
+                                               ", at most max_tgt_len ", json::Num(config_.max_tgt_len), ")"});
     checked_product({L, H, steps, steps},
-                    ("Seq2SeqModel.translate: the decoder attention of " + steps_text + ", n_dec_layers × n_heads × steps²; pass a smaller max_steps").c_str(),
+                    json::join({"Seq2SeqModel.translate: the decoder attention of ", steps_text, ", n_dec_layers × n_heads × steps²; pass a smaller max_steps"}).c_str(),
                     sizeof(float));
     checked_product({L, H, steps, S},
-                    ("Seq2SeqModel.translate: the cross attention of " + steps_text + ", n_dec_layers × n_heads × steps × source tokens; pass a smaller max_steps").c_str(),
+                    json::join({"Seq2SeqModel.translate: the cross attention of ", steps_text, ", n_dec_layers × n_heads × steps × source tokens; pass a smaller max_steps"}).c_str(),
                     sizeof(float));
-    checked_product({L, steps, d}, ("Seq2SeqModel.translate: the key and value caches of " + steps_text + ", n_dec_layers × steps × d_model").c_str(), sizeof(float));
+    checked_product({L, steps, d}, json::join({"Seq2SeqModel.translate: the key and value caches of ", steps_text, ", n_dec_layers × steps × d_model"}).c_str(), sizeof(float));
     checked_product({L, S, d}, "Seq2SeqModel.translate: the cross-attention keys, n_dec_layers × source tokens × d_model", sizeof(float));
     checked_product({config_.num_encoder_layers, H, S, S}, "Seq2SeqModel.translate: encoder attention, n_enc_layers × n_heads × source tokens²", sizeof(float));
     checked_product({S, config_.d_ff}, "Seq2SeqModel.translate: source tokens × d_ff", sizeof(float));
     Translation out;
     out.encoder_attention = Tensor({config_.num_encoder_layers, H, S, S});
-    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, call);
+    const std::vector<float> memory = encode(m, config_, source, out.encoder_attention, ablate.encoder_self, nullptr, call);
 
     // Cross-attention keys and values depend only on the source: projected once, not per step.
     const std::size_t Sd = S * d;  // checked above

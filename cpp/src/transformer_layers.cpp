@@ -56,7 +56,7 @@ void residual_mlp(const Block& b, const LayerNorm& ln, float* x, std::size_t row
 
 void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, float* x, std::size_t T,
                         const float* memory, std::size_t S, bool causal, std::size_t d, float* h, float* a,
-                        float* weights, const std::uint8_t* ablate_heads)
+                        float* weights, const std::uint8_t* ablate_heads, AttentionTrace* trace)
 {
     ln.apply(x, T, d, h);
     ForwardOptions options;
@@ -64,6 +64,7 @@ void residual_attention(MultiHeadAttention& attention, const LayerNorm& ln, floa
     options.need_weights = weights != nullptr;
     options.ablate_heads = ablate_heads;
     attention.forward(h, memory ? memory : h, memory ? memory : h, {1, T, memory ? S : T}, options, a, weights);
+    if (trace) record_trace(*trace, attention, x, h, T, memory, memory ? S : T, causal, weights, ablate_heads, a);
     kernels::add_inplace{}(arch{}, x, T * d, a);
 }
 

@@ -298,6 +298,29 @@ test('the step-by-step panel on any layer and head of the language model starts 
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('the step-by-step panel with a head switched off equals the model with that head off, and checks itself', async () => {
+  const lm = await nodeModel('char-lm');
+  const text = 'The cat sat on the mat. The cat';
+  const ablate = [{ layer: 0, head: 1 }];
+  const { page, problems, close } = await open(`#mode=self&model=trained&text=${encodeURIComponent(text)}&ablate=0.1`);
+  // The head that is off (its weights still shown), another head of its layer, and later layers it changes.
+  for (const [layer, head, qi] of [[0, 1, 5], [0, 0, 7], [1, 2, 9], [2, 3, 12]]) {
+    await page.selectOption('#layer-select', `self:${layer}`);
+    await page.click(`#head-tabs [data-head="${head}"]`);
+    await page.click(`#tokens .tok[data-i="${qi}"]`);
+    await settled(page);
+    assert.deepEqual((await demo(page)).last.ablated, ablate);
+    const shown = await page.$$eval('#steps td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
+    const off = lm.forward(text, { ablate }).attention, all = lm.forward(text).attention;
+    const T = off.shape[2], at = ((layer * off.shape[1] + head) * T + qi) * T;
+    shown.forEach((w, j) => assert.ok(Math.abs(w - off.data[at + j]) < 1e-4, `layer ${layer} head ${head} query ${qi} key ${j}: shown ${w}, forward({ ablate }) ${off.data[at + j]}`));
+    if (layer > 0) assert.ok(shown.some((w, j) => Math.abs(w - all.data[at + j]) > 1e-6), `layer ${layer}: the head off in layer 0 changes its input`);
+    assert.equal(await page.$$eval('#steps .check.ok', (e) => e.length), 2, `layer ${layer} head ${head}: both self-checks pass`);
+  }
+  assert.deepEqual(problems, []);
+  await close();
+});
 test('maps whose cells are too small for every label label every k-th token, never none', async () => {
   const long = 'The cat sat on the mat. The cat sat on the mat. The dog lay by the door, and the cat looked at it for a bit long while';
   for (const [text, width] of [['The cat sat.', 1280], [long, 1280], [long, 390]]) {

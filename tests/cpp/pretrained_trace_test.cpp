@@ -88,6 +88,19 @@ TEST_CASE("trace agrees with forward and with itself", "[pretrained][trace]")
                 // GQA: the heads of one group read the same keys, in place.
                 if (head % (H / cfg.kv_heads) != 0) CHECK(t.keys_final.data == model->trace(r, layer, head - 1, query).keys_final.data);
             }
+        // The attention's output row is the same in every head's trace and, where out_proj has no bias (Llama,
+        // Mistral, Qwen), the sum of the heads' outputs; with a bias they differ by the same vector at every query.
+        for (std::size_t layer = 0; layer < L; ++layer) {
+            std::vector<double> sum(cfg.hidden, 0.0);
+            const PretrainedTrace first = model->trace(r, layer, 0, T - 1);
+            REQUIRE(first.attention_output.shape == Shape{cfg.hidden});
+            for (std::size_t head = 0; head < H; ++head) {
+                const PretrainedTrace t = model->trace(r, layer, head, T - 1);
+                CHECK(t.attention_output.data == first.attention_output.data);
+                for (std::size_t o = 0; o < cfg.hidden; ++o) sum[o] += t.head_output.data[o];
+            }
+            if (!cfg.out_bias) CHECK(attnscope_test::max_relative_error(first.attention_output.data, sum) < 1e-5);
+        }
         // An ablated head's context and contribution are zero; its weights are still shown.
         PretrainedModel::Request ablated = r;
         ablated.ablate.assign(L * H, 0);

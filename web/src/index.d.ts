@@ -254,7 +254,8 @@ export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: Tenso
 import type { LanguageModel, Seq2SeqModel } from './models.js';
 import type { RnnSeq2SeqModel } from './rnn-model.js';
 export type {
-  AblatedHead, AblatedSeq2SeqHead, LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab,
+  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig,
+  Seq2SeqModelVocab, Seq2SeqTraceOptions,
 } from './models.js';
 export { LanguageModel, Seq2SeqModel } from './models.js';
 export type { RnnSeq2SeqModelConfig, RnnTranslation } from './rnn-model.js';

@@ -215,6 +215,49 @@ export interface AblatedSeq2SeqHead extends AblatedHead {
   attn: 'enc_self' | 'dec_self' | 'dec_cross';
 }
 
+/**
+ * The numbers one head computed for one query in one layer, recorded by the model's own forward pass in the core (the
+ * same for every model: {@link LanguageModel.trace}, {@link Seq2SeqModel.trace}, and the checkpoints' trace).
+ * T is the number of query rows, S of keys (S = T in self-attention; the source length in cross-attention), d the
+ * model's width.
+ */
+export interface AttentionTrace {
+  layer: number;
+  head: number;
+  query: number;
+  /** The key/value head this query head reads (`head` without grouped-query attention). */
+  kvHead: number;
+  /** `[T, d]` the residual stream entering the attention. */
+  layerInput: Tensor;
+  /** `[T, d]` what q (and, in self-attention, k and v) is projected from: after the norm, for pre-norm models. */
+  attentionInput: Tensor;
+  /** `[S, d]` what k and v are projected from when it is not `attentionInput` (cross-attention: the encoder's output); else null. */
+  keyInput: Tensor | null;
+  /** `[headDim]` the query after its projection. */
+  queryRaw: Tensor;
+  /** `[headDim]` the query the scores use (after QK-norm and RoPE, where the family has them). */
+  queryVector: Tensor;
+  /** `[S, headDim]` the keys after their projection. */
+  keysRaw: Tensor;
+  /** `[S, headDim]` the keys the scores use. */
+  keys: Tensor;
+  /** `[S, headDim]` */
+  values: Tensor;
+  /** `[S]` query · key, before scaling. */
+  scores: Tensor;
+  scale: number;
+  /** `[S]` 1 where the key is visible to this query (causal order, window, padding). */
+  visible: Uint8Array;
+  /** `[S]` softmax of the scaled scores over the visible keys, 0 elsewhere: the forward pass's own row. */
+  weights: Tensor;
+  /** `[headDim]` weights · values (zeros when the head is ablated). */
+  context: Tensor;
+  /** `[d]` the context through this head's part of the output projection (no bias). */
+  headOutput: Tensor;
+  /** `[d]` the attention's output at this query, as the layer adds it: every head's `headOutput` plus the output projection's bias. */
+  attentionOutput: Tensor;
+}
+
 /** A decoder-only character language model: pre-LN transformer blocks with causal multi-head self-attention. */
 export class LanguageModel extends TrainedModel {
   readonly kind: 'decoder_lm';
@@ -230,6 +273,11 @@ export class LanguageModel extends TrainedModel {
   forward(input: string | number[], options?: { needAttention?: boolean; ablate?: AblatedHead[] }): { ids: number[]; tokens: string[]; logits: Tensor; attention: Tensor | null };
   /** Greedy continuation with a key/value cache; stops at end of document or `config.maxLen`. `maxNewTokens`: a whole number ≥ 0 (default 32). */
   generate(prompt: string | number[], options?: { maxNewTokens?: number; /** switched off at every step */ ablate?: AblatedHead[] }): { ids: number[]; text: string };
+  /**
+   * Head `head` of layer `layer` at token `query` (from 0; `<bos>` is token 0), as {@link forward} computes it (its
+   * weights row bit for bit); RangeError for a layer, head or query the model does not have.
+   */
+  trace(input: string | number[], options: { layer: number; head: number; query: number; ablate?: AblatedHead[] }): AttentionTrace & { ids: number[]; tokens: string[] };
 }
 
 /** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */
@@ -253,4 +301,25 @@ export class Seq2SeqModel extends TrainedModel {
   forward(source: string | number[], target: number[], options?: { needAttention?: boolean; ablate?: AblatedSeq2SeqHead[] }): {
     logits: Tensor; encoderAttention: Tensor | null; decoderAttention: Tensor | null; crossAttention: Tensor | null;
   };
+  /**
+   * Head `head` of layer `layer` of one kind of attention at row `query`, teacher-forced as {@link forward} (its
+   * weights row bit for bit): `query` is a source word for `'encoder'`, a position of `target` for `'decoder'` and
+   * `'cross'` (whose `keyInput` is the encoder's output `[sourceWords, d]`). `target` starts with `<bos>`; the
+   * encoder's trace needs none. RangeError for an attention, layer, head or query the model does not have.
+   */
+  trace(source: string | number[], options: Seq2SeqTraceOptions): AttentionTrace & {
+    sourceIds: number[]; sourceTokens: string[]; targetIds: number[]; targetTokens: string[];
+  };
+}
+
+/** What {@link Seq2SeqModel.trace} traces. */
+export interface Seq2SeqTraceOptions {
+  /** The encoder's self-attention, the decoder's causal self-attention, or the decoder's attention over the source. */
+  attention: 'encoder' | 'decoder' | 'cross';
+  /** The decoder's input ids, `<bos>` first (required but for `'encoder'`). */
+  target?: number[];
+  layer: number;
+  head: number;
+  query: number;
+  ablate?: AblatedSeq2SeqHead[];
 }

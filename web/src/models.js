@@ -8,7 +8,7 @@ import { loadPretrained } from './pretrained.js';
 import { loadOptions } from './pretrained-loader.js';
 import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
-import { booleanOption, checkOptions, integerOption } from './tensor.js';
+import { booleanOption, checkOptions, integerOption, numberOption } from './tensor.js';
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
@@ -187,6 +187,23 @@ export class LanguageModel extends Model {
   }
 
   /**
+   * One head at one query of one layer, recorded by the core's own forward pass (the numbers of forward() with
+   * attention; its weights row bit for bit): the layer's input, its LayerNorm, q, k and v of the head, the scores,
+   * the weights, the context, the head's output and the attention's output. The core checks `layer`, `head` and
+   * `query` against the model.
+   */
+  trace(input, options) {
+    const caller = 'LanguageModel.trace';
+    if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
+    const ids = this.#input(input, caller);
+    const opts = checkOptions(options, ['layer', 'head', 'query', 'ablate'], `${caller}: options`);
+    const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
+    const ablate = this.#ablation(opts.ablate, caller);
+    const result = this.call(caller, 'trace', { tokens: ids, ablate }, index('layer'), index('head'), index('query'));
+    return { ids, tokens: ids.map((id) => this.vocab.tokens[id]), ...result };
+  }
+
+  /**
    * Greedy continuation (key/value cache in the core); stops at `<bos>` (end of document) or `config.maxLen`.
    * `ablate: [{ layer, head }]` switches heads off at every step.
    */
@@ -282,6 +299,34 @@ export class Seq2SeqModel extends WordSourceModel {
       encoderAttention: r.encoderAttention,
       decoderAttention: r.decoderAttention,
       crossAttention: r.crossAttention,
+    };
+  }
+
+  /**
+   * One head at one query of one layer of `attention` ('encoder', 'decoder' or 'cross'), teacher-forced on
+   * `source` and `target` (ids starting with `<bos>`; the encoder reads none) as forward() is, recorded by the
+   * core's own pass. `query` is a source position for the encoder, a target position for the decoder's two;
+   * cross-attention's `keyInput` is the encoder's output. The core checks the kind, layer, head and query.
+   */
+  trace(source, options) {
+    const caller = 'Seq2SeqModel.trace';
+    const names = "'encoder', 'decoder' or 'cross'";
+    if (options === undefined) throw new TypeError(`${caller}: options: expected { attention, layer, head, query }, got undefined`);
+    const ids = this.sourceIdsOf(source, caller);
+    const opts = checkOptions(options, ['target', 'attention', 'layer', 'head', 'query', 'ablate'], `${caller}: options`);
+    if (typeof opts.attention !== 'string') throw new TypeError(`${caller}: options.attention: expected ${names}, got ${describe(opts.attention)}`);
+    const targetIds = opts.target === undefined ? [] : tokenIds(opts.target, `${caller}: options.target`, 'an array of token ids');
+    const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
+    const ablate = this.#ablation(opts.ablate, caller);
+    const call = { source: ids, target: targetIds, attention: opts.attention, ablate };
+    const result = this.call(caller, 'trace', call, index('layer'), index('head'), index('query'));
+    const { sourceTokens, targetTokens } = this.vocab;
+    return {
+      sourceIds: ids,
+      sourceTokens: typeof source === 'string' ? this.tokenizeSource(source).tokens : ids.map((id) => sourceTokens[id]),
+      targetIds,
+      targetTokens: targetIds.map((id) => targetTokens[id]),
+      ...result,
     };
   }
 

@@ -1,5 +1,5 @@
 // Types of the Hugging Face checkpoint models (pretrained.js), re-exported by index.d.ts.
-import type { AblatedHead, Tensor } from './index.js';
+import type { AblatedHead, AttentionTrace, Tensor } from './index.js';
 
 /** A file of a checkpoint: its bytes, a Blob or File (read in chunks), or where to fetch it (a URL or URL string). */
 export type CheckpointFile = ArrayBuffer | Uint8Array | Blob | string | URL;
@@ -154,40 +154,10 @@ export interface PretrainedForwardResult {
   heads: Tensor | null;
 }
 
-/** The numbers one head computed for one query in one layer, recorded by the forward pass itself. */
-export interface PretrainedTrace {
+/** The numbers one head computed for one query in one layer, recorded by the forward pass itself (T = S: self-attention). */
+export interface PretrainedTrace extends AttentionTrace {
   ids: number[];
   tokens: string[] | null;
-  layer: number;
-  head: number;
-  query: number;
-  /** The key/value head this query head reads. */
-  kvHead: number;
-  /** `[T, hiddenSize]` the residual stream entering the layer. */
-  layerInput: Tensor;
-  /** `[T, hiddenSize]` what q, k and v are projected from (after the norm, for pre-norm models). */
-  attentionInput: Tensor;
-  /** `[headDim]` the query after its projection. */
-  queryRaw: Tensor;
-  /** `[headDim]` the query the scores use (after QK-norm and RoPE, where the family has them). */
-  queryVector: Tensor;
-  /** `[T, headDim]` the keys after their projection. */
-  keysRaw: Tensor;
-  /** `[T, headDim]` the keys the scores use. */
-  keys: Tensor;
-  /** `[T, headDim]` */
-  values: Tensor;
-  /** `[T]` query · key, before scaling. */
-  scores: Tensor;
-  scale: number;
-  /** `[T]` 1 where the key is visible to this query (causal order, window, padding). */
-  visible: Uint8Array;
-  /** `[T]` softmax of the scaled scores over the visible keys, 0 elsewhere. */
-  weights: Tensor;
-  /** `[headDim]` weights · values (zeros when the head is ablated). */
-  context: Tensor;
-  /** `[hiddenSize]` the context through this head's part of the output projection (no bias). */
-  headOutput: Tensor;
 }
 
 /** What both kinds of checkpoint model share. */

@@ -100,6 +100,12 @@ public:
     /// (key `[rows, kdim]`, value `[rows, vdim]`) into `[rows, embed_dim]` each.
     void project_key_value(const float* key, const float* value, std::size_t rows, float* key_out,
                            float* value_out) const;
+    /// The query projection of `rows` rows (`[rows, embed_dim]` → `[rows, embed_dim]`), as forward() makes it.
+    void project_query(const float* query, std::size_t rows, float* out) const;
+    /// Head `head`'s share of the output projection: `context` `[head_dim]` (its slice of the concatenated heads)
+    /// times its head_dim columns of out_proj.weight, into `out` `[embed_dim]`, without the bias. forward()'s output
+    /// row is the sum of these over the heads plus out_proj.bias.
+    void project_head_output(std::size_t head, const float* context, float* out) const;
     /// Attention of unbatched `query` `[query_len, embed_dim]` over keys and values already projected by
     /// project_key_value() (`[key_len, embed_dim]` each). Same options, output and weights as forward()
     /// with batch 1; forward() is project_key_value() followed by this.

@@ -15,6 +15,7 @@
 
 #include "attnscope/safetensors.hpp"  // FileError
 #include "attnscope/tensor.hpp"
+#include "attnscope/trace.hpp"
 #include "attnscope/transformer.hpp"  // HeadMask
 
 namespace attnscope {
@@ -94,24 +95,8 @@ constexpr std::size_t default_plan_tokens = 512;
 /// What Request::ablate does to a flagged head's context (see Request::ablation).
 enum class Ablation { zero, mean };
 
-/// What trace() shows of one attention head for one query, taken from inside forward() (the same code).
-struct PretrainedTrace {
-    std::size_t layer = 0, head = 0, query = 0;
-    std::size_t kv_head = 0;     ///< the key/value head `head` reads: head / (heads / kv_heads)
-    Tensor layer_input;          ///< [T, d] the residual stream entering the layer
-    Tensor attention_input;      ///< [T, d] what q, k, v are projected from (normed; the layer input when post-norm)
-    Tensor query_raw;            ///< [head_dim] q after the projection (and bias)
-    Tensor query_final;          ///< [head_dim] q after QK-norm and RoPE: what the scores use
-    Tensor keys_raw;             ///< [T, head_dim] this kv head's keys after the projection
-    Tensor keys_final;           ///< [T, head_dim] after QK-norm and RoPE
-    Tensor values;               ///< [T, head_dim]
-    Tensor scores;               ///< [T] q·k, before scaling
-    float scale = 1.f;           ///< 1/sqrt(head_dim)
-    std::vector<std::uint8_t> visible;  ///< [T] 1 = the key is visible to this query (causal, window, padding)
-    Tensor weights;              ///< [T] softmax(scores·scale) over the visible keys (0 elsewhere)
-    Tensor context;              ///< [head_dim] weights · values (zeros when the head is ablated)
-    Tensor head_output;          ///< [d] the context through this head's slice of the output projection (no bias)
-};
+/// The trace of a checkpoint: the one struct of every model (attnscope/trace.hpp).
+using PretrainedTrace = AttentionTrace;
 
 /// A loaded checkpoint.
 class PretrainedModel {

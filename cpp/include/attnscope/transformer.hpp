@@ -1,6 +1,7 @@
 /// Small pre-LayerNorm transformers built on MultiHeadAttention: a decoder-only language model and an
 /// encoder–decoder model (Seq2SeqModel), with every layer's attention weights returned, and greedy decoding with
-/// a key/value cache. Parameter names follow the PyTorch modules of tools/train_*.py (see tools/MODEL_FORMAT.md).
+/// a key/value cache, and trace() of one head at one query. Parameter names follow the PyTorch modules of
+/// tools/train_*.py (see tools/MODEL_FORMAT.md).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "attnscope/tensor.hpp"
+#include "attnscope/trace.hpp"
 
 namespace attnscope {
 
@@ -49,6 +51,9 @@ struct Seq2SeqAblation {
     HeadMask decoder_self;   ///< num_decoder_layers × num_heads
     HeadMask decoder_cross;  ///< num_decoder_layers × num_heads
 };
+
+/// The three kinds of attention of an encoder–decoder model, as Seq2SeqModel::trace() names them.
+enum class Seq2SeqAttention { encoder_self, decoder_self, decoder_cross };
 
 namespace detail {
 struct ModelParts;
@@ -92,9 +97,19 @@ public:
     /// Returns only the new tokens.
     std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
                                        std::int32_t stop_token = -1, const HeadMask& ablate = {});
+    /// Head `head` of layer `layer` at query position `query` on `tokens`, with the heads in `ablate` switched off:
+    /// the numbers of forward() with need_attention (its weights row bit for bit), recorded by its own attention
+    /// call. Throws std::invalid_argument for bad tokens or ablation (as forward()) and for a layer, head or query
+    /// out of range.
+    AttentionTrace trace(const std::vector<std::int32_t>& tokens, std::size_t layer, std::size_t head,
+                         std::size_t query, const HeadMask& ablate = {});
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
+    // forward() and trace() (which asks for every map, so the weights are those of forward() with need_attention):
+    // with a trace the pass stops after the traced layer.
+    Output run(const std::vector<std::int32_t>& tokens, bool need_attention, const HeadMask& ablate,
+               AttentionTrace* trace, const char* call);
     LanguageModelConfig config_;
 };
 
@@ -127,9 +142,21 @@ public:
     /// The heads in `ablate` are switched off at every step.
     Translation translate(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
                           std::size_t max_steps, const Seq2SeqAblation& ablate = {});
+    /// Head `head` of layer `layer` of attention `which` at query row `query` (a source position for the encoder's
+    /// self-attention, a target position for the decoder's two), teacher-forced on `source` and `target` as
+    /// forward() with need_attention (its weights row bit for bit). The encoder's trace reads no target: `target`
+    /// may then be empty. Cross-attention's key_input is the encoder's output [S, d]. Throws std::invalid_argument
+    /// for bad tokens or ablation (as forward()) and for a layer, head or query out of range.
+    AttentionTrace trace(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
+                         Seq2SeqAttention which, std::size_t layer, std::size_t head, std::size_t query,
+                         const Seq2SeqAblation& ablate = {});
 
 private:
     void build(const std::map<std::string, TensorView>* expected);
+    // forward() and trace() (`which` then names the traced attention; trace() asks for every map, so the weights are
+    // those of forward() with need_attention): with a trace the pass stops after the traced attention.
+    Output run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target, bool need_attention,
+               const Seq2SeqAblation& ablate, AttentionTrace* trace, Seq2SeqAttention which, const char* call);
     Seq2SeqModelConfig config_;
 };
 

@@ -274,6 +274,10 @@ void run(const PretrainedModel::Impl& model, const Step& s)
             trace->head_output = Tensor({d});
             kernels::gemm_packed{}(arch{}, 1, d, hd, context, hd, lw.o.packed.data() + trace->head * hd * NR,
                                    lw.o.in * NR, trace->head_output.data.data(), d, nullptr, false);
+            // The attention's output at the query: every head's context through the output projection, with its
+            // bias (one row of what forward() adds to the residual stream).
+            apply(lw.o, ctx.data(), T, a.data());
+            copy_rows(trace->attention_output, {d}, a.data() + trace->query * d, 0, 1, d);
             // Nothing after this layer's attention reaches the trace: a trace of layer l costs l + 1 layers, not
             // the whole pass and its logits (the demo traces on every click).
             return;

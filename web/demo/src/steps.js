@@ -1,5 +1,6 @@
-// The walkthrough's numbers, recomputed in plain JS (float64) from the layer's state dict, so the
-// page can show every intermediate value that the WASM forward pass never exposes.
+// The walkthrough's numbers, recomputed in plain JS (float64) from the layer's state dict and its input, so the page
+// can show every head's intermediate values; the trained models' input comes from the core's trace() (the numbers of
+// their own forward pass), and the panel checks the walkthrough against it.
 
 // Projected rows, remembered per weight tensor and per input row: while someone types, most rows
 // (same token at the same position) are unchanged, so only the edited ones cost E² multiply-adds.
@@ -68,8 +69,10 @@ export const explainQuery = (a) => drain(explainQuerySteps(a));
  * @param {{data: Float32Array, shape: number[]}} a.key    [S, E] embeddings (= value)
  * @param {number} a.qi
  * @param {boolean} a.causal
+ * @param {number[]} [a.off]  heads switched off: their context is zeroed before the output projection (the package's
+ *   ablation), so the output is the model's
  */
-export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal }) {
+export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal, off = [] }) {
   const [L, E] = query.shape;
   const S = key.shape[0];
   const d = E / numHeads;
@@ -107,11 +110,21 @@ export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal
   }
 
   const concat = new Float64Array(E);
-  heads.forEach((hd, h) => concat.set(hd.context, h * d));
+  heads.forEach((hd, h) => { if (!off.includes(h)) concat.set(hd.context, h * d); });
   const wo = stateDict['out_proj.weight'].data;
   const bo = stateDict['out_proj.bias']?.data;
   const output = yield* project(concat, 1, E, wo, bo, 0, E);
   return { L, S, E, d, numHeads, qi, scale, Q, K, V, heads, concat, output };
+}
+
+/**
+ * The walkthrough of a traced layer (a trained model's `trace()`): its input as the core's forward pass computed it
+ * (the attention input, and cross-attention's key input), projected here with the layer's weights for every head.
+ * A generator, as explainQuerySteps.
+ */
+export function explainTraceSteps({ trace, stateDict, numHeads, causal, off }) {
+  const key = trace.keyInput ?? trace.attentionInput;
+  return explainQuerySteps({ stateDict, numHeads, query: trace.attentionInput, key, qi: trace.query, causal, off });
 }
 
 /** Largest |a[i] - b[off + i]| over a's length. */

@@ -43,7 +43,7 @@ export function modelEntry(name, onChange) {
       e.loaded = bytes.length;
     }
     e.model = await loadModel(bytes);
-    e.bytes = bytes; // the step-by-step panel reads the weights from here (modelweights.js)
+    e.bytes = bytes; // the step-by-step panel's walkthrough reads the attention weights from here (modelweights.js)
     e.status = 'ready';
   })()
     .catch((err) => { e.status = 'error'; e.error = err; console.error(err); })
@@ -152,4 +152,44 @@ export function runS2S(s2s, text) {
     enc: tr.encoderAttention, dec: tr.decoderAttention, cross: tr.crossAttention,
     ms,
   };
+}
+
+// The last trace of each model: the steps panel and the guide ask for the same one, and a pass that changes nothing
+// they show (another view's setting) costs no call.
+const traces = new WeakMap();
+function cachedTrace(model, key, trace) {
+  const last = traces.get(model);
+  if (last?.key === key) return last.trace;
+  const value = trace();
+  traces.set(model, { key, trace: value });
+  return value;
+}
+
+/**
+ * One head of the language model at one query: `lm.trace`, recorded by the core's own forward pass (the layer's
+ * input, its LayerNorm, the head's numbers, the attention's output), with the heads in `ablate` switched off.
+ * Called by the step-by-step panel when it draws, not on every keystroke.
+ */
+export function traceLM(lm, ids, { layer, head, query, ablate = [] }) {
+  const key = `${ids.join(',')}|${layer}|${head}|${query}|${ablate.map((x) => `${x.layer}.${x.head}`).join(',')}`;
+  return cachedTrace(lm, key, () => lm.trace(ids, { layer, head, query, ...(ablate.length ? { ablate } : {}) }));
+}
+
+/** The package's names of the dates model's three attentions, and where each one's weights are in the file. */
+const S2S_ATTENTION = { enc: 'encoder', dec: 'decoder', cross: 'cross' };
+export const s2sAttentionPrefix = (attn, layer) =>
+  ({ enc: `enc_blocks.${layer}.attn`, dec: `dec_blocks.${layer}.self_attn`, cross: `dec_blocks.${layer}.cross_attn` })[attn];
+
+/**
+ * One head of the dates model at one query (`s2s.trace`, teacher-forced by the core): `attn` 'enc' | 'dec' | 'cross',
+ * `query` a source word for 'enc', else the output step, on the decoder's input for the `shown` steps of `run`
+ * (`<bos>` and the tokens written before the last shown one: row t of the decoder's maps is the step that wrote
+ * token t).
+ */
+export function traceS2S(s2s, run, { attn, layer, head, query, shown }) {
+  const target = [s2s.vocab.targetBosId, ...run.steps.slice(0, Math.max(0, shown - 1)).map((s) => s.id)];
+  const key = `${run.sourceIds.join(',')}|${attn === 'enc' ? '' : target.join(',')}|${attn}|${layer}|${head}|${query}`;
+  return cachedTrace(s2s, key, () => s2s.trace(run.sourceIds, {
+    attention: S2S_ATTENTION[attn], ...(attn === 'enc' ? {} : { target }), layer, head, query,
+  }));
 }

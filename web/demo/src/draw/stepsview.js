@@ -101,8 +101,9 @@ function canvasWidths(width) {
  * it on the page in one swap at the end, so no piece is long and the page never shows half a panel. Nothing here
  * reads layout: `width` is the panel's content width, measured by the caller.
  * @param {HTMLElement} root
- * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights, fwdOutput, inputs, inputNote (where k
- *   and v come from, when not from the same input), width, onScreen (whether the panel is in view now) }
+ * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights (the forward pass's weights of this
+ *   head and query: [S]), fwdOutput (its attention output at this query: [E]), inputs, inputNote (where k and v come
+ *   from, when not from the same input), width, onScreen (whether the panel is in view now) }
  * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
  */
 export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width, onScreen = () => false }) {
@@ -115,9 +116,8 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
   for (let j = 0; j < S; j++) maxW = Math.max(maxW, hd.weights[j]);
   const vScale = maxAbs(ex.V, head * d, ex.V.length, E, d);
   const weightSum = hd.weights.reduce((a, b) => a + b, 0);
-  const fwdRowOffset = (head * ex.L + qi) * S;
-  const wDiff = maxAbsDiff(hd.weights, fwdWeights, fwdRowOffset);
-  const oDiff = maxAbsDiff(ex.output, fwdOutput, qi * E);
+  const wDiff = maxAbsDiff(hd.weights, fwdWeights);
+  const oDiff = maxAbsDiff(ex.output, fwdOutput);
   const check = (x) => `<p class="check ${x <= CHECK_TOL ? 'ok' : 'bad'}">${x <= CHECK_TOL ? '✓ ' : '✗ '}${t(x <= CHECK_TOL ? 'checkOk' : 'checkBad', { x: sci(x) })}</p>`;
   const sbar = (v, m) => {
     const f = Math.min(1, Math.abs(v) / m) * 50;

@@ -3,9 +3,9 @@
 // numbers written into the formulas. The step is state.guide (0: closed), so it is in the URL.
 import { t, getLang } from '../i18n.js';
 import { $ } from '../dom.js';
-import { explainQuerySteps } from '../steps.js';
-import { modelTensors } from '../modelweights.js';
-import { createSeq2SeqInputs } from '../layerinput.js';
+import { explainTraceSteps } from '../steps.js';
+import { attentionWeights } from '../modelweights.js';
+import { traceS2S, s2sAttentionPrefix } from '../trained.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, isPlaying } from '../why/player.js';
 import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from '../guide/formulas.js';
@@ -17,7 +17,6 @@ export const GUIDE_ATTN = { 3: 'cross', 4: 'cross', 5: 'enc', 6: 'enc' };
 
 export function createGuideView(app) {
   const root = $('#guide-section');
-  let inputs = { model: null, at: null };
   let built = '';
   let focusNext = false;
   let drawn = { sig: '', run: null, guide: null };
@@ -73,12 +72,14 @@ export function createGuideView(app) {
       </div>`;
   }
 
-  /** The walkthrough's numbers for the page's dates-model result: the same code as the step-by-step panel's. */
+  /**
+   * The walkthrough's numbers for the page's dates-model result: the same trace (the core's forward pass, shared
+   * with the step-by-step panel through trained.js) and the same float64 walkthrough as the panel's.
+   */
   function* explain(r, head) {
-    if (inputs.model !== r.model) inputs = { model: r.model, at: createSeq2SeqInputs(r.model, modelTensors(r.bytes)) };
-    const tgtIn = [r.model.vocab.targetBosId, ...r.run.steps.slice(0, Math.max(0, r.shown - 1)).map((s) => s.id)];
-    const a = yield* inputs.at.at(r.run.sourceIds, tgtIn, r.attn, r.layer);
-    return yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: { data: a.h, shape: [a.L, a.d] }, key: { data: a.kv, shape: [a.S, a.d] }, qi: r.qi, causal: a.causal });
+    const trace = traceS2S(r.model, r.run, { attn: r.attn, layer: r.layer, head, query: r.qi, shown: r.shown });
+    yield;
+    return yield* explainTraceSteps({ trace, stateDict: attentionWeights(r.bytes, s2sAttentionPrefix(r.attn, r.layer)), numHeads: r.H, causal: r.attn === 'dec' });
   }
 
   return {

@@ -1,14 +1,15 @@
 // The step-by-step panel: one query token through one head, every intermediate value recomputed in float64 and
-// checked against the forward pass. Picks: the query token and the head (WAI-ARIA tabs).
+// checked against the forward pass (for the trained models, their trace() from the core, which is also where the
+// layer's input comes from). Picks: the query token and the head (WAI-ARIA tabs).
 import { t } from '../i18n.js';
 import { $, canvasPoint, escapeHtml } from '../dom.js';
 import { HEAD_COLORS } from '../colors.js';
-import { explainQuerySteps } from '../steps.js';
+import { explainQuerySteps, explainTraceSteps } from '../steps.js';
 import { renderSteps, stepsTooltip, matrixTooltip } from '../draw/stepsview.js';
 import { showTip, hideTip } from '../tooltip.js';
 import { sinusoidalPositions } from '../model.js';
-import { modelTensors } from '../modelweights.js';
-import { createLayerInputs, createSeq2SeqInputs } from '../layerinput.js';
+import { attentionWeights } from '../modelweights.js';
+import { traceLM, traceS2S, s2sAttentionPrefix } from '../trained.js';
 
 export function createStepsView(app) {
   const steps = $('#steps');
@@ -66,12 +67,9 @@ export function createStepsView(app) {
     steps.setAttribute('aria-labelledby', `head-tab-${head}`);
   }
 
-  let layerInputs = { model: null, at: null };
-  let datesInputs = { model: null, at: null };
-
   /** What the panel needs from the seeded layer: its inputs and the forward pass of the page (a generator). */
-  function* seeded(state, r) {
-    const { E, qi } = r;
+  function* seeded(state, r, head) {
+    const { E, qi, L, S } = r;
     const x = r.query.data.subarray(qi * E, (qi + 1) * E);
     const pe = sinusoidalPositions(qi + 1, E).subarray(qi * E);
     const tokenVec = Float32Array.from(x, (v, c) => v - pe[c]);
@@ -81,44 +79,41 @@ export function createStepsView(app) {
       { label: t('in.position'), values: pe },
       { label: t('in.sum'), values: x },
     ];
-    return { ex, inputs, fwdOutput: r.output.data };
+    const row = (head * L + qi) * S;
+    return { ex, inputs, fwdWeights: r.weights.data.subarray(row, row + S), fwdOutput: r.output.data.subarray(qi * E, (qi + 1) * E) };
   }
 
-  /** The same for a layer of the trained language model: its input rebuilt from the weights, then LayerNorm. */
-  function* trained(state, r) {
-    if (layerInputs.model !== r.model) layerInputs = { model: r.model, at: createLayerInputs(r.model, modelTensors(r.bytes)) };
-    const a = yield* layerInputs.at.at(r.run.ids, r.layer, r.ablated);
-    const { T, d } = a, qi = r.qi;
-    const h = { data: a.h, shape: [T, d] };
-    const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: h, key: h, qi, causal: true });
+  /** A trained model's layer from its trace (the core's forward pass): its input, LayerNorm, and the checks' numbers. */
+  function* traced(r, trace, stateDict, causal, off, residualLabel) {
+    yield;
+    const ex = yield* explainTraceSteps({ trace, stateDict, numHeads: r.H, causal, off });
+    const { qi } = r, d = r.E;
     const inputs = [
-      { label: t('in.residual'), values: a.x.subarray(qi * d, (qi + 1) * d) },
-      { label: t('in.ln'), values: a.h.subarray(qi * d, (qi + 1) * d) },
+      { label: t(residualLabel), values: trace.layerInput.data.subarray(qi * d, (qi + 1) * d) },
+      { label: t('in.ln'), values: trace.attentionInput.data.subarray(qi * d, (qi + 1) * d) },
     ];
-    return { ex, inputs, fwdOutput: a.output };
+    return { ex, inputs, fwdWeights: trace.weights.data, fwdOutput: trace.attentionOutput.data };
+  }
+
+  /** A layer of the trained language model, with the heads switched off on the page. */
+  function trained(state, r, head) {
+    const trace = traceLM(r.model, r.run.ids, { layer: r.layer, head, query: r.qi, ablate: r.ablated });
+    const off = r.ablated.filter((x) => x.layer === r.layer).map((x) => x.head);
+    return traced(r, trace, attentionWeights(r.bytes, `blocks.${r.layer}.attn`), true, off, 'in.residual');
   }
 
   /**
-   * The same for the dates model: encoder self-attention, decoder self-attention, or cross-attention (queries from
-   * the decoder, keys and values from the encoder's output), rebuilt from the weights for the steps written so far.
+   * The dates model: encoder self-attention, decoder self-attention, or cross-attention (queries from the decoder,
+   * keys and values from the encoder's output), teacher-forced on the steps written so far.
    */
-  function* dates(state, r) {
-    if (datesInputs.model !== r.model) datesInputs = { model: r.model, at: createSeq2SeqInputs(r.model, modelTensors(r.bytes)) };
-    const { run, qi } = r;
-    // Row t of the decoder's maps is the step that wrote token t: its input is <bos> and the tokens before it.
-    const tgtIn = [r.model.vocab.targetBosId, ...run.steps.slice(0, Math.max(0, r.shown - 1)).map((s) => s.id)];
-    const a = yield* datesInputs.at.at(run.sourceIds, tgtIn, r.attn, r.layer);
-    const { d } = a;
-    const ex = yield* explainQuerySteps({ stateDict: a.stateDict, numHeads: r.H, query: { data: a.h, shape: [a.L, d] }, key: { data: a.kv, shape: [a.S, d] }, qi, causal: a.causal });
+  function* dates(state, r, head) {
+    const trace = traceS2S(r.model, r.run, { attn: r.attn, layer: r.layer, head, query: r.qi, shown: r.shown });
     const cross = r.attn === 'cross';
-    const inputs = [
-      { label: t(cross ? 'in.residualCross' : 'in.residual'), values: a.x.subarray(qi * d, (qi + 1) * d) },
-      { label: t('in.ln'), values: a.h.subarray(qi * d, (qi + 1) * d) },
-    ];
-    return { ex, inputs, fwdOutput: a.output, inputNote: cross ? t('step0.cross') : '' };
+    const out = yield* traced(r, trace, attentionWeights(r.bytes, s2sAttentionPrefix(r.attn, r.layer)), r.attn === 'dec', [], cross ? 'in.residualCross' : 'in.residual');
+    return { ...out, inputNote: cross ? t('step0.cross') : '' };
   }
 
-  const explain = (state, r) => (r.kind === 'lm' ? trained(state, r) : r.kind === 's2s' ? dates(state, r) : seeded(state, r));
+  const explain = (state, r, head) => (r.kind === 'lm' ? trained(state, r, head) : r.kind === 's2s' ? dates(state, r, head) : seeded(state, r, head));
 
   // The panel's content width, kept by a ResizeObserver (its callback runs with the layout already done), so drawing
   // never has to ask for a layout in the middle of a pass.
@@ -142,11 +137,12 @@ export function createStepsView(app) {
       controls(state, r);
       const head = Math.min(state.head, r.H - 1);
       yield;
-      const { ex, inputs, fwdOutput, inputNote } = yield* explain(state, r);
+      const { ex, inputs, fwdWeights, fwdOutput, inputNote } = yield* explain(state, r, head);
       yield;
-      // The weights are checked against the forward pass that drew the maps (the model's own, for the trained model).
+      // The weights and output are checked against the forward pass: the page's own for the seeded layer, the
+      // model's trace from the core for the trained models.
       drawnAt = width;
-      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights: r.weights.data, fwdOutput, inputs, inputNote, width, onScreen: () => inView });
+      const res = yield* renderSteps(steps, { ex, rows: r.rows, cols: r.cols, head, fwdWeights, fwdOutput, inputs, inputNote, width, onScreen: () => inView });
       r.steps = { qi: r.qi, head, weights: Array.from(ex.heads[head].weights), ...res };
     },
   };
