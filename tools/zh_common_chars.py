@@ -4,6 +4,7 @@ character LM's vocabulary (issue #23, item 5), and a training pool of that dicti
 
     apt-get install -y python3-jieba
     /usr/bin/python3 tools/zh_common_chars.py [--count 3500]   # prints the counts and the coverage
+    /usr/bin/python3 tools/zh_common_chars.py --record tools/records/zh-common-chars.md   # + the model's coverage
 
 Source: /usr/lib/python3/dist-packages/jieba/dict.txt (Debian's python3-jieba), one line per word: word,
 frequency, part-of-speech tag. A character's count is the sum of the frequencies of the words it occurs in, each
@@ -24,6 +25,10 @@ import argparse
 import math
 import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 
 import numpy as np
 
@@ -79,11 +84,67 @@ def word_documents(chars, n_docs, seed, path=DICT, words_per_doc=(8, 24), max_wo
     return docs
 
 
+def write_record(path, model_path, chars, mass, distinct):
+    """records/zh-common-chars.md: the source, the coverage, and how the model file's vocabulary and training text
+    hold the characters (the training record in the file says which were absent from its text)."""
+    import json
+    import lm_data
+    import safetensors_file
+    meta, _ = safetensors_file.load_file(model_path)
+    tokens, training = json.loads(meta["vocab"])["tokens"], json.loads(meta["training"])
+    common = training["data"].get("zh_common", {})
+    have = set(tokens)
+    missing = [c for c in chars if c not in have]
+    cjk = [t for t in tokens if lm_data.CJK.fullmatch(t)]
+    words = read_dict()
+    counts = char_counts(words)
+    total = sum(counts.values())
+    # Which of them the training text lacks: counted again from the text (as train_lm.py reads it).
+    src = lm_data.load_sources()
+    train_docs, _ = lm_data.split_sources(src, training["train"]["heldout_frac"])
+    prose = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "zh", "prose")
+    if os.path.isdir(prose):
+        train_docs["zh_prose"], _ = lm_data.load_prose(prose)
+    seen = set(c for docs in train_docs.values() for d in docs for c in d)
+    absent = [c for c in chars if c not in seen]
+    lines = ["# Everyday Chinese characters in the character LM's vocabulary (issue #23, item 5)", "",
+             f"Made by `/usr/bin/python3 tools/zh_common_chars.py --record {os.path.relpath(path)}` from "
+             f"`{os.path.relpath(model_path)}`.", "",
+             f"- Source: `{DICT}`, Debian's python3-jieba (its dictionary: word, frequency, part-of-speech tag; "
+             f"{len(words):,} words). A character counts the frequencies of the words it occurs in; {distinct:,} distinct CJK "
+             "characters.",
+             f"- The {len(chars):,} most frequent cover **{100 * mass:.2f}%** of the dictionary's character occurrences "
+             "(weighted by word frequency).",
+             f"- In the model's vocabulary ({len(tokens):,} tokens, {len(cjk):,} of them CJK): "
+             f"**{len(chars) - len(missing):,} of the {len(chars):,}**" + (f"; missing: {''.join(missing)}" if missing
+                                                                           else ", none missing") + ".",
+             f"- The whole vocabulary covers {100 * sum(counts.get(c, 0) for c in have) / total:.2f}% of them; its "
+             f"other {len(tokens) - len(chars) + len(missing):,} tokens are `<unk>`, `<bos>`, English letters, "
+             "punctuation and the training text's most frequent characters outside the list.",
+             f"- Of the {len(chars):,}, {len(absent)} never occur in the training text (prose from Debian's manuals, "
+             "fortunes, poems" + (")" if os.path.isdir(prose) else "; build/zh/prose absent, so prose not counted)")
+             + ": the model sees them only in the `zh_words` pool, lists of jieba's words joined by 、 "
+             f"(`word_documents`). Among them: {''.join(c for c in '妈爸' if c in absent) or 'neither 妈 nor 爸'}; "
+             f"the first 40: {''.join(absent[:40])}." + (f" (The training record says {common['absent_from_text']}.)"
+                                                          if common.get("absent_from_text") not in (None, len(absent))
+                                                          else ""),
+             "- Ranks: " + ", ".join(f"{c} {chars.index(c) + 1}" for c in "的妈爸猫饿" if c in chars) + ".",
+             "- A few of the dictionary's frequent entries are mis-decoded UTF-8 read as GBK (锛, 銆, 鐨 …); they are "
+             "counted as the dictionary has them.", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=3500)
+    ap.add_argument("--record", help="write this record (e.g. tools/records/zh-common-chars.md) for --model")
+    ap.add_argument("--model", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                    "models", "char-lm.safetensors"))
     args = ap.parse_args()
     chars, mass, distinct = common_chars(args.count)
+    if args.record:
+        write_record(args.record, args.model, chars, mass, distinct)
     print(f"{DICT}: {distinct} distinct CJK characters; the {args.count} most frequent cover {100 * mass:.2f}% of "
           "character occurrences weighted by word frequency")
     print("first 50:", "".join(chars[:50]))
