@@ -170,7 +170,8 @@ def sources_info():
 # ----------------------------------------------------------------------------- vocabulary and sequences
 
 def build_vocab(train_docs, size, required=""):
-    """The most frequent characters; `required` ones (the demo's sentences) replace the rarest if missing."""
+    """The most frequent characters; `required` ones (the demo's sentences, everyday characters) replace the
+    rarest characters that are not required if missing, and follow them."""
     cnt = collections.Counter()
     for docs in train_docs.values():
         for d in docs:
@@ -178,9 +179,19 @@ def build_vocab(train_docs, size, required=""):
     ranked = sorted(cnt.items(), key=lambda kv: (-kv[1], ord(kv[0])))
     chars = ranked[: size - len(SPECIALS)]
     have = {c for c, _ in chars}
-    missing = [c for c in dict.fromkeys(required) if c not in have]
+    missing = [c for c in dict.fromkeys(required) if c not in have]  # in the order given
+    required = set(required)
     if missing:
-        chars = chars[: len(chars) - len(missing)] + [(c, cnt.get(c, 0)) for c in missing]
+        assert len(missing) <= len(chars), "build_vocab: more required characters than the vocabulary holds"
+        # Drop the rarest characters that are not required (dropping a required one would lose it again).
+        drop, keep = len(missing), []
+        for c, n in reversed(chars):
+            if drop and c not in required:
+                drop -= 1
+            else:
+                keep.append((c, n))
+        assert not drop, "build_vocab: the required characters do not fit in the vocabulary"
+        chars = keep[::-1] + [(c, cnt.get(c, 0)) for c in missing]
     tokens = SPECIALS + [c for c, _ in chars]
     covered = sum(n for _, n in chars) / sum(cnt.values())
     return tokens, covered

@@ -19,6 +19,7 @@ tools/lm_record.py.
 """
 
 import argparse
+import collections
 import hashlib
 import json
 import math
@@ -138,6 +139,15 @@ def parse_args():
     ap.add_argument("--prev-token-head", metavar="LAYER.HEAD",
                     help="guide this head towards the previous token with an auxiliary loss (see previous_token_loss)")
     ap.add_argument("--prev-token-weight", type=float, default=0.1, help="weight of that loss (default 0.1)")
+    # Issue #23: everyday Chinese. The vocabulary keeps the N most frequent characters of python3-jieba's
+    # dictionary (tools/zh_common_chars.py), and the mix may draw on a pool of its words ("zh_words").
+    ap.add_argument("--zh-common", type=int, metavar="N",
+                    help="the vocabulary keeps the N most frequent characters of jieba's dictionary")
+    ap.add_argument("--zh-words-docs", type=int, default=20000,
+                    help="documents in the zh_words pool (lists of jieba's words; only with --zh-common)")
+    ap.add_argument("--remap-vocab", action="store_true",
+                    help="with --init-from: the file's vocabulary may differ; rows of the token embedding and the "
+                         "output head are copied by character, new characters start as a fresh model's")
     args = ap.parse_args()
     if args.prev_token_head:
         layer, head = (int(x) for x in args.prev_token_head.split("."))
@@ -147,6 +157,8 @@ def parse_args():
         TRAIN["qk_weight_decay"] = args.qk_weight_decay
     if args.mix:
         TRAIN["mix"] = args.mix
+    if args.zh_common:
+        TRAIN["zh_common"] = {"count": args.zh_common, "words_docs": args.zh_words_docs}
     TRAIN["repeat_frac"] = args.repeat_frac
     TRAIN["repeat_text_share"] = args.repeat_text_share
     TRAIN["lr"], TRAIN["seed"] = args.lr, args.seed
@@ -166,20 +178,35 @@ def load_data(args):
     if args.zh_prose:
         train_docs["zh_prose"], held_docs["zh_prose"] = lm_data.load_prose(args.zh_prose)
         src["zh_prose"] = train_docs["zh_prose"] + held_docs["zh_prose"]
-    required = ""
+    required, common = "", None
     if args.require_demo_chars:
         import zh_prose_data
         required = "".join(zh_prose_data.DEMO_SENTENCES)
+    if args.zh_common:
+        import zh_common_chars
+        chars, mass, distinct = zh_common_chars.common_chars(args.zh_common)
+        required += "".join(chars)
+        common = {"source": "python3-jieba: " + zh_common_chars.DICT + " (word, frequency, tag; a character "
+                  "counts the frequencies of the words it occurs in)", "count": args.zh_common,
+                  "distinct_chars": distinct, "frequency_mass": round(mass, 5), "chars": "".join(chars)}
     tokens, coverage = build_vocab(train_docs, CFG["vocab_size"], required)
     tok = Tokenizer(tokens)
+    if common:
+        seen = collections.Counter(c for docs in train_docs.values() for d in docs for c in d)
+        common["in_vocab"] = sum(c in set(tokens) for c in common["chars"])
+        common["absent_from_text"] = sum(seen[c] == 0 for c in common["chars"])
+        train_docs["zh_words"] = zh_common_chars.word_documents(tokens, args.zh_words_docs, TRAIN["seed"])
+        print(f"jieba's {args.zh_common} most frequent characters: {common['in_vocab']} in the vocabulary, "
+              f"{common['absent_from_text']} absent from the training text")
     T = TRAIN["seq_len"]
     enc = {k: [tok.tokenize(d) for d in v] for k, v in train_docs.items()}
     zh = [(d, e) for k in ("zh_poems", "zh_misc") for d, e in zip(train_docs[k], enc[k])]
     pools = {"en": enc["en"],
              "zh_verse": [e for d, e in zh if lm_data.is_regular_verse(d)],
              "zh_other": [e for d, e in zh if not lm_data.is_regular_verse(d)]}
-    if "zh_prose" in enc:
-        pools["zh_prose"] = enc["zh_prose"]
+    for k in ("zh_prose", "zh_words"):
+        if k in enc:
+            pools[k] = enc[k]
     for k, v in pools.items():
         print(f"pool {k}: {len(v)} docs, {sum(len(x) - 1 for x in v)} chars")
     held = {k: pack_in_order([tok.tokenize(d) for d in v], T) for k, v in held_docs.items()}
@@ -189,13 +216,36 @@ def load_data(args):
               f"{len(held[k])} held-out sequences")
     print(f"vocab {len(tokens)} covers {coverage:.4f} of training chars")
     return dict(src=src, train_docs=train_docs, held_docs=held_docs, tokens=tokens, coverage=coverage, tok=tok,
-                pools=pools, held=held)
+                pools=pools, held=held, common=common)
 
 
-def read_init_from(path, model, tokens):
+def remap_vocab(tensors, old_tokens, tokens, model):
+    """The file's tensors with the vocabulary-sized rows (token embedding, output head) moved to this run's token
+    ids; a character the file lacks keeps the fresh model's rows (N(0, 0.02)) with the median of the file's output
+    biases (a zero bias would start every new character far likelier than the rare ones the file has learned),
+    one it has but this run lacks is dropped. -> (tensors, number of new characters)."""
+    old = {t: i for i, t in enumerate(old_tokens)}
+    fresh = model.state_dict()
+    out = dict(tensors)
+    for name in ("tok_emb.weight", "head.weight", "head.bias"):
+        rows = fresh[name].clone()
+        if name == "head.bias":
+            rows[:] = float(np.median(np.asarray(tensors[name])))
+        for i, t in enumerate(tokens):
+            if t in old:
+                rows[i] = torch.as_tensor(np.asarray(tensors[name][old[t]]))
+        out[name] = rows.numpy()
+    return out, sum(t not in old for t in tokens)
+
+
+def read_init_from(path, model, tokens, remap=False):
     """--init-from: load the first phase's weights into `model`; its summary for the record."""
     header, tensors = attnscope_model.read_model(path)
-    assert header["vocab"]["tokens"] == tokens, "--init-from: the vocabulary differs from this run's"
+    added = 0
+    if remap and header["vocab"]["tokens"] != tokens:
+        tensors, added = remap_vocab(tensors, header["vocab"]["tokens"], tokens, model)
+        header["config"]["vocab_size"] = len(tokens)  # the rows now match this run's
+    assert header["vocab"]["tokens"] == tokens or added, "--init-from: the vocabulary differs from this run's"
     # Equal shapes do not mean equal models (n_heads splits the same matrices differently): the whole config.
     differs = {k: (header["config"].get(k), v) for k, v in CFG.items() if header["config"].get(k) != v}
     assert not differs, f"--init-from: the file's config differs from this run's (file, run): {differs}"
@@ -206,7 +256,7 @@ def read_init_from(path, model, tokens):
             "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest(),
             "steps": first["train"]["steps"], "train_seconds": first["train_seconds"],
             "train": first["train"], "final_train_loss": first["final_train_loss"],
-            "heldout": first.get("heldout", {})}
+            "heldout": first.get("heldout", {}), **({"new_tokens": added} if added else {})}
 
 
 def optimizer(model):
@@ -305,11 +355,13 @@ def main():
         attnscope_model.load_state_dict_into(model, tensors)
         record = header["training"]
     else:
-        init_from = read_init_from(args.init_from, model, tokens) if args.init_from else None
+        init_from = read_init_from(args.init_from, model, tokens, args.remap_vocab) if args.init_from else None
         final_loss, progress, train_seconds = train(model, data)
         record = records.run_record("tools/train_lm.py", BLAS, nparams, TRAIN, train_seconds, final_loss, progress,
                                     init_from)
         record["data"] = data_record(args, data)
+        if data["common"]:
+            record["data"]["zh_common"] = data["common"]
     # full held-out evaluation
     record["heldout"] = {}
     tot, totn = 0.0, 0
