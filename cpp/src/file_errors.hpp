@@ -1,5 +1,6 @@
 // The FileError helpers shared by the file readers (safetensors.cpp, model_file.cpp): messages are joined from
-// pieces in one place, which keeps the readers' code small. Internal to the core.
+// pieces in one place, which keeps the readers' code small; a reader takes them all with `using namespace
+// file_errors`. Internal to the core.
 #pragma once
 
 #include <initializer_list>
@@ -10,6 +11,9 @@
 
 namespace attnscope {
 namespace file_errors {
+
+/// A number as a message piece.
+using json::Num;
 
 /// TypeError: "<field>: expected <expected>, got <JSON type> <value>".
 [[noreturn]] void type_error(std::initializer_list<std::string_view> field, const char* expected, const json::Value& got);

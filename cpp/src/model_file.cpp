@@ -10,10 +10,7 @@
 namespace attnscope {
 namespace {
 
-using Kind = FileError::Kind;
-using file_errors::range_error;
-using file_errors::type_error;
-using json::Num;
+using namespace file_errors;
 using json::Type;
 
 // Config sizes above this are refused before anything else: the tensors' own sizes are the real bound.
@@ -47,47 +44,102 @@ struct MetadataJson {
 
 bool member(const json::Value& object, const char* key, json::Value& out) { return object.find(key, out); }
 
+// One member of a JSON object, named for messages ("__metadata__.config.d_model"). `present` is false only for an
+// optional member that is absent.
+struct Field {
+    std::string name;
+    json::Value value;
+    bool present;
+};
+
+// `key` of `object` (named `parent` in messages), checked to be of `type` (`expected` names it in the TypeError). A
+// required member that is absent is a RangeError "<name>: missing<missing_note>".
+Field field_of(const json::Value& object, const std::string& parent, const char* key, Type type, const char* expected,
+               bool required, const char* missing_note = "")
+{
+    Field f{parent + "." + key, object, false};
+    if (!member(object, key, f.value)) {
+        if (required) range_error({f.name, ": missing", missing_note});
+        return f;
+    }
+    if (!f.value.is(type)) type_error({f.name}, expected, f.value);
+    f.present = true;
+    return f;
+}
+
+Field field_of(const MetadataJson& m, const char* key, Type type, const char* expected, bool required,
+               const char* missing_note = "")
+{
+    return field_of(m.root(), m.field, key, type, expected, required, missing_note);
+}
+
 std::size_t size_of(const MetadataJson& m, const char* key, std::uint64_t min = 1, std::uint64_t max = max_size)
 {
-    const std::string field = m.field + "." + key;
-    json::Value v = m.root();
-    if (!member(m.root(), key, v)) range_error({field, ": missing"});
-    if (!v.is(Type::number)) type_error({field}, "an integer", v);
+    const Field f = field_of(m, key, Type::number, "an integer", true);
     std::uint64_t out = 0;
-    if (!v.to_index(max, out) || out < min)
-        range_error({field, ": expected an integer from ", Num(min), " to ", Num(max), ", got ", v.excerpt()});
+    if (!f.value.to_index(max, out) || out < min)
+        range_error({f.name, ": expected an integer from ", Num(min), " to ", Num(max), ", got ", f.value.excerpt()});
     return std::size_t(out);
 }
 
-// An optional field that, when present, must be what the C++ models implement.
-void expect_string(const MetadataJson& m, const char* key, const char* implemented)
+// A field that, when present (it must be when `required`), must be what the C++ models implement.
+void expect_string(const MetadataJson& m, const char* key, const char* implemented, bool required = false)
 {
-    json::Value v = m.root();
-    if (!member(m.root(), key, v)) return;
-    const std::string field = m.field + "." + key;
-    if (!v.is(Type::string)) type_error({field}, "a string", v);
-    if (v.string() != implemented)
-        range_error({field, ": attnscope implements \"", implemented, "\", got ", v.excerpt()});
+    const Field f = field_of(m, key, Type::string, "a string", required);
+    if (f.present && f.value.string() != implemented)
+        range_error({f.name, ": attnscope implements \"", implemented, "\", got ", f.value.excerpt()});
 }
 
 // An optional number that, when present, must equal digits × 10^exponent (compared exactly, in decimal).
 void expect_decimal(const MetadataJson& m, const char* key, std::string_view digits, long exponent, const char* implemented_text)
 {
-    json::Value v = m.root();
-    if (!member(m.root(), key, v)) return;
-    const std::string field = m.field + "." + key;
-    if (!v.is(Type::number)) type_error({field}, "a number", v);
-    if (!v.equals_decimal(digits, exponent))
-        range_error({field, ": attnscope implements ", implemented_text, ", got ", v.excerpt()});
+    const Field f = field_of(m, key, Type::number, "a number", false);
+    if (f.present && !f.value.equals_decimal(digits, exponent))
+        range_error({f.name, ": attnscope implements ", implemented_text, ", got ", f.value.excerpt()});
 }
 
 void expect_bool(const MetadataJson& m, const char* key, bool implemented)
 {
-    json::Value v = m.root();
-    if (!member(m.root(), key, v)) return;
-    const std::string field = m.field + "." + key;
-    if (!v.is(Type::boolean)) type_error({field}, "a boolean", v);
-    if (v.boolean() != implemented) range_error({field, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", v.excerpt()});
+    const Field f = field_of(m, key, Type::boolean, "a boolean", false);
+    if (f.present && f.value.boolean() != implemented)
+        range_error({f.name, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", f.value.excerpt()});
+}
+
+// The config's sizes of each kind (tools/MODEL_FORMAT.md) in the order they are checked, each with the member of
+// the C++ config it sets: an integer from `min` to max_size.
+template <class Config>
+struct SizeKey {
+    const char* key;
+    std::size_t Config::*member;
+    std::uint64_t min = 1;
+};
+
+using LM = LanguageModelConfig;
+constexpr SizeKey<LM> language_model_sizes[] = {
+    {"vocab_size", &LM::vocab_size}, {"max_len", &LM::max_len}, {"d_model", &LM::d_model},
+    {"n_heads", &LM::num_heads},     {"d_ff", &LM::d_ff},       {"n_layers", &LM::num_layers},
+};
+using S2S = Seq2SeqModelConfig;
+constexpr SizeKey<S2S> seq2seq_sizes[] = {
+    {"src_vocab_size", &S2S::src_vocab_size}, {"tgt_vocab_size", &S2S::tgt_vocab_size},
+    {"max_src_len", &S2S::max_src_len},       {"max_tgt_len", &S2S::max_tgt_len},
+    {"d_model", &S2S::d_model},               {"n_heads", &S2S::num_heads},
+    {"d_ff", &S2S::d_ff},                     {"n_enc_layers", &S2S::num_encoder_layers},
+    {"n_dec_layers", &S2S::num_decoder_layers},
+};
+using Rnn = RnnSeq2SeqConfig;
+constexpr SizeKey<Rnn> rnn_seq2seq_sizes[] = {
+    {"src_vocab_size", &Rnn::src_vocab_size}, {"tgt_vocab_size", &Rnn::tgt_vocab_size},
+    {"emb", &Rnn::embedding_dim},             {"hidden", &Rnn::hidden_size},
+    {"max_src_len", &Rnn::max_src_len},       {"max_tgt_len", &Rnn::max_tgt_len, 2},  // BOS + one token
+};
+
+template <class Config, std::size_t N>
+Config read_sizes(const MetadataJson& config, const SizeKey<Config> (&keys)[N])
+{
+    Config c;
+    for (const SizeKey<Config>& k : keys) c.*k.member = size_of(config, k.key, k.min);
+    return c;
 }
 
 void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads)
@@ -109,29 +161,25 @@ void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads
 // A vocabulary's token list: an array of `expected` strings.
 void check_tokens(const MetadataJson& v, const char* key, std::size_t expected, const char* size_key)
 {
-    const std::string field = v.field + "." + key;
-    json::Value tokens = v.root();
-    if (!member(v.root(), key, tokens)) range_error({field, ": missing"});
-    if (!tokens.is(Type::array)) type_error({field}, "an array of strings", tokens);
-    const std::size_t n = tokens.size();
+    const Field tokens = field_of(v, key, Type::array, "an array of strings", true);
+    const std::size_t n = tokens.value.size();
     if (n != expected)
-        range_error({field, ": expected ", Num(expected), " tokens (config.", size_key, "), got ", Num(n)});
-    json::Value t = tokens.first();
+        range_error({tokens.name, ": expected ", Num(expected), " tokens (config.", size_key, "), got ", Num(n)});
+    json::Value t = tokens.value.first();
     for (std::size_t i = 0; i < n; ++i, t = t.following())
-        if (!t.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", t);
+        if (!t.is(Type::string)) type_error({tokens.name, "[", Num(i), "]"}, "a string", t);
 }
 
 // specials: the first entries of tokens, which text never matches.
 void check_specials(const MetadataJson& v, std::size_t vocab_size)
 {
-    const std::string field = v.field + ".specials";
-    json::Value specials = v.root(), tokens = v.root();
-    if (!member(v.root(), "specials", specials)) range_error({field, ": missing"});
-    if (!specials.is(Type::array)) type_error({field}, "an array of strings", specials);
+    const Field specials = field_of(v, "specials", Type::array, "an array of strings", true);
+    const std::string& field = specials.name;
+    json::Value tokens = v.root();
     member(v.root(), "tokens", tokens);  // checked before: an array of vocab_size strings
-    const std::size_t n = specials.size();
+    const std::size_t n = specials.value.size();
     if (n > vocab_size) range_error({field, ": ", Num(n), " entries, more than the ", Num(vocab_size), " tokens"});
-    json::Value s = specials.first(), t = tokens.first();
+    json::Value s = specials.value.first(), t = tokens.first();
     for (std::size_t i = 0; i < n; ++i, s = s.following(), t = t.following()) {
         if (!s.is(Type::string)) type_error({field, "[", Num(i), "]"}, "a string", s);
         if (s.string() != t.string())
@@ -144,18 +192,11 @@ std::size_t id_of(const MetadataJson& v, const char* key, std::size_t vocab_size
     return size_of(v, key, 0, vocab_size - 1);
 }
 
-void expect_tokenizer(const MetadataJson& v, const char* key, const char* implemented)
-{
-    json::Value t = v.root();
-    if (!member(v.root(), key, t)) range_error({v.field, ".", key, ": missing"});
-    expect_string(v, key, implemented);
-}
-
 // The vocabulary of both encoder–decoder kinds: word sources, character targets.
 void check_seq2seq_vocab(const MetadataJson& vocab, std::size_t src_vocab_size, std::size_t tgt_vocab_size)
 {
-    expect_tokenizer(vocab, "src_tokenizer", "words_ascii_lower");
-    expect_tokenizer(vocab, "tgt_tokenizer", "chars");
+    expect_string(vocab, "src_tokenizer", "words_ascii_lower", true);
+    expect_string(vocab, "tgt_tokenizer", "chars", true);
     check_tokens(vocab, "src_tokens", src_vocab_size, "src_vocab_size");
     check_tokens(vocab, "tgt_tokens", tgt_vocab_size, "tgt_vocab_size");
     for (const char* id : {"src_pad_id", "src_unk_id"}) id_of(vocab, id, src_vocab_size);
@@ -165,13 +206,10 @@ void check_seq2seq_vocab(const MetadataJson& vocab, std::size_t src_vocab_size, 
 // rnn_seq2seq's config.attention: "none" (the fixed context vector only) or "dot" (Luong).
 RnnAttention rnn_attention(const MetadataJson& c)
 {
-    const std::string field = c.field + ".attention";
-    json::Value v = c.root();
-    if (!member(c.root(), "attention", v)) range_error({field, ": missing (\"none\" or \"dot\")"});
-    if (!v.is(Type::string)) type_error({field}, "\"none\" or \"dot\"", v);
-    if (v.string() == "none") return RnnAttention::none;
-    if (v.string() == "dot") return RnnAttention::dot;
-    range_error({field, ": expected \"none\" or \"dot\", got ", v.excerpt()});
+    const Field f = field_of(c, "attention", Type::string, "\"none\" or \"dot\"", true, " (\"none\" or \"dot\")");
+    if (f.value.string() == "none") return RnnAttention::none;
+    if (f.value.string() == "dot") return RnnAttention::dot;
+    range_error({f.name, ": expected \"none\" or \"dot\", got ", f.value.excerpt()});
 }
 
 // named_heads: an array of objects whose fields have the types web/src/index.d.ts declares for NamedHead
@@ -188,33 +226,28 @@ void check_named_heads(const MetadataJson& named, const NamedHeadLayers& layers,
     for (std::size_t i = 0, n = root.size(); i < n; ++i, e = e.following()) {
         const std::string field = named.field + "[" + std::to_string(i) + "]";
         if (!e.is(Type::object)) type_error({field}, "an object", e);
-        json::Value v = e;
         const auto typed = [&](const char* key, Type type, const char* expected, bool required) {
-            if (!member(e, key, v)) {
-                if (required) range_error({field, ".", key, ": missing (a named head has layer, head, name, metric and score)"});
-                return false;
-            }
-            if (!v.is(type)) type_error({field, ".", key}, expected, v);
-            return true;
+            return field_of(e, field, key, type, expected, required, " (a named head has layer, head, name, metric and score)");
         };
         for (const char* key : {"name", "metric"}) typed(key, Type::string, "a string", true);
         typed("module", Type::string, "a string", false);
         typed("score", Type::number, "a number", true);
         typed("threshold", Type::number, "a number", false);
         std::size_t stack = layers.fallback;
-        if (typed("attn", Type::string, "a string", false)) {
-            const std::string attn = v.string();
-            if (!seq2seq) range_error({field, ".attn: only seq2seq models have kinds of attention, got ", v.excerpt()});
-            if (attn == "enc_self") stack = layers.enc_self;
-            else if (attn == "dec_self") stack = layers.dec_self;
-            else if (attn == "dec_cross") stack = layers.dec_cross;
-            else range_error({field, ".attn: expected \"enc_self\", \"dec_self\" or \"dec_cross\", got ", v.excerpt()});
+        const Field attn = typed("attn", Type::string, "a string", false);
+        if (attn.present) {
+            const std::string kind = attn.value.string();
+            if (!seq2seq) range_error({attn.name, ": only seq2seq models have kinds of attention, got ", attn.value.excerpt()});
+            if (kind == "enc_self") stack = layers.enc_self;
+            else if (kind == "dec_self") stack = layers.dec_self;
+            else if (kind == "dec_cross") stack = layers.dec_cross;
+            else range_error({attn.name, ": expected \"enc_self\", \"dec_self\" or \"dec_cross\", got ", attn.value.excerpt()});
         }
         for (const auto& index : {std::make_pair("layer", stack), std::make_pair("head", heads)}) {
-            typed(index.first, Type::number, "an integer", true);
+            const Field f = typed(index.first, Type::number, "an integer", true);
             std::uint64_t out = 0;
-            if (!v.to_index(index.second - 1, out))
-                range_error({field, ".", index.first, ": expected an integer from 0 to ", Num(index.second - 1), ", got ", v.excerpt()});
+            if (!f.value.to_index(index.second - 1, out))
+                range_error({f.name, ": expected an integer from 0 to ", Num(index.second - 1), ", got ", f.value.excerpt()});
         }
     }
 }
@@ -278,17 +311,11 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     std::vector<float> aligned;
 
     if (out.kind == ModelKind::language_model) {
-        LanguageModelConfig c;
-        c.vocab_size = size_of(config, "vocab_size");
-        c.max_len = size_of(config, "max_len");
-        c.d_model = size_of(config, "d_model");
-        c.num_heads = size_of(config, "n_heads");
-        c.d_ff = size_of(config, "d_ff");
-        c.num_layers = size_of(config, "n_layers");
+        const LanguageModelConfig c = read_sizes(config, language_model_sizes);
         check_common_config(config, c.d_model, c.num_heads);
         expect_bool(config, "causal", true);
 
-        expect_tokenizer(vocab, "tokenizer", "codepoint");
+        expect_string(vocab, "tokenizer", "codepoint", true);
         check_tokens(vocab, "tokens", c.vocab_size, "vocab_size");
         id_of(vocab, "unk_id", c.vocab_size);
         id_of(vocab, "bos_id", c.vocab_size);
@@ -296,13 +323,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         check_named_heads(named, {c.num_layers, c.num_layers, c.num_layers, c.num_layers}, c.num_heads, false);
         out.language_model = build<LanguageModel>(c, tensor_views(file, header, aligned));
     } else if (out.kind == ModelKind::rnn_seq2seq) {
-        RnnSeq2SeqConfig c;
-        c.src_vocab_size = size_of(config, "src_vocab_size");
-        c.tgt_vocab_size = size_of(config, "tgt_vocab_size");
-        c.embedding_dim = size_of(config, "emb");
-        c.hidden_size = size_of(config, "hidden");
-        c.max_src_len = size_of(config, "max_src_len");
-        c.max_tgt_len = size_of(config, "max_tgt_len", 2);
+        RnnSeq2SeqConfig c = read_sizes(config, rnn_seq2seq_sizes);
         c.attention = rnn_attention(config);
         expect_string(config, "cell", "gru");
         expect_string(config, "decoding", "greedy");
@@ -310,16 +331,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         if (named.root().size() != 0) range_error({named.field, ": an rnn_seq2seq model has no heads to name, got ", named.root().excerpt()});
         out.rnn_seq2seq = build<RnnSeq2SeqModel>(c, tensor_views(file, header, aligned));
     } else {
-        Seq2SeqModelConfig c;
-        c.src_vocab_size = size_of(config, "src_vocab_size");
-        c.tgt_vocab_size = size_of(config, "tgt_vocab_size");
-        c.max_src_len = size_of(config, "max_src_len");
-        c.max_tgt_len = size_of(config, "max_tgt_len");
-        c.d_model = size_of(config, "d_model");
-        c.num_heads = size_of(config, "n_heads");
-        c.d_ff = size_of(config, "d_ff");
-        c.num_encoder_layers = size_of(config, "n_enc_layers");
-        c.num_decoder_layers = size_of(config, "n_dec_layers");
+        const Seq2SeqModelConfig c = read_sizes(config, seq2seq_sizes);
         check_common_config(config, c.d_model, c.num_heads);
         expect_string(config, "decoding", "greedy");
 

@@ -9,10 +9,7 @@
 namespace attnscope {
 namespace {
 
-using Kind = FileError::Kind;
-using file_errors::range_error;
-using file_errors::type_error;
-using json::Num;
+using namespace file_errors;
 
 // Largest dimension or offset accepted: sizes stay exact in a double on the JS side.
 constexpr std::uint64_t max_integer = (std::uint64_t(1) << 53) - 1;

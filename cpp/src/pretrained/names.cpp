@@ -71,6 +71,33 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& c)
     const std::size_t q_out = c.heads * hd, kv_out = c.kv_heads * hd;
     auto add = [&](std::string name, Shape shape, Role role, std::uint32_t layer = 0, Group group = Group::required,
                    bool conv1d = false) { s.push_back({std::move(name), std::move(shape), role, layer, group, conv1d}); };
+    // A module of layer l under prefix p: nn.Linear (weight [out, in]), GPT-2's Conv1D (weight [in, out]) or a norm
+    // (in = 0: weight [out]); its bias, when it has one, is [out].
+    struct Module {
+        const char* name;
+        std::size_t out, in;
+        Role weight, bias;
+        bool conv1d = false;
+    };
+    auto weight = [&](const std::string& p, std::uint32_t l, const Module& m) {
+        const Shape shape = m.in == 0 ? Shape{m.out} : m.conv1d ? Shape{m.in, m.out} : Shape{m.out, m.in};
+        add(p + m.name + ".weight", shape, m.weight, l, Group::required, m.conv1d);
+    };
+    auto bias = [&](const std::string& p, std::uint32_t l, const Module& m) { add(p + m.name + ".bias", {m.out}, m.bias, l); };
+    // GPT-2 and BERT: every module has a bias, listed after its weight.
+    auto biased_modules = [&](const std::string& p, std::uint32_t l, std::initializer_list<Module> modules) {
+        for (const Module& m : modules) {
+            weight(p, l, m);
+            bias(p, l, m);
+        }
+    };
+    // The Llama family: a group's weights, then, when the config gives that group biases, their biases (its configs
+    // switch a group's biases on together: attention_bias, mlp_bias, Qwen2's q|k|v bias).
+    auto group = [&](const std::string& p, std::uint32_t l, bool biased, std::initializer_list<Module> modules) {
+        for (const Module& m : modules) weight(p, l, m);
+        if (biased)
+            for (const Module& m : modules) bias(p, l, m);
+    };
 
     if (c.family == PretrainedFamily::gpt2) {
         // GPT2Model: wte, wpe, h.N (ln_1, attn.c_attn = q|k|v, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj), ln_f. Conv1D
@@ -79,18 +106,12 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& c)
         add("wpe.weight", {c.max_positions, d}, Role::position_embedding);
         for (std::uint32_t l = 0; l < c.layers; ++l) {
             const std::string p = "h." + std::string(Num(l)) + ".";
-            add(p + "ln_1.weight", {d}, Role::norm1_w, l);
-            add(p + "ln_1.bias", {d}, Role::norm1_b, l);
-            add(p + "attn.c_attn.weight", {d, 3 * d}, Role::qkv_w, l, Group::required, true);
-            add(p + "attn.c_attn.bias", {3 * d}, Role::qkv_b, l);
-            add(p + "attn.c_proj.weight", {d, d}, Role::o_w, l, Group::required, true);
-            add(p + "attn.c_proj.bias", {d}, Role::o_b, l);
-            add(p + "ln_2.weight", {d}, Role::norm2_w, l);
-            add(p + "ln_2.bias", {d}, Role::norm2_b, l);
-            add(p + "mlp.c_fc.weight", {d, I}, Role::up_w, l, Group::required, true);
-            add(p + "mlp.c_fc.bias", {I}, Role::up_b, l);
-            add(p + "mlp.c_proj.weight", {I, d}, Role::down_w, l, Group::required, true);
-            add(p + "mlp.c_proj.bias", {d}, Role::down_b, l);
+            biased_modules(p, l, {{"ln_1", d, 0, Role::norm1_w, Role::norm1_b},
+                                  {"attn.c_attn", 3 * d, d, Role::qkv_w, Role::qkv_b, true},
+                                  {"attn.c_proj", d, d, Role::o_w, Role::o_b, true},
+                                  {"ln_2", d, 0, Role::norm2_w, Role::norm2_b},
+                                  {"mlp.c_fc", I, d, Role::up_w, Role::up_b, true},
+                                  {"mlp.c_proj", d, I, Role::down_w, Role::down_b, true}});
         }
         add("ln_f.weight", {d}, Role::final_norm_w);
         add("ln_f.bias", {d}, Role::final_norm_b);
@@ -107,22 +128,14 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& c)
         add("embeddings.LayerNorm.bias", {d}, Role::embed_norm_b);
         for (std::uint32_t l = 0; l < c.layers; ++l) {
             const std::string p = "encoder.layer." + std::string(Num(l)) + ".";
-            add(p + "attention.self.query.weight", {d, d}, Role::q_w, l);
-            add(p + "attention.self.query.bias", {d}, Role::q_b, l);
-            add(p + "attention.self.key.weight", {d, d}, Role::k_w, l);
-            add(p + "attention.self.key.bias", {d}, Role::k_b, l);
-            add(p + "attention.self.value.weight", {d, d}, Role::v_w, l);
-            add(p + "attention.self.value.bias", {d}, Role::v_b, l);
-            add(p + "attention.output.dense.weight", {d, d}, Role::o_w, l);
-            add(p + "attention.output.dense.bias", {d}, Role::o_b, l);
-            add(p + "attention.output.LayerNorm.weight", {d}, Role::norm1_w, l);
-            add(p + "attention.output.LayerNorm.bias", {d}, Role::norm1_b, l);
-            add(p + "intermediate.dense.weight", {I, d}, Role::up_w, l);
-            add(p + "intermediate.dense.bias", {I}, Role::up_b, l);
-            add(p + "output.dense.weight", {d, I}, Role::down_w, l);
-            add(p + "output.dense.bias", {d}, Role::down_b, l);
-            add(p + "output.LayerNorm.weight", {d}, Role::norm2_w, l);
-            add(p + "output.LayerNorm.bias", {d}, Role::norm2_b, l);
+            biased_modules(p, l, {{"attention.self.query", d, d, Role::q_w, Role::q_b},
+                                  {"attention.self.key", d, d, Role::k_w, Role::k_b},
+                                  {"attention.self.value", d, d, Role::v_w, Role::v_b},
+                                  {"attention.output.dense", d, d, Role::o_w, Role::o_b},
+                                  {"attention.output.LayerNorm", d, 0, Role::norm1_w, Role::norm1_b},
+                                  {"intermediate.dense", I, d, Role::up_w, Role::up_b},
+                                  {"output.dense", d, I, Role::down_w, Role::down_b},
+                                  {"output.LayerNorm", d, 0, Role::norm2_w, Role::norm2_b}});
         }
         // BertOnlyMLMHead: transform (dense, act, LayerNorm), then the tied decoder plus cls.predictions.bias.
         add("cls.predictions.transform.dense.weight", {d, d}, Role::mlm_dense_w, 0, Group::mlm_head);
@@ -141,29 +154,18 @@ std::vector<TensorSpec> tensor_specs(const PretrainedConfig& c)
     for (std::uint32_t l = 0; l < c.layers; ++l) {
         const std::string p = "layers." + std::string(Num(l)) + ".";
         add(p + "input_layernorm.weight", {d}, Role::norm1_w, l);
-        add(p + "self_attn.q_proj.weight", {q_out, d}, Role::q_w, l);
-        add(p + "self_attn.k_proj.weight", {kv_out, d}, Role::k_w, l);
-        add(p + "self_attn.v_proj.weight", {kv_out, d}, Role::v_w, l);
-        if (c.qkv_bias) {
-            add(p + "self_attn.q_proj.bias", {q_out}, Role::q_b, l);
-            add(p + "self_attn.k_proj.bias", {kv_out}, Role::k_b, l);
-            add(p + "self_attn.v_proj.bias", {kv_out}, Role::v_b, l);
-        }
-        add(p + "self_attn.o_proj.weight", {d, q_out}, Role::o_w, l);
-        if (c.out_bias) add(p + "self_attn.o_proj.bias", {d}, Role::o_b, l);
+        group(p, l, c.qkv_bias, {{"self_attn.q_proj", q_out, d, Role::q_w, Role::q_b},
+                                 {"self_attn.k_proj", kv_out, d, Role::k_w, Role::k_b},
+                                 {"self_attn.v_proj", kv_out, d, Role::v_w, Role::v_b}});
+        group(p, l, c.out_bias, {{"self_attn.o_proj", d, q_out, Role::o_w, Role::o_b}});
         if (c.qk_norm) {
             add(p + "self_attn.q_norm.weight", {hd}, Role::q_norm, l);
             add(p + "self_attn.k_norm.weight", {hd}, Role::k_norm, l);
         }
         add(p + "post_attention_layernorm.weight", {d}, Role::norm2_w, l);
-        add(p + "mlp.gate_proj.weight", {I, d}, Role::gate_w, l);
-        add(p + "mlp.up_proj.weight", {I, d}, Role::up_w, l);
-        add(p + "mlp.down_proj.weight", {d, I}, Role::down_w, l);
-        if (c.mlp_bias) {
-            add(p + "mlp.gate_proj.bias", {I}, Role::gate_b, l);
-            add(p + "mlp.up_proj.bias", {I}, Role::up_b, l);
-            add(p + "mlp.down_proj.bias", {d}, Role::down_b, l);
-        }
+        group(p, l, c.mlp_bias, {{"mlp.gate_proj", I, d, Role::gate_w, Role::gate_b},
+                                 {"mlp.up_proj", I, d, Role::up_w, Role::up_b},
+                                 {"mlp.down_proj", d, I, Role::down_w, Role::down_b}});
     }
     add("norm.weight", {d}, Role::final_norm_w);
     // Untied: lm_head.weight; a base model file (LlamaModel) has none, and gives hidden states only.
