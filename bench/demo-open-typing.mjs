@@ -13,22 +13,12 @@
 //   - how many keys came while a forward pass was in the Worker (from the page's own messages to it), and how many
 //     forward results the page drew while keys were coming.
 import { join } from 'node:path';
+import { initScript, inpPerKey, quantile, typeKeys } from './demo-typing.mjs';
 
-const KEY_INTERVAL_MS = 100; // 10 keys a second
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]; };
-
-/** Collected from the start: interactions' Event Timing entries, long animation frames, keydowns, forward requests. */
+/** Runs in the page after observeTyping: the forward requests to the page's model Worker. */
 function instrument() {
-  const perf = (window.__bench = { events: [], loafs: [], keydowns: [], forwards: [] });
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.interactionId) perf.events.push({ id: e.interactionId, name: e.name, start: e.startTime, duration: e.duration, delay: e.processingStart - e.startTime, processing: e.processingEnd - e.processingStart }); })
-    .observe({ type: 'event', durationThreshold: 16, buffered: true });
-  try {
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) perf.loafs.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
-      render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
-      scripts: e.scripts.map((x) => `${x.invoker} ${x.duration.toFixed(0)}ms (${x.sourceFunctionName || '?'}@${x.sourceCharPosition})`) }); })
-      .observe({ type: 'long-animation-frame', buffered: true });
-  } catch { perf.noLoaf = true; }
-  addEventListener('keydown', (e) => perf.keydowns.push(e.timeStamp), true);
+  const perf = window.__bench;
+  perf.forwards = [];
   // The page's model Worker, watched from outside: when each forward request left and its reply came back (a null
   // value: the Worker skipped it for a newer one). Listening adds nothing to the page's own handler.
   const Base = window.Worker;
@@ -51,14 +41,7 @@ function instrument() {
 
 /** Types `keys` keys at 10 a second into the focused field (`key(k)` names the k-th), then waits for `settled`. */
 async function typeAndMeasure(page, keys, key, settled) {
-  const t0 = await page.evaluate(() => { const b = window.__bench; b.events.length = 0; b.loafs.length = 0; b.keydowns.length = 0; return performance.now(); });
-  const start = Date.now();
-  for (let k = 0; k < keys; k++) {
-    const wait = start + k * KEY_INTERVAL_MS - Date.now();
-    if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
-    // Not in lockstep with the page: keys keep coming at 10 a second even if it lags.
-    await page.keyboard.press(key(k));
-  }
+  const t0 = await typeKeys(page, keys, key);
   const lastKey = await page.evaluate(() => performance.now());
   await page.waitForFunction(settled, null, { timeout: 600_000, polling: 200 });
   await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 100))));
@@ -83,14 +66,13 @@ async function typeAndMeasure(page, keys, key, settled) {
       settledMs: performance.now() - lastKey,
     };
   }, { t0, lastKey });
-  const inp = [...r.interactions, ...Array(Math.max(0, r.keys - r.interactions.length)).fill(16)];
-  return { ...r, inp };
+  return { ...r, inp: inpPerKey(r.interactions, r.keys) };
 }
 
 async function runOnce(browser, url, dir, T, keys) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
-  await page.addInitScript(instrument);
+  await page.addInitScript(initScript(instrument));
   await page.goto(`${url}#mode=open&lang=en`);
   await page.waitForSelector('body.ready', { timeout: 30_000 });
   await page.setInputFiles('#open-files', [join(dir, 'config.json'), join(dir, 'model.safetensors')]);

@@ -7,9 +7,9 @@
 // another build of the page takes turns with this one, run by run, so that both see the same load.
 import { chromium } from 'playwright-core';
 import { join } from 'node:path';
+import { quantile } from './demo-typing.mjs';
 
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]; };
 
 async function runOnce(browser, url, dir, T) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { startServer } from '../scripts/serve.mjs';
 import { benchOpen } from './demo-open.mjs';
 import { benchOpenTyping } from './demo-open-typing.mjs';
+import { initScript, inpPerKey, quantile, typeKeys } from './demo-typing.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'build/site');
@@ -34,7 +35,6 @@ const RUNS = Number(options.runs);
 const KEYS = Number(options.keys ?? (options.typing ? 40 : 20));
 const BASE = options.base;
 const OPEN = options.open;
-const KEY_INTERVAL_MS = 100; // 10 keys a second
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
 
@@ -53,26 +53,11 @@ const SCENARIOS = [
   },
 ];
 
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
-};
-
 async function runOnce(browser, url, scenario) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
-  await page.addInitScript(() => {
-    // Collected from the start: every Event Timing entry of an interaction, and every long animation frame.
-    const perf = (window.__bench = { events: [], loafs: [], keydowns: [] });
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.interactionId) perf.events.push({ id: e.interactionId, name: e.name, start: e.startTime, duration: e.duration }); })
-      .observe({ type: 'event', durationThreshold: 16, buffered: true });
-    try {
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) perf.loafs.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
-        render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0, layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
-        scripts: e.scripts.map((x) => `${x.invoker} ${x.duration.toFixed(0)}ms (${x.sourceFunctionName || '?'}@${x.sourceCharPosition})`) }); })
-        .observe({ type: 'long-animation-frame', buffered: true });
-    } catch { perf.noLoaf = true; }
-    addEventListener('keydown', (e) => perf.keydowns.push(e.timeStamp), true);
+  await page.addInitScript(initScript(() => {
+    const perf = window.__bench;
     // When every view shows `text`: the page's own record if it keeps one, else the first frame whose state has it.
     perf.consistentAt = (text) => {
       const d = window.__attnscopeDemo;
@@ -80,7 +65,7 @@ async function runOnce(browser, url, scenario) {
       if (d?.state?.text !== text) return null;
       return (perf.seen ??= {})[text] ??= performance.now();
     };
-  });
+  }));
   await page.goto(url + scenario.hash);
   await page.waitForSelector('body.ready:not([data-loading])', { timeout: 30_000 });
   await page.waitForFunction(() => window.__bench.consistentAt(document.querySelector('#text').value) != null, null, { timeout: 30_000 });
@@ -88,14 +73,7 @@ async function runOnce(browser, url, scenario) {
   await page.keyboard.press('End');
   await page.waitForTimeout(300);
   const typed = scenario.typed ?? TYPED;
-  const t0 = await page.evaluate(() => { window.__bench.events.length = 0; window.__bench.loafs.length = 0; window.__bench.keydowns.length = 0; return performance.now(); });
-  const start = Date.now();
-  for (let k = 0; k < typed.length; k++) {
-    const wait = start + k * KEY_INTERVAL_MS - Date.now();
-    if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
-    // Not awaited one by one in lockstep with the page: keys keep coming at 10 a second even if the page lags.
-    await page.keyboard.press(typed[k] === ' ' ? 'Space' : typed[k]);
-  }
+  const t0 = await typeKeys(page, typed.length, (k) => (typed[k] === ' ' ? 'Space' : typed[k]));
   const want = await page.evaluate(() => document.querySelector('#text').value);
   await page.waitForFunction((text) => window.__bench.consistentAt(text) != null, want, { timeout: 30_000, polling: 'raf' });
   await page.waitForTimeout(200);
@@ -115,9 +93,7 @@ async function runOnce(browser, url, scenario) {
     };
   }, { text: want, t0 });
   await context.close();
-  // Keystrokes Chromium did not report took < 16 ms: count them as 16 ms.
-  const inp = [...r.interactions, ...Array(Math.max(0, r.keys - r.interactions.length)).fill(16)];
-  return { ...r, inp };
+  return { ...r, inp: inpPerKey(r.interactions, r.keys) };
 }
 
 async function main() {

@@ -198,12 +198,10 @@ class Seq2SeqModel(nn.Module):
             done |= nxt == eos
             if bool(done.all()):
                 break
-        out = []
-        for row in ys[:, 1:].tolist():
-            r = []
-            for t in row:
-                r.append(t)
-                if t == eos:
-                    break
-            out.append(r)
-        return out
+        return cut_at_eos(ys[:, 1:].tolist(), eos)
+
+
+def cut_at_eos(rows, eos):
+    """Greedy decoding's output, one list of ids a row: each row up to and including its first `eos` (all of it if
+    none). Rows of a batch run on until every row has ended, so the ids after a row's `eos` are padding."""
+    return [row[:row.index(eos) + 1] if eos in row else row for row in rows]

@@ -14,6 +14,8 @@ h' = (1 - z) * n + z * h. cpp/src/rnn_seq2seq.cpp implements exactly this.
 import torch
 import torch.nn as nn
 
+from attnscope_nets import cut_at_eos
+
 
 class RnnSeq2Seq(nn.Module):
     def __init__(self, src_vocab, tgt_vocab, emb, hidden, attention, max_tgt_len):
@@ -80,14 +82,7 @@ class RnnSeq2Seq(nn.Module):
             tok = nxt[:, None]
             if bool(done.all()):
                 break
-        out = []
-        for row in torch.stack(ys, 1).tolist():
-            r = []
-            for t in row:
-                r.append(t)
-                if t == eos:
-                    break
-            out.append(r)
+        out = cut_at_eos(torch.stack(ys, 1).tolist(), eos)
         if trace:
             return out, final, (torch.stack(ws, 1) if ws else None)
         return out

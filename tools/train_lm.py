@@ -46,9 +46,8 @@ import lm_record  # noqa: E402
 from attnscope_nets import LanguageModel  # noqa: E402
 from lm_data import BOS, SPECIALS, UNK, Tokenizer, build_vocab, pack_in_order, pack_random  # noqa: E402
 
-ROOT = os.path.dirname(HERE)
-MODEL_PATH = os.path.join(ROOT, "models", "char-lm.safetensors")
-RECORD_PATH = os.path.join(HERE, "records", "char-lm.md")
+ROOT = records.ROOT
+MODEL_PATH, RECORD_PATH = records.output_paths("char-lm")
 
 CFG = config.sizes("decoder_lm", vocab_size=1500, d_model=96, n_heads=4, n_layers=3, d_ff=384, max_len=128)
 TRAIN = dict(seed=1234, steps=3600, batch=32, seq_len=128, lr=3e-3, min_lr_frac=0.1, warmup=100,
@@ -111,10 +110,8 @@ def write_model(model, tokens, named, record):
 def parse_args():
     """The command line, applied to CFG and TRAIN and the output paths."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=TRAIN["steps"])
-    ap.add_argument("--analyse-only", action="store_true")
-    ap.add_argument("--out-model", help="write the model here instead of models/ (experiments)")
-    ap.add_argument("--out-record", help="write the record here instead of tools/records/")
+    records.add_run_args(ap, TRAIN["steps"])
+    # The options below share argparse's shape (duplicates pairs runs of them), not logic: each is its own setting.
     # Second round (issue #14): more layers, a larger vocabulary with the demo's characters, Chinese prose
     # from Debian's manuals (tools/zh_prose_data.py), and repeated spans for induction heads.
     ap.add_argument("--layers", type=int, default=CFG["n_layers"])
@@ -163,10 +160,7 @@ def parse_args():
     TRAIN["repeat_text_share"] = args.repeat_text_share
     TRAIN["lr"], TRAIN["seed"] = args.lr, args.seed
     global MODEL_PATH, RECORD_PATH
-    if args.out_model:
-        MODEL_PATH = os.path.abspath(args.out_model)
-    if args.out_record:
-        RECORD_PATH = os.path.abspath(args.out_record)
+    MODEL_PATH, RECORD_PATH = records.output_paths("char-lm", args)
     TRAIN["steps"] = args.steps
     return args
 
@@ -350,10 +344,7 @@ def main():
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")
 
     if args.analyse_only:
-        header, tensors = attnscope_model.read_model(MODEL_PATH)
-        assert header["vocab"]["tokens"] == tokens, "vocabulary changed since training"
-        attnscope_model.load_state_dict_into(model, tensors)
-        record = header["training"]
+        record = records.read_trained(MODEL_PATH, model, lambda vocab: vocab["tokens"] == tokens)
     else:
         init_from = read_init_from(args.init_from, model, tokens, args.remap_vocab) if args.init_from else None
         final_loss, progress, train_seconds = train(model, data)

@@ -38,16 +38,13 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-import attnscope_model  # noqa: E402
 import dates_data as dd  # noqa: E402
 import dates_heads  # noqa: E402
 import dates_record  # noqa: E402
 from attnscope_nets import Seq2SeqModel  # noqa: E402
 from dates_vocab import TGT_BOS, TGT_EOS, TGT_PAD, Vocab, alignment_targets, make_batch, sample_examples  # noqa: E402
 
-ROOT = os.path.dirname(HERE)
-MODEL_PATH = os.path.join(ROOT, "models", "dates-seq2seq.safetensors")
-RECORD_PATH = os.path.join(HERE, "records", "dates-seq2seq.md")
+MODEL_PATH, RECORD_PATH = records.output_paths("dates-seq2seq")
 
 CFG = config.sizes("seq2seq", d_model=64, n_heads=4, n_enc_layers=3, n_dec_layers=2, d_ff=128,
                    max_src_len=dd.MAX_WORDS, max_tgt_len=12)
@@ -168,16 +165,10 @@ def train(model, vocab, quick):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=TRAIN["steps"])
-    ap.add_argument("--analyse-only", action="store_true")
-    ap.add_argument("--out-model", help="write the model here instead of models/ (experiments)")
-    ap.add_argument("--out-record", help="write the record here instead of tools/records/")
+    records.add_run_args(ap, TRAIN["steps"])
     args = ap.parse_args()
     global MODEL_PATH, RECORD_PATH
-    if args.out_model:
-        MODEL_PATH = os.path.abspath(args.out_model)
-    if args.out_record:
-        RECORD_PATH = os.path.abspath(args.out_record)
+    MODEL_PATH, RECORD_PATH = records.output_paths("dates-seq2seq", args)
     TRAIN["steps"] = args.steps
     vocab = Vocab(CFG["max_src_len"])
     all_dates = [dd.START + datetime.timedelta(days=i) for i in range(dd.N_DAYS)]
@@ -195,10 +186,7 @@ def main():
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")
 
     if args.analyse_only:
-        header, tensors = attnscope_model.read_model(MODEL_PATH)
-        assert header["vocab"] == vocab.to_json(), "vocabulary changed since training"
-        attnscope_model.load_state_dict_into(model, tensors)
-        record = header["training"]
+        record = records.read_trained(MODEL_PATH, model, lambda v: v == vocab.to_json())
     else:
         final_loss, progress, train_seconds = train(model, vocab, quick)
         record = records.run_record("tools/train_seq2seq.py", BLAS, nparams, TRAIN, train_seconds, final_loss,

@@ -4,6 +4,40 @@ tools/records/), the model file itself, and text files such as measure_heads.py'
 import os
 import time
 
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(TOOLS)
+
+
+def add_run_args(ap, steps):
+    """The options every training script has: how long to train, re-analysing a finished model instead, and where
+    to write the model and its record instead of models/ and tools/records/."""
+    ap.add_argument("--steps", type=int, default=steps)
+    ap.add_argument("--analyse-only", action="store_true")
+    ap.add_argument("--out-model", help="write the model here instead of models/ (experiments)")
+    ap.add_argument("--out-record", help="write the record here instead of tools/records/")
+
+
+def output_paths(name, args=None):
+    """(model file, record) of the run called `name`: models/<name>.safetensors and tools/records/<name>.md, or
+    --out-model / --out-record when `args` gives them."""
+    model = os.path.join(ROOT, "models", name + ".safetensors")
+    record = os.path.join(TOOLS, "records", name + ".md")
+    if args is not None and args.out_model:
+        model = os.path.abspath(args.out_model)
+    if args is not None and args.out_record:
+        record = os.path.abspath(args.out_record)
+    return model, record
+
+
+def read_trained(path, model, vocab_matches):
+    """--analyse-only: load the finished model at `path` into `model` (its file's vocabulary must pass
+    `vocab_matches`) and return its training record."""
+    import attnscope_model  # tools/ is on sys.path in every script that trains
+    header, tensors = attnscope_model.read_model(path)
+    assert vocab_matches(header["vocab"]), "vocabulary changed since training"
+    attnscope_model.load_state_dict_into(model, tensors)
+    return header["training"]
+
 
 def write_text(path, text):
     """Write `text` (UTF-8) to `path`, creating its folder."""

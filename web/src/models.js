@@ -6,11 +6,10 @@ import { isFileObject, isFolderUrl } from './model-files.js';
 import { pretrainedLoader } from './pretrained-binding.js';
 import { loadPretrained } from './pretrained.js';
 import { loadOptions } from './pretrained-loader.js';
-import { call, describe, isBroken, leakGuard, module, nodeFs, userUrlBase } from './runtime.js';
+import { disposeSymbol, OwnedHandle } from './owned-handle.js';
+import { call, describe, isBroken, module, nodeFs, userUrlBase } from './runtime.js';
 import { fileBytes, readInHeap } from './safetensors.js';
 import { booleanOption, checkOptions, integerOption, numberOption } from './tensor.js';
-
-const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
@@ -77,7 +76,6 @@ export const registerModelKind = (kind, make) => otherKinds.set(kind, make);
 
 export class Model {
   #handle;
-  #disposed = false;
 
   constructor(handle, header) {
     /** The file's description: config, vocab, tensors, named heads, training record (names: model-header.js). */
@@ -87,27 +85,23 @@ export class Model {
     /** Heads named from their measured behaviour, e.g. `{ layer: 2, head: 3, name: 'first token', ... }`. */
     this.namedHeads = header.namedHeads;
     this.training = header.training;
-    this.#handle = handle;
-    leakGuard.register(this, [handle], this);
+    this.#handle = new OwnedHandle(this, handle, 'this model was disposed; load it again');
   }
 
   /** @protected */
   call(caller, method, ...args) {
-    this.alive(caller);
-    return call(caller, () => this.#handle[method](...args));
+    const handle = this.#handle.get(caller);
+    return call(caller, () => handle[method](...args));
   }
 
   /** @protected */
   alive(caller) {
-    if (this.#disposed) throw new Error(`${caller}: this model was disposed; load it again`);
+    this.#handle.get(caller);
   }
 
   /** Frees the model's WebAssembly memory. Idempotent. */
   dispose() {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    leakGuard.unregister(this);
-    if (!isBroken()) this.#handle.delete();
+    this.#handle.dispose();
   }
 
   [disposeSymbol]() {

@@ -1,17 +1,16 @@
 // MultiHeadAttention: the public class over the binding's _Attention handle. It converts JS values into typed arrays
 // and shapes; the C++ side checks sizes, shapes and options, and its errors arrive as the class the README promises.
-import { call, describe, isBroken, leakGuard, module } from './runtime.js';
+import { disposeSymbol, OwnedHandle } from './owned-handle.js';
+import { call, describe, module } from './runtime.js';
 import { booleanOption, checkOptions, floatTensor, maskArg, noMask, numberOption, outBuffers } from './tensor.js';
 
 const CONFIG_KEYS = ['embedDim', 'numHeads', 'kdim', 'vdim', 'bias', 'seed'];
 const FORWARD_KEYS = ['keyPaddingMask', 'attnMask', 'causal', 'needWeights', 'averageWeights', 'out'];
-const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 /** An argument not given (key, value): the binding applies the default. */
 const NOT_GIVEN = Object.freeze({ data: null, shape: Object.freeze([]) });
 
 export class MultiHeadAttention {
   #attention;
-  #disposed = false;
   #config;
 
   /**
@@ -31,10 +30,9 @@ export class MultiHeadAttention {
     // The C++ side checks the sizes and the seed, that numHeads divides embedDim, and refuses, before allocating,
     // parameters that WebAssembly memory cannot hold.
     const attention = call(caller, (wasm) => wasm._createAttention({ embedDim, numHeads, kdim, vdim, bias, seed }));
-    this.#attention = attention;
+    this.#attention = new OwnedHandle(this, attention, 'this MultiHeadAttention was disposed; create a new one');
     // The numbers C++ accepted, as given (headDim is embedDim / numHeads by definition).
     this.#config = Object.freeze({ embedDim, numHeads, headDim: embedDim / numHeads, kdim, vdim, bias });
-    leakGuard.register(this, [this.#attention], this);
   }
 
   /** @returns {number} */ get embedDim() { return this.#config.embedDim; }
@@ -44,9 +42,11 @@ export class MultiHeadAttention {
   /** @returns {number} */ get vdim() { return this.#config.vdim; }
   /** @returns {boolean} */ get bias() { return this.#config.bias; }
 
+  /** The _Attention handle, for `caller`: an Error once disposed, or before the module is loaded. */
   #alive(caller) {
-    if (this.#disposed) throw new Error(`${caller}: this MultiHeadAttention was disposed; create a new one`);
+    const attention = this.#attention.get(caller);
     module(caller);
+    return attention;
   }
 
   /**
@@ -56,7 +56,7 @@ export class MultiHeadAttention {
    */
   loadStateDict(state) {
     const caller = 'MultiHeadAttention.loadStateDict';
-    this.#alive(caller);
+    const attention = this.#alive(caller);
     if (state === null || typeof state !== 'object' || ArrayBuffer.isView(state) || Array.isArray(state)) {
       throw new TypeError(`${caller}: expected an object (or Map) of tensors keyed by PyTorch names, got ${describe(state)}`);
     }
@@ -67,7 +67,7 @@ export class MultiHeadAttention {
       const tensor = floatTensor(value, `${caller}: '${String(key)}'`);
       return [String(key), tensor.data, tensor.shape];
     });
-    call(caller, () => this.#attention.loadStateDict(tensors));
+    call(caller, () => attention.loadStateDict(tensors));
   }
 
   /**
@@ -76,8 +76,8 @@ export class MultiHeadAttention {
    */
   stateDict() {
     const caller = 'MultiHeadAttention.stateDict';
-    this.#alive(caller);
-    return call(caller, () => this.#attention.stateDict());
+    const attention = this.#alive(caller);
+    return call(caller, () => attention.stateDict());
   }
 
   /**
@@ -86,7 +86,7 @@ export class MultiHeadAttention {
    */
   forward(query, key, value, options) {
     const caller = 'MultiHeadAttention.forward';
-    this.#alive(caller);
+    const attention = this.#alive(caller);
     const opts = checkOptions(options, FORWARD_KEYS, `${caller}: options`);
     const q = floatTensor(query, `${caller}: query`);
     // Not given (null or undefined): the binding defaults key to query and value to key. One object passed twice
@@ -102,7 +102,7 @@ export class MultiHeadAttention {
     const out = outBuffers(opts.out, `${caller}: options.out`);
     // One call: C++ checks the shapes and the `out` arrays against the call, sizes it against the memory limit,
     // copies the inputs in, runs, and copies the results out (into `out` when given).
-    return call(caller, () => this.#attention.forward({
+    return call(caller, () => attention.forward({
       query: q, key: k, value: v, keyPaddingMask, attnMask, causal, needWeights, averageWeights,
       outOutput: out.output, outWeights: out.weights,
     }));
@@ -114,16 +114,13 @@ export class MultiHeadAttention {
    */
   trim() {
     const caller = 'MultiHeadAttention.trim';
-    this.#alive(caller);
-    call(caller, () => this.#attention.trim());
+    const attention = this.#alive(caller);
+    call(caller, () => attention.trim());
   }
 
   /** Frees the WebAssembly memory of this layer. Idempotent; any other call afterwards throws. */
   dispose() {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    leakGuard.unregister(this);
-    if (!isBroken()) this.#attention.delete();
+    this.#attention.dispose();
   }
 
   [disposeSymbol]() {

@@ -3,7 +3,7 @@
 // map shows the logit difference each recovers: 0 = the corrupted run's, 1 = the clean run's.
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { FONT_FAMILY } from 'attnscope/figures';
+import { drawHeadMap, strongest } from './headmap.js';
 
 const LEFT = 30, TOP = 16;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
@@ -26,6 +26,7 @@ export function createPatchingView(app) {
   });
   $('#open-patch-cancel').addEventListener('click', () => app.cancel());
   let drawn = null;
+  // The view's shape (name, root, wants, render) is the scheduler's, which is why the Open tab's views look alike.
   return {
     name: 'openPatch',
     root,
@@ -56,27 +57,12 @@ export function createPatchingView(app) {
       const c = out.querySelector('canvas');
       // Cells large enough to see on a small model, small enough that a 12 × 12 (or wider) one fits a phone.
       const CELL = Math.max(14, Math.min(36, Math.floor(320 / H)));
-      const dpr = window.devicePixelRatio || 1;
-      const w = LEFT + H * CELL, h = TOP + L * CELL;
-      c.width = Math.ceil(w * dpr); c.height = Math.ceil(h * dpr);
-      c.style.width = `${w}px`; c.style.height = `${h}px`;
-      const ctx = c.getContext('2d');
-      ctx.scale(dpr, dpr);
-      for (let l = 0; l < L; l++) for (let hh = 0; hh < H; hh++) {
-        ctx.fillStyle = colour(v[l * H + hh]);
-        ctx.fillRect(LEFT + hh * CELL, TOP + l * CELL, CELL - 1, CELL - 1);
-      }
-      ctx.font = `10px ${FONT_FAMILY}`;
-      ctx.fillStyle = '#333';
-      ctx.textBaseline = 'middle';
-      for (let l = 0; l < L; l++) ctx.fillText(t('mv.layerShort', { n: l + 1 }), 0, TOP + l * CELL + CELL / 2);
+      const ctx = drawHeadMap(c, v, L, H, { cell: CELL, left: LEFT, top: TOP, colour });
       ctx.textAlign = 'center';
       // Every head's label when they fit, else every fourth.
       const every = CELL >= 24 ? 1 : 4;
       for (let hh = 0; hh < H; hh += every) ctx.fillText(t('mv.headShort', { n: hh + 1 }), LEFT + hh * CELL + CELL / 2, TOP / 2);
-      const best = [...v.keys()].sort((a, b) => v[b] - v[a]).slice(0, 3)
-        .map((m) => `${t('mv.layer', { n: Math.floor(m / H) + 1 })} ${t('head', { n: (m % H) + 1 })} ${v[m].toFixed(2)}`).join(', ');
-      c.setAttribute('aria-label', `${caption} ${L} × ${H}; ${best}`);
+      c.setAttribute('aria-label', `${caption} ${strongest(v, L, H)}`);
     },
   };
 }
