@@ -51,12 +51,15 @@ function encodeAll({ text, pair }) {
 
 const handlers = {
   async load({ files, url }) {
-    await ready;
-    model?.dispose();
-    model = null;
+    // The controller exists before the module is ready: a Cancel pressed while the WebAssembly still compiles (seconds
+    // on a slow or busy machine) must not be dropped for want of a load to abort.
     loading = new AbortController();
     const signal = loading.signal;
     try {
+      await ready;
+      signal.throwIfAborted();
+      model?.dispose();
+      model = null;
       let first = true;
       model = await loadModel(files ?? url, {
         signal,
