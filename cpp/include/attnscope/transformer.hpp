@@ -121,6 +121,7 @@ private:
     LanguageModelConfig config_;
 };
 
+// Declared as LanguageModel is (constructors, config(), Output): each model's own API, not logic to share.
 /// An encoder–decoder transformer.
 class Seq2SeqModel : public StateDictModel {
 public:
