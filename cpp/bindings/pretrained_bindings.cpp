@@ -50,15 +50,10 @@ val config_value(const PretrainedConfig& c)
 {
     val config = val::object();
     config.set("family", std::string(to_string(c.family)));
-    config.set("layers", double(c.layers));
-    config.set("heads", double(c.heads));
-    config.set("kvHeads", double(c.kv_heads));
-    config.set("headDim", double(c.head_dim));
-    config.set("hiddenSize", double(c.hidden));
-    config.set("intermediateSize", double(c.intermediate));
-    config.set("vocabSize", double(c.vocab));
-    config.set("maxPositions", double(c.max_positions));
-    config.set("typeVocabSize", double(c.type_vocab));
+    with_numbers(config, {{"layers", double(c.layers)}, {"heads", double(c.heads)}, {"kvHeads", double(c.kv_heads)},
+                          {"headDim", double(c.head_dim)}, {"hiddenSize", double(c.hidden)},
+                          {"intermediateSize", double(c.intermediate)}, {"vocabSize", double(c.vocab)},
+                          {"maxPositions", double(c.max_positions)}, {"typeVocabSize", double(c.type_vocab)}});
     config.set("norm", std::string(norm_name(c.norm)));
     config.set("normEps", double(c.norm_eps));
     config.set("postNorm", c.post_norm);
@@ -184,13 +179,10 @@ val HfLoader::plan(double tokens)
                  "more than the % WebAssembly memory has left (limit %); fewer planTokens need less",
                  {p.exact ? "this model" : "config.json", family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
                   Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
-        val out = val::object();
-        out.set("parameters", double(p.parameters));
-        out.set("parameterBytes", double(p.parameter_bytes));
-        out.set("tokens", double(p.tokens));
-        out.set("workspaceBytes", double(p.workspace_bytes));
-        out.set("bytes", double(p.bytes()));
-        out.set("availableBytes", left);
+        val out = with_numbers(val::object(), {{"parameters", double(p.parameters)},
+                                               {"parameterBytes", double(p.parameter_bytes)}, {"tokens", double(p.tokens)},
+                                               {"workspaceBytes", double(p.workspace_bytes)}, {"bytes", double(p.bytes())},
+                                               {"availableBytes", left}});
         out.set("exact", p.exact);
         return out;
     });
@@ -233,12 +225,8 @@ val HfModel::forward(const val& request)
     return guarded([&] {
         Tensor kept;
         const PretrainedModel::Output out = model_->forward(request_of(request, kept, model_->config()));
-        val result = val::object();
-        result.set("logits", tensor_value(out.logits));
-        result.set("hidden", tensor_value(out.hidden));
-        result.set("attention", tensor_value(out.attention));
-        result.set("heads", tensor_value(out.heads));
-        return result;
+        return with_tensors(val::object(), {{"logits", &out.logits}, {"hidden", &out.hidden},
+                                            {"attention", &out.attention}, {"heads", &out.heads}});
     });
 }
 
