@@ -12,6 +12,7 @@ namespace attnscope {
 using detail::ModelParts;
 using detail::checked_product;
 
+// Constructed as LanguageModel is: the shared build-then-load is StateDictModel::build, the rest this model's own.
 Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c) : config_(c) { build(nullptr); }
 
 Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c) { build(&state); }
