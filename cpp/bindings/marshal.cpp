@@ -213,16 +213,14 @@ val tensor_value(const Tensor& t)
     return tensor;
 }
 
-val with_tensors(val result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors)
+void set_tensors(val& result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors)
 {
     for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));
-    return result;
 }
 
-val with_numbers(val result, std::initializer_list<std::pair<const char*, double>> numbers)
+void set_numbers(val& result, std::initializer_list<std::pair<const char*, double>> numbers)
 {
     for (const auto& entry : numbers) result.set(entry.first, entry.second);
-    return result;
 }
 
 std::vector<std::int32_t> token_ids(const val& array, const char* name, std::size_t vocab)

@@ -105,7 +105,9 @@ val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
         LanguageModel& model = *file_.language_model;
         const std::vector<std::int32_t> ids = token_ids(tokens, "tokens", model.config().vocab_size);
         const LanguageModel::Output out = model.forward(ids, need_attention, head_mask(ablate, model.config()));
-        return with_tensors(val::object(), {{"logits", &out.logits}, {"attention", &out.attention}});
+        val result = val::object();
+        set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});
+        return result;
     });
 }
 
@@ -124,9 +126,11 @@ val Model::seq2seqForward(const val& source, const val& target, bool need_attent
         const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
         const Seq2SeqModel::Output out = file_.seq2seq->forward(source_tokens, target_tokens, need_attention,
                                                                 seq2seq_ablation(ablate, file_.seq2seq->config()));
-        return with_tensors(val::object(), {{"logits", &out.logits}, {"encoderAttention", &out.encoder_attention},
-                                            {"decoderAttention", &out.decoder_attention},
-                                            {"crossAttention", &out.cross_attention}});
+        val result = val::object();
+        set_tensors(result, {{"logits", &out.logits}, {"encoderAttention", &out.encoder_attention},
+                             {"decoderAttention", &out.decoder_attention},
+                             {"crossAttention", &out.cross_attention}});
+        return result;
     });
 }
 
@@ -138,24 +142,27 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
                                                                        seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
-        return with_tensors(result, {{"encoderAttention", &out.encoder_attention},
-                                     {"decoderAttention", &out.decoder_attention},
-                                     {"crossAttention", &out.cross_attention}});
+        set_tensors(result, {{"encoderAttention", &out.encoder_attention},
+                             {"decoderAttention", &out.decoder_attention},
+                             {"crossAttention", &out.cross_attention}});
+        return result;
     });
 }
 
 val trace_value(const AttentionTrace& t)
 {
-    val result = with_numbers(val::object(), {{"layer", double(t.layer)}, {"head", double(t.head)},
-                                              {"query", double(t.query)}, {"kvHead", double(t.kv_head)},
-                                              {"scale", double(t.scale)}});
+    val result = val::object();
+    set_numbers(result, {{"layer", double(t.layer)}, {"head", double(t.head)},
+                         {"query", double(t.query)}, {"kvHead", double(t.kv_head)},
+                         {"scale", double(t.scale)}});
     result.set("visible", flags_value(t.visible));
-    return with_tensors(result, {{"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
-                                 {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
-                                 {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw},
-                                 {"keys", &t.keys_final}, {"values", &t.values}, {"scores", &t.scores},
-                                 {"weights", &t.weights}, {"context", &t.context}, {"headOutput", &t.head_output},
-                                 {"attentionOutput", &t.attention_output}});
+    set_tensors(result, {{"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
+                         {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
+                         {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw},
+                         {"keys", &t.keys_final}, {"values", &t.values}, {"scores", &t.scores},
+                         {"weights", &t.weights}, {"context", &t.context}, {"headOutput", &t.head_output},
+                         {"attentionOutput", &t.attention_output}});
+    return result;
 }
 
 // A trace (trace_value) or null with the status set. `call` is {tokens, ablate} for a language model, {source,
@@ -191,8 +198,9 @@ val Model::rnnForward(const val& source, const val& target)
     return guarded([&] {
         const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
         const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(source_tokens, target_tokens);
-        // attention: null without attention
-        return with_tensors(val::object(), {{"logits", &out.logits}, {"attention", &out.attention}});
+        val result = val::object();
+        set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});  // attention: null without attention
+        return result;
     });
 }
 
@@ -205,8 +213,9 @@ val Model::rnnTranslate(const val& source, int bos, int eos, double max_steps)
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));
-        return with_tensors(result, {{"encoderStates", &out.encoder_states}, {"decoderStates", &out.decoder_states},
-                                     {"attention", &out.attention}});  // attention: null without attention
+        set_tensors(result, {{"encoderStates", &out.encoder_states}, {"decoderStates", &out.decoder_states},
+                             {"attention", &out.attention}});  // attention: null without attention
+        return result;
     });
 }
 

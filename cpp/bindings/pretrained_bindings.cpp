@@ -50,10 +50,10 @@ val config_value(const PretrainedConfig& c)
 {
     val config = val::object();
     config.set("family", std::string(to_string(c.family)));
-    with_numbers(config, {{"layers", double(c.layers)}, {"heads", double(c.heads)}, {"kvHeads", double(c.kv_heads)},
-                          {"headDim", double(c.head_dim)}, {"hiddenSize", double(c.hidden)},
-                          {"intermediateSize", double(c.intermediate)}, {"vocabSize", double(c.vocab)},
-                          {"maxPositions", double(c.max_positions)}, {"typeVocabSize", double(c.type_vocab)}});
+    set_numbers(config, {{"layers", double(c.layers)}, {"heads", double(c.heads)}, {"kvHeads", double(c.kv_heads)},
+                         {"headDim", double(c.head_dim)}, {"hiddenSize", double(c.hidden)},
+                         {"intermediateSize", double(c.intermediate)}, {"vocabSize", double(c.vocab)},
+                         {"maxPositions", double(c.max_positions)}, {"typeVocabSize", double(c.type_vocab)}});
     config.set("norm", std::string(norm_name(c.norm)));
     config.set("normEps", double(c.norm_eps));
     config.set("postNorm", c.post_norm);
@@ -179,10 +179,11 @@ val HfLoader::plan(double tokens)
                  "more than the % WebAssembly memory has left (limit %); fewer planTokens need less",
                  {p.exact ? "this model" : "config.json", family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
                   Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
-        val out = with_numbers(val::object(), {{"parameters", double(p.parameters)},
-                                               {"parameterBytes", double(p.parameter_bytes)}, {"tokens", double(p.tokens)},
-                                               {"workspaceBytes", double(p.workspace_bytes)}, {"bytes", double(p.bytes())},
-                                               {"availableBytes", left}});
+        val out = val::object();
+        set_numbers(out, {{"parameters", double(p.parameters)},
+                          {"parameterBytes", double(p.parameter_bytes)}, {"tokens", double(p.tokens)},
+                          {"workspaceBytes", double(p.workspace_bytes)}, {"bytes", double(p.bytes())},
+                          {"availableBytes", left}});
         out.set("exact", p.exact);
         return out;
     });
@@ -225,8 +226,10 @@ val HfModel::forward(const val& request)
     return guarded([&] {
         Tensor kept;
         const PretrainedModel::Output out = model_->forward(request_of(request, kept, model_->config()));
-        return with_tensors(val::object(), {{"logits", &out.logits}, {"hidden", &out.hidden},
-                                            {"attention", &out.attention}, {"heads", &out.heads}});
+        val result = val::object();
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden},
+                             {"attention", &out.attention}, {"heads", &out.heads}});
+        return result;
     });
 }
 
