@@ -180,10 +180,12 @@ val HfLoader::plan(double tokens)
                  {p.exact ? "this model" : "config.json", family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
                   Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
         val out = val::object();
-        set_numbers(out, {{"parameters", double(p.parameters)},
-                          {"parameterBytes", double(p.parameter_bytes)}, {"tokens", double(p.tokens)},
-                          {"workspaceBytes", double(p.workspace_bytes)}, {"bytes", double(p.bytes())},
-                          {"availableBytes", left}});
+        out.set("parameters", double(p.parameters));
+        out.set("parameterBytes", double(p.parameter_bytes));
+        out.set("tokens", double(p.tokens));
+        out.set("workspaceBytes", double(p.workspace_bytes));
+        out.set("bytes", double(p.bytes()));
+        out.set("availableBytes", left);
         out.set("exact", p.exact);
         return out;
     });
