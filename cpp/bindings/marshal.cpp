@@ -213,6 +213,16 @@ val tensor_value(const Tensor& t)
     return tensor;
 }
 
+void set_tensors(val& result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors)
+{
+    for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));
+}
+
+void set_numbers(val& result, std::initializer_list<std::pair<const char*, double>> numbers)
+{
+    for (const auto& entry : numbers) result.set(entry.first, entry.second);
+}
+
 std::vector<std::int32_t> token_ids(const val& array, const char* name, std::size_t vocab)
 {
     using limits = std::numeric_limits<std::int32_t>;

@@ -5,8 +5,10 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnscope/attnscope.hpp"
@@ -141,6 +143,11 @@ val copy_out(const float* data, std::size_t n, const val& out);
 void check_out(const val& out, std::size_t n, const Shape& shape, const char* name);
 
 val tensor_value(const Tensor& t);
+// Sets each named tensor on `result` as tensor_value: the models' results are such objects, and one set() call site
+// serves them all (a set() per literal is instantiated once per name length).
+void set_tensors(val& result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors);
+// Sets each named number on `result`: as set_tensors, one set() call site for the objects of sizes and counts.
+void set_numbers(val& result, std::initializer_list<std::pair<const char*, double>> numbers);
 // JS numbers as token ids, which the core checks against the model (its count and range, in the JS API's words).
 // Only what an int32 cannot carry is refused here, a fraction or a number beyond int32, in the core's words: `vocab`
 // is the argument's vocabulary size, for that message only.

@@ -106,8 +106,7 @@ val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
         const std::vector<std::int32_t> ids = token_ids(tokens, "tokens", model.config().vocab_size);
         const LanguageModel::Output out = model.forward(ids, need_attention, head_mask(ablate, model.config()));
         val result = val::object();
-        result.set("logits", tensor_value(out.logits));
-        result.set("attention", tensor_value(out.attention));
+        set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});
         return result;
     });
 }
@@ -128,10 +127,9 @@ val Model::seq2seqForward(const val& source, const val& target, bool need_attent
         const Seq2SeqModel::Output out = file_.seq2seq->forward(source_tokens, target_tokens, need_attention,
                                                                 seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
-        result.set("logits", tensor_value(out.logits));
-        result.set("encoderAttention", tensor_value(out.encoder_attention));
-        result.set("decoderAttention", tensor_value(out.decoder_attention));
-        result.set("crossAttention", tensor_value(out.cross_attention));
+        set_tensors(result, {{"logits", &out.logits}, {"encoderAttention", &out.encoder_attention},
+                             {"decoderAttention", &out.decoder_attention},
+                             {"crossAttention", &out.cross_attention}});
         return result;
     });
 }
@@ -144,9 +142,9 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
                                                                        seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
-        result.set("encoderAttention", tensor_value(out.encoder_attention));
-        result.set("decoderAttention", tensor_value(out.decoder_attention));
-        result.set("crossAttention", tensor_value(out.cross_attention));
+        set_tensors(result, {{"encoderAttention", &out.encoder_attention},
+                             {"decoderAttention", &out.decoder_attention},
+                             {"crossAttention", &out.cross_attention}});
         return result;
     });
 }
@@ -154,20 +152,16 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_step
 val trace_value(const AttentionTrace& t)
 {
     val result = val::object();
-    result.set("layer", double(t.layer));
-    result.set("head", double(t.head));
-    result.set("query", double(t.query));
-    result.set("kvHead", double(t.kv_head));
-    result.set("scale", double(t.scale));
+    set_numbers(result, {{"layer", double(t.layer)}, {"head", double(t.head)},
+                         {"query", double(t.query)}, {"kvHead", double(t.kv_head)},
+                         {"scale", double(t.scale)}});
     result.set("visible", flags_value(t.visible));
-    // A table and one set() call: a set() per literal would instantiate it once per name length.
-    const std::pair<const char*, const Tensor*> tensors[] = {
-        {"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
-        {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
-        {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw}, {"keys", &t.keys_final},
-        {"values", &t.values}, {"scores", &t.scores}, {"weights", &t.weights}, {"context", &t.context},
-        {"headOutput", &t.head_output}, {"attentionOutput", &t.attention_output}};
-    for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));
+    set_tensors(result, {{"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
+                         {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
+                         {"queryRaw", &t.query_raw}, {"queryVector", &t.query_final}, {"keysRaw", &t.keys_raw},
+                         {"keys", &t.keys_final}, {"values", &t.values}, {"scores", &t.scores},
+                         {"weights", &t.weights}, {"context", &t.context}, {"headOutput", &t.head_output},
+                         {"attentionOutput", &t.attention_output}});
     return result;
 }
 
@@ -205,8 +199,7 @@ val Model::rnnForward(const val& source, const val& target)
         const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
         const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(source_tokens, target_tokens);
         val result = val::object();
-        result.set("logits", tensor_value(out.logits));
-        result.set("attention", tensor_value(out.attention));  // null without attention
+        set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});  // attention: null without attention
         return result;
     });
 }
@@ -220,9 +213,8 @@ val Model::rnnTranslate(const val& source, int bos, int eos, double max_steps)
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));
-        result.set("encoderStates", tensor_value(out.encoder_states));
-        result.set("decoderStates", tensor_value(out.decoder_states));
-        result.set("attention", tensor_value(out.attention));  // null without attention
+        set_tensors(result, {{"encoderStates", &out.encoder_states}, {"decoderStates", &out.decoder_states},
+                             {"attention", &out.attention}});  // attention: null without attention
         return result;
     });
 }

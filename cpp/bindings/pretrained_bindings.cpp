@@ -50,15 +50,10 @@ val config_value(const PretrainedConfig& c)
 {
     val config = val::object();
     config.set("family", std::string(to_string(c.family)));
-    config.set("layers", double(c.layers));
-    config.set("heads", double(c.heads));
-    config.set("kvHeads", double(c.kv_heads));
-    config.set("headDim", double(c.head_dim));
-    config.set("hiddenSize", double(c.hidden));
-    config.set("intermediateSize", double(c.intermediate));
-    config.set("vocabSize", double(c.vocab));
-    config.set("maxPositions", double(c.max_positions));
-    config.set("typeVocabSize", double(c.type_vocab));
+    set_numbers(config, {{"layers", double(c.layers)}, {"heads", double(c.heads)}, {"kvHeads", double(c.kv_heads)},
+                         {"headDim", double(c.head_dim)}, {"hiddenSize", double(c.hidden)},
+                         {"intermediateSize", double(c.intermediate)}, {"vocabSize", double(c.vocab)},
+                         {"maxPositions", double(c.max_positions)}, {"typeVocabSize", double(c.type_vocab)}});
     config.set("norm", std::string(norm_name(c.norm)));
     config.set("normEps", double(c.norm_eps));
     config.set("postNorm", c.post_norm);
@@ -234,10 +229,8 @@ val HfModel::forward(const val& request)
         Tensor kept;
         const PretrainedModel::Output out = model_->forward(request_of(request, kept, model_->config()));
         val result = val::object();
-        result.set("logits", tensor_value(out.logits));
-        result.set("hidden", tensor_value(out.hidden));
-        result.set("attention", tensor_value(out.attention));
-        result.set("heads", tensor_value(out.heads));
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden},
+                             {"attention", &out.attention}, {"heads", &out.heads}});
         return result;
     });
 }

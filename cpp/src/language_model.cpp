@@ -13,27 +13,19 @@ using detail::checked_product;
 
 LanguageModel::LanguageModel(const LanguageModelConfig& c) : config_(c) { build(nullptr); }
 
-LanguageModel::LanguageModel(const LanguageModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
-{
-    build(&state);
-    load_state_dict(state);
-}
+LanguageModel::LanguageModel(const LanguageModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c) { build(&state); }
 
-void LanguageModel::build(const std::map<std::string, TensorView>* expected)
+void LanguageModel::add_parts(ModelParts& m)
 {
     const LanguageModelConfig& c = config_;
     detail::check_sizes("LanguageModel", {{"vocab_size", c.vocab_size}, {"max_len", c.max_len}, {"d_model", c.d_model},
                                           {"num_heads", c.num_heads}, {"d_ff", c.d_ff}, {"num_layers", c.num_layers}},
                         c.d_model, c.num_heads);
-    ModelParts& m = *parts_;
-    m.expected = expected;
     m.token_embedding = m.add("tok_emb.weight", {c.vocab_size, c.d_model});
     m.position_embedding = m.add("pos_emb.weight", {c.max_len, c.d_model});
     m.add_blocks(m.decoder_blocks, "blocks", c.num_layers, false, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("ln_f", c.d_model);
     m.add_linear(m.head, "head", c.d_model, c.vocab_size);
-    m.expected = nullptr;
-    if (!expected) m.repack_all();  // a load repacks anyway
 }
 
 LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& tokens, bool need_attention,

@@ -126,15 +126,11 @@ Step make_step(const RnnSeq2SeqConfig& c, const std::vector<float>& states, std:
 
 RnnSeq2SeqModel::RnnSeq2SeqModel(const RnnSeq2SeqConfig& c) : config_(c) { build(nullptr); }
 
-RnnSeq2SeqModel::RnnSeq2SeqModel(const RnnSeq2SeqConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
-{
-    build(&state);
-    load_state_dict(state);
-}
+RnnSeq2SeqModel::RnnSeq2SeqModel(const RnnSeq2SeqConfig& c, const std::map<std::string, TensorView>& state) : config_(c) { build(&state); }
 
 RnnSeq2SeqModel::~RnnSeq2SeqModel() = default;
 
-void RnnSeq2SeqModel::build(const std::map<std::string, TensorView>* expected)
+void RnnSeq2SeqModel::add_parts(ModelParts& m)
 {
     const RnnSeq2SeqConfig& c = config_;
     detail::check_sizes("RnnSeq2SeqModel", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
@@ -144,8 +140,6 @@ void RnnSeq2SeqModel::build(const std::map<std::string, TensorView>* expected)
     if (c.max_tgt_len < 2) detail::model_error("RnnSeq2SeqModel: max_tgt_len must be at least 2 (BOS + one token), got 1");
     layers_ = std::make_unique<RnnLayers>();
     RnnLayers& L = *layers_;
-    ModelParts& m = *parts_;
-    m.expected = expected;
     L.source_embedding = m.add("src_emb.weight", {c.src_vocab_size, c.embedding_dim});
     L.target_embedding = m.add("tgt_emb.weight", {c.tgt_vocab_size, c.embedding_dim});
     add_gru(m, L.encoder_input, L.encoder_hidden, "encoder", c.embedding_dim, c.hidden_size);
@@ -154,8 +148,6 @@ void RnnSeq2SeqModel::build(const std::map<std::string, TensorView>* expected)
                                                                 : c.hidden_size;
     add_linear(m, L.combine, "combine", joined, c.hidden_size);
     add_linear(m, L.out, "out", c.hidden_size, c.tgt_vocab_size);
-    m.expected = nullptr;
-    if (!expected) m.repack_all();  // a load repacks anyway
 }
 
 RnnSeq2SeqModel::Output RnnSeq2SeqModel::forward(const std::vector<std::int32_t>& source,

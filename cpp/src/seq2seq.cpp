@@ -12,15 +12,12 @@ namespace attnscope {
 using detail::ModelParts;
 using detail::checked_product;
 
+// Constructed as LanguageModel is: the shared build-then-load is StateDictModel::build, the rest this model's own.
 Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c) : config_(c) { build(nullptr); }
 
-Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c)
-{
-    build(&state);
-    load_state_dict(state);
-}
+Seq2SeqModel::Seq2SeqModel(const Seq2SeqModelConfig& c, const std::map<std::string, TensorView>& state) : config_(c) { build(&state); }
 
-void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
+void Seq2SeqModel::add_parts(ModelParts& m)
 {
     const Seq2SeqModelConfig& c = config_;
     detail::check_sizes("Seq2SeqModel", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
@@ -29,8 +26,6 @@ void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
                                          {"num_encoder_layers", c.num_encoder_layers},
                                          {"num_decoder_layers", c.num_decoder_layers}},
                         c.d_model, c.num_heads);
-    ModelParts& m = *parts_;
-    m.expected = expected;
     m.source_embedding = m.add("src_tok_emb.weight", {c.src_vocab_size, c.d_model});
     m.source_position_embedding = m.add("src_pos_emb.weight", {c.max_src_len, c.d_model});
     m.add_blocks(m.encoder_blocks, "enc_blocks", c.num_encoder_layers, false, c.d_model, c.num_heads, c.d_ff);
@@ -40,8 +35,6 @@ void Seq2SeqModel::build(const std::map<std::string, TensorView>* expected)
     m.add_blocks(m.decoder_blocks, "dec_blocks", c.num_decoder_layers, true, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("dec_ln_f", c.d_model);
     m.add_linear(m.head, "head", c.d_model, c.tgt_vocab_size);
-    m.expected = nullptr;
-    if (!expected) m.repack_all();  // a load repacks anyway
 }
 
 namespace detail {

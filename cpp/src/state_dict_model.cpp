@@ -139,6 +139,16 @@ using detail::ModelParts;
 StateDictModel::StateDictModel() : parts_(std::make_unique<ModelParts>()) {}
 StateDictModel::~StateDictModel() = default;
 
+void StateDictModel::build(const std::map<std::string, TensorView>* state)
+{
+    ModelParts& m = *parts_;
+    m.expected = state;
+    add_parts(m);
+    m.expected = nullptr;
+    if (state) load_state_dict(*state);  // repacks every Linear
+    else m.repack_all();
+}
+
 std::vector<std::string> StateDictModel::state_dict_keys() const { return parts_->keys; }
 
 Shape StateDictModel::state_dict_shape(const std::string& key) const

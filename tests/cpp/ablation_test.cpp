@@ -14,32 +14,11 @@
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
+using attnscope_test::random_state;
+using attnscope_test::views;
 using Catch::Contains;
 
 namespace {
-
-// Random parameters under the layer's or model's names; 2-D weights scaled by 1/√fan_in, LayerNorm gains near 1.
-template <class Module>
-std::map<std::string, Tensor> random_state(const Module& module, std::uint32_t seed)
-{
-    std::map<std::string, Tensor> state;
-    for (const std::string& key : module.state_dict_keys()) {
-        const Shape shape = module.state_dict_shape(key);
-        const float bound = shape.size() == 2 ? 1.5f / std::sqrt(float(shape[1])) : 0.3f;
-        Tensor t(shape, random_floats(checked_numel(shape, "test"), seed++, -bound, bound));
-        if (key.find("ln") != std::string::npos && key.find(".weight") != std::string::npos)
-            for (float& g : t.data) g += 1.f;
-        state.emplace(key, std::move(t));
-    }
-    return state;
-}
-
-std::map<std::string, TensorView> views(const std::map<std::string, Tensor>& state)
-{
-    std::map<std::string, TensorView> out;
-    for (const auto& entry : state) out.emplace(entry.first, TensorView(entry.second));
-    return out;
-}
 
 // Columns [head·hd, (head+1)·hd) of an [E, E] out_proj.weight set to zero: that head's context no longer reaches
 // the output. The same effect as ablation, reached through the weights instead of the option.

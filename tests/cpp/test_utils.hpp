@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnscope/multihead_attention.hpp"
@@ -48,6 +49,31 @@ inline void randomise(attnscope::MultiHeadAttention& mha, std::uint32_t seed)
         state.emplace(key, attnscope::Tensor(shape, random_floats(attnscope::checked_numel(shape, "test"), seed++, -0.5f, 0.5f)));
     }
     mha.load_state_dict(state);
+}
+
+// Random parameters under a layer's or model's names, seeded in state_dict_keys() order: 2-D weights scaled by
+// 1/√fan_in so activations stay O(1) through the layers, LayerNorm gains ("ln….weight") near 1.
+template <class Module>
+std::map<std::string, attnscope::Tensor> random_state(const Module& module, std::uint32_t seed)
+{
+    std::map<std::string, attnscope::Tensor> state;
+    for (const std::string& key : module.state_dict_keys()) {
+        const attnscope::Shape shape = module.state_dict_shape(key);
+        const float bound = shape.size() == 2 ? 1.5f / std::sqrt(float(shape[1])) : 0.3f;
+        attnscope::Tensor t(shape, random_floats(attnscope::checked_numel(shape, "test"), seed++, -bound, bound));
+        if (key.find("ln") != std::string::npos && key.find(".weight") != std::string::npos)
+            for (float& g : t.data) g += 1.f;
+        state.emplace(key, std::move(t));
+    }
+    return state;
+}
+
+// Views of `state` for the models' load_state_dict (valid while `state` lives).
+inline std::map<std::string, attnscope::TensorView> views(const std::map<std::string, attnscope::Tensor>& state)
+{
+    std::map<std::string, attnscope::TensorView> out;
+    for (const auto& entry : state) out.emplace(entry.first, attnscope::TensorView(entry.second));
+    return out;
 }
 
 }  // namespace attnscope_test

@@ -10,27 +10,15 @@
 
 using namespace attnscope;
 using attnscope_test::max_relative_error;
-using attnscope_test::random_floats;
 using Catch::Contains;
 
 namespace {
 
-// Random parameters; weights scaled by 1/√fan_in so activations stay O(1) through the layers.
+// Random parameters (attnscope_test::random_state), loaded.
 template <class Model>
 void randomise(Model& model, std::uint32_t seed)
 {
-    std::vector<Tensor> storage;
-    std::map<std::string, TensorView> state;
-    for (const std::string& key : model.state_dict_keys()) {
-        const Shape shape = model.state_dict_shape(key);
-        const float bound = shape.size() == 2 ? 1.5f / std::sqrt(float(shape[1])) : 0.3f;
-        storage.emplace_back(shape, random_floats(checked_numel(shape, "test"), seed++, -bound, bound));
-        if (key.find("ln") != std::string::npos && key.find(".weight") != std::string::npos)
-            for (float& g : storage.back().data) g += 1.f;  // LayerNorm gains near 1
-    }
-    std::size_t i = 0;
-    for (const std::string& key : model.state_dict_keys()) state.emplace(key, TensorView(storage[i++]));
-    model.load_state_dict(state);
+    model.load_state_dict(attnscope_test::views(attnscope_test::random_state(model, seed)));
 }
 
 std::int32_t argmax_row(const Tensor& logits, std::size_t row)

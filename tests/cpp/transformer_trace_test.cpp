@@ -12,29 +12,18 @@
 
 using namespace attnscope;
 using attnscope_test::max_relative_error;
-using attnscope_test::random_floats;
 using Catch::Contains;
 
 namespace {
 
 using State = std::map<std::string, Tensor>;
 
-// Random parameters (weights scaled by 1/√fan_in, LayerNorm gains near 1), loaded and returned by name.
+// Random parameters (attnscope_test::random_state), loaded and returned by name.
 template <class Model>
 State randomise(Model& model, std::uint32_t seed)
 {
-    State state;
-    for (const std::string& key : model.state_dict_keys()) {
-        const Shape shape = model.state_dict_shape(key);
-        const float bound = shape.size() == 2 ? 1.5f / std::sqrt(float(shape[1])) : 0.3f;
-        Tensor t(shape, random_floats(checked_numel(shape, "test"), seed++, -bound, bound));
-        if (key.find("ln") != std::string::npos && key.find(".weight") != std::string::npos)
-            for (float& g : t.data) g += 1.f;
-        state.emplace(key, std::move(t));
-    }
-    std::map<std::string, TensorView> views;
-    for (const auto& entry : state) views.emplace(entry.first, TensorView(entry.second));
-    model.load_state_dict(views);
+    State state = attnscope_test::random_state(model, seed);
+    model.load_state_dict(attnscope_test::views(state));
     return state;
 }
 

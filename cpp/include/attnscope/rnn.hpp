@@ -65,7 +65,7 @@ public:
                           std::size_t max_steps);
 
 private:
-    void build(const std::map<std::string, TensorView>* expected);
+    void add_parts(detail::ModelParts& m) override;
     RnnSeq2SeqConfig config_;
     std::unique_ptr<detail::RnnLayers> layers_;  // the Linears over parts_' parameters
 };

@@ -72,7 +72,15 @@ public:
 
 protected:
     StateDictModel();
+    /// Registers the model's parameters (add_parts), each shape checked against `state` first when there is one,
+    /// then loads `state`, or packs the zero weights when there is none. For the most-derived constructor's body:
+    /// add_parts is virtual.
+    void build(const std::map<std::string, TensorView>* state);
     std::unique_ptr<detail::ModelParts> parts_;
+
+private:
+    /// The config's checks, then every parameter registered with `m` (ModelParts::add and its kin).
+    virtual void add_parts(detail::ModelParts& m) = 0;
 };
 
 /// A decoder-only transformer language model.
@@ -105,7 +113,7 @@ public:
                          std::size_t query, const HeadMask& ablate = {});
 
 private:
-    void build(const std::map<std::string, TensorView>* expected);
+    void add_parts(detail::ModelParts& m) override;
     // forward() and trace() (which asks for every map, so the weights are those of forward() with need_attention):
     // with a trace the pass stops after the traced layer.
     Output run(const std::vector<std::int32_t>& tokens, bool need_attention, const HeadMask& ablate,
@@ -113,6 +121,7 @@ private:
     LanguageModelConfig config_;
 };
 
+// Declared as LanguageModel is (constructors, config(), Output): each model's own API, not logic to share.
 /// An encoder–decoder transformer.
 class Seq2SeqModel : public StateDictModel {
 public:
@@ -152,7 +161,7 @@ public:
                          const Seq2SeqAblation& ablate = {});
 
 private:
-    void build(const std::map<std::string, TensorView>* expected);
+    void add_parts(detail::ModelParts& m) override;
     // forward() and trace() (`which` then names the traced attention; trace() asks for every map, so the weights are
     // those of forward() with need_attention): with a trace the pass stops after the traced attention.
     Output run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target, bool need_attention,
