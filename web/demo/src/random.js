@@ -1,6 +1,5 @@
 // mulberry32, the demo's one seeded generator (the seeded layer's embeddings, the GRU stand-in's weights): the
-// same numbers on every load. The tests and the benchmarks have their copy in tests/random.js; this one stays
-// apart on purpose, as production code never imports from tests/.
+// same numbers on every load. The tests and the benchmarks use it too, through tests/random.js.
 
 /** A generator of uniform floats in [0, 1) (multiples of 2⁻³²) from `seed`. */
 export function mulberry32(seed) {
