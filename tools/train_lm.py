@@ -43,6 +43,7 @@ import induction_data  # noqa: E402
 import lm_data  # noqa: E402
 import lm_heads  # noqa: E402
 import lm_record  # noqa: E402
+import zh_common_chars  # noqa: E402
 from attnscope_nets import LanguageModel  # noqa: E402
 from lm_data import BOS, SPECIALS, UNK, Tokenizer, build_vocab, pack_in_order, pack_random  # noqa: E402
 
@@ -136,12 +137,7 @@ def parse_args():
     ap.add_argument("--prev-token-head", metavar="LAYER.HEAD",
                     help="guide this head towards the previous token with an auxiliary loss (see previous_token_loss)")
     ap.add_argument("--prev-token-weight", type=float, default=0.1, help="weight of that loss (default 0.1)")
-    # Issue #23: everyday Chinese. The vocabulary keeps the N most frequent characters of python3-jieba's
-    # dictionary (tools/zh_common_chars.py), and the mix may draw on a pool of its words ("zh_words").
-    ap.add_argument("--zh-common", type=int, metavar="N",
-                    help="the vocabulary keeps the N most frequent characters of jieba's dictionary")
-    ap.add_argument("--zh-words-docs", type=int, default=20000,
-                    help="documents in the zh_words pool (lists of jieba's words; only with --zh-common)")
+    zh_common_chars.add_train_args(ap)
     ap.add_argument("--remap-vocab", action="store_true",
                     help="with --init-from: the file's vocabulary may differ; rows of the token embedding and the "
                          "output head are copied by character, new characters start as a fresh model's")
@@ -177,7 +173,6 @@ def load_data(args):
         import zh_prose_data
         required = "".join(zh_prose_data.DEMO_SENTENCES)
     if args.zh_common:
-        import zh_common_chars
         chars, mass, distinct = zh_common_chars.common_chars(args.zh_common)
         required += "".join(chars)
         common = {"source": "python3-jieba: " + zh_common_chars.DICT + " (word, frequency, tag; a character "

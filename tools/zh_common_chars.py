@@ -37,6 +37,15 @@ HAN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
 HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+def add_train_args(ap):
+    """train_lm.py's options for everyday Chinese (issue #23): the vocabulary keeps the N most frequent characters of
+    the dictionary, and the training mix may draw on a pool of its words ("zh_words")."""
+    ap.add_argument("--zh-common", type=int, metavar="N",
+                    help="the vocabulary keeps the N most frequent characters of jieba's dictionary")
+    ap.add_argument("--zh-words-docs", type=int, default=20000,
+                    help="documents in the zh_words pool (lists of jieba's words; only with --zh-common)")
+
+
 def read_dict(path=DICT):
     """[(word, frequency)] of the dictionary, in file order."""
     if not os.path.exists(path):
