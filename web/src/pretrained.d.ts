@@ -83,7 +83,7 @@ export interface PretrainedConfig {
   hiddenSize: number;
   intermediateSize: number;
   vocabSize: number;
-  /** The longest input (and prompt + generated tokens) the model takes. */
+  /** The longest input the model takes (generate() may add one token beyond it: see there). */
   maxPositions: number;
   norm: 'layerNorm' | 'rmsNorm';
   /** The norms' epsilon, as the core holds it (a float32: `1e-5` reads 0.0000099999997…). */
@@ -193,7 +193,9 @@ export class PretrainedLanguageModel extends PretrainedModel {
   forward(input: string | ArrayLike<number>, options?: PretrainedForwardOptions): PretrainedForwardResult;
   /**
    * Greedy continuation with a key/value cache: only the new tokens. Stops after `stopToken` (default
-   * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or at `config.maxPositions`.
+   * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or once the sequence fills
+   * `config.maxPositions`: the last token is predicted from that full context and never fed back, so prompt plus
+   * new tokens can be `maxPositions + 1` (our own LanguageModel.generate does the same).
    */
   generate(prompt: string | ArrayLike<number>, options?: { maxNewTokens?: number; stopToken?: number | null; ablate?: AblatedHead[] }): {
     ids: number[]; tokens: string[] | null; text: string | null;
