@@ -1,5 +1,6 @@
-// The one Embind handle a public object owns (a layer's _Attention, a model's _Model): freed once by dispose(), or
-// by the garbage collector if the object is dropped undisposed, and refused to every call after dispose().
+// The one Embind handle a public object owns (a layer's _Attention, a model's _Model, a checkpoint's model): freed
+// once by dispose(), or by the garbage collector if the object is dropped undisposed, and refused to every call after
+// dispose().
 import { isBroken, leakGuard } from './runtime.js';
 
 /** `using x = …` (TC39 explicit resource management) calls this; Node before 24 knows it as nodejs.dispose. */

@@ -4,10 +4,10 @@ import { headLists } from './ablation.js';
 import { loadTokenizer } from './hf-tokenizer.js';
 import { checkpointFiles } from './model-files.js';
 import { loadOptions, streamCheckpoint } from './pretrained-loader.js';
-import { describe, leakGuard, module } from './runtime.js';
+import { disposeSymbol, OwnedHandle } from './owned-handle.js';
+import { describe, module } from './runtime.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
-const disposeSymbol = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 /** An array (or typed array) of numbers as a plain array; anything else is a TypeError naming `name`. */
 function numbers(value, name, what) {
@@ -42,7 +42,6 @@ class PretrainedModel {
   #tokenizer;
   #className;
   #inputOptions;
-  #disposed = false;
 
   /**
    * @param {any} handle the loaded model's raw handle
@@ -53,13 +52,12 @@ class PretrainedModel {
   constructor(handle, tokenizer, className, inputOptions) {
     this.#className = className;
     this.#inputOptions = inputOptions;
-    this.#handle = handle;
+    this.#handle = new OwnedHandle(this, handle, 'this model was disposed; load it again');
     this.#tokenizer = tokenizer;
     /** The architecture as the core read it from config.json (camelCase; see index.d.ts PretrainedConfig). */
     this.config = Object.freeze(handle.config());
     /** Bytes the parameters take in WebAssembly memory (F32, as the kernels hold them). */
     this.parameterBytes = handle.parameterBytes();
-    leakGuard.register(this, [handle], this);
   }
 
   /** True when the checkpoint came with tokenizer.json, so that text can be passed where ids are taken. */
@@ -69,9 +67,9 @@ class PretrainedModel {
 
   /** @protected */
   handle(caller) {
-    if (this.#disposed) throw new Error(`${caller}: this model was disposed; load it again`);
+    const handle = this.#handle.get(caller);
     module(caller);
-    return this.#handle;
+    return handle;
   }
 
   /** @protected */
@@ -162,10 +160,7 @@ class PretrainedModel {
 
   /** Frees the model's WebAssembly memory. Idempotent. */
   dispose() {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    leakGuard.unregister(this);
-    this.#handle.delete();
+    this.#handle.dispose();
   }
 
   [disposeSymbol]() {
