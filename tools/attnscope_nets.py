@@ -104,17 +104,30 @@ def sinusoidal_(weight, scale):
         weight[:, 1::2] = (scale * torch.cos(ang[:, : d // 2])).to(weight.dtype)
 
 
-class LanguageModel(nn.Module):
-    """Decoder-only LM. logits = head(ln_f(x))."""
+class TiedHead(nn.Module):
+    """The output head of a tied LM: only its bias is its own (state-dict key head.bias); its weight is the token
+    embedding's, passed in, as GPT-2's lm_head shares wte."""
 
-    def __init__(self, vocab_size, d, heads, layers, dff, max_len, pos_init_scale=0.0):
+    def __init__(self, vocab_size):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(vocab_size))
+
+    def forward(self, x, weight):
+        return x @ weight.T + self.bias
+
+
+class LanguageModel(nn.Module):
+    """Decoder-only LM. logits = head(ln_f(x)); with tie_head, ln_f(x) · tok_emb.weightᵀ + head.bias."""
+
+    def __init__(self, vocab_size, d, heads, layers, dff, max_len, pos_init_scale=0.0, tie_head=False):
         super().__init__()
         self.max_len = max_len
         self.tok_emb = nn.Embedding(vocab_size, d)
         self.pos_emb = nn.Embedding(max_len, d)
         self.blocks = nn.ModuleList([Block(d, heads, dff) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d, eps=1e-5)
-        self.head = nn.Linear(d, vocab_size)
+        self.tie_head = tie_head
+        self.head = TiedHead(vocab_size) if tie_head else nn.Linear(d, vocab_size)
         _init(self)
         if pos_init_scale:
             sinusoidal_(self.pos_emb.weight, pos_init_scale)
@@ -129,7 +142,8 @@ class LanguageModel(nn.Module):
         for blk in self.blocks:
             x, w = blk(x, attn_mask=mask, need_weights=need_weights)
             weights.append(w)
-        logits = self.head(self.ln_f(x))
+        h = self.ln_f(x)
+        logits = self.head(h, self.tok_emb.weight) if self.tie_head else self.head(h)
         return (logits, weights) if need_weights else logits
 
 

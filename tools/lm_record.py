@@ -35,7 +35,8 @@ def write_record(path, record, cfg, table, samples):
         "",
         f"Decoder-only, pre-LN: d={cfg['d_model']}, heads={cfg['n_heads']}, layers={cfg['n_layers']}, "
         f"dff={cfg['d_ff']}, max_len={cfg['max_len']}, vocab={r['data']['vocab_size']}; "
-        f"{r['params']} parameters ({4 * r['params'] / 1e6:.2f} MB float32).",
+        f"{r['params']} parameters ({4 * r['params'] / 1e6:.2f} MB float32)"
+        f"{'; the output head is tied to the token embedding (config tie_head)' if r['train'].get('tie_head') else ''}.",
         "",
         "## Training",
         "",
@@ -65,7 +66,11 @@ def write_record(path, record, cfg, table, samples):
             f"{f['train'].get('repeat_frac', 0)} of the sequences, {f['train'].get('repeat_text_share', 0.5)} of "
             f"them text; final train loss {f['final_train_loss']:.4f}; held-out "
             + ", ".join(f"{k} {v['loss']:.4f}" for k, v in f["heldout"].items())
-            + f"). Both phases together: {f['train_seconds'] + r['train_seconds']:.0f} s.",
+            + (f"; with the phases it continued, {f['total_seconds']:.0f} s"
+               if f.get("total_seconds", f["train_seconds"]) != f["train_seconds"] else "")
+            + (f"; {f['new_tokens']} tokens new to it" if f.get("new_tokens") else "")
+            + ("; its output head was untied, this run's is the token embedding" if f.get("tied_from_untied") else "")
+            + f"). All phases together: {f.get('total_seconds', f['train_seconds']) + r['train_seconds']:.0f} s.",
             "",
         ]
     lines += [

@@ -120,7 +120,7 @@ def load_lm():
     path = os.path.join(MODELS, "char-lm.safetensors")
     h, ts = attnscope_model.read_model(path)
     c = config.read("decoder_lm", h["config"])
-    m = LanguageModel(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.max_len)
+    m = LanguageModel(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.max_len, tie_head=c.tie_head)
     attnscope_model.load_state_dict_into(m, ts)
     return path, h, m
 

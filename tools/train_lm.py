@@ -51,6 +51,7 @@ ROOT = records.ROOT
 MODEL_PATH, RECORD_PATH = records.output_paths("char-lm")
 
 CFG = config.sizes("decoder_lm", vocab_size=1500, d_model=96, n_heads=4, n_layers=3, d_ff=384, max_len=128)
+TIE_HEAD = False  # --tie-head: the output head's weight is the token embedding (config "tie_head")
 TRAIN = dict(seed=1234, steps=3600, batch=32, seq_len=128, lr=3e-3, min_lr_frac=0.1, warmup=100,
              weight_decay=0.1, grad_clip=1.0, betas=(0.9, 0.98), pos_init="sinusoidal x 0.1",
              mix={"en": 0.5, "zh_verse": 0.2, "zh_other": 0.3}, heldout_frac=0.05)
@@ -104,7 +105,7 @@ def sample(model, tok, prompt, n, temperature=0.0, seed=0):
 def write_model(model, tokens, named, record):
     vocab = {"tokenizer": "codepoint", "tokens": tokens, "unk_id": UNK, "bos_id": BOS,
              "specials": SPECIALS}
-    cfg = config.make("decoder_lm", **dict(CFG, vocab_size=len(tokens)))
+    cfg = config.make("decoder_lm", **dict(CFG, vocab_size=len(tokens)), tie_head=TIE_HEAD)
     return records.write_model(MODEL_PATH, "decoder_lm", cfg, vocab, model.state_dict(), named, record)
 
 
@@ -141,7 +142,14 @@ def parse_args():
     ap.add_argument("--remap-vocab", action="store_true",
                     help="with --init-from: the file's vocabulary may differ; rows of the token embedding and the "
                          "output head are copied by character, new characters start as a fresh model's")
+    ap.add_argument("--tie-head", action="store_true",
+                    help="the output head's weight is the token embedding (as GPT-2's lm_head and wte): vocab x d "
+                         "floats fewer; with --init-from an untied file, the embedding's rows are kept")
     args = ap.parse_args()
+    global TIE_HEAD
+    TIE_HEAD = args.tie_head
+    if TIE_HEAD:
+        TRAIN["tie_head"] = True  # for the record; the file's config says it too
     if args.prev_token_head:
         layer, head = (int(x) for x in args.prev_token_head.split("."))
         TRAIN["prev_token_guide"] = {"layer": layer, "head": head, "weight": args.prev_token_weight}
@@ -217,6 +225,8 @@ def remap_vocab(tensors, old_tokens, tokens, model):
     fresh = model.state_dict()
     out = dict(tensors)
     for name in ("tok_emb.weight", "head.weight", "head.bias"):
+        if name not in fresh:  # a tied head has no weight of its own
+            continue
         rows = fresh[name].clone()
         if name == "head.bias":
             rows[:] = float(np.median(np.asarray(tensors[name])))
@@ -231,6 +241,9 @@ def read_init_from(path, model, tokens, remap=False):
     """--init-from: load the first phase's weights into `model`; its summary for the record."""
     header, tensors = attnscope_model.read_model(path)
     added = 0
+    tie_now = TIE_HEAD and not header["config"].get("tie_head", False)
+    if tie_now:  # an untied file, a tied run: the token embedding becomes the head's weight, the file's head weight goes
+        tensors = {k: v for k, v in tensors.items() if k != "head.weight"}
     if remap and header["vocab"]["tokens"] != tokens:
         tensors, added = remap_vocab(tensors, header["vocab"]["tokens"], tokens, model)
         header["config"]["vocab_size"] = len(tokens)  # the rows now match this run's
@@ -245,7 +258,14 @@ def read_init_from(path, model, tokens, remap=False):
             "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest(),
             "steps": first["train"]["steps"], "train_seconds": first["train_seconds"],
             "train": first["train"], "final_train_loss": first["final_train_loss"],
-            "heldout": first.get("heldout", {}), **({"new_tokens": added} if added else {})}
+            "heldout": first.get("heldout", {}), "total_seconds": total_seconds(first),
+            **({"new_tokens": added} if added else {}), **({"tied_from_untied": True} if tie_now else {})}
+
+
+def total_seconds(training):
+    """The training seconds of a file and of every phase it continued (a file of an earlier run may lack the sum)."""
+    f = training.get("init_from")
+    return training["train_seconds"] + (f.get("total_seconds", f["train_seconds"]) if f else 0)
 
 
 def optimizer(model):
@@ -334,7 +354,7 @@ def main():
 
     torch.manual_seed(TRAIN["seed"])
     model = LanguageModel(len(tokens), CFG["d_model"], CFG["n_heads"], CFG["n_layers"], CFG["d_ff"], CFG["max_len"],
-                          pos_init_scale=0.1)
+                          pos_init_scale=0.1, tie_head=TIE_HEAD)
     nparams = sum(p.numel() for p in model.parameters())
     print(f"params {nparams} ({4 * nparams / 1e6:.2f} MB)")
 

@@ -28,6 +28,7 @@ class ConfigTest(unittest.TestCase):
             with self.subTest(kind):
                 shipped = file_config(kind)
                 sizes = {k: shipped[k] for k in config.KINDS[kind][0]}
+                sizes.update({k: shipped[k] for k in config.KINDS[kind][2] if k in shipped})  # options it states
                 made = config.make(kind, **sizes)
                 self.assertEqual(list(made.items()), list(shipped.items()))  # the order is the file's JSON order
 

@@ -94,7 +94,8 @@ def lm_forward(P, cfg, ids, ablate=(), erf=erf_exact):
         x, w = _attend(P, p + ".attn", x, h, h, cfg.n_heads, True, {hd for (l, hd) in ablate if l == i})
         x = _mlp(P, p + ".mlp", x, _ln(P, p + ".ln2", x, cfg.ln_eps), erf)
         ws.append(w)
-    logits = _ln(P, "ln_f", x, cfg.ln_eps) @ P["head.weight"].T + P["head.bias"]
+    head = P["tok_emb.weight"] if cfg.tie_head else P["head.weight"]  # tie_head: the embedding is the head's weight
+    logits = _ln(P, "ln_f", x, cfg.ln_eps) @ head.T + P["head.bias"]
     return logits, ws
 
 
