@@ -25,7 +25,8 @@ void LanguageModel::add_parts(ModelParts& m)
     m.position_embedding = m.add("pos_emb.weight", {c.max_len, c.d_model});
     m.add_blocks(m.decoder_blocks, "blocks", c.num_layers, false, c.d_model, c.num_heads, c.d_ff);
     m.final_norm = m.add_layer_norm("ln_f", c.d_model);
-    m.add_linear(m.head, "head", c.d_model, c.vocab_size);
+    if (c.tie_head) m.add_tied_linear(m.head, m.token_embedding, "head", c.d_model, c.vocab_size);
+    else m.add_linear(m.head, "head", c.d_model, c.vocab_size);
 }
 
 LanguageModel::Output LanguageModel::forward(const std::vector<std::int32_t>& tokens, bool need_attention,

@@ -105,6 +105,13 @@ void expect_bool(const MetadataJson& m, const char* key, bool implemented)
         range_error({f.name, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", f.value.excerpt()});
 }
 
+// An optional boolean: absent is false (files written before the option existed).
+bool option_of(const MetadataJson& m, const char* key)
+{
+    const Field f = field_of(m, key, Type::boolean, "a boolean", false);
+    return f.present && f.value.boolean();
+}
+
 // The config's sizes of each kind (tools/MODEL_FORMAT.md) in the order they are checked, each with the member of
 // the C++ config it sets: an integer from `min` to max_size.
 template <class Config>
@@ -311,9 +318,10 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     std::vector<float> aligned;
 
     if (out.kind == ModelKind::language_model) {
-        const LanguageModelConfig c = read_sizes(config, language_model_sizes);
+        LanguageModelConfig c = read_sizes(config, language_model_sizes);
         check_common_config(config, c.d_model, c.num_heads);
         expect_bool(config, "causal", true);
+        c.tie_head = option_of(config, "tie_head");
 
         expect_string(vocab, "tokenizer", "codepoint", true);
         check_tokens(vocab, "tokens", c.vocab_size, "vocab_size");

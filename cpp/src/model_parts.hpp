@@ -71,6 +71,8 @@ struct ModelParts {
     MultiHeadAttention* add_attention(const std::string& prefix, std::size_t d, std::size_t heads);
     LayerNorm add_layer_norm(const std::string& prefix, std::size_t d);
     void add_linear(Linear& linear, const std::string& prefix, std::size_t in, std::size_t out);
+    // A Linear whose weight is `weight` ([out, in], registered already: a tied head), with its own bias.
+    void add_tied_linear(Linear& linear, const Parameter* weight, const std::string& prefix, std::size_t in, std::size_t out);
     // Encoder/LM blocks have self-attention and an MLP; decoder blocks add cross-attention and ln3.
     void add_blocks(std::vector<Block>& blocks, const std::string& prefix, std::size_t count, bool decoder,
                     std::size_t d, std::size_t heads, std::size_t d_ff);

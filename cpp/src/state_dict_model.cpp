@@ -66,6 +66,20 @@ void ModelParts::add_linear(Linear& linear, const std::string& prefix, std::size
     linears.push_back(&linear);
 }
 
+void ModelParts::add_tied_linear(Linear& linear, const Parameter* weight, const std::string& prefix, std::size_t in,
+                                 std::size_t out)
+{
+    // Refused here, not left to load_state_dict's "unexpected key": the file says why the tensor is wrong.
+    if (expected && expected->count(prefix + ".weight"))
+        model_error("'" + prefix + ".weight' is in the state dict, but tie_head is true: the head's weight is the "
+                    "token embedding, and a tied model has only '" + prefix + ".bias'");
+    linear.in = in;
+    linear.out = out;
+    linear.weight = weight;
+    linear.bias = add(prefix + ".bias", {out});
+    linears.push_back(&linear);
+}
+
 void ModelParts::add_blocks(std::vector<Block>& blocks, const std::string& prefix, std::size_t count, bool decoder,
                             std::size_t d, std::size_t heads, std::size_t d_ff)
 {

@@ -17,7 +17,8 @@ export function tensorTable(kind, c) {
     return [['tok_emb.weight', [c.vocab_size, d]], ['pos_emb.weight', [c.max_len, d]],
       ...range(c.n_layers).flatMap((i) => [...layerNorm(`blocks.${i}.ln1`, d), ...attention(`blocks.${i}.attn`, d),
         ...layerNorm(`blocks.${i}.ln2`, d), ...mlp(`blocks.${i}`, d, c.d_ff)]),
-      ...layerNorm('ln_f', d), ['head.weight', [c.vocab_size, d]], ['head.bias', [c.vocab_size]]];
+      // tie_head: the head's weight is tok_emb.weight, so the file has no head.weight
+      ...layerNorm('ln_f', d), ...(c.tie_head ? [] : [['head.weight', [c.vocab_size, d]]]), ['head.bias', [c.vocab_size]]];
   }
   return [['src_tok_emb.weight', [c.src_vocab_size, d]], ['src_pos_emb.weight', [c.max_src_len, d]],
     ...range(c.n_enc_layers).flatMap((i) => [...layerNorm(`enc_blocks.${i}.ln1`, d), ...attention(`enc_blocks.${i}.attn`, d),
@@ -100,6 +101,8 @@ export const hostile = {
     { seed: 3, namedHeads: '[{"layer":0,"head":0,"name":{},"metric":"m","score":"high"}]' }),
   // Small well-formed models for the fuzzer to mutate from.
   tinyLm: () => modelFile('decoder_lm', { vocab_size: 6, max_len: 8, d_model: 4, n_heads: 2, d_ff: 8, n_layers: 2 }, { seed: 1 }),
+  tinyTiedLm: () => modelFile('decoder_lm', { vocab_size: 6, max_len: 8, d_model: 4, n_heads: 2, d_ff: 8, n_layers: 2, tie_head: true },
+    { seed: 4 }),
   tinySeq2seq: () => modelFile('seq2seq', { src_vocab_size: 5, tgt_vocab_size: 6, max_src_len: 6, max_tgt_len: 6, d_model: 4,
     n_heads: 2, d_ff: 8, n_enc_layers: 1, n_dec_layers: 2 }, { seed: 2 }),
 };

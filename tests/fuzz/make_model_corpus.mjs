@@ -15,6 +15,8 @@ const calls = [
   ['tiny-lm-forward-max-ablate', [0, MAX, 0, 3], hostile.tinyLm()],
   ['tiny-lm-generate', [1, 2, 9, 0], hostile.tinyLm()],
   ['tiny-lm-generate-default', [1, 1, MAX, 2], hostile.tinyLm()],
+  ['tiny-tied-lm-forward', [0, 3, 0, 1], hostile.tinyTiedLm()],
+  ['tiny-tied-lm-generate-ablate', [1, 2, 9, 2], hostile.tinyTiedLm()],
   ['tiny-seq2seq-forward', [0, 4, 0, 1], hostile.tinySeq2seq()],
   ['tiny-seq2seq-translate', [1, 2, 5, 1], hostile.tinySeq2seq()],
   ['tiny-seq2seq-translate-default-ablate', [1, MAX, MAX, 3], hostile.tinySeq2seq()],
@@ -29,6 +31,7 @@ const readerFiles = [
   ['issue24-metadata-bomb.safetensors', hostile.metadataBomb(1 << 18)],
   ['issue24-duplicate-named-heads.safetensors', hostile.duplicateNamedHeads()],
   ['issue24-mistyped-named-heads.safetensors', hostile.mistypedNamedHeads()],
+  ['tiny-tied-lm.safetensors', hostile.tinyTiedLm()],  // tie_head: true, no head.weight
 ];
 
 const write = (folder, name, bytes) => {

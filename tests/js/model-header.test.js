@@ -5,6 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, loadModel } from 'attnscope';
+import { hostile } from '../fuzz/hostile_models.mjs';
 
 const modelPath = (name) => new URL(`../../models/${name}`, import.meta.url);
 
@@ -126,5 +127,34 @@ test('a deprecated name writes the new one; keys the core ignores are camelCased
     assert.equal(lm.config.maxLen, 7, 'writing the old name writes the new one');
   } finally {
     lm.dispose();
+  }
+});
+
+test('config.tie_head: the core decides; a flag that contradicts the tensors, or is not a boolean, is refused by name', async () => {
+  // The shipped file's head has its own weight, so tie_head true contradicts its tensors (C++ refuses; JS renames).
+  await assert.rejects(loadModel(withConfig(lmFile, (config) => { config.tie_head = true; })), {
+    name: 'RangeError',
+    message: /'head\.weight' is in the state dict, but tie_head is true: the head's weight is the token embedding, and a tied model has only 'head\.bias'/,
+  });
+  await assert.rejects(loadModel(withConfig(lmFile, (config) => { config.tie_head = 'yes'; })), {
+    name: 'TypeError',
+    message: /^loadModel: __metadata__\.config\.tie_head: expected a boolean, got a string "yes"$/,
+  });
+  const lm = await loadModel(withConfig(lmFile, (config) => { config.tie_head = false; }));
+  try {
+    assert.equal(lm.config.tieHead, false, 'tie_head reads as tieHead');
+    assert.equal(Object.getOwnPropertyDescriptor(lm.config, 'tie_head').enumerable, false);
+  } finally {
+    lm.dispose();
+  }
+  // A tied file (no head.weight, tests/fuzz/hostile_models.mjs) loads and runs.
+  const tied = await loadModel(hostile.tinyTiedLm());
+  try {
+    assert.equal(tied.config.tieHead, true);
+    const { logits } = tied.forward('bcd');
+    assert.deepEqual(logits.shape, [4, 6]);
+    assert.ok(logits.data.every(Number.isFinite));
+  } finally {
+    tied.dispose();
   }
 });

@@ -21,6 +21,7 @@ const CONFIG_NAMES = {
   norm: 'norm',
   pos_emb: 'posEmb',
   causal: 'causal',
+  tie_head: 'tieHead',
   src_vocab_size: 'sourceVocabSize',
   tgt_vocab_size: 'targetVocabSize',
   n_enc_layers: 'numEncoderLayers',

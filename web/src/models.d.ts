@@ -27,6 +27,11 @@ export interface LanguageModelConfig {
   norm?: 'pre';
   posEmb?: 'learned';
   causal?: true;
+  /**
+   * `true`: the output head's weight is the token embedding (as GPT-2's `lm_head` is `wte`), so logits =
+   * ln_f(x) · tok_emb.weightᵀ + head.bias and the file has no `head.weight`. Absent in files whose head is untied.
+   */
+  tieHead?: boolean;
   /** @deprecated Use `vocabSize`; removed in the next major version. */
   vocab_size: number;
   /** @deprecated Use `dModel`; removed in the next major version. */

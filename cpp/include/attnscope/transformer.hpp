@@ -24,6 +24,9 @@ struct LanguageModelConfig {
     std::size_t num_heads = 1;
     std::size_t d_ff = 0;
     std::size_t num_layers = 0;
+    /// The head's weight is tok_emb.weight (as GPT-2's lm_head is wte): the state dict has head.bias and no
+    /// head.weight, and logits = ln_f(x) · tok_emb.weightᵀ + head.bias.
+    bool tie_head = false;
 };
 
 /// Sizes of an encoder–decoder model. Encoder blocks as LanguageModel's but not causal, then enc_ln_f; decoder
