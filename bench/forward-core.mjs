@@ -1,6 +1,7 @@
 // The forward-pass comparison at one thread count, shared by the Node child (bench/forward.mjs) and the browser page
 // (bench/browser/page.html): every library loaded at that thread count, then each configuration timed side by side.
 import { Unavailable, flops, makeCase, maxAbsDiff, timeInterleaved } from './common.mjs';
+import { startBusy } from './busy.mjs';
 import { importPeer } from './peers/index.mjs';
 
 /** Plain JS is skipped above this sequence length: about 17 s a run at (2048, 768, 12), 30–40× attnscope's time. */
@@ -9,11 +10,12 @@ export const PLAIN_MAX_SEQ = 512;
 const firstLine = (e) => String(e?.message ?? e).split('\n')[0].slice(0, 200);
 
 /**
- * Returns { threads, peers: { [id]: { name, unavailable?, error? } }, rows: [...] }, one row per configuration and
- * library: the fastest variant's { ms, bestMs, reps, gflops, variant, others: [{ variant, ms }], diffOutput,
- * diffWeights } against attnscope (or { unavailable } / { error } / { skipped }).
+ * `busy` threads spin beside the libraries throughout (bench/busy.mjs). Returns { threads, busy, peers: { [id]:
+ * { name, unavailable?, error? } }, rows: [...] }, one row per configuration and library: the fastest variant's
+ * { ms, bestMs, reps, gflops, variant, others: [{ variant, ms }], diffOutput, diffWeights } against attnscope (or
+ * { unavailable } / { error } / { skipped }).
  */
-export async function runForward({ ids, configs, threads, allVariants = false, quick = false, progress = () => {} }) {
+export async function runForward({ ids, configs, threads, busy = 0, allVariants = false, quick = false, progress = () => {} }) {
   // quick (the smoke mode): one warm-up and one timed call each, to show that every path runs and agrees.
   const timing = quick ? { warmup: 1, minReps: 1, slowReps: 1, minMs: 0, maxReps: 1 } : {};
   const peers = {};
@@ -29,6 +31,9 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
     }
   }
 
+  // Started once every library is loaded (its thread pool made), stopped after the last configuration.
+  const stopBusy = await startBusy(busy);
+  if (busy) progress(`${busy} busy neighbour thread(s) spinning beside the libraries`);
   const rows = [];
   for (const [L, E, H] of configs) {
     const c = makeCase(L, E, H);
@@ -97,8 +102,10 @@ export async function runForward({ ids, configs, threads, allVariants = false, q
       rows.push(byId[id]);
     }
   }
+  await stopBusy();
   return {
     threads,
+    busy,
     peers: Object.fromEntries(Object.entries(peers).map(([id, p]) => [id, { name: p.name, unavailable: p.unavailable, error: p.error }])),
     rows,
   };

@@ -4,10 +4,12 @@
 // (bench/native); the machine's SIMD peak; and the issue's targets.
 //
 //   node bench/run.mjs [--browser] [--smoke] [--threads=1,2] [--no-cold] [--no-long] [--no-native]
-//                      [--only=attnscope,ort,...] [--configs=16x64x4,...] [--all-variants] [--long-runs=N] [--out=FILE]
+//                      [--only=attnscope,ort,...] [--configs=16x64x4,...] [--all-variants] [--long-runs=N] [--busy=N] [--out=FILE]
 //
 // --browser runs the forward comparison in headless Chromium instead of Node (bench/browser.mjs) and skips the
 // Node-only parts. --smoke runs every library once at tiny sizes, to show the bench itself works (seconds).
+// --busy=N keeps N threads spinning beside the libraries while the forward tables run (bench/busy.mjs): the threads
+// under contention, judged by 2 threads against 1 under the same neighbours.
 // Markdown tables go to stdout (bench/README.md quotes them), the paste-ready summary last; progress goes to stderr.
 // The numbers are also written to build/bench/results.json (results-browser.json with --browser; --out=FILE).
 // The native section is bench/native-report.mjs, the targets' verdicts bench/targets.mjs.
@@ -39,10 +41,12 @@ const flag = { type: 'boolean', default: false };
 const { values: options } = parseArgs({
   options: {
     browser: flag, smoke: flag, 'no-cold': flag, 'no-long': flag, 'no-native': flag, 'all-variants': flag,
-    threads: { type: 'string' }, only: { type: 'string' }, configs: { type: 'string' }, 'long-runs': { type: 'string' }, out: { type: 'string' },
+    threads: { type: 'string' }, only: { type: 'string' }, configs: { type: 'string' }, 'long-runs': { type: 'string' }, busy: { type: 'string', default: '0' }, out: { type: 'string' },
   },
 });
 const { smoke, browser } = options;
+const busy = Number(options.busy);
+if (!Number.isInteger(busy) || busy < 0) throw new Error(`--busy: expected a whole number of threads, got '${options.busy}'`);
 const only = options.only?.split(',') ?? PEER_IDS;
 const configs = options.configs?.split(',').map((c) => c.split('x').map(Number)) ?? (smoke ? SMOKE_CONFIGS : CONFIGS);
 const threadCounts = options.threads?.split(',').map(Number) ?? THREAD_COUNTS;
@@ -66,12 +70,14 @@ results.machine = {
   node: process.version,
   v8: process.versions.v8,
   loadAverageAtStart: os.loadavg().map((x) => +x.toFixed(2)),
+  busy,
 };
 const started = performance.now();
 out(`# attnscope benchmark — ${new Date().toISOString()}${smoke ? ' (smoke mode: tiny sizes, not a measurement)' : ''}`);
 out();
 out(`nproc ${results.machine.nproc} · CPU ${cpuModel} · Node ${process.version} (V8 ${process.versions.v8}) · ` +
-    `load average at start ${results.machine.loadAverageAtStart.join(' ')}`);
+    `load average at start ${results.machine.loadAverageAtStart.join(' ')}` +
+    (busy ? ` · ${busy} busy neighbour thread(s) spinning beside the libraries (--busy)` : ''));
 
 // ---- the package must be built; the run uses a copy of it ----------------------------------------------------------
 let distPath = null; // the copy's URL path under the repository root, for the browser page
@@ -105,6 +111,7 @@ function runForwardChild(threads) {
   const r = spawnSync(process.execPath, [
     path.join(ROOT, 'bench', 'forward.mjs'),
     `--threads=${threads}`,
+    `--busy=${busy}`,
     `--only=${only.join(',')}`,
     `--configs=${configs.map((c) => c.join('x')).join(',')}`,
     ...(options['all-variants'] ? ['--all-variants'] : []),
@@ -119,7 +126,7 @@ let browserInfo = null;
 const forwardRuns = [];
 if (browser) {
   const { runBrowserForward } = await import('./browser.mjs');
-  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, allVariants: options['all-variants'], quick: smoke, progress });
+  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, busy, allVariants: options['all-variants'], quick: smoke, progress });
   browserInfo = r.browser;
   forwardRuns.push(...r.runs);
 } else {
@@ -271,7 +278,7 @@ if (!options['no-native']) nativeSection({ configs, results, out, progress });
 
 // ---- the issue's targets ---------------------------------------------------------------------------------------------
 {
-  const lines = targetLines({ results, configs, threadCounts, only, names });
+  const lines = targetLines({ results, configs, threadCounts, only, names, busy });
   if (lines.length && !smoke) {
     out('## Targets');
     out();

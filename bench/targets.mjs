@@ -3,7 +3,7 @@ import { fmtMs } from './common.mjs';
 import { wasmBudgetBytes } from '../scripts/lib.mjs';
 
 /** One line per target, met or missed, for the configurations and thread counts this run timed. */
-export function targetLines({ results, configs, threadCounts, only, names }) {
+export function targetLines({ results, configs, threadCounts, only, names, busy = 0 }) {
   const fwd = (threads, id, L, E, H) =>
     results.forward.find((r) => r.threads === threads && r.id === id && r.L === L && r.E === E && r.H === H && r.ms);
   /** The median of one path of a library's row (the fastest is the row itself, the others are listed in it). */
@@ -27,18 +27,21 @@ export function targetLines({ results, configs, threadCounts, only, names }) {
         (speedup >= 1.25 ? 'met (≥ 1.25×)' : `MISSED: needs ≤ ${fmtMs(best.ms / 1.25)} ms, is ${fmtMs(a.ms)} ms`));
     }
   }
-  for (const [L, E, H] of configs.filter(([L]) => L >= 512)) {
+  // With busy neighbours (--busy) a core is taken, so the second thread cannot double the speed; what issue #21 asks
+  // then is that it never costs: 2 threads at least as fast as 1 under the same neighbours, at every size.
+  const [minSeq, wanted] = busy ? [64, 1.0] : [512, 1.8];
+  for (const [L, E, H] of configs.filter(([L]) => L >= minSeq)) {
     const one = fwd(1, 'attnscope', L, E, H), two = fwd(2, 'attnscope', L, E, H);
     if (!one || !threadCounts.includes(2)) continue;
-    if (!two) lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ 1.8×: n/a (no threaded attnscope build)`);
+    if (!two) lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ ${wanted.toFixed(1)}×: n/a (no threaded attnscope build)`);
     else {
       // Judged on the faster path at each thread count, as the peers are; the fresh-array path is given beside it
       // because its copy into new pages runs on one thread whatever the thread count.
       const s = one.ms / two.ms;
       const f1 = pathMs(one, 'fresh'), f2 = pathMs(two, 'fresh');
       const fresh = f1 && f2 ? `; with fresh arrays ${(f1 / f2).toFixed(2)}×` : '';
-      lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ 1.8×: ${s.toFixed(2)}× (${one.variant} ÷ ${two.variant}, ` +
-        `measured in two processes${fresh}) — ${s >= 1.8 ? 'met' : 'MISSED'}`);
+      lines.push(`- (${L}, ${E}, ${H}) 2 threads ÷ 1 thread ≥ ${wanted.toFixed(1)}×${busy ? ` with ${busy} busy neighbour(s)` : ''}: ` +
+        `${s.toFixed(2)}× (${one.variant} ÷ ${two.variant}, measured in two processes${fresh}) — ${s >= wanted ? 'met' : 'MISSED'}`);
     }
   }
   if (results.peak?.v8 && results.wasmCpp) {

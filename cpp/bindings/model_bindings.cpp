@@ -24,6 +24,14 @@ Seq2SeqAblation seq2seq_ablation(const val& lists, const Seq2SeqModelConfig& c)
             head_flags(lists["decoderCross"], name, c.num_decoder_layers, c.num_heads)};
 }
 
+// options.maxSteps (a number, JS checked its type): `fallback` steps when undefined, else a whole number from 1 to the
+// model's own limit, which its translate() clips to (so the check and the clip are one number).
+std::size_t steps_of(const val& max_steps, std::size_t limit, std::size_t fallback)
+{
+    if (max_steps.isUndefined()) return fallback;
+    return std::size_t(whole_number(max_steps.as<double>(), "options.maxSteps", 1, double(limit)));
+}
+
 // 0/1 flags as a fresh Uint8Array.
 val flags_value(const std::vector<std::uint8_t>& flags)
 {
@@ -134,11 +142,13 @@ val Model::seq2seqForward(const val& source, const val& target, bool need_attent
     });
 }
 
-val Model::seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate)
+val Model::seq2seqTranslate(const val& source, int bos, int eos, const val& max_steps, const val& ablate)
 {
     return guarded([&] {
         const std::vector<std::int32_t> source_tokens = source_ids(source);
-        const Seq2SeqModel::Translation out = file_.seq2seq->translate(source_tokens, bos, eos, std::size_t(max_steps),
+        // The default leaves the decoder's last position unused, one step short of the limit.
+        const std::size_t limit = file_.seq2seq->max_steps_limit(), steps = steps_of(max_steps, limit, limit - 1);
+        const Seq2SeqModel::Translation out = file_.seq2seq->translate(source_tokens, bos, eos, steps,
                                                                        seq2seq_ablation(ablate, file_.seq2seq->config()));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
@@ -205,11 +215,12 @@ val Model::rnnForward(const val& source, const val& target)
 }
 
 // {tokens, context, encoderStates, decoderStates, attention (null without attention)}, or null with the status set.
-val Model::rnnTranslate(const val& source, int bos, int eos, double max_steps)
+val Model::rnnTranslate(const val& source, int bos, int eos, const val& max_steps)
 {
     return guarded([&] {
+        const std::size_t limit = file_.rnn_seq2seq->max_steps_limit();
         const RnnSeq2SeqModel::Translation out =
-            file_.rnn_seq2seq->translate(source_ids(source), bos, eos, std::size_t(max_steps));
+            file_.rnn_seq2seq->translate(source_ids(source), bos, eos, steps_of(max_steps, limit, limit));
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));

@@ -19,10 +19,10 @@ public:
     val lmForward(const val& tokens, bool need_attention, const val& ablate);
     val lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate);
     val seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate);
-    val seq2seqTranslate(const val& source, int bos, int eos, double max_steps, const val& ablate);
+    val seq2seqTranslate(const val& source, int bos, int eos, const val& max_steps, const val& ablate);
     val trace(const val& call, double layer, double head, double query);
     val rnnForward(const val& source, const val& target);
-    val rnnTranslate(const val& source, int bos, int eos, double max_steps);
+    val rnnTranslate(const val& source, int bos, int eos, const val& max_steps);
 
 private:
     // The ids of a source or target argument: the vocabulary size of the encoder–decoder this file holds.

@@ -176,7 +176,7 @@ RnnSeq2SeqModel::Translation RnnSeq2SeqModel::translate(const std::vector<std::i
     detail::check_tokens("RnnSeq2SeqModel.translate: bos", {bos}, config_.tgt_vocab_size, 1);
     detail::check_tokens("RnnSeq2SeqModel.translate: eos", {eos}, config_.tgt_vocab_size, 1);
     const std::size_t S = source.size(), H = config_.hidden_size;
-    const std::size_t steps = std::min(max_steps, config_.max_tgt_len - 1);
+    const std::size_t steps = std::min(max_steps, max_steps_limit());
     const bool dot = config_.attention == RnnAttention::dot;
     Translation out;
     std::vector<float> states = encode(*layers_, config_, source);

@@ -150,7 +150,7 @@ Seq2SeqModel::Translation Seq2SeqModel::translate(const std::vector<std::int32_t
     detail::check_seq2seq_ablation("Seq2SeqModel.translate: ablate", ablate, config_);
     const ModelParts& m = *parts_;
     const std::size_t S = source.size(), d = config_.d_model, H = config_.num_heads, L = config_.num_decoder_layers;
-    const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, config_.max_tgt_len);
+    const std::size_t V = config_.tgt_vocab_size, steps = std::min(max_steps, max_steps_limit());
     // The result of the longest decoding this call allows must be addressable: with 32-bit sizes,
     // L·H·steps² wraps for sizes a small file can claim. The buffers below then grow with the steps actually
     // taken, so a model that stops early never holds the maximum.

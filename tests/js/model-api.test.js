@@ -42,7 +42,8 @@ test('Seq2SeqModel: translate and forward validate their arguments; maxSteps kee
   const { maxTargetLen: maxTgt, maxSourceLen: maxSrc, sourceVocabSize: srcVocab, targetVocabSize: tgtVocab } = s2s.config;
   const cases = [
     [() => s2s.translate('may 1 2020', { maxSteps: 0 }), 'RangeError', new RegExp(`Seq2SeqModel.translate: options.maxSteps: expected a whole number from 1 to ${maxTgt}, got 0`)],
-    [() => s2s.translate('may 1 2020', { maxSteps: maxTgt + 1 }), 'RangeError', /maxSteps/],
+    [() => s2s.translate('may 1 2020', { maxSteps: maxTgt + 1 }), 'RangeError', new RegExp(`options.maxSteps: expected a whole number from 1 to ${maxTgt}, got ${maxTgt + 1}`)],
+    [() => s2s.translate('may 1 2020', { maxSteps: 2.5 }), 'RangeError', new RegExp(`options.maxSteps: expected a whole number from 1 to ${maxTgt}, got 2.5`)],
     [() => s2s.translate('may 1 2020', { maxSteps: '3' }), 'TypeError', /maxSteps: expected a whole number, got string "3"/],
     [() => s2s.translate('may 1 2020', null), 'TypeError', /translate: options: expected an options object, got null/],
     [() => s2s.translate(['may']), 'TypeError', /source\[0\]: expected a token id \(a whole number\), got string "may"/],

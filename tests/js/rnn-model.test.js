@@ -84,7 +84,9 @@ test('RnnSeq2SeqModel errors name the call, the field, what was expected and wha
     assert.throws(() => model.translate(''), { name: 'RangeError', message: 'RnnSeq2SeqModel.translate: source: expected at least one word, got none' });
     assert.throws(() => model.translate(5), { name: 'TypeError', message: /RnnSeq2SeqModel\.translate: source: expected text or an array of token ids, got/ });
     assert.throws(() => model.translate([11]), { name: 'RangeError', message: /source\[0\]: expected a token id from 0 to 10, got 11/ });
-    assert.throws(() => model.translate([3], { maxSteps: 6 }), { name: 'RangeError', message: /options\.maxSteps/ });
+    assert.throws(() => model.translate([3], { maxSteps: 6 }), { name: 'RangeError', message: 'RnnSeq2SeqModel.translate: options.maxSteps: expected a whole number from 1 to 5, got 6' });
+    assert.throws(() => model.translate([3], { maxSteps: 0.5 }), { name: 'RangeError', message: /options\.maxSteps: expected a whole number from 1 to 5, got 0\.5/ });
+    assert.throws(() => model.translate([3], { maxSteps: '2' }), { name: 'TypeError', message: /options\.maxSteps: expected a whole number, got string "2"/ });
     assert.throws(() => model.translate([3], { beam: 2 }), { name: 'TypeError', message: /options/ });
     assert.throws(() => model.forward([3], [1, 1, 1, 1, 1, 1, 1]), { name: 'RangeError', message: /target: expected from 1 to 6 token ids/ });
     assert.ok(model.translate([3], { maxSteps: 1 }).outputIds.length === 1);

@@ -278,8 +278,8 @@ export class Seq2SeqModel extends WordSourceModel {
     const caller = 'Seq2SeqModel.translate';
     const ids = this.sourceIdsOf(source, caller);
     const opts = checkOptions(options, ['maxSteps', 'ablate'], `${caller}: options`);
-    const maxSteps = opts.maxSteps === undefined ? this.config.maxTargetLen - 1
-      : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: this.config.maxTargetLen });
+    // Its range and its default are the model's (the binding checks them): JS checks only that it is a number.
+    const maxSteps = opts.maxSteps === undefined ? undefined : numberOption(opts.maxSteps, `${caller}: options.maxSteps`);
     const { targetBosId: bos, targetEosId: eos, targetTokens: tokens, sourceTokens } = this.vocab;
     const ablate = this.#ablation(opts.ablate, caller);
     const r = this.call(caller, 'seq2seqTranslate', ids, bos, eos, maxSteps, ablate);

@@ -1,7 +1,7 @@
 // RnnSeq2SeqModel: the GRU encoder–decoders of the "why attention" comparison (kind `rnn_seq2seq`), run by the C++
 // core; translate() returns the fixed context vector and, with attention, the weights over the encoder's states.
 import { WordSourceModel, registerModelKind, tokenIds } from './models.js';
-import { checkOptions, integerOption } from './tensor.js';
+import { checkOptions, numberOption } from './tensor.js';
 
 /**
  * A GRU encoder–decoder (kind `rnn_seq2seq`): `config.attention` is `'none'` (the decoder starts from the encoder's
@@ -23,8 +23,8 @@ export class RnnSeq2SeqModel extends WordSourceModel {
     const caller = 'RnnSeq2SeqModel.translate';
     const ids = this.sourceIdsOf(source, caller);
     const opts = checkOptions(options, ['maxSteps'], `${caller}: options`);
-    const limit = this.config.maxTargetLen - 1;
-    const maxSteps = opts.maxSteps === undefined ? limit : integerOption(opts.maxSteps, `${caller}: options.maxSteps`, { min: 1, max: limit });
+    // Its range and its default are the model's (the binding checks them): JS checks only that it is a number.
+    const maxSteps = opts.maxSteps === undefined ? undefined : numberOption(opts.maxSteps, `${caller}: options.maxSteps`);
     const { targetBosId: bos, targetEosId: eos, targetTokens: tokens, sourceTokens } = this.vocab;
     const r = this.call(caller, 'rnnTranslate', ids, bos, eos, maxSteps);
     return {

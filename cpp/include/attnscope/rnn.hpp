@@ -59,10 +59,13 @@ public:
         Tensor decoder_states;             ///< [N, hidden]: the state (the query) of the step producing tokens[t]
         Tensor attention;                  ///< [N, S] (dot); empty for none
     };
-    /// Greedy decoding from `bos` until `eos` or min(max_steps, max_tgt_len − 1) tokens; the buffers grow with
+    /// Greedy decoding from `bos` until `eos` or min(max_steps, max_steps_limit()) tokens; the buffers grow with
     /// the steps taken.
     Translation translate(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
                           std::size_t max_steps);
+    /// The most tokens translate() produces: max_tgt_len − 1, the positions after `bos` (the bindings refuse a
+    /// larger maxSteps by this number).
+    std::size_t max_steps_limit() const { return config_.max_tgt_len - 1; }
 
 private:
     void add_parts(detail::ModelParts& m) override;

@@ -150,10 +150,13 @@ public:
         Tensor decoder_attention;          ///< [num_decoder_layers, num_heads, N, N], row t = the step producing tokens[t]
         Tensor cross_attention;            ///< [num_decoder_layers, num_heads, N, S], N = tokens.size()
     };
-    /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or `max_steps` tokens.
-    /// The heads in `ablate` are switched off at every step.
+    /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or min(max_steps,
+    /// max_steps_limit()) tokens. The heads in `ablate` are switched off at every step.
     Translation translate(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
                           std::size_t max_steps, const Seq2SeqAblation& ablate = {});
+    /// The most tokens translate() produces: max_tgt_len (the last one is chosen from a full decoder and never fed
+    /// back). The bindings refuse a larger maxSteps by this number.
+    std::size_t max_steps_limit() const { return config_.max_tgt_len; }
     /// Head `head` of layer `layer` of attention `which` at query row `query` (a source position for the encoder's
     /// self-attention, a target position for the decoder's two), teacher-forced on `source` and `target` as
     /// forward() with need_attention (its weights row bit for bit). The encoder's trace reads no target: `target`

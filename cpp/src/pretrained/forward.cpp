@@ -102,16 +102,16 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     const std::size_t group = H / KV, q_cols = H * hd, kv_cols = KV * hd, qkv_cols = q_cols + 2 * kv_cols;
     const std::size_t Lk = s.first_position + T, half = hd / 2;
     using detail::checked_mul;
-    std::vector<float> x(checked_mul(T, d, "forward")), h(x.size()), a(x.size());
-    std::vector<float> qkv(checked_mul(T, qkv_cols, "forward")), ctx(checked_mul(T, q_cols, "forward"));
-    std::vector<float> u(checked_mul(T, I, "forward")), g(c.mlp == MlpKind::swiglu ? u.size() : 0);
+    std::vector<float> x(checked_mul(T, d, s.call)), h(x.size()), a(x.size());
+    std::vector<float> qkv(checked_mul(T, qkv_cols, s.call)), ctx(checked_mul(T, q_cols, s.call));
+    std::vector<float> u(checked_mul(T, I, s.call)), g(c.mlp == MlpKind::swiglu ? u.size() : 0);
     // Scores and mask for a block of query rows at a time, so a long input never holds a T × T matrix per head.
     // One block's scores per thread (tasks below), the mask of every row, every K/V head's packed panels.
     const std::size_t block = std::min<std::size_t>(T, query_block);
-    std::vector<float> scores(checked_mul(checked_mul(block, Lk, "forward"), detail::worker_count(), "forward"));
-    std::vector<std::uint8_t> blocked(checked_mul(T, Lk, "forward"));
+    std::vector<float> scores(checked_mul(checked_mul(block, Lk, s.call), detail::worker_count(), s.call));
+    std::vector<std::uint8_t> blocked(checked_mul(T, Lk, s.call));
     const std::size_t key_panel_floats = detail::packed_floats(hd, Lk), value_panel_floats = detail::packed_floats(Lk, hd);
-    std::vector<float> key_panels(checked_mul(key_panel_floats, KV, "forward")), value_panels(checked_mul(value_panel_floats, KV, "forward"));
+    std::vector<float> key_panels(checked_mul(key_panel_floats, KV, s.call)), value_panels(checked_mul(value_panel_floats, KV, s.call));
     PretrainedTrace* trace = s.sink ? s.sink->trace : nullptr;
 
     // Embeddings: token (read from the head's panels when tied), + learned position, + token type; BERT's norm.
@@ -140,7 +140,7 @@ void run(const PretrainedModel::Impl& model, const Step& s)
     std::vector<float> cosines, sines;
     if (c.positions == PositionKind::rope) {
         const std::vector<float> inv = inverse_frequencies(c);
-        cosines.resize(checked_mul(T, half, "forward"));
+        cosines.resize(checked_mul(T, half, s.call));
         sines.resize(cosines.size());
         for (std::size_t t = 0; t < T; ++t)
             for (std::size_t i = 0; i < half; ++i) {

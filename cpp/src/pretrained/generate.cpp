@@ -37,6 +37,7 @@ std::vector<std::int32_t> PretrainedModel::generate(const std::vector<std::int32
     s.hidden = hidden.data();
     s.logits = logits.data();
     s.last_logits_only = true;
+    s.call = "generate";
     s.tokens = prompt.data();
     s.rows = prompt.size();
     s.first_position = 0;

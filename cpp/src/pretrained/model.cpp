@@ -64,8 +64,9 @@ void check_request(const PretrainedConfig& c, const PretrainedModel::Request& r,
 PretrainedModel::Output run_request(const PretrainedModel::Impl& m, const PretrainedModel::Request& r, TraceSink* sink)
 {
     const PretrainedConfig& c = m.config;
-    const std::size_t T = r.tokens.size(), kv = detail::checked_mul(c.kv_heads, c.head_dim, "forward");
-    std::vector<float> keys(detail::checked_mul(detail::checked_mul(c.layers, T, "forward"), kv, "forward")), values(keys.size());
+    const char* call = sink ? "trace" : "forward";
+    const std::size_t T = r.tokens.size(), kv = detail::checked_mul(c.kv_heads, c.head_dim, call);
+    std::vector<float> keys(detail::checked_mul(detail::checked_mul(c.layers, T, call), kv, call)), values(keys.size());
     PretrainedModel::Output out;
     // A trace stops after its layer (forward.cpp): it gets no hidden state, logits or maps to fill.
     const bool whole = sink == nullptr;
@@ -89,6 +90,7 @@ PretrainedModel::Output run_request(const PretrainedModel::Impl& m, const Pretra
     s.value_cache = values.data();
     s.attention = whole && r.need_attention ? out.attention.data.data() : nullptr;
     s.sink = sink;
+    s.call = call;
     s.hidden = whole ? out.hidden.data.data() : nullptr;
     s.logits = whole && c.has_lm_head ? out.logits.data.data() : nullptr;
     run(m, s);

@@ -122,6 +122,7 @@ struct Step {
     float* hidden;                     // [rows, d] out: the last hidden state
     float* logits;                     // [rows, vocab] out, may be null
     bool last_logits_only;             // logits of the last row only ([vocab]): all a greedy step reads
+    const char* call;                  // "forward", "trace" or "generate": what a size error names
 };
 void run(const PretrainedModel::Impl& model, const Step& step);
 
