@@ -72,7 +72,7 @@ MODELS = os.path.join(ROOT, "models")
 OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "models")
 ABOUT = "attnscope model fixture v2 \u2014 made by tools/make_model_fixtures.py"
 LOGIT_ROWS = 2
-# The language model's vocabulary is 3000 tokens: its last row only (the next-character prediction) keeps the
+# The language model's vocabulary is 3,700 tokens: its last row only (the next-character prediction) keeps the
 # fixtures under their size budget.
 LM_LOGIT_ROWS = 1
 
@@ -92,7 +92,7 @@ S2S_CASES = [
     ("dates_seq2seq_weekday", "On Friday, the 13th of Sept. 2019"),
     ("dates_seq2seq_invalid", "the 31st of April 2021"),  # the model's own answer: the one token "invalid"
     ("dates_seq2seq_no_year", "we met on July 4th"),      # --07-04
-]  # (December 25 nineteen sixty-nine, month-day order, made way for the last two: the fixtures' 300 kB budget)
+]  # (December 25 nineteen sixty-nine, month-day order, made way for the last two: the fixtures' budget, then 300 kB)
 PREFIXES = {"lm": "char_lm_", "dates": "dates_seq2seq_"}
 
 
@@ -242,7 +242,9 @@ def main():
             total += n
             print(f"  {os.path.relpath(os.path.join(OUT_DIR, f), ROOT)}  {n} bytes")
     print(f"total {total} bytes")
-    assert total < 300_000, total
+    # 350 kB: 300 until the LM's vocabulary grew from 3,000 to 3,700 tokens (issue #23), which made its logit rows
+    # 331 kB in all.
+    assert total < 350_000, total
 
 
 if __name__ == "__main__":

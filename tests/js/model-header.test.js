@@ -41,7 +41,7 @@ const s2sFile = metadataOf(new Uint8Array(readFileSync(modelPath('dates-seq2seq.
 const lmConfigNames = {
   vocab_size: 'vocabSize', d_model: 'dModel', n_heads: 'numHeads', n_layers: 'numLayers', d_ff: 'dimFeedforward',
   max_len: 'maxLen', head_dim: 'headDim', ln_eps: 'layerNormEps', activation: 'activation', norm: 'norm',
-  pos_emb: 'posEmb', causal: 'causal',
+  pos_emb: 'posEmb', causal: 'causal', tie_head: 'tieHead',
 };
 const s2sConfigNames = {
   src_vocab_size: 'sourceVocabSize', tgt_vocab_size: 'targetVocabSize', d_model: 'dModel', n_heads: 'numHeads',
@@ -131,23 +131,28 @@ test('a deprecated name writes the new one; keys the core ignores are camelCased
 });
 
 test('config.tie_head: the core decides; a flag that contradicts the tensors, or is not a boolean, is refused by name', async () => {
-  // The shipped file's head has its own weight, so tie_head true contradicts its tensors (C++ refuses; JS renames).
-  await assert.rejects(loadModel(withConfig(lmFile, (config) => { config.tie_head = true; })), {
+  // The shipped LM is tied (checked above: tieHead true); tests/fuzz/hostile_models.mjs's tiny LM is not.
+  const untied = metadataOf(hostile.tinyLm());
+  await assert.rejects(loadModel(withConfig(untied, (config) => { config.tie_head = true; })), {
     name: 'RangeError',
     message: /'head\.weight' is in the state dict, but tie_head is true: the head's weight is the token embedding, and a tied model has only 'head\.bias'/,
+  });
+  await assert.rejects(loadModel(withConfig(lmFile, (config) => { config.tie_head = false; })), {
+    name: 'RangeError',
+    message: /the config implies a tensor 'head\.weight' of shape \[\d+, \d+\], which is missing/,
   });
   await assert.rejects(loadModel(withConfig(lmFile, (config) => { config.tie_head = 'yes'; })), {
     name: 'TypeError',
     message: /^loadModel: __metadata__\.config\.tie_head: expected a boolean, got a string "yes"$/,
   });
-  const lm = await loadModel(withConfig(lmFile, (config) => { config.tie_head = false; }));
+  const lm = await loadModel(withConfig(untied, (config) => { config.tie_head = false; }));
   try {
     assert.equal(lm.config.tieHead, false, 'tie_head reads as tieHead');
     assert.equal(Object.getOwnPropertyDescriptor(lm.config, 'tie_head').enumerable, false);
   } finally {
     lm.dispose();
   }
-  // A tied file (no head.weight, tests/fuzz/hostile_models.mjs) loads and runs.
+  // A tied file made here (no head.weight) loads and runs.
   const tied = await loadModel(hostile.tinyTiedLm());
   try {
     assert.equal(tied.config.tieHead, true);

@@ -22,14 +22,7 @@ def shipped():
     return json.loads(metadata["vocab"]), json.loads(metadata["training"])
 
 
-# The shipped model is still round 2's (3,000 characters, 妈 and 爸 <unk>): the round-3 candidate's induction head
-# scored 0.935 against round 2's 0.96 (tools/records/char-lm-round3-candidate-heads.md), so it was not shipped.
-# These checks run once a model trained with --zh-common is.
-SHIPPED_HAS_COMMON = "zh_common" in shipped()[1].get("data", {})
-
-
 class CharLmVocabTest(unittest.TestCase):
-    @unittest.skipUnless(SHIPPED_HAS_COMMON, "the shipped char LM predates --zh-common (issue #23, item 5 open)")
     def test_the_recorded_common_characters_are_all_tokens(self):
         vocab, training = shipped()
         common = training["data"]["zh_common"]
@@ -39,17 +32,17 @@ class CharLmVocabTest(unittest.TestCase):
         tokens = set(vocab["tokens"])
         self.assertEqual([c for c in common["chars"] if c not in tokens], [])
 
-    @unittest.skipUnless(SHIPPED_HAS_COMMON and os.path.exists(zh_common_chars.DICT),
-                         "the shipped char LM predates --zh-common, or python3-jieba is not installed")
+    @unittest.skipUnless(os.path.exists(zh_common_chars.DICT), "python3-jieba is not installed")
     def test_the_recorded_characters_are_jiebas_3500_most_frequent(self):
         _, training = shipped()
         chars, mass, _ = zh_common_chars.common_chars(3500)
         self.assertEqual("".join(chars), training["data"]["zh_common"]["chars"])
         self.assertAlmostEqual(mass, training["data"]["zh_common"]["frequency_mass"], places=5)
 
-    @unittest.skipUnless(SHIPPED_HAS_COMMON, "the shipped char LM predates --zh-common (issue #23, item 5 open)")
     def test_family_words_are_not_unk(self):
         vocab, _ = shipped()
+        for c in "妈爸猫饿":  # 妈 and 爸 were <unk> in round 2's model (issue #23); 猫 and 饿 in round 1's (issue #14)
+            self.assertIn(c, vocab["tokens"])
         tok = CodepointTokenizer(vocab)
         text = "妈妈和爸爸在家，哥哥姐姐去上学了。"
         ids = tok.ids(text, False)
