@@ -61,7 +61,8 @@ def write_record(path, record, cfg, table, samples):
     if r.get("init_from"):
         f = r["init_from"]
         lines += [
-            f"**Second phase.** Started from `{f['path']}` (sha256 {f['sha256'][:12]}…), a first phase of "
+            # The run it started from may itself have continued others (total_seconds): "a run", not "a first phase".
+            f"**Continued training.** Started from `{f['path']}` (sha256 {f['sha256'][:12]}…), a run of "
             f"{f['steps']} steps ({f['train_seconds']:.0f} s; lr {f['train']['lr']}, repeated spans "
             f"{f['train'].get('repeat_frac', 0)} of the sequences, {f['train'].get('repeat_text_share', 0.5)} of "
             f"them text; final train loss {f['final_train_loss']:.4f}; held-out "
