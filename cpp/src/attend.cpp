@@ -47,14 +47,22 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
         // By column panels, each task all the rows over its own panels: B is read from memory once, and a few rows
         // (a generated token's) are shared between threads too. Each element is computed as by the row split.
         const std::size_t per_task = std::max<std::size_t>(1, matmul_column_task_bytes / (std::max<std::size_t>(K, 1) * NR * sizeof(float)));
-        const std::size_t tasks = task_count((panels + per_task - 1) / per_task, work, matmul_task_grain);
+        const std::size_t groups = task_count((panels + per_task - 1) / per_task, work, matmul_task_grain);
+        // A projection with 1-3 MiB of B has only 3-8 column groups: at the end one thread would sit idle for a
+        // whole group, or wait for a helper on a shared core to finish its last one. So each group's rows are cut
+        // too, into blocks of at least 16 rows while a task keeps its grain of work. Consecutive tasks share a
+        // group, so a thread alone still passes every row over a group while it is in L2.
+        const std::size_t tiles = (M + MR - 1) / MR;
+        const std::size_t row_blocks = std::max<std::size_t>(1, std::min((M + 15) / 16, std::size_t(work / matmul_task_grain) / groups));
+        auto row_of = [&](std::size_t block) { return std::min(M, block * tiles / row_blocks * MR); };
         auto body = [&](std::size_t task, std::size_t) {
-            const std::size_t p0 = task * panels / tasks, p1 = (task + 1) * panels / tasks;
-            const std::size_t j0 = p0 * NR, j1 = std::min(N, p1 * NR);
-            kernels::gemm_packed{}(arch{}, M, j1 - j0, K, A, lda, packed + p0 * K * NR, K * NR, C + j0, ldc,
-                                   bias ? bias + j0 : nullptr, false);
+            const std::size_t group = task / row_blocks, block = task % row_blocks;
+            const std::size_t p0 = group * panels / groups, p1 = (group + 1) * panels / groups;
+            const std::size_t j0 = p0 * NR, j1 = std::min(N, p1 * NR), r0 = row_of(block), r1 = row_of(block + 1);
+            kernels::gemm_packed{}(arch{}, r1 - r0, j1 - j0, K, A + r0 * lda, lda, packed + p0 * K * NR, K * NR,
+                                   C + r0 * ldc + j0, ldc, bias ? bias + j0 : nullptr, false);
         };
-        return parallel_for(tasks, body);
+        return parallel_for(groups * row_blocks, body);
     }
     const std::size_t row_blocks = (M + MR - 1) / MR;
     const std::size_t tasks = task_count(row_blocks, work, matmul_task_grain);
