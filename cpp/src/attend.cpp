@@ -50,10 +50,13 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
         const std::size_t groups = task_count((panels + per_task - 1) / per_task, work, matmul_task_grain);
         // A projection with 1-3 MiB of B has only 3-8 column groups: at the end one thread would sit idle for a
         // whole group, or wait for a helper on a shared core to finish its last one. So each group's rows are cut
-        // too, into blocks of at least 16 rows while a task keeps its grain of work. Consecutive tasks share a
-        // group, so a thread alone still passes every row over a group while it is in L2.
+        // too, until there are about 16 tasks (blocks of at least 16 rows, each task keeping its grain of work).
+        // Consecutive tasks share a group, so a thread alone still passes every row over a group while it is in L2.
+        // No more than that: two threads on one group each bring it in from L3 or memory (an LM head's 154 MB, with
+        // its hundreds of groups, stays split by columns only).
         const std::size_t tiles = (M + MR - 1) / MR;
-        const std::size_t row_blocks = std::max<std::size_t>(1, std::min((M + 15) / 16, std::size_t(work / matmul_task_grain) / groups));
+        const std::size_t row_blocks = std::max<std::size_t>(1, std::min({(M + 15) / 16, (16 + groups - 1) / groups,
+                                                                          std::size_t(work / matmul_task_grain) / groups}));
         auto row_of = [&](std::size_t block) { return std::min(M, block * tiles / row_blocks * MR); };
         auto body = [&](std::size_t task, std::size_t) {
             const std::size_t group = task / row_blocks, block = task % row_blocks;
