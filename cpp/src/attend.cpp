@@ -48,6 +48,7 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
         // (a generated token's) are shared between threads too. Each element is computed as by the row split.
         const std::size_t per_task = std::max<std::size_t>(1, matmul_column_task_bytes / (std::max<std::size_t>(K, 1) * NR * sizeof(float)));
         const std::size_t groups = task_count((panels + per_task - 1) / per_task, work, matmul_task_grain);
+        if (groups == 0) return;  // N = 0: no columns, nothing to compute
         // A projection with 1-3 MiB of B has only 3-8 column groups: at the end one thread would sit idle for a
         // whole group, or wait for a helper on a shared core to finish its last one. So each group's rows are cut
         // too, until there are about 16 tasks (blocks of at least 16 rows, each task keeping its grain of work).
