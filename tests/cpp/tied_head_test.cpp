@@ -5,16 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstring>
-#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "attnscope/model_file.hpp"
 #include "attnscope/transformer.hpp"
+#include "model_files.hpp"
+#include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
+using attnscope_test::file_error_of;
 using attnscope_test::random_state;
 using attnscope_test::views;
 using Catch::Contains;
@@ -59,35 +60,17 @@ std::vector<std::uint8_t> lm_file(const State& state, const ordered_json& option
     ordered_json vocab = {{"tokenizer", "codepoint"}, {"tokens", {"<unk>", "<bos>"}}, {"unk_id", 0}, {"bos_id", 1},
                           {"specials", {"<unk>", "<bos>"}}};
     for (std::size_t i = 2; i < untied.vocab_size; ++i) vocab["tokens"].push_back(std::string(1, char('a' + i)));
-    ordered_json header = {{"__metadata__", {{"format", model_file_format}, {"kind", "decoder_lm"},
-                                             {"config", config.dump()}, {"vocab", vocab.dump()}}}};
-    std::size_t offset = 0;
+    std::vector<attnscope_test::FakeTensor> tensors;
     for (const auto& entry : state) {
-        const std::size_t bytes = entry.second.data.size() * sizeof(float);
-        header[entry.first] = {{"dtype", "F32"}, {"shape", entry.second.shape}, {"data_offsets", {offset, offset + bytes}}};
-        offset += bytes;
+        const auto& d = entry.second.data;
+        tensors.push_back({entry.first, "F32", entry.second.shape,
+                           std::string(reinterpret_cast<const char*>(d.data()), d.size() * sizeof(float))});
     }
-    std::string text = header.dump();
-    text.resize((text.size() + 3) / 4 * 4, ' ');  // the floats 4-byte aligned, as the writers pad
-    std::vector<std::uint8_t> file(8 + text.size() + offset);
-    for (int i = 0; i < 8; ++i) file[std::size_t(i)] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
-    std::memcpy(file.data() + 8, text.data(), text.size());
-    std::uint8_t* data = file.data() + 8 + text.size();
-    for (const auto& entry : state) {
-        std::memcpy(data, entry.second.data.data(), entry.second.data.size() * sizeof(float));
-        data += entry.second.data.size() * sizeof(float);
-    }
-    return file;
-}
-
-FileError reader_error(const std::vector<std::uint8_t>& file)
-{
-    try {
-        read_model_file(file.data(), file.size());
-    } catch (const FileError& e) {
-        return e;
-    }
-    throw std::runtime_error("the file loaded");
+    const std::string file = attnscope_test::rewrite_header(attnscope_test::safetensors_file(tensors), [&](ordered_json& h) {
+        h["__metadata__"] = {{"format", model_file_format}, {"kind", "decoder_lm"}, {"config", config.dump()},
+                             {"vocab", vocab.dump()}};
+    });
+    return std::vector<std::uint8_t>(file.begin(), file.end());
 }
 
 }  // namespace
@@ -145,16 +128,16 @@ TEST_CASE("model files: config.tie_head", "[model_file][tie_head]")
     const auto explicit_false = lm_file(copied, {{"tie_head", false}});
     CHECK_FALSE(read_model_file(explicit_false.data(), explicit_false.size()).language_model->config().tie_head);
 
-    const FileError both = reader_error(lm_file(copied, {{"tie_head", true}}));
+    const FileError both = file_error_of(lm_file(copied, {{"tie_head", true}}));
     CHECK(both.kind() == FileError::Kind::range);
     CHECK_THAT(both.what(), Catch::StartsWith("__metadata__.config does not match the tensors: 'head.weight' is in the "
                                               "state dict, but tie_head is true"));
-    const FileError neither = reader_error(lm_file(without_head_weight(copied), {{"tie_head", false}}));
+    const FileError neither = file_error_of(lm_file(without_head_weight(copied), {{"tie_head", false}}));
     CHECK(neither.kind() == FileError::Kind::range);
     CHECK_THAT(neither.what(), Contains("a tensor 'head.weight' of shape [13, 8], which is missing"));
     for (const ordered_json& bad : {ordered_json("true"), ordered_json(1), ordered_json(nullptr)}) {
         CAPTURE(bad.dump());
-        const FileError e = reader_error(lm_file(without_head_weight(copied), {{"tie_head", bad}}));
+        const FileError e = file_error_of(lm_file(without_head_weight(copied), {{"tie_head", bad}}));
         CHECK(e.kind() == FileError::Kind::type);
         CHECK_THAT(e.what(), Catch::StartsWith("__metadata__.config.tie_head: expected a boolean, got "));
     }
