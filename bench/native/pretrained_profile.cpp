@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attnscope/pretrained.hpp"
+#include "attnscope/model.hpp"
 #include "attnscope/threads.hpp"
 
 static std::vector<std::uint8_t> read_file(const std::string& path)
@@ -34,9 +34,9 @@ int main(int argc, char** argv)
     const int runs = argc > 3 ? std::atoi(argv[3]) : 1;
     attnscope::set_num_threads(argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 1);
     const std::vector<std::uint8_t> config = read_file(dir + "/config.json"), weights = read_file(dir + "/model.safetensors");
-    auto model = attnscope::load_pretrained(std::string(config.begin(), config.end()),
+    auto model = attnscope::load_checkpoint(std::string(config.begin(), config.end()),
                                             {{"model.safetensors", {weights.data(), weights.size()}}});
-    attnscope::PretrainedModel::Request request;
+    attnscope::Transformer::Request request;
     for (std::size_t t = 0; t < T; ++t) request.tokens.push_back(std::int32_t((t * 7919 + 13) % model->config().vocab));
     for (int r = 0; r < runs; ++r) {
         const auto start = std::chrono::steady_clock::now();

@@ -98,14 +98,16 @@ namespace {
 // Scores of query i against keys j0..j0+n: scale, add or apply every mask, block later keys when causal.
 void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const AttendArgs& args)
 {
-    // The first additive mask rides along with the scaling pass; the others get a pass each.
+    // The first additive mask rides along with the scaling pass (unless the scores are capped first); the others get
+    // a pass each.
     const float* first_added = nullptr;
     std::size_t m = 0;
-    if (args.mask_count > 0 && args.masks[0].kind == MaskKind::additive) {
+    if (args.mask_count > 0 && args.masks[0].kind == MaskKind::additive && args.softcap == 0.f) {
         first_added = static_cast<const float*>(args.masks[0].base) + i * args.masks[0].row_stride + j0;
         m = 1;
     }
     kernels::scale_add{}(arch{}, row, n, args.scale, first_added);
+    if (args.softcap > 0.f) kernels::softcap_inplace{}(arch{}, row, n, args.softcap);
     for (; m < args.mask_count; ++m) {
         const MaskRows& mask = args.masks[m];
         if (mask.kind == MaskKind::additive) {
@@ -135,7 +137,7 @@ void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t
     // Without masks the scale rides along with the exp, and the product finds each row's maximum as it stores the
     // scores: two passes less over every row. With a mask both must wait, as PyTorch adds masks to the scaled
     // scores. (A scale ≤ 0 would turn the row maximum into the minimum.)
-    if (args.mask_count == 0 && !args.causal && args.scale > 0.f) {
+    if (args.mask_count == 0 && !args.causal && args.scale > 0.f && args.softcap == 0.f) {
         constexpr std::size_t chunk = 64, L = kernels::row_max_lanes<arch>;  // rows per product: bounded scratch
         static_assert(chunk % kernels::gemm_packed_row_max::row_multiple == 0, "whole tiles per chunk");
         alignas(64) float lanes[chunk * L];

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "families/ours.hpp"
 #include "file_errors.hpp"
 #include "json.hpp"
 
@@ -90,28 +91,6 @@ void expect_string(const MetadataJson& m, const char* key, const char* implement
         range_error({f.name, ": attnscope implements \"", implemented, "\", got ", f.value.excerpt()});
 }
 
-// An optional number that, when present, must equal digits × 10^exponent (compared exactly, in decimal).
-void expect_decimal(const MetadataJson& m, const char* key, std::string_view digits, long exponent, const char* implemented_text)
-{
-    const Field f = field_of(m, key, Type::number, "a number", false);
-    if (f.present && !f.value.equals_decimal(digits, exponent))
-        range_error({f.name, ": attnscope implements ", implemented_text, ", got ", f.value.excerpt()});
-}
-
-void expect_bool(const MetadataJson& m, const char* key, bool implemented)
-{
-    const Field f = field_of(m, key, Type::boolean, "a boolean", false);
-    if (f.present && f.value.boolean() != implemented)
-        range_error({f.name, ": attnscope implements ", (implemented ? "true" : "false"), ", got ", f.value.excerpt()});
-}
-
-// An optional boolean: absent is false (files written before the option existed).
-bool option_of(const MetadataJson& m, const char* key)
-{
-    const Field f = field_of(m, key, Type::boolean, "a boolean", false);
-    return f.present && f.value.boolean();
-}
-
 // The config's sizes of each kind (tools/MODEL_FORMAT.md) in the order they are checked, each with the member of
 // the C++ config it sets: an integer from `min` to max_size.
 template <class Config>
@@ -121,19 +100,6 @@ struct SizeKey {
     std::uint64_t min = 1;
 };
 
-using LM = LanguageModelConfig;
-constexpr SizeKey<LM> language_model_sizes[] = {
-    {"vocab_size", &LM::vocab_size}, {"max_len", &LM::max_len}, {"d_model", &LM::d_model},
-    {"n_heads", &LM::num_heads},     {"d_ff", &LM::d_ff},       {"n_layers", &LM::num_layers},
-};
-using S2S = Seq2SeqModelConfig;
-constexpr SizeKey<S2S> seq2seq_sizes[] = {
-    {"src_vocab_size", &S2S::src_vocab_size}, {"tgt_vocab_size", &S2S::tgt_vocab_size},
-    {"max_src_len", &S2S::max_src_len},       {"max_tgt_len", &S2S::max_tgt_len},
-    {"d_model", &S2S::d_model},               {"n_heads", &S2S::num_heads},
-    {"d_ff", &S2S::d_ff},                     {"n_enc_layers", &S2S::num_encoder_layers},
-    {"n_dec_layers", &S2S::num_decoder_layers},
-};
 using Rnn = RnnSeq2SeqConfig;
 constexpr SizeKey<Rnn> rnn_seq2seq_sizes[] = {
     {"src_vocab_size", &Rnn::src_vocab_size}, {"tgt_vocab_size", &Rnn::tgt_vocab_size},
@@ -147,22 +113,6 @@ Config read_sizes(const MetadataJson& config, const SizeKey<Config> (&keys)[N])
     Config c;
     for (const SizeKey<Config>& k : keys) c.*k.member = size_of(config, k.key, k.min);
     return c;
-}
-
-void check_common_config(const MetadataJson& c, std::size_t d, std::size_t heads)
-{
-    if (d % heads != 0)
-        range_error({c.field, ".d_model: ", Num(d), " is not divisible by n_heads (", Num(heads), ")"});
-    json::Value v = c.root();
-    if (member(c.root(), "head_dim", v)) {
-        const std::size_t head_dim = size_of(c, "head_dim");
-        if (head_dim != d / heads)
-            range_error({c.field, ".head_dim: expected d_model / n_heads = ", Num(d / heads), ", got ", Num(head_dim)});
-    }
-    expect_decimal(c, "ln_eps", "1", -5, "1e-05");
-    expect_string(c, "activation", "gelu_erf");
-    expect_string(c, "norm", "pre");
-    expect_string(c, "pos_emb", "learned");
 }
 
 // A vocabulary's token list: an array of `expected` strings.
@@ -318,10 +268,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
     std::vector<float> aligned;
 
     if (out.kind == ModelKind::language_model) {
-        LanguageModelConfig c = read_sizes(config, language_model_sizes);
-        check_common_config(config, c.d_model, c.num_heads);
-        expect_bool(config, "causal", true);
-        c.tie_head = option_of(config, "tie_head");
+        const LanguageModelConfig c = families::read_language_model(families::Config(config.root(), config.field + ".", false));
 
         expect_string(vocab, "tokenizer", "codepoint", true);
         check_tokens(vocab, "tokens", c.vocab_size, "vocab_size");
@@ -339,9 +286,7 @@ ModelFile read_model_file(const std::uint8_t* file, std::size_t size)
         if (named.root().size() != 0) range_error({named.field, ": an rnn_seq2seq model has no heads to name, got ", named.root().excerpt()});
         out.rnn_seq2seq = build<RnnSeq2SeqModel>(c, tensor_views(file, header, aligned));
     } else {
-        const Seq2SeqModelConfig c = read_sizes(config, seq2seq_sizes);
-        check_common_config(config, c.d_model, c.num_heads);
-        expect_string(config, "decoding", "greedy");
+        const Seq2SeqModelConfig c = families::read_seq2seq(families::Config(config.root(), config.field + ".", false));
 
         check_seq2seq_vocab(vocab, c.src_vocab_size, c.tgt_vocab_size);
         check_named_heads(named, {c.num_encoder_layers, c.num_decoder_layers, c.num_decoder_layers,

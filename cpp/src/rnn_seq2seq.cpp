@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "kernels/gru.hpp"
-#include "model_parts.hpp"
 #include "sizes.hpp"
+#include "state_dict.hpp"
 
 namespace attnscope {
 namespace detail {
@@ -25,10 +25,10 @@ namespace {
 using arch = xsimd::default_arch;
 using detail::checked_mul;
 using detail::Linear;
-using detail::ModelParts;
+using detail::ParameterRegistry;
 using detail::RnnLayers;
 
-void add_gru(ModelParts& m, Linear& input, Linear& hidden, const std::string& prefix, std::size_t in, std::size_t h)
+void add_gru(ParameterRegistry& m, Linear& input, Linear& hidden, const std::string& prefix, std::size_t in, std::size_t h)
 {
     const std::size_t gates = checked_mul(3, h, "RnnSeq2SeqModel: 3 × hidden_size");
     // nn.GRU's own names and order: weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0.
@@ -41,7 +41,7 @@ void add_gru(ModelParts& m, Linear& input, Linear& hidden, const std::string& pr
     m.linears.push_back(&hidden);
 }
 
-void add_linear(ModelParts& m, Linear& linear, const std::string& prefix, std::size_t in, std::size_t out)
+void add_linear(ParameterRegistry& m, Linear& linear, const std::string& prefix, std::size_t in, std::size_t out)
 {
     m.add_linear(linear, prefix, in, out);
 }
@@ -130,8 +130,15 @@ RnnSeq2SeqModel::RnnSeq2SeqModel(const RnnSeq2SeqConfig& c, const std::map<std::
 
 RnnSeq2SeqModel::~RnnSeq2SeqModel() = default;
 
-void RnnSeq2SeqModel::add_parts(ModelParts& m)
+std::vector<std::string> RnnSeq2SeqModel::state_dict_keys() const { return parts_->keys; }
+Shape RnnSeq2SeqModel::state_dict_shape(const std::string& key) const { return parts_->shape(key); }
+void RnnSeq2SeqModel::load_state_dict(const std::map<std::string, TensorView>& state) { parts_->load(state); }
+
+void RnnSeq2SeqModel::build(const std::map<std::string, TensorView>* state)
 {
+    parts_ = std::make_unique<ParameterRegistry>();
+    ParameterRegistry& m = *parts_;
+    m.expected = state;
     const RnnSeq2SeqConfig& c = config_;
     detail::check_sizes("RnnSeq2SeqModel", {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size},
                                             {"embedding_dim", c.embedding_dim}, {"hidden_size", c.hidden_size},
@@ -148,6 +155,9 @@ void RnnSeq2SeqModel::add_parts(ModelParts& m)
                                                                 : c.hidden_size;
     add_linear(m, L.combine, "combine", joined, c.hidden_size);
     add_linear(m, L.out, "out", c.hidden_size, c.tgt_vocab_size);
+    m.expected = nullptr;
+    if (state) m.load(*state);  // repacks every Linear
+    else m.repack_all();
 }
 
 RnnSeq2SeqModel::Output RnnSeq2SeqModel::forward(const std::vector<std::int32_t>& source,

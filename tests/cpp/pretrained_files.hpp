@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnscope/pretrained.hpp"
+#include "attnscope/model.hpp"
 
 namespace attnscope_test {
 

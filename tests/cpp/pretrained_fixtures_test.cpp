@@ -30,25 +30,25 @@ double max_abs_error(const std::vector<float>& a, const std::vector<float>& e)
     return worst;
 }
 
-PretrainedModel::Request request_of(const nlohmann::json& input)
+Transformer::Request request_of(const nlohmann::json& input)
 {
-    PretrainedModel::Request r;
+    Transformer::Request r;
     r.tokens = input.at("input_ids").get<std::vector<std::int32_t>>();
     if (input.contains("attention_mask")) r.attention_mask = input.at("attention_mask").get<std::vector<std::uint8_t>>();
     if (input.contains("token_type_ids")) r.token_type_ids = input.at("token_type_ids").get<std::vector<std::int32_t>>();
     return r;
 }
 
-// The case's files streamed through PretrainedLoader in chunks of `chunk` bytes.
-std::unique_ptr<PretrainedModel> stream(const HfCase& c, std::size_t chunk)
+// The case's files streamed through CheckpointLoader in chunks of `chunk` bytes.
+std::unique_ptr<Transformer> stream(const HfCase& c, std::size_t chunk)
 {
-    PretrainedLoader loader(c.config);
+    CheckpointLoader loader(c.config);
     if (c.files.count("model.safetensors.index.json")) loader.set_index(c.files.at("model.safetensors.index.json"));
     std::vector<std::size_t> begins;
     for (const std::string& name : loader.files()) {
         const std::string& f = c.files.at(name);
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(f.data());
-        const std::size_t need = PretrainedLoader::needed_header_bytes(bytes, f.size());
+        const std::size_t need = CheckpointLoader::needed_header_bytes("model.safetensors", bytes, f.size());
         begins.push_back(loader.add_header(name, bytes, need, f.size()));
     }
     loader.allocate();
@@ -71,9 +71,9 @@ TEST_CASE("Hugging Face fixtures: hidden, logits, attention and generation match
     for (const std::string& name : names) {
         CAPTURE(name);
         const HfCase c = attnscope_test::read_hf_case(name);
-        std::unique_ptr<PretrainedModel> model = load_pretrained(c.config, c.views());
+        std::unique_ptr<Transformer> model = load_checkpoint(c.config, c.views());
         for (const auto& input : c.reference.at("inputs")) {
-            const PretrainedModel::Output out = model->forward(request_of(input));
+            const Transformer::Output out = model->forward(request_of(input));
             CHECK(out.hidden.shape == shape_of(input.at("hidden")));
             CHECK(max_relative_error(out.hidden.data, data_of(input.at("hidden"))) < 1e-4);
             if (input.contains("logits")) {
@@ -100,8 +100,8 @@ TEST_CASE("streamed in any chunk size, a checkpoint loads to the same bits", "[p
                                     std::string("llama-sharded"), std::string("bert-mlm")}) {
         CAPTURE(name);
         const HfCase c = attnscope_test::read_hf_case(name);
-        const auto whole = load_pretrained(c.config, c.views());
-        const PretrainedModel::Request r = request_of(c.reference.at("inputs").at(0));
+        const auto whole = load_checkpoint(c.config, c.views());
+        const Transformer::Request r = request_of(c.reference.at("inputs").at(0));
         const auto expected = whole->forward(r);
         for (std::size_t chunk : {std::size_t(1), std::size_t(3), std::size_t(7), std::size_t(4096)}) {
             CAPTURE(chunk);
@@ -120,14 +120,14 @@ TEST_CASE("inputs longer than one block of query rows: causal prefixes agree, ge
     for (const std::string& name : {std::string("llama-gqa"), std::string("mistral-window"), std::string("qwen2-window-layers")}) {
         CAPTURE(name);
         const HfCase c = attnscope_test::read_hf_case(name);
-        auto model = load_pretrained(c.config, c.views());
+        auto model = load_checkpoint(c.config, c.views());
         const std::size_t T = std::min<std::size_t>(model->config().max_positions, 70), V = model->config().vocab;
-        PretrainedModel::Request whole;
+        Transformer::Request whole;
         for (std::size_t t = 0; t < T; ++t) whole.tokens.push_back(std::int32_t((t * 7 + 3) % V));
         const auto all = model->forward(whole);
         for (std::size_t k : {std::size_t(31), std::size_t(33), std::size_t(64)}) {
             CAPTURE(k);
-            PretrainedModel::Request prefix;
+            Transformer::Request prefix;
             prefix.tokens.assign(whole.tokens.begin(), whole.tokens.begin() + long(k));
             const auto part = model->forward(prefix);
             const std::vector<float> rows(all.hidden.data.begin(), all.hidden.data.begin() + long(k * model->config().hidden));
@@ -144,7 +144,7 @@ TEST_CASE("inputs longer than one block of query rows: causal prefixes agree, ge
         // Greedy decoding with the cache picks what forward() over the growing sequence picks.
         std::vector<std::int32_t> prompt(whole.tokens.begin(), whole.tokens.begin() + 40);
         const auto generated = model->generate(prompt, 5, -1);
-        PretrainedModel::Request grow;
+        Transformer::Request grow;
         grow.tokens = prompt;
         grow.need_attention = false;
         for (std::int32_t token : generated) {

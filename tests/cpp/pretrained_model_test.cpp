@@ -59,9 +59,9 @@ Json gpt2_config(std::size_t V, std::size_t P, std::size_t d, std::size_t layers
 TEST_CASE("pretrained forward and generate give the same bits with 1, 2 and 3 threads", "[pretrained][threads]")
 {
     const std::string file = gpt2_file(512, 64, 128, 2);
-    const auto model = load_pretrained(gpt2_config(512, 64, 128, 2, 4).dump(),
+    const auto model = load_checkpoint(gpt2_config(512, 64, 128, 2, 4).dump(),
                                        {{"model.safetensors", {reinterpret_cast<const std::uint8_t*>(file.data()), file.size()}}});
-    PretrainedModel::Request r;
+    Transformer::Request r;
     for (std::int32_t t = 0; t < 64; ++t) r.tokens.push_back((t * 37 + 11) % 512);
     const std::size_t before = num_threads();
     set_num_threads(1);
@@ -85,18 +85,18 @@ TEST_CASE("GPT-2 small's parameters are held in about their F32 bytes", "[pretra
     // loader holds them once, in the kernels' packed layout (its padding is the only overhead), so the load peaks at
     // these bytes plus the caller's chunk, well under the 1.25 × target.
     const std::uint64_t hf_bytes = 124439808ull * 4;
-    PretrainedLoader loader(gpt2_config(50257, 1024, 768, 12, 12).dump());
+    CheckpointLoader loader(gpt2_config(50257, 1024, 768, 12, 12).dump());
     const std::uint64_t held = loader.parameter_bytes();
     CHECK(held >= hf_bytes);
     CHECK(double(held) / double(hf_bytes) < 1.001);
     // Four GiB of WASM memory cannot hold a model of 1.1 billion F32 parameters: refused before anything is allocated.
-    CHECK_THROWS_AS(PretrainedLoader(gpt2_config(50257, 1024, 2048, 24, 16).dump()), std::length_error);
+    CHECK_THROWS_AS(CheckpointLoader(gpt2_config(50257, 1024, 2048, 24, 16).dump()), std::length_error);
 }
 
 TEST_CASE("the memory plan: GPT-2 small's parameters and a 512-token forward pass, before any header", "[pretrained][memory]")
 {
-    PretrainedLoader loader(gpt2_config(50257, 1024, 768, 12, 12).dump());
-    const PretrainedPlan plan = loader.plan(0);
+    CheckpointLoader loader(gpt2_config(50257, 1024, 768, 12, 12).dump());
+    const MemoryPlan plan = loader.memory_plan(0);
     CHECK_FALSE(plan.exact);  // no header yet: the least the config can mean
     CHECK(plan.tokens == default_plan_tokens);
     CHECK(plan.parameter_bytes == loader.parameter_bytes());
@@ -107,17 +107,17 @@ TEST_CASE("the memory plan: GPT-2 small's parameters and a 512-token forward pas
     const double T = 512, maps = 4 * 12 * 12 * T * T, caches = 4 * 2 * 12 * T * 768, hidden = 4 * T * 768;
     CHECK(double(plan.workspace_bytes) >= maps + caches + hidden);
     CHECK(double(plan.workspace_bytes) < 1.15 * (maps + caches + hidden));
-    CHECK(loader.plan(1024).tokens == 1024);
-    CHECK(loader.plan(64).workspace_bytes < plan.workspace_bytes);
-    CHECK_THROWS_AS(loader.plan(1025), std::invalid_argument);
+    CHECK(loader.memory_plan(1024).tokens == 1024);
+    CHECK(loader.memory_plan(64).workspace_bytes < plan.workspace_bytes);
+    CHECK_THROWS_AS(loader.memory_plan(1025), std::invalid_argument);
 
     // After the header: exact, with the tied head the file's transformer. prefix says it has.
     const std::string file = gpt2_file(512, 64, 128, 2);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(file.data());
-    PretrainedLoader small(gpt2_config(512, 64, 128, 2, 4).dump());
-    const PretrainedPlan before = small.plan(0);
+    CheckpointLoader small(gpt2_config(512, 64, 128, 2, 4).dump());
+    const MemoryPlan before = small.memory_plan(0);
     small.add_header("model.safetensors", bytes, file.size(), file.size());
-    const PretrainedPlan after = small.plan(0);
+    const MemoryPlan after = small.memory_plan(0);
     CHECK(after.exact);
     CHECK(after.tokens == 64);  // the default, capped at n_positions
     CHECK(after.parameter_bytes == small.parameter_bytes());

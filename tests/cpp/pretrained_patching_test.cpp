@@ -18,7 +18,7 @@ nlohmann::json patching_of(const std::string& name)
     return nlohmann::json::parse(attnscope_test::read_text(attnscope_test::hf_dir(name) + "/patching.json"));
 }
 
-std::vector<float> last_logits(const PretrainedModel::Output& out)
+std::vector<float> last_logits(const Transformer::Output& out)
 {
     const std::size_t T = out.logits.shape[0], V = out.logits.shape[1];
     return std::vector<float>(out.logits.data.begin() + (T - 1) * V, out.logits.data.end());
@@ -36,9 +36,9 @@ double relative_to_max(const std::vector<float>& a, const std::vector<double>& e
     return std::isnan(worst) ? INFINITY : worst / scale;
 }
 
-PretrainedModel::Request request(const nlohmann::json& ids)
+Transformer::Request request(const nlohmann::json& ids)
 {
-    PretrainedModel::Request r;
+    Transformer::Request r;
     r.tokens = ids.get<std::vector<std::int32_t>>();
     r.need_attention = false;
     return r;
@@ -59,7 +59,7 @@ TEST_CASE("pretrained patching matches PyTorch", "[pretrained][patching]")
         SECTION(name) {
             const auto c = attnscope_test::read_hf_case(name);
             const auto p = patching_of(name);
-            auto model = load_pretrained(c.config, c.views());
+            auto model = load_checkpoint(c.config, c.views());
             const std::size_t L = model->config().layers, H = model->config().heads;
             REQUIRE(p.at("layers") == L);
             REQUIRE(p.at("heads") == H);
@@ -93,7 +93,7 @@ TEST_CASE("pretrained patching: none is the plain run, every head the kept run's
 {
     const auto c = attnscope_test::read_hf_case("llama-gqa");
     const auto p = patching_of("llama-gqa");
-    auto model = load_pretrained(c.config, c.views());
+    auto model = load_checkpoint(c.config, c.views());
     const std::size_t L = model->config().layers, H = model->config().heads;
     auto clean = request(p.at("clean_ids"));
     clean.keep_heads = true;
@@ -128,20 +128,20 @@ TEST_CASE("pretrained patching: none is the plain run, every head the kept run's
 TEST_CASE("pretrained patching refuses a kept run that does not fit", "[pretrained][patching]")
 {
     const auto c = attnscope_test::read_hf_case("gpt2-lm");
-    auto model = load_pretrained(c.config, c.views());
+    auto model = load_checkpoint(c.config, c.views());
     const std::size_t L = model->config().layers, H = model->config().heads;
     auto clean = request(nlohmann::json{266, 261, 263});
     clean.keep_heads = true;
     const auto kept = model->forward(clean);
     auto r = request(nlohmann::json{266, 261});
     r.patch.assign(L * H, 1);
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("PretrainedModel.forward: patch_from: expected a kept run's heads"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("forward: patchFrom: expected a kept run's heads"));
     r.patch_from = &kept.heads;
-    CHECK_THROWS_WITH(model->forward(r), "PretrainedModel.forward: patch_from: expected a kept run of 2 tokens (this request's), got one of 3");
+    CHECK_THROWS_WITH(model->forward(r), "forward: patchFrom: expected a kept run of 2 tokens (this request's), got one of 3");
     r.patch.assign(L * H + 1, 1);
     CHECK_THROWS_WITH(model->forward(r), Catch::Contains("patch: expected 4 flags (layers × heads), got 5"));
     Tensor other({L, 2, H + 1, model->config().head_dim});
     r.patch.assign(L * H, 1);
     r.patch_from = &other;
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("patch_from: expected [2, T, 2, 8] (a kept run of this model)"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("patchFrom: expected [2, T, 2, 8] (a kept run of this model)"));
 }

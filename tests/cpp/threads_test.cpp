@@ -186,8 +186,8 @@ TEST_CASE("threaded pretrained forward and generate are bit-identical to one thr
     for (const std::string& name : {std::string("llama-gqa"), std::string("mistral-window"), std::string("gpt2-lm")}) {
         CAPTURE(name);
         const auto c = attnscope_test::read_hf_case(name);
-        auto model = load_pretrained(c.config, c.views());
-        PretrainedModel::Request r;
+        auto model = load_checkpoint(c.config, c.views());
+        Transformer::Request r;
         const std::size_t T = std::min<std::size_t>(model->config().max_positions, 100);
         for (std::size_t t = 0; t < T; ++t) r.tokens.push_back(std::int32_t((t * 11 + 5) % model->config().vocab));
         const auto one = model->forward(r);

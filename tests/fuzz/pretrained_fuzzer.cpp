@@ -1,4 +1,4 @@
-// libFuzzer harness over the Hugging Face checkpoint loader (attnscope/pretrained.hpp): config.json, the shard index
+// libFuzzer harness over the Hugging Face checkpoint loader (attnscope/model.hpp): config.json, the shard index
 // and a safetensors file, seeded with the fixtures (tests/fuzz/pretrained_corpus/, made by make_pretrained_corpus.mjs).
 //
 // An input is `config.json` NUL `index.json` (empty: no index) NUL `file bytes`; every file the loader asks for gets
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "attnscope/pretrained.hpp"
+#include "attnscope/model.hpp"
 
 namespace {
 
@@ -47,13 +47,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string config = take_part(data, size), index = take_part(data, size);
     // An exact-size heap copy: ASan then catches any read past the file's end.
     const std::vector<std::uint8_t> file(data, data + size);
-    std::unique_ptr<attnscope::PretrainedModel> model;
+    std::unique_ptr<attnscope::Transformer> model;
     try {
-        attnscope::PretrainedLoader loader(config);
+        attnscope::CheckpointLoader loader(config);
         if (!index.empty()) loader.set_index(index);
         std::vector<std::size_t> begins;
         for (const std::string& name : loader.files()) {
-            const std::size_t need = attnscope::PretrainedLoader::needed_header_bytes(file.data(), file.size());
+            const std::size_t need = attnscope::CheckpointLoader::needed_header_bytes("model.safetensors", file.data(), file.size());
             begins.push_back(loader.add_header(name, file.data(), need, file.size()));
         }
         if (loader.parameter_bytes() > kMaxParameterBytes) return 0;
@@ -71,11 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         finding("load", e);
     }
     try {
-        attnscope::PretrainedModel::Request r;
+        attnscope::Transformer::Request r;
         r.tokens = {0};
         model->forward(r);
         if (model->config().causal && model->config().has_lm_head) model->generate({0}, 2, -1);
-        model->trace(r, 0, 0, 0);
+        model->trace(r, AttentionKind::self, 0, 0, 0);
     } catch (const std::exception& e) {
         finding("forward", e);
     }

@@ -17,6 +17,7 @@ namespace attnscope {
 
 namespace detail {
 struct RnnLayers;
+struct ParameterRegistry;
 }
 
 /// What the decoder sees of the source besides its first state.
@@ -67,9 +68,16 @@ public:
     /// larger maxSteps by this number).
     std::size_t max_steps_limit() const { return config_.max_tgt_len - 1; }
 
+    std::vector<std::string> state_dict_keys() const override;
+    Shape state_dict_shape(const std::string& key) const override;
+    void load_state_dict(const std::map<std::string, TensorView>& state) override;
+
 private:
-    void add_parts(detail::ModelParts& m) override;
+    // Registers every parameter (each shape checked against `state` first when there is one), then loads `state`, or
+    // packs the zero weights when there is none.
+    void build(const std::map<std::string, TensorView>* state);
     RnnSeq2SeqConfig config_;
+    std::unique_ptr<detail::ParameterRegistry> parts_;
     std::unique_ptr<detail::RnnLayers> layers_;  // the Linears over parts_' parameters
 };
 

@@ -1,7 +1,7 @@
-/// Small pre-LayerNorm transformers built on MultiHeadAttention: a decoder-only language model and an
-/// encoder–decoder model (Seq2SeqModel), with every layer's attention weights returned, and greedy decoding with
-/// a key/value cache, and trace() of one head at one query. Parameter names follow the PyTorch modules of
-/// tools/train_*.py (see tools/MODEL_FORMAT.md).
+/// Our own transformers' C++ API: a decoder-only language model and an encoder–decoder (Seq2SeqModel), in the state-dict
+/// layout of tools/train_*.py (see tools/MODEL_FORMAT.md), built from their sizes. Each is a Transformer
+/// (attnscope/model.hpp) of its family's plan (cpp/src/families/decoder_lm.cpp, seq2seq.cpp), run by the one forward
+/// pass every model runs; this API only adds the state dict and the argument checks of its own calls.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/model.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/trace.hpp"
 
@@ -43,11 +44,6 @@ struct Seq2SeqModelConfig {
     std::size_t num_decoder_layers = 0;
 };
 
-/// Heads to switch off in one stack of attention layers: empty (none), or layers × num_heads flags where
-/// flag `layer * num_heads + head` nonzero zeroes that head's context before its layer's output projection
-/// (see ForwardOptions::ablate_heads). Any other size is std::invalid_argument.
-using HeadMask = std::vector<std::uint8_t>;
-
 /// Heads to switch off in an encoder–decoder model, one mask per kind of attention.
 struct Seq2SeqAblation {
     HeadMask encoder_self;   ///< num_encoder_layers × num_heads
@@ -58,41 +54,46 @@ struct Seq2SeqAblation {
 /// The three kinds of attention of an encoder–decoder model, as Seq2SeqModel::trace() names them.
 enum class Seq2SeqAttention { encoder_self, decoder_self, decoder_cross };
 
-namespace detail {
-struct ModelParts;
-}
-
-/// Strict state-dict loading shared by the models: the names and shapes a model has, and loading them all at once.
+/// Strict state-dict loading: the names and shapes a model has, and loading them all at once.
 class StateDictModel {
 public:
     virtual ~StateDictModel();
     /// Every parameter name, in a stable order.
-    std::vector<std::string> state_dict_keys() const;
+    virtual std::vector<std::string> state_dict_keys() const = 0;
     /// The shape of `key`; throws std::invalid_argument for a name the model does not have.
-    Shape state_dict_shape(const std::string& key) const;
+    virtual Shape state_dict_shape(const std::string& key) const = 0;
     /// Every key with its shape and no other; checked before anything changes.
-    void load_state_dict(const std::map<std::string, TensorView>& state);
+    virtual void load_state_dict(const std::map<std::string, TensorView>& state) = 0;
+};
+
+/// What the two models below share: a Transformer of one of our families, and its state dict.
+class TrainedModel : public StateDictModel {
+public:
+    ~TrainedModel() override;
+    std::vector<std::string> state_dict_keys() const override;
+    Shape state_dict_shape(const std::string& key) const override;
+    void load_state_dict(const std::map<std::string, TensorView>& state) override;
+    /// The model as every other: its plan, forward with the head interventions, trace.
+    Transformer& transformer() { return *model_; }
+    const Transformer& transformer() const { return *model_; }
 
 protected:
-    StateDictModel();
-    /// Registers the model's parameters (add_parts), each shape checked against `state` first when there is one,
-    /// then loads `state`, or packs the zero weights when there is none. For the most-derived constructor's body:
-    /// add_parts is virtual.
-    void build(const std::map<std::string, TensorView>* state);
-    std::unique_ptr<detail::ModelParts> parts_;
+    /// Builds the model of `family` (its plan from the sizes) with zero parameters, or loads `state` (strict), each
+    /// tensor's name and shape checked against the plan before the parameters are allocated.
+    TrainedModel(const char* family, plan::Plan plan, const std::map<std::string, TensorView>* state);
 
 private:
-    /// The config's checks, then every parameter registered with `m` (ModelParts::add and its kin).
-    virtual void add_parts(detail::ModelParts& m) = 0;
+    const void* family_;  // the family's tensor table (families::Family)
+    std::unique_ptr<Transformer> model_;
 };
 
 /// A decoder-only transformer language model.
-class LanguageModel : public StateDictModel {
+class LanguageModel : public TrainedModel {
 public:
     /// Throws std::invalid_argument for zero sizes or d_model not divisible by num_heads. Parameters start at zero.
     explicit LanguageModel(const LanguageModelConfig& config);
-    /// Builds the model and loads `state` (strict). Each parameter's shape is checked against `state` before
-    /// it is allocated, so a config that does not match the tensors fails having allocated no more than them.
+    /// Builds the model and loads `state` (strict). Each tensor's shape is checked against `state` before the
+    /// parameters are allocated, so a config that does not match the tensors fails having allocated nothing.
     LanguageModel(const LanguageModelConfig& config, const std::map<std::string, TensorView>& state);
     const LanguageModelConfig& config() const { return config_; }
 
@@ -109,24 +110,17 @@ public:
     std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
                                        std::int32_t stop_token = -1, const HeadMask& ablate = {});
     /// Head `head` of layer `layer` at query position `query` on `tokens`, with the heads in `ablate` switched off:
-    /// the numbers of forward() with need_attention (its weights row bit for bit), recorded by its own attention
-    /// call. Throws std::invalid_argument for bad tokens or ablation (as forward()) and for a layer, head or query
-    /// out of range.
+    /// the numbers of forward() (its weights row bit for bit), recorded by its own pass. Throws
+    /// std::invalid_argument for bad tokens or ablation (as forward()) and for a layer, head or query out of range.
     AttentionTrace trace(const std::vector<std::int32_t>& tokens, std::size_t layer, std::size_t head,
                          std::size_t query, const HeadMask& ablate = {});
 
 private:
-    void add_parts(detail::ModelParts& m) override;
-    // forward() and trace() (which asks for every map, so the weights are those of forward() with need_attention):
-    // with a trace the pass stops after the traced layer.
-    Output run(const std::vector<std::int32_t>& tokens, bool need_attention, const HeadMask& ablate,
-               AttentionTrace* trace, const char* call);
     LanguageModelConfig config_;
 };
 
-// Declared as LanguageModel is (constructors, config(), Output): each model's own API, not logic to share.
 /// An encoder–decoder transformer.
-class Seq2SeqModel : public StateDictModel {
+class Seq2SeqModel : public TrainedModel {
 public:
     explicit Seq2SeqModel(const Seq2SeqModelConfig& config);
     /// As LanguageModel's: shapes checked against `state` before anything is allocated, then loaded.
@@ -144,12 +138,7 @@ public:
     Output forward(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
                    bool need_attention = true, const Seq2SeqAblation& ablate = {});
 
-    struct Translation {
-        std::vector<std::int32_t> tokens;  ///< generated tokens, without BOS, ending with EOS if it was produced
-        Tensor encoder_attention;          ///< [num_encoder_layers, num_heads, S, S]
-        Tensor decoder_attention;          ///< [num_decoder_layers, num_heads, N, N], row t = the step producing tokens[t]
-        Tensor cross_attention;            ///< [num_decoder_layers, num_heads, N, S], N = tokens.size()
-    };
+    using Translation = Transformer::Translation;
     /// Greedy decoding with a key/value cache: starts from `bos`, stops after `eos` or min(max_steps,
     /// max_steps_limit()) tokens. The heads in `ablate` are switched off at every step.
     Translation translate(const std::vector<std::int32_t>& source, std::int32_t bos, std::int32_t eos,
@@ -159,19 +148,13 @@ public:
     std::size_t max_steps_limit() const { return config_.max_tgt_len; }
     /// Head `head` of layer `layer` of attention `which` at query row `query` (a source position for the encoder's
     /// self-attention, a target position for the decoder's two), teacher-forced on `source` and `target` as
-    /// forward() with need_attention (its weights row bit for bit). The encoder's trace reads no target: `target`
-    /// may then be empty. Cross-attention's key_input is the encoder's output [S, d]. Throws std::invalid_argument
-    /// for bad tokens or ablation (as forward()) and for a layer, head or query out of range.
+    /// forward() (its weights row bit for bit). The encoder's trace reads no target: `target` may then be empty.
+    /// Cross-attention's key_input is the encoder's output [S, d].
     AttentionTrace trace(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
                          Seq2SeqAttention which, std::size_t layer, std::size_t head, std::size_t query,
                          const Seq2SeqAblation& ablate = {});
 
 private:
-    void add_parts(detail::ModelParts& m) override;
-    // forward() and trace() (`which` then names the traced attention; trace() asks for every map, so the weights are
-    // those of forward() with need_attention): with a trace the pass stops after the traced attention.
-    Output run(const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target, bool need_attention,
-               const Seq2SeqAblation& ablate, AttentionTrace* trace, Seq2SeqAttention which, const char* call);
     Seq2SeqModelConfig config_;
 };
 

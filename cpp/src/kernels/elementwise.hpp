@@ -95,5 +95,47 @@ struct gelu_tanh_inplace {
     }
 };
 
+/// x = cap·tanh(x / cap) in place: soft-capping of scores or logits (Gemma 2's attn_logit_softcapping and
+/// final_logit_softcapping, computed as HF does: divide, tanh, multiply).
+struct softcap_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n, float cap) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch vcap(cap);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) (xsimd::tanh(batch::load_unaligned(x + j) / vcap) * vcap).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] = std::tanh(x[j] / cap) * cap;
+    }
+};
+
+/// x = max(x, 0) in place (nn.ReLU).
+struct relu_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch zero(0.f);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) xsimd::max(batch::load_unaligned(x + j), zero).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] = x[j] > 0.f ? x[j] : 0.f;
+    }
+};
+
+/// x = x·y element by element, in place (a gated MLP's act(gate)·up).
+struct mul_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n, const float* y) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * batch::load_unaligned(y + j)).store_unaligned(x + j);
+        for (; j < n; ++j) x[j] *= y[j];
+    }
+};
+
 }  // namespace kernels
 }  // namespace attnscope

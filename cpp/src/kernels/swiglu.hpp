@@ -26,5 +26,22 @@ struct silu_mul {
     }
 };
 
+/// x[j] = silu(x[j]) = x[j] / (1 + exp(−x[j])), in place (an MLP's SiLU without a gate, or a gate before its product).
+struct silu_inplace {
+    template <class Arch>
+    void operator()(Arch, float* x, std::size_t n) const
+    {
+        using batch = xsimd::batch<float, Arch>;
+        constexpr std::size_t W = batch::size;
+        const batch one(1.f);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) {
+            const batch g = batch::load_unaligned(x + j);
+            (g / (one + xsimd::exp(-g))).store_unaligned(x + j);
+        }
+        for (; j < n; ++j) x[j] = x[j] / (1.f + std::exp(-x[j]));
+    }
+};
+
 }  // namespace kernels
 }  // namespace attnscope

@@ -1,0 +1,208 @@
+/// Transformer: one loaded model of any family (our own files and Hugging Face checkpoints alike), run by the one
+/// forward pass its plan (attnscope/plan.hpp) describes: forward with every attention map, trace of one head at one
+/// query, greedy generate (causal models) and translate (encoder–decoders) with key/value caches, and the head
+/// interventions (zero and mean ablation, patching). CheckpointLoader streams a Hugging Face checkpoint in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnscope/plan.hpp"
+#include "attnscope/safetensors.hpp"  // FileError
+#include "attnscope/tensor.hpp"
+#include "attnscope/trace.hpp"
+
+namespace attnscope {
+
+/// Heads to switch off in one stack of attention layers: empty (none), or layers × heads flags where flag
+/// `layer * heads + head` nonzero replaces that head's context before its layer's output projection.
+using HeadMask = std::vector<std::uint8_t>;
+
+/// What an ablated head's context becomes.
+enum class Ablation { zero, mean };
+
+/// The attention of a model a trace or a head mask names: the main stack's self-attention (the decoder's in an
+/// encoder–decoder, the only one elsewhere), the decoder's cross-attention, the encoder's self-attention.
+enum class AttentionKind : std::uint8_t { self, cross, encoder };
+
+/// A model's sizes in one struct, as the JS API's `model.config` shows them: the main stack's (the decoder's in an
+/// encoder–decoder) and, for an encoder–decoder, the encoder's. Every layer of a stack has the same heads; where
+/// layers differ (windows, rotary bases) the plan says how.
+struct ModelConfig {
+    std::string family;             ///< config.json's model_type, or our file's kind
+    plan::Kind kind = plan::Kind::causal_lm;
+    std::size_t layers = 0, heads = 0, kv_heads = 0, head_dim = 0, hidden = 0, intermediate = 0;
+    std::size_t vocab = 0, max_positions = 0, type_vocab = 0;
+    std::size_t encoder_layers = 0, encoder_heads = 0, source_vocab = 0, max_source_positions = 0;
+    bool causal = true, has_lm_head = false, tied = false;
+};
+
+/// Largest parameter memory accepted: 4 GiB of WASM memory less 256 MiB for activations and the runtime.
+constexpr std::uint64_t max_parameter_bytes = (std::uint64_t(4) << 30) - (std::uint64_t(256) << 20);
+
+/// The memory a load will take, known from the config and the weight files' headers before anything in proportion
+/// to the model is allocated.
+struct MemoryPlan {
+    std::uint64_t parameters = 0;       ///< floats the parameters take as held (the packed panels' padding included)
+    std::uint64_t parameter_bytes = 0;  ///< the same as F32
+    std::size_t tokens = 0;             ///< the input length the workspace is planned for
+    /// One forward pass of `tokens` tokens with every attention map (an encoder–decoder: `tokens` on each side):
+    /// the activations, the key/value caches and the outputs it allocates next to the parameters.
+    std::uint64_t workspace_bytes = 0;
+    bool exact = false;                 ///< every header was read; before, the smallest model the config can mean
+    std::uint64_t bytes() const { return parameter_bytes + workspace_bytes; }
+};
+
+/// Size limits of a checkpoint's JSON files: far beyond any real one (a config is a few KB, the largest index a few MB).
+constexpr std::size_t max_config_bytes = std::size_t(4) << 20;
+constexpr std::size_t max_index_bytes = std::size_t(64) << 20;
+
+/// The input length a plan is made for unless the caller names one (capped at the model's positions).
+constexpr std::size_t default_plan_tokens = 512;
+
+class Transformer {
+public:
+    struct Impl;
+    explicit Transformer(std::unique_ptr<Impl> impl);
+    ~Transformer();
+    Transformer(const Transformer&) = delete;
+    Transformer& operator=(const Transformer&) = delete;
+
+    const plan::Plan& plan() const;
+    const ModelConfig& config() const;
+    /// F32 bytes the parameters occupy.
+    std::uint64_t parameter_bytes() const;
+    /// The loaded weights and plan (cpp/src/model/pass.hpp): for the core's own code.
+    Impl& impl() const { return *impl_; }
+
+    struct Request {
+        /// The call the messages name first ("forward"; the bindings pass the JS API's, "LanguageModel.forward").
+        const char* call = nullptr;
+        std::vector<std::int32_t> tokens;           ///< the input; an encoder–decoder's decoder input (from decoder_start)
+        std::vector<std::uint8_t> attention_mask;   ///< HF polarity: 1 real, 0 padding (a key no query sees); empty = all real
+        std::vector<std::int32_t> token_type_ids;   ///< token types (models that have them); empty = all 0
+        std::vector<std::int32_t> source;           ///< an encoder–decoder's encoder input
+        std::vector<std::uint8_t> source_mask;      ///< its padding mask, as attention_mask
+        bool need_attention = true;
+        HeadMask ablate;                            ///< the main stack's self-attention heads: empty or layers × heads flags
+        HeadMask ablate_cross;                      ///< an encoder–decoder's cross-attention heads
+        HeadMask ablate_encoder;                    ///< an encoder–decoder's encoder heads
+        /// What an ablated head's context becomes: zeros, or its mean over this run's real positions (those whose
+        /// mask is 1; every position without a mask).
+        Ablation ablation = Ablation::zero;
+        /// Keep every head's context of the main stack in Output::heads ([layers, T, heads, head_dim]).
+        bool keep_heads = false;
+        /// Activation patching: each flagged head's context (layers × heads flags) at every position is taken from
+        /// `patch_from` (a kept run's Output::heads of the same T; not owned) instead of being computed.
+        HeadMask patch;
+        const Tensor* patch_from = nullptr;
+    };
+    struct Output {
+        Tensor logits;            ///< [T, vocab]; empty without an LM head
+        Tensor hidden;            ///< [T, d] the main stack's last hidden state (after its final norm when it has one)
+        Tensor attention;         ///< [layers, heads, T, T] per query head; empty without need_attention
+        Tensor heads;             ///< [layers, T, heads, head_dim] with keep_heads: each head's context (TransformerLens's hook_z)
+        Tensor encoder_attention; ///< an encoder–decoder's [encoder layers, heads, S, S]
+        Tensor cross_attention;   ///< an encoder–decoder's [layers, heads, T, S]
+    };
+    /// Throws std::invalid_argument naming the call and the field (the JS API's option names: attentionMask,
+    /// tokenTypeIds, patchFrom…) for bad tokens, masks, type ids, ablation or patch flags.
+    Output forward(const Request& request);
+
+    /// Greedy continuation of `prompt` (causal models with a head) with a key/value cache: up to `max_new_tokens`
+    /// tokens, stopping after `stop_token` when it is ≥ 0 or at max_positions. Returns only the new tokens.
+    std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,
+                                       std::int32_t stop_token = -1, const HeadMask& ablate = {},
+                                       const char* call = "generate");
+
+    struct Translation {
+        std::vector<std::int32_t> tokens;  ///< generated tokens, without the start token, ending with `eos` if produced
+        Tensor encoder_attention;          ///< [encoder layers, heads, S, S]
+        Tensor decoder_attention;          ///< [layers, heads, N, N], row t = the step producing tokens[t]
+        Tensor cross_attention;            ///< [layers, heads, N, S]
+    };
+    /// Greedy decoding of an encoder–decoder from `start`: the encoder once, its keys and values per layer once, then
+    /// one position per step; stops after `eos` or min(max_steps, max_steps_limit()) tokens. The heads of `request`'s
+    /// three masks are switched off at every step (its tokens are ignored).
+    Translation translate(const std::vector<std::int32_t>& source, std::int32_t start, std::int32_t eos,
+                          std::size_t max_steps, const Request& heads);
+    Translation translate(const std::vector<std::int32_t>& source, std::int32_t start, std::int32_t eos, std::size_t max_steps);
+    /// The bytes generate()'s caches and translate()'s caches and maps may take at most. generate() refuses a
+    /// max_new_tokens whose caches need more before decoding; translate() grows its maps with the steps taken and
+    /// refuses the step that would pass it, naming maxSteps and how many fit.
+    static constexpr std::uint64_t decode_budget_bytes = std::uint64_t(256) << 20;
+    /// The most tokens translate() produces: the decoder's positions.
+    std::size_t max_steps_limit() const;
+
+    /// The numbers of one head at one query of one layer of attention `kind`, recorded by forward() itself.
+    /// Throws std::invalid_argument for a layer, head or query out of range.
+    AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query);
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Streams a Hugging Face checkpoint in: config.json first, the index (if sharded), every file's header, then
+/// allocate(), then every file's data section in order, in chunks of any size. Each chunk is widened to F32 and
+/// written straight to its final place in the packed layout the kernels read, so nothing holds a whole file or
+/// tensor: peak memory is parameter_bytes() + the headers' text + the caller's chunk. Every check that a file can
+/// fail (names, shapes, dtypes, offsets against the config) happens before allocate(); every method throws
+/// FileError (or std::length_error for sizes that cannot be addressed) naming the file and field, and a loader
+/// that threw must be discarded.
+class CheckpointLoader {
+public:
+    /// Parses and checks config.json: the plan from it alone, before anything proportional to it is allocated.
+    /// Throws FileError for an unknown model_type or any field that changes the maths in a way not implemented,
+    /// and std::length_error when the parameters cannot fit in max_parameter_bytes.
+    explicit CheckpointLoader(const std::string& config_json);
+    /// The same, with every message starting with `call` (the JS API's name: the bindings pass it).
+    CheckpointLoader(const std::string& config_json, const char* call);
+    ~CheckpointLoader();
+    CheckpointLoader(const CheckpointLoader&) = delete;
+    CheckpointLoader& operator=(const CheckpointLoader&) = delete;
+
+    const plan::Plan& plan() const;
+    const ModelConfig& config() const;
+
+    /// Optional: model.safetensors.index.json (its weight_map names which shard holds each tensor).
+    void set_index(const std::string& index_json);
+    /// Reads tensors holding NaN or infinity instead of refusing them (the default refuses, naming the tensor).
+    void allow_non_finite(bool allow);
+    /// The files to read, in order: the index's shards, or {"model.safetensors"}.
+    std::vector<std::string> files() const;
+    /// Bytes add_header() needs, from a file's first 8 bytes: 8 + header length.
+    static std::size_t needed_header_bytes(const std::string& file_name, const std::uint8_t* first8, std::uint64_t file_size,
+                                           const char* call = "loadModel");
+    /// The first bytes of `file_name` (`file_size` bytes long): the header length and the whole JSON header. Checks
+    /// every tensor's name, dtype, shape and offsets against the plan and the index. Returns where the data starts.
+    std::size_t add_header(const std::string& file_name, const std::uint8_t* bytes, std::size_t size, std::uint64_t file_size);
+    /// Every parameter's F32 bytes as they will be held (known once the config and headers are read).
+    std::uint64_t parameter_bytes() const;
+    /// The memory the load and one forward pass of `tokens` tokens (0: default_plan_tokens, capped at the positions)
+    /// will take: exact once every header was added; before, the least the config can mean (no optional head), so a
+    /// model too large is refused before its headers are read. std::invalid_argument past the positions.
+    MemoryPlan memory_plan(std::size_t tokens) const;
+    /// After every file's header: every tensor the plan needs is present; allocates the parameters.
+    void allocate();
+    /// Bytes [offset, offset + size) of `file_name`, in order, without gaps; chunks may split elements.
+    void write(const std::string& file_name, std::uint64_t offset, const std::uint8_t* data, std::size_t size);
+    /// Every byte of every file arrived: the model.
+    std::unique_ptr<Transformer> finish();
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Loads a checkpoint whose files are all in memory: `files` maps file names ("model.safetensors.index.json"
+/// optional, as its text) to their bytes. For tests and native use.
+std::unique_ptr<Transformer> load_checkpoint(
+    const std::string& config_json, const std::map<std::string, std::pair<const std::uint8_t*, std::size_t>>& files);
+
+}  // namespace attnscope

@@ -1,0 +1,89 @@
+// The builders the families share (common.hpp). Cold code.
+#include "common.hpp"
+
+namespace attnscope {
+namespace families {
+
+using json::Num;
+
+plan::Norm layer_norm(float eps, bool bias)
+{
+    plan::Norm n;
+    n.kind = plan::NormKind::layer_norm;
+    n.bias = bias;
+    n.eps = eps;
+    return n;
+}
+
+plan::Norm rms_norm(float eps, float weight_offset)
+{
+    plan::Norm n;
+    n.kind = plan::NormKind::rms_norm;
+    n.eps = eps;
+    n.weight_offset = weight_offset;
+    return n;
+}
+
+plan::Activation activation(const Config& f, const char* field, const char* fallback)
+{
+    const std::string act = f.text(field, fallback);
+    if (act == "gelu") return plan::Activation::gelu_erf;  // GELUActivation: x·Φ(x) with erf
+    if (act == "gelu_new" || act == "gelu_pytorch_tanh") return plan::Activation::gelu_tanh;  // the tanh approximation
+    if (act == "relu") return plan::Activation::relu;
+    if (act == "silu" || act == "swish") return plan::Activation::silu;
+    f.fail({field, ": \"", act, "\" is not supported (expected \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"relu\", \"silu\" or \"swish\")"});
+}
+
+void check_divides(const Config& f, const char* field, std::size_t divisor, const char* of, std::size_t n)
+{
+    if (n % divisor != 0) f.fail({field, ": expected a divisor of ", of, " (", Num(n), "), got ", Num(divisor)});
+}
+
+plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field)
+{
+    plan::Rope r;
+    r.dims = dims;
+    // theta ≤ 1 gives every frequency 1 or more per position, and 1e-300 overflows the frequencies to infinity: the
+    // logits come out NaN. No config means that.
+    r.theta = f.real(theta_field, 10000.0, 1, 1e30);
+    if (!f.has("rope_scaling")) return r;
+    const Config s = f.nested("rope_scaling");
+    const char* type_key = s.has("rope_type") ? "rope_type" : "type";
+    const std::string type = s.text(type_key, "default");
+    if (type == "default") return r;
+    if (type != "linear" && type != "llama3")
+        s.fail({type_key, ": \"", type, "\" is not supported (expected \"default\", \"linear\" or \"llama3\")"});
+    if (!s.has("factor")) s.fail({"factor: missing (required by \"", type, "\")"});
+    // Below 1/1024 a scaling only multiplies the frequencies towards overflow; real factors are 1 to 64.
+    r.factor = s.real("factor", 1, 1.0 / 1024, 1e6, false);
+    if (type == "linear") {  // _compute_linear_scaling_rope_parameters: inv_freq / factor
+        r.scaling = plan::RopeScaling::linear;
+        return r;
+    }
+    // _compute_llama3_parameters: long wavelengths divided by factor, short ones kept, smooth in between.
+    r.scaling = plan::RopeScaling::llama3;
+    for (const char* k : {"low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+        if (!s.has(k)) s.fail({k, ": missing (required by \"llama3\")"});
+    r.low_freq_factor = s.real("low_freq_factor", 1, 0, 1e6);
+    r.high_freq_factor = s.real("high_freq_factor", 4, 0, 1e6);
+    if (!(r.high_freq_factor > r.low_freq_factor))
+        s.fail({"high_freq_factor: expected more than low_freq_factor, got ", s.get("high_freq_factor").excerpt()});
+    r.original_max_positions = s.size("original_max_position_embeddings", 0, 1, Limits::positions);
+    return r;
+}
+
+void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers)
+{
+    s.kinds = {layer};
+    s.kind_of.assign(layers, 0);
+}
+
+void refuse_unsupported(const Config& f)
+{
+    f.require_absent("quantization_config", "quantized weights are not read");
+    f.require_flag("is_encoder_decoder", false, "this family is read as a decoder or an encoder alone");
+    f.require_flag("add_cross_attention", false, "cross-attention is read only in encoder-decoder families");
+}
+
+}  // namespace families
+}  // namespace attnscope

@@ -1,0 +1,45 @@
+// The registry: the only list of families. A family is one file of cpp/src/families/ defining its Family; adding
+// one is a line here (and its file in CMakeLists.txt). The JS API's family names, docs/huggingface.md's table and the
+// demo's words are checked against this list (tests/js/families.test.js).
+#include "family.hpp"
+
+namespace attnscope {
+namespace families {
+
+// Hugging Face checkpoints, by config.json's model_type.
+extern const Family gpt2_family, bert_family, llama_family, mistral_family, qwen2_family, qwen3_family;
+// Our own model files, by __metadata__.kind (tools/MODEL_FORMAT.md).
+extern const Family decoder_lm_family, seq2seq_family;
+
+namespace {
+
+const Family* const checkpoints[] = {&gpt2_family, &bert_family, &llama_family, &mistral_family, &qwen2_family, &qwen3_family};
+const Family* const ours[] = {&decoder_lm_family, &seq2seq_family};
+
+}  // namespace
+
+const Family* find_family(std::string_view name)
+{
+    for (const Family* f : checkpoints)
+        if (name == f->name) return f;
+    for (const Family* f : ours)
+        if (name == f->name) return f;
+    return nullptr;
+}
+
+const Family* const* checkpoint_families(std::size_t& count)
+{
+    count = std::size(checkpoints);
+    return checkpoints;
+}
+
+std::string checkpoint_family_names()
+{
+    std::string names;
+    for (std::size_t i = 0; i < std::size(checkpoints); ++i)
+        names += std::string(i == 0 ? "" : i + 1 == std::size(checkpoints) ? " or " : ", ") + checkpoints[i]->name;
+    return names;
+}
+
+}  // namespace families
+}  // namespace attnscope

@@ -1,0 +1,31 @@
+// The decoder-only families whose config.json uses LlamaConfig's field names and whose modeling code is LlamaModel's
+// (RMSNorm, rotary positions, grouped-query attention, a gated MLP), with what each family changes: the biases, the
+// QK-norm, the sliding window's rule. Their tensor names are the same too. Internal to the families.
+#pragma once
+
+#include "common.hpp"
+
+namespace attnscope {
+namespace families {
+
+/// How one family reads the shared fields.
+struct RotaryDecoder {
+    const char* family;
+    bool qkv_bias = false;          ///< q, k and v always have biases, o_proj none
+    bool attention_bias = true;     ///< `attention_bias` gives q, k, v and o biases
+    bool mlp_bias = false;          ///< `mlp_bias` gives the MLP's three biases
+    bool qk_norm = false;           ///< an RMSNorm over every q and k head
+    enum class Window { none, every_layer, from_max_window_layers } window = Window::none;
+};
+
+plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family);
+
+/// LlamaModel's tensor names (embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj [+ bias],
+/// self_attn.{q,k}_norm, post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head outside it).
+extern const TensorName rotary_decoder_tensors[];
+extern const std::size_t rotary_decoder_tensor_count;
+extern const char* const rotary_decoder_prefixes[];
+extern const char* const rotary_decoder_ignored[];
+
+}  // namespace families
+}  // namespace attnscope

@@ -1,0 +1,249 @@
+// The one forward pass of every model, interpreting its plan: a stack's embeddings, then per layer its sublayers
+// (attention.cpp) wrapped in their norms and residual sums, sequential or parallel, and the MLP; the final norm; and
+// the head. Records the layer input of what trace() shows.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../attend.hpp"
+#include "../kernels/elementwise.hpp"
+#include "../kernels/gemm.hpp"
+#include "../kernels/layer_norm.hpp"
+#include "../kernels/rms_norm.hpp"
+#include "../kernels/swiglu.hpp"
+#include "../parallel.hpp"
+#include "../sizes.hpp"
+#include "sublayers.hpp"
+
+namespace attnscope {
+namespace model {
+namespace {
+
+using arch = xsimd::default_arch;
+constexpr std::size_t NR = kernels::panel_width<arch>;
+
+void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
+        else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
+    }
+}
+
+void activate(plan::Activation a, float* x, std::size_t n)
+{
+    switch (a) {
+    case plan::Activation::gelu_erf: return kernels::gelu_inplace{}(arch{}, x, n);
+    case plan::Activation::gelu_tanh: return kernels::gelu_tanh_inplace{}(arch{}, x, n);
+    case plan::Activation::relu: return kernels::relu_inplace{}(arch{}, x, n);
+    case plan::Activation::silu: return kernels::silu_inplace{}(arch{}, x, n);
+    }
+}
+
+// out = down(act(up(x))), or down(act(gate(x))·up(x)) with gate|up one product ([rows, 2·inner]).
+void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_t rows, float* u, float* out)
+{
+    apply(lw.up, in, rows, u);
+    if (!p.gated) {
+        activate(p.activation, u, rows * p.inner);
+        return apply(lw.down, u, rows, out);
+    }
+    const std::size_t I = p.inner;
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* gate = u + r * 2 * I;
+        if (p.activation == plan::Activation::silu) {
+            kernels::silu_mul{}(arch{}, gate, gate + I, I);  // SwiGLU, one pass
+        } else {
+            activate(p.activation, gate, I);
+            kernels::mul_inplace{}(arch{}, gate, I, gate + I);
+        }
+    }
+    detail::matmul_packed(rows, lw.down.out, lw.down.in, u, 2 * I, lw.down.packed.data(), out, lw.down.out,
+                          lw.down.bias.empty() ? nullptr : lw.down.bias.data());
+}
+
+// HF's inverse frequencies (modeling_rope_utils.py): 1/theta^(2i/D) over the D = dims rotated features, then the
+// scaling's adjustment; `length` is the input's (longrope picks its factors by it).
+std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
+{
+    const std::size_t half = r.dims / 2;
+    std::vector<float> inv(half);
+    for (std::size_t i = 0; i < half; ++i) {
+        const float exponent = float(2 * i) / float(r.dims);  // computed in float32, as torch does
+        double f = double(float(1.0 / std::pow(r.theta, double(exponent))));
+        if (r.scaling == plan::RopeScaling::linear) f /= r.factor;
+        if (r.scaling == plan::RopeScaling::longrope)
+            f = double(float(f / (length > r.original_max_positions ? r.long_factor[i] : r.short_factor[i])));
+        if (r.scaling == plan::RopeScaling::llama3) {
+            const double pi = 3.14159265358979323846, old = double(r.original_max_positions);
+            const double low_wavelen = old / r.low_freq_factor, high_wavelen = old / r.high_freq_factor;
+            const double wavelen = 2 * pi / f;
+            if (wavelen > low_wavelen) {
+                f /= r.factor;
+            } else if (!(wavelen < high_wavelen)) {  // between the two: interpolated
+                const double smooth = (old / wavelen - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
+                f = (1 - smooth) * f / r.factor + smooth * f;
+            }
+        }
+        inv[i] = float(f);
+    }
+    return inv;
+}
+
+// x = embedding(tokens)·scale + positions + token types, then the embeddings' norm.
+void embed(const Transformer::Impl& m, std::size_t si, const StackStep& s, float* x)
+{
+    const plan::Embedding& e = m.plan.stacks[si].embedding;
+    const StackWeights& sw = m.weights.stacks[si];
+    const std::size_t d = e.width;
+    const bool tied = int(e.table) == m.weights.tied_table;
+    for (std::size_t t = 0; t < s.rows; ++t) {
+        const std::size_t id = std::size_t(s.tokens[t]);
+        float* row = x + t * d;
+        if (tied) {  // the table is the head's panels: column `id` of a d × vocab matrix
+            const float* panel = m.weights.head.packed.data() + (id / NR) * d * NR + id % NR;
+            for (std::size_t k = 0; k < d; ++k) row[k] = panel[k * NR];
+        } else {
+            std::memcpy(row, m.weights.tables[e.table].data.data() + id * d, d * sizeof(float));
+        }
+        if (e.scale != 1.f) kernels::scale_inplace{}(arch{}, row, d, e.scale);
+        if (sw.positions.exists()) kernels::add_inplace{}(arch{}, row, d, sw.positions.data.data() + (e.position_offset + s.first_position + t) * d);
+        if (e.type_vocab) kernels::add_inplace{}(arch{}, row, d, sw.types.data.data() + std::size_t(s.token_types ? s.token_types[t] : 0) * d);
+    }
+    if (e.norm.present()) norm_rows(e.norm, sw.embed_norm, x, s.rows, d, x);
+}
+
+void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d)
+{
+    out = Tensor({rows, d});
+    std::memcpy(out.data.data(), x, rows * d * sizeof(float));
+}
+
+std::size_t size_of(std::uint64_t floats, const char* call)
+{
+    if (floats > std::uint64_t(SIZE_MAX / sizeof(float)))
+        throw std::length_error(std::string(call) + ": the input is too long to address its workspace");
+    return std::size_t(floats);
+}
+
+// A sublayer's output `a` joins the residual stream x: its output norm first, then the sum, then the norm after it.
+void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d)
+{
+    if (n.out.present()) norm_rows(n.out, out, a, rows, d, a);
+    kernels::add_inplace{}(arch{}, x, rows * d, a);
+    if (n.after.present()) norm_rows(n.after, after, x, rows, d, x);
+}
+
+}  // namespace
+
+void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
+{
+    const plan::Stack& stack = m.plan.stacks[si];
+    const StackWeights& sw = m.weights.stacks[si];
+    const std::size_t T = s.rows, d = stack.width(), Lk = s.first_position + T;
+    const StackBuffers sizes = stack_buffers(stack, T, Lk, s.memory_rows);
+    std::vector<float> residual_rows(size_of(sizes.residual, s.call)), qkv(size_of(sizes.qkv, s.call));
+    std::vector<float> context(size_of(sizes.context, s.call)), u(size_of(sizes.mlp, s.call));
+    std::vector<float> scores(size_of(sizes.scores, s.call)), panels(size_of(sizes.panels, s.call));
+    std::vector<float> rope(size_of(sizes.rope, s.call)), cross_q(size_of(sizes.cross, s.call));
+    std::vector<std::uint8_t> blocked(size_of(sizes.blocked_bytes, s.call));
+    float *x = residual_rows.data(), *h = x + T * d, *a = h + T * d, *f = a + T * d;
+
+    embed(m, si, s, x);
+    // cos and sin of every new position for each kind of layer with rotary positions (HF: angle = position · inv_freq,
+    // and its cos and sin, all in float32), at offsets into `rope`.
+    std::vector<std::size_t> rope_at(stack.kinds.size(), 0);
+    std::size_t used = 0;
+    for (std::size_t k = 0; k < stack.kinds.size(); ++k) {
+        const plan::Attention& att = stack.kinds[k].self;
+        if (!att.rope) continue;
+        const std::size_t half = att.rotary.dims / 2;
+        const std::vector<float> inv = inverse_frequencies(att.rotary, Lk);
+        const float factor = float(att.rotary.attention_factor);
+        rope_at[k] = used;
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t i = 0; i < half; ++i) {
+                const float angle = float(s.first_position + t) * inv[i];
+                rope[used + t * half + i] = std::cos(angle) * factor;
+                rope[used + T * half + t * half + i] = std::sin(angle) * factor;
+            }
+        used += 2 * T * half;
+    }
+    const std::size_t worker_scores = scores.size() / std::max<std::size_t>(1, detail::worker_count());
+
+    for (std::size_t l = 0; l < stack.layers(); ++l) {
+        const plan::Layer& layer = stack.layer(l);
+        const LayerWeights& lw = sw.layers[l];
+        const std::size_t k = stack.kind_of[l], half = layer.self.rotary.dims / 2;
+        const Scratch b{qkv.data(), context.data(), scores.data(), worker_scores, cross_q.data(), blocked.data(),
+                        panels.data(), layer.self.rope ? rope.data() + rope_at[k] : nullptr,
+                        layer.self.rope ? rope.data() + rope_at[k] + T * half : nullptr};
+        AttentionTrace* trace = s.sink && s.sink->trace->layer == l ? s.sink->trace : nullptr;
+        if (trace && !s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
+        const plan::Norms& an = layer.attn_norms;
+        const float* in = x;
+        if (an.in.present()) {
+            norm_rows(an.in, lw.attn_in, x, T, d, h);
+            in = h;
+        }
+        if (self_attention(m, si, l, s, in, b, a)) return;
+        if (layer.parallel) {  // the MLP reads the layer's input too, and both outputs join it together
+            const plan::Norms& mn = layer.mlp_norms;
+            const float* mlp_in = x;
+            if (mn.in.present()) {
+                norm_rows(mn.in, lw.mlp_in, x, T, d, h);
+                mlp_in = h;
+            }
+            mlp(layer.mlp, lw, mlp_in, T, u.data(), f);
+            kernels::add_inplace{}(arch{}, a, T * d, f);
+            residual(an, lw.attn_out, lw.attn_after, x, a, T, d);
+            continue;
+        }
+        residual(an, lw.attn_out, lw.attn_after, x, a, T, d);
+        if (layer.has_cross) {
+            if (trace && s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
+            const plan::Norms& cn = layer.cross_norms;
+            in = x;
+            if (cn.in.present()) {
+                norm_rows(cn.in, lw.cross_in, x, T, d, h);
+                in = h;
+            }
+            if (cross_attention(m, si, l, s, in, b, a)) return;
+            residual(cn, lw.cross_out, lw.cross_after, x, a, T, d);
+        }
+        const plan::Norms& mn = layer.mlp_norms;
+        in = x;
+        if (mn.in.present()) {
+            norm_rows(mn.in, lw.mlp_in, x, T, d, h);
+            in = h;
+        }
+        mlp(layer.mlp, lw, in, T, u.data(), a);
+        residual(mn, lw.mlp_out, lw.mlp_after, x, a, T, d);
+    }
+    if (stack.final_norm.present()) norm_rows(stack.final_norm, sw.final_norm, x, T, d, s.out);
+    else std::memcpy(s.out, x, T * d * sizeof(float));
+}
+
+void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits)
+{
+    const plan::Head& p = m.plan.head;
+    const Weights& w = m.weights;
+    const std::size_t d = m.plan.main().width();
+    const float* in = hidden;
+    if (p.mlm_transform) {  // dense, activation, LayerNorm
+        apply(w.mlm_dense, hidden, rows, scratch);
+        activate(p.mlm_activation, scratch, rows * d);
+        norm_rows(p.mlm_norm, w.mlm_norm, scratch, rows, d, scratch);
+        in = scratch;
+    }
+    if (p.input_scale != 1.f) {
+        if (in != scratch) std::memcpy(scratch, in, rows * d * sizeof(float));
+        kernels::scale_inplace{}(arch{}, scratch, rows * d, p.input_scale);
+        in = scratch;
+    }
+    apply(w.head, in, rows, logits);
+    if (p.softcap > 0.f) kernels::softcap_inplace{}(arch{}, logits, rows * w.head.out, p.softcap);
+}
+
+}  // namespace model
+}  // namespace attnscope

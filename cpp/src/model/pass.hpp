@@ -1,0 +1,109 @@
+// The one forward pass's internals: a loaded model (Transformer::Impl), one pass of one stack over new positions
+// (StackStep, run_stack), the head (run_head), and the sizes of every buffer a pass allocates (workspace.cpp), from
+// which both the pass allocates and the memory plan counts. Internal to the core.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnscope/model.hpp"
+#include "weights.hpp"
+
+namespace attnscope {
+
+struct Transformer::Impl {
+    plan::Plan plan;
+    model::Weights weights;
+    ModelConfig config;
+    std::uint64_t parameter_bytes = 0;
+};
+
+namespace model {
+
+/// One attention's head interventions in one pass.
+struct Heads {
+    const HeadMask* ablate = nullptr;    ///< empty, or layers × heads flags
+    Ablation ablation = Ablation::zero;  ///< what `ablate` does
+    const HeadMask* patch = nullptr;     ///< empty, or layers × heads flags
+    const float* patch_from = nullptr;   ///< [L, rows, H, hd] when patch is non-empty
+    float* kept = nullptr;               ///< [L, rows, H, hd] out, or null
+};
+
+/// Where a pass records what trace() returns: the traced attention of this stack (self or cross).
+struct TraceSink {
+    AttentionTrace* trace;
+    bool cross;
+};
+
+/// One pass of one stack over `rows` new positions from `first_position`, reading and extending per-layer key/value
+/// caches of `capacity` positions ([capacity, kv_width] per layer, keys after QK-norm and RoPE). forward() runs it
+/// once over every token; generate() and translate() once per token.
+struct StackStep {
+    const std::int32_t* tokens = nullptr;
+    const std::int32_t* token_types = nullptr;  ///< may be null
+    const std::uint8_t* key_mask = nullptr;     ///< HF polarity, first_position + rows entries; may be null
+    std::size_t rows = 0, first_position = 0, capacity = 0;
+    float* key_cache = nullptr;                 ///< layers × capacity × kv_width
+    float* value_cache = nullptr;
+    // Cross-attention over `memory` (an encoder's output, memory_rows × its width), whose keys and values per layer
+    // go to cross_kv ([layers, memory_rows, 2 · kv_width], each row k | v); projected by this call unless cross_ready.
+    const float* memory = nullptr;
+    std::size_t memory_rows = 0;
+    const std::uint8_t* memory_mask = nullptr;
+    float* cross_kv = nullptr;
+    bool cross_ready = false;
+    Heads self, cross;
+    float* attention = nullptr;        ///< [layers, heads, rows, first_position + rows], or null
+    float* cross_attention = nullptr;  ///< [layers, heads, rows, memory_rows], or null
+    TraceSink* sink = nullptr;         ///< the pass ends after the traced attention
+    float* out = nullptr;              ///< [rows, width]: the stack's output after its final norm
+    const char* call = "forward";      ///< what a size error names
+};
+void run_stack(const Transformer::Impl& m, std::size_t stack, const StackStep& step);
+
+/// logits [rows, vocab] of the main stack's output `hidden` [rows, width] through the head (and its transform, input
+/// scale and soft-capping). `scratch` holds rows × width floats.
+void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits);
+
+/// The buffers one run_stack() allocates, in floats (blocked flags in bytes), from the plan and the call's sizes
+/// alone: run_stack() allocates exactly these, and the memory plan sums them, so the two cannot drift apart.
+struct StackBuffers {
+    std::uint64_t residual = 0;   ///< x, the sublayer input h, the sublayer output a, a parallel MLP's output
+    std::uint64_t qkv = 0, context = 0, mlp = 0;
+    std::uint64_t scores = 0;     ///< a block of query rows per worker (and as much again of position bias)
+    std::uint64_t panels = 0;     ///< every K/V head's packed keys and values
+    std::uint64_t rope = 0;       ///< cos and sin of every new position, per kind of layer
+    std::uint64_t cross = 0;      ///< cross-attention's q
+    std::uint64_t blocked_bytes = 0;
+    std::uint64_t bytes() const;
+};
+StackBuffers stack_buffers(const plan::Stack& s, std::uint64_t rows, std::uint64_t keys, std::uint64_t memory_rows);
+
+/// What one forward() of `tokens` tokens (and `source` for an encoder–decoder) allocates besides the stacks' buffers:
+/// the caches and scratch in floats, the outputs by shape (empty: not made). forward() allocates from these.
+struct RequestBuffers {
+    std::uint64_t caches = 0;   ///< every stack's keys and values, cross-attention's included
+    std::uint64_t memory = 0;   ///< an encoder–decoder's encoder output
+    std::uint64_t scratch = 0;  ///< the head's input
+    Shape hidden, logits, attention, encoder_attention, cross_attention, heads;
+    std::uint64_t bytes() const;
+};
+RequestBuffers request_buffers(const plan::Plan& p, std::size_t tokens, std::size_t source, bool need_attention,
+                               bool keep_heads, bool head);
+
+/// Bytes one forward() of `tokens` tokens (on each side) with every attention map takes next to the weights.
+std::uint64_t forward_workspace_bytes(const plan::Plan& p, std::size_t tokens, bool head);
+
+/// What the pass assumes of every plan, checked once when a family has made one (a family's bug is a
+/// std::logic_error, never a wrong result): within a stack every layer has the same heads and widths; a shared or tied
+/// table has one vocabulary and width; a LayerNorm has a bias; an encoder–decoder's decoder layers all cross-attend.
+void validate_plan(const plan::Plan& p);
+
+/// std::length_error when `floats` of parameters (F32) pass max_parameter_bytes, naming the count and the bytes.
+void check_parameter_bytes(std::uint64_t floats, const std::string& family, const char* call);
+
+/// The sizes the API shows (ModelConfig) from a plan.
+ModelConfig summary(const plan::Plan& p, bool head);
+
+}  // namespace model
+}  // namespace attnscope

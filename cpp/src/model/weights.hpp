@@ -1,0 +1,71 @@
+// A model's weights, declared once from its plan (declare_weights): what a stack, a layer and the head hold, in the
+// layout the kernels read. The same declaration counts the parameters before anything is allocated (a dry
+// declaration holds sizes only), allocates them, and gives every part named by a family's tensor table its place
+// (destination_of). Internal to the core.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attnscope/plan.hpp"
+
+namespace attnscope {
+namespace model {
+
+/// y = x·B (+ bias): B is in × out, packed into the GEMM's column panels (kernels::pack_panels layout).
+struct Matrix {
+    std::size_t in = 0, out = 0;
+    bool has_bias = false;
+    std::vector<float> packed, bias;
+    bool exists() const { return out != 0; }
+};
+
+/// A plain run of floats (a norm's weight, a table).
+struct Vector {
+    std::size_t size = 0;
+    std::vector<float> data;
+    bool exists() const { return size != 0; }
+};
+
+struct NormWeights {
+    Vector weight, bias;
+};
+
+/// A layer's weights. `qkv` holds the q heads, then the k heads, then the v heads as columns; a gated MLP's `up`
+/// holds the gate's columns, then the up projection's (one product for both). Cross-attention's q comes from the
+/// decoder, its k|v from the encoder's output.
+struct LayerWeights {
+    NormWeights attn_in, attn_out, attn_after, cross_in, cross_out, cross_after, mlp_in, mlp_out, mlp_after;
+    Vector q_norm, k_norm;
+    Matrix qkv, o, cross_q, cross_kv, cross_o, up, down;
+};
+
+struct StackWeights {
+    Vector positions;       ///< learned [rows, width]; sinusoidal: computed at allocation
+    Vector types;           ///< [type_vocab, width]
+    Vector relative_bias;   ///< [buckets, heads], layer 0's
+    NormWeights embed_norm, final_norm;
+    std::vector<LayerWeights> layers;
+};
+
+struct Weights {
+    /// Token tables [vocab, width], by Embedding::table. The tied one is held as the head's panels instead (its
+    /// Vector keeps only its size), serving the lookup and the head.
+    std::vector<Vector> tables;
+    std::vector<StackWeights> stacks;
+    Matrix head, mlm_dense;
+    NormWeights mlm_norm;
+    /// The table held in head.packed, or -1.
+    int tied_table = -1;
+};
+
+/// Declares every weight of `p` into `w`: sizes always, memory too when `allocate` (zeros, then the loader fills
+/// them; a sinusoidal table is computed). Throws std::length_error past the address space.
+void declare_weights(const plan::Plan& p, Weights& w, bool allocate);
+
+/// Floats the declared weights hold, the packed panels' padding included (saturating far beyond any memory).
+std::uint64_t weight_floats(const Weights& w);
+
+}  // namespace model
+}  // namespace attnscope
