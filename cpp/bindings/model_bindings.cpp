@@ -1,41 +1,92 @@
-// The binding's model adapters: safetensors headers, model files, and LanguageModel / Seq2SeqModel calls and traces.
+// The binding's model adapters: safetensors headers, our model files, and every model's calls (forward, generate,
+// translate, trace; the GRU models' own two) on one class, their requests converted from the wrapper's values.
 #include "model_bindings.hpp"
 
 #include <emscripten/bind.h>
 
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace attnscope::bindings {
 
 namespace {
 
-// The heads to switch off, as the wrapper passes them (ablation.js headLists), checked against the model's sizes.
-HeadMask head_mask(const val& list, const LanguageModelConfig& c)
-{
-    return head_flags(list, "options.ablate", c.num_layers, c.num_heads);
-}
-
-// {encoderSelf, decoderSelf, decoderCross}: one list per kind of attention.
-Seq2SeqAblation seq2seq_ablation(const val& lists, const Seq2SeqModelConfig& c)
-{
-    const char* name = "options.ablate";
-    return {head_flags(lists["encoderSelf"], name, c.num_encoder_layers, c.num_heads),
-            head_flags(lists["decoderSelf"], name, c.num_decoder_layers, c.num_heads),
-            head_flags(lists["decoderCross"], name, c.num_decoder_layers, c.num_heads)};
-}
-
-// options.maxSteps (a number, JS checked its type): `fallback` steps when undefined, else a whole number from 1 to the
-// model's own limit, which its translate() clips to (so the check and the clip are one number).
-std::size_t steps_of(const val& max_steps, std::size_t limit, std::size_t fallback)
-{
-    if (max_steps.isUndefined()) return fallback;
-    return std::size_t(whole_number(max_steps.as<double>(), "options.maxSteps", 1, double(limit)));
-}
-
 // 0/1 flags as a fresh Uint8Array.
 val flags_value(const std::vector<std::uint8_t>& flags)
 {
     return val::global("Uint8Array").new_(emscripten::typed_memory_view(flags.size(), flags.data()));
+}
+
+// A JS array of numbers as T values: each a whole number in T's range, else a RangeError naming it (a request's values
+// are the caller's; the core checks them against the model, this only that C++ can hold them).
+template <class T>
+std::vector<T> whole_numbers(const val& array, const char* name)
+{
+    using limits = std::numeric_limits<T>;
+    const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(array);
+    std::vector<T> out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double v = values[i];
+        if (!(v >= double(limits::min()) && v <= double(limits::max())) || v != std::floor(v))
+            fail(Status::range_error, "%[%]: expected a whole number from % to %, got %",
+                 {name, i, JsNumber{double(limits::min())}, JsNumber{double(limits::max())}, JsNumber{v}});
+        out[i] = T(v);
+    }
+    return out;
+}
+
+// A mask's 0/1 entries as bytes: any other whole number becomes 2, which the core refuses naming the entry (a 256
+// must not wrap to a valid 0).
+std::vector<std::uint8_t> flags_of(const val& array, const char* name)
+{
+    const std::vector<std::int32_t> values = whole_numbers<std::int32_t>(array, name);
+    std::vector<std::uint8_t> flags(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) flags[i] = values[i] == 0 || values[i] == 1 ? std::uint8_t(values[i]) : 2;
+    return flags;
+}
+
+// The heads a list names (ablation.js headLists: [index, layer, head, …]), checked against `stack`'s layers and heads.
+HeadMask heads_of(const val& list, const char* name, const plan::Stack& stack, bool cross)
+{
+    if (list.isUndefined() || list.isNull()) return {};
+    return head_flags(list, name, stack.layers(), cross ? stack.layer(0).cross.heads : stack.layer(0).self.heads);
+}
+
+// A request as the wrapper converted it; `kept` holds patchFrom's copy for the call (the core's request only points
+// at it) and `call` its name.
+Transformer::Request request_of(const val& r, Tensor& kept, std::string& call, const plan::Plan& p)
+{
+    Transformer::Request request;
+    call = r["call"].as<std::string>();
+    request.call = call.c_str();
+    request.tokens = token_ids(r["tokens"], p.seq2seq() ? "target" : "tokens", p.main().embedding.vocab);
+    if (!r["attentionMask"].isUndefined()) request.attention_mask = flags_of(r["attentionMask"], "attentionMask");
+    if (!r["tokenTypeIds"].isUndefined()) request.token_type_ids = whole_numbers<std::int32_t>(r["tokenTypeIds"], "tokenTypeIds");
+    if (!r["source"].isUndefined()) request.source = token_ids(r["source"], "source", p.stacks.front().embedding.vocab);
+    if (!r["sourceMask"].isUndefined()) request.source_mask = flags_of(r["sourceMask"], "sourceMask");
+    request.need_attention = r["needAttention"].isUndefined() || r["needAttention"].as<bool>();
+    request.ablate = heads_of(r["ablate"], "options.ablate", p.main(), false);
+    if (p.seq2seq()) {
+        request.ablate_cross = heads_of(r["ablateCross"], "options.ablate", p.main(), true);
+        request.ablate_encoder = heads_of(r["ablateEncoder"], "options.ablate", p.stacks.front(), false);
+    }
+    const val ablation = r["ablation"];
+    if (!ablation.isUndefined()) {
+        const std::string kind = ablation.as<std::string>();
+        if (kind != "zero" && kind != "mean") fail(Status::range_error, "options.ablation: expected 'zero' or 'mean', got '%'", {kind.c_str()});
+        request.ablation = kind == "mean" ? Ablation::mean : Ablation::zero;
+    }
+    request.keep_heads = !r["keepHeads"].isUndefined() && r["keepHeads"].as<bool>();
+    request.patch = heads_of(r["patch"], "options.patch", p.main(), false);
+    const val from = r["patchFrom"];
+    if (!from.isNull() && !from.isUndefined()) {
+        // Fields, not Tensor's checking constructor: the core's check of patchFrom names the call and the field.
+        kept.shape = shape_of(from["shape"], "options.patchFrom.shape");
+        kept.data = emscripten::convertJSArrayToNumberVector<float>(from["data"]);
+        request.patch_from = &kept;
+    }
+    return request;
 }
 
 }  // namespace
@@ -64,8 +115,7 @@ val read_safetensors_raw(std::uintptr_t file, double size)
     }, "this model");
 }
 
-// {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]}, or null with the failure recorded.
-val Model::load(std::uintptr_t file, double size)
+val Model::loadFile(std::uintptr_t file, double size)
 {
     return guarded([&] {
         ModelFile loaded = read_model_file(at<const std::uint8_t>(file), std::size_t(size));
@@ -90,70 +140,66 @@ val Model::load(std::uintptr_t file, double size)
         result.set("training", loaded.training);
         result.set("tensors", tensors);
         file_ = std::move(loaded);
+        model_ = file_.language_model ? &file_.language_model->transformer() : file_.seq2seq ? &file_.seq2seq->transformer() : nullptr;
         return result;
     }, "this model");
 }
 
-std::vector<std::int32_t> Model::source_ids(const val& ids) const
+Transformer& Model::transformer(const char* call) const
 {
-    return token_ids(ids, "source",
-                     file_.seq2seq ? file_.seq2seq->config().src_vocab_size : file_.rnn_seq2seq->config().src_vocab_size);
+    if (!model_) fail(Status::state_error, "%: this model is not a transformer", {call});
+    return *model_;
 }
 
-std::vector<std::int32_t> Model::target_ids(const val& ids) const
+// The architecture; undefined for a GRU model, which has no plan (null would be the error protocol's failure).
+val Model::config() const
 {
-    return token_ids(ids, "target",
-                     file_.seq2seq ? file_.seq2seq->config().tgt_vocab_size : file_.rnn_seq2seq->config().tgt_vocab_size);
+    return guarded([&] { return model_ ? config_value(model_->plan(), model_->config()) : val::undefined(); });
 }
 
-// {logits, attention} or null with the status set.
-val Model::lmForward(const val& tokens, bool need_attention, const val& ablate)
+double Model::parameterBytes() const { return model_ ? double(model_->parameter_bytes()) : 0; }
+
+val Model::forward(const val& request)
 {
     return guarded([&] {
-        LanguageModel& model = *file_.language_model;
-        const std::vector<std::int32_t> ids = token_ids(tokens, "tokens", model.config().vocab_size);
-        const LanguageModel::Output out = model.forward(ids, need_attention, head_mask(ablate, model.config()));
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("forward");
+        const Transformer::Output out = m.forward(request_of(request, kept, call, m.plan()));
         val result = val::object();
-        set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});
-        return result;
-    });
-}
-
-val Model::lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate)
-{
-    return guarded([&] {
-        LanguageModel& model = *file_.language_model;
-        const std::vector<std::int32_t> ids = token_ids(prompt, "prompt", model.config().vocab_size);
-        return int_array(model.generate(ids, std::size_t(max_new_tokens), stop_token, head_mask(ablate, model.config())));
-    });
-}
-
-val Model::seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate)
-{
-    return guarded([&] {
-        const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
-        const Seq2SeqModel::Output out = file_.seq2seq->forward(source_tokens, target_tokens, need_attention,
-                                                                seq2seq_ablation(ablate, file_.seq2seq->config()));
-        val result = val::object();
-        set_tensors(result, {{"logits", &out.logits}, {"encoderAttention", &out.encoder_attention},
-                             {"decoderAttention", &out.decoder_attention},
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
+                             {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
                              {"crossAttention", &out.cross_attention}});
         return result;
     });
 }
 
-val Model::seq2seqTranslate(const val& source, int bos, int eos, const val& max_steps, const val& ablate)
+val Model::generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {
     return guarded([&] {
-        const std::vector<std::int32_t> source_tokens = source_ids(source);
-        // The default leaves the decoder's last position unused, one step short of the limit.
-        const std::size_t limit = file_.seq2seq->max_steps_limit(), steps = steps_of(max_steps, limit, limit - 1);
-        const Seq2SeqModel::Translation out = file_.seq2seq->translate(source_tokens, bos, eos, steps,
-                                                                       seq2seq_ablation(ablate, file_.seq2seq->config()));
+        Transformer& m = transformer(call.c_str());
+        const auto tokens = token_ids(prompt, "prompt", m.plan().main().embedding.vocab);
+        const auto stop = std::int32_t(whole_number(stop_token, "options.stopToken", -1, std::numeric_limits<std::int32_t>::max()));  // -1: none
+        return int_array(m.generate(tokens, to_size(max_new_tokens, "options.maxNewTokens"), stop,
+                                    heads_of(ablate, "options.ablate", m.plan().main(), false), call.c_str()));
+    });
+}
+
+val Model::translate(const val& request, double start, double eos, const val& max_steps)
+{
+    return guarded([&] {
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("translate");
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // The default and the range are the core's (default_steps, max_steps_limit: the number translate() clips to).
+        const std::size_t limit = m.max_steps_limit();
+        const std::size_t steps = max_steps.isUndefined() ? m.default_steps()
+                                                          : std::size_t(whole_number(max_steps.as<double>(), "options.maxSteps", 1, double(limit)));
+        const Transformer::Translation out = m.translate(r.source, std::int32_t(start), std::int32_t(eos), steps, r);
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
-        set_tensors(result, {{"encoderAttention", &out.encoder_attention},
-                             {"decoderAttention", &out.decoder_attention},
+        set_tensors(result, {{"encoderAttention", &out.encoder_attention}, {"decoderAttention", &out.decoder_attention},
                              {"crossAttention", &out.cross_attention}});
         return result;
     });
@@ -162,9 +208,8 @@ val Model::seq2seqTranslate(const val& source, int bos, int eos, const val& max_
 val trace_value(const AttentionTrace& t)
 {
     val result = val::object();
-    set_numbers(result, {{"layer", double(t.layer)}, {"head", double(t.head)},
-                         {"query", double(t.query)}, {"kvHead", double(t.kv_head)},
-                         {"scale", double(t.scale)}});
+    set_numbers(result, {{"layer", double(t.layer)}, {"head", double(t.head)}, {"query", double(t.query)},
+                         {"kvHead", double(t.kv_head)}, {"scale", double(t.scale)}});
     result.set("visible", flags_value(t.visible));
     set_tensors(result, {{"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
                          {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput
@@ -175,30 +220,21 @@ val trace_value(const AttentionTrace& t)
     return result;
 }
 
-// A trace (trace_value) or null with the status set. `call` is {tokens, ablate} for a language model, {source,
-// target, attention, ablate} for an encoder–decoder (one entry point, one registration, the numbers as arguments:
-// the .wasm is near its budget); the core checks layer, head and query against the model.
-val Model::trace(const val& call, double layer_number, double head_number, double query_number)
+val Model::trace(const val& request, const std::string& attention, double layer, double head, double query)
 {
     return guarded([&] {
-        const std::size_t layer = to_size(layer_number, "options.layer");
-        const std::size_t head = to_size(head_number, "options.head");
-        const std::size_t query = to_size(query_number, "options.query");
-        if (file_.language_model) {
-            LanguageModel& model = *file_.language_model;
-            const std::vector<std::int32_t> ids = token_ids(call["tokens"], "tokens", model.config().vocab_size);
-            return trace_value(model.trace(ids, layer, head, query, head_mask(call["ablate"], model.config())));
-        }
-        // The API's names of the three kinds of attention (index.d.ts Seq2SeqTraceOptions).
-        const std::string attention = call["attention"].as<std::string>();
-        Seq2SeqAttention which = Seq2SeqAttention::encoder_self;
-        if (attention == "decoder") which = Seq2SeqAttention::decoder_self;
-        else if (attention == "cross") which = Seq2SeqAttention::decoder_cross;
-        else if (attention != "encoder")
-            fail(Status::range_error, "options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {attention.c_str()});
-        const std::vector<std::int32_t> source = source_ids(call["source"]), target = target_ids(call["target"]);
-        return trace_value(file_.seq2seq->trace(source, target, which, layer, head, query,
-                                                seq2seq_ablation(call["ablate"], file_.seq2seq->config())));
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("trace");
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // The API's names of the kinds of attention (index.d.ts): 'self' is the only one of a single stack, 'decoder'
+        // an encoder–decoder's own.
+        AttentionKind kind = AttentionKind::self;
+        if (attention == "encoder") kind = AttentionKind::encoder;
+        else if (attention == "cross") kind = AttentionKind::cross;
+        else if (attention != "self" && attention != "decoder")
+            fail(Status::range_error, "%: options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {call, attention.c_str()});
+        return trace_value(m.trace(r, kind, to_size(layer, "options.layer"), to_size(head, "options.head"), to_size(query, "options.query")));
     });
 }
 
@@ -206,8 +242,9 @@ val Model::trace(const val& call, double layer_number, double head_number, doubl
 val Model::rnnForward(const val& source, const val& target)
 {
     return guarded([&] {
-        const std::vector<std::int32_t> source_tokens = source_ids(source), target_tokens = target_ids(target);
-        const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(source_tokens, target_tokens);
+        const RnnSeq2SeqConfig& c = file_.rnn_seq2seq->config();
+        const RnnSeq2SeqModel::Output out = file_.rnn_seq2seq->forward(token_ids(source, "source", c.src_vocab_size),
+                                                                       token_ids(target, "target", c.tgt_vocab_size));
         val result = val::object();
         set_tensors(result, {{"logits", &out.logits}, {"attention", &out.attention}});  // attention: null without attention
         return result;
@@ -219,8 +256,9 @@ val Model::rnnTranslate(const val& source, int bos, int eos, const val& max_step
 {
     return guarded([&] {
         const std::size_t limit = file_.rnn_seq2seq->max_steps_limit();
+        const std::size_t steps = max_steps.isUndefined() ? limit : std::size_t(whole_number(max_steps.as<double>(), "options.maxSteps", 1, double(limit)));
         const RnnSeq2SeqModel::Translation out =
-            file_.rnn_seq2seq->translate(source_ids(source), bos, eos, steps_of(max_steps, limit, limit));
+            file_.rnn_seq2seq->translate(token_ids(source, "source", file_.rnn_seq2seq->config().src_vocab_size), bos, eos, steps);
         val result = val::object();
         result.set("tokens", int_array(out.tokens));
         result.set("context", copy_out(out.context.data(), out.context.size(), val::undefined()));

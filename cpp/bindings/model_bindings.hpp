@@ -1,5 +1,9 @@
-// The binding's model adapters: safetensors headers and trained model files read from the heap, and the models run.
+// The binding's model adapters: one class for a loaded model (ours or a checkpoint, the GRU models included), the
+// checkpoint loader's streaming protocol, and safetensors headers read from the heap.
 #pragma once
+
+#include <memory>
+#include <string>
 
 #include "marshal.hpp"
 
@@ -10,25 +14,61 @@ val read_safetensors_raw(std::uintptr_t file, double size);
 // keyInput (null in self-attention), queryRaw, queryVector, keysRaw, keys, values, scores, scale, visible, weights,
 // context, headOutput, attentionOutput}.
 val trace_value(const AttentionTrace& trace);
+// A model's architecture as `model.config` shows it (web/src/model-config.d.ts), from its plan: the one place its
+// names are written.
+val config_value(const plan::Plan& p, const ModelConfig& c);
 
-// A trained model read from a file. Created empty; load() fills it or leaves it empty (everything the failed
-// read built is already freed), so the wrapper deletes it at once on failure.
+class Loader;
+
+// A loaded model. Created empty, then filled by loadFile() (our files) or Loader::finish() (a checkpoint); on a failed
+// fill it stays empty, so the wrapper deletes it at once. Every method follows the binding's one error protocol
+// (null, with _lastStatus() and _lastError()); each request carries the JS call's name, which every message starts with.
 class Model {
 public:
-    val load(std::uintptr_t file, double size);
-    val lmForward(const val& tokens, bool need_attention, const val& ablate);
-    val lmGenerate(const val& prompt, double max_new_tokens, int stop_token, const val& ablate);
-    val seq2seqForward(const val& source, const val& target, bool need_attention, const val& ablate);
-    val seq2seqTranslate(const val& source, int bos, int eos, const val& max_steps, const val& ablate);
-    val trace(const val& call, double layer, double head, double query);
+    // {kind, config, vocab, namedHeads, training (JSON texts), tensors: [{name, shape}]}
+    val loadFile(std::uintptr_t file, double size);
+    val config() const;
+    double parameterBytes() const;
+    // request: {call, tokens, attentionMask, tokenTypeIds, source, sourceMask: number[], needAttention, keepHeads:
+    // boolean, ablate, ablateCross, ablateEncoder: headLists, ablation: 'zero' | 'mean', patch, patchFrom: {data, shape} | null}
+    val forward(const val& request);
+    val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
+    // maxSteps undefined: the most the model's positions allow
+    val translate(const val& request, double start, double eos, const val& max_steps);
+    // attention: 'self' (the main stack), 'encoder', 'decoder' (an encoder–decoder's own self-attention), 'cross'
+    val trace(const val& request, const std::string& attention, double layer, double head, double query);
     val rnnForward(const val& source, const val& target);
     val rnnTranslate(const val& source, int bos, int eos, const val& max_steps);
 
 private:
-    // The ids of a source or target argument: the vocabulary size of the encoder–decoder this file holds.
-    std::vector<std::int32_t> source_ids(const val& ids) const;
-    std::vector<std::int32_t> target_ids(const val& ids) const;
+    friend class Loader;
+    Transformer& transformer(const char* call) const;
     ModelFile file_;
+    std::unique_ptr<Transformer> checkpoint_;
+    Transformer* model_ = nullptr;  // the file's transformer, or the checkpoint
+};
+
+// CheckpointLoader behind a two-step start (as Model::loadFile): created empty, then open() with config.json's text
+// and the call's name, so that a config the core refuses fails like every other call. After an error the wrapper
+// deletes the loader.
+class Loader {
+public:
+    val open(const std::string& config_json, const std::string& call, bool allow_non_finite);  // the config, as Model::config()
+    val setIndex(const std::string& index_json);
+    val files();  // the weight files to read, in order
+    val neededHeaderBytes(const std::string& file, std::uintptr_t first8, double file_size);
+    val addHeader(const std::string& file, std::uintptr_t bytes, double size, double file_size);  // data start
+    // The memory the load and a forward pass of `tokens` tokens (0: the core's default) will take, as a plain object;
+    // a RangeError naming the parameters and bytes when WebAssembly memory has no room for it. From config.json alone
+    // before the headers, exact after them.
+    val plan(double tokens);
+    val allocate();  // refuses, before allocating, parameters WebAssembly memory has no room for
+    val write(const std::string& file, double offset, std::uintptr_t data, double size);
+    val finish(Model& into);  // moves the model into `into`; the loader is spent
+
+private:
+    std::unique_ptr<CheckpointLoader> loader_;
+    std::string call_;
 };
 
 }  // namespace attnscope::bindings

@@ -8,7 +8,6 @@
 #include "attention_bindings.hpp"
 #include "marshal.hpp"
 #include "model_bindings.hpp"
-#include "pretrained_bindings.hpp"
 
 using namespace attnscope;
 using namespace attnscope::bindings;
@@ -84,35 +83,27 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_scaledDotProductAttention", &sdpa);
 
     function("_readSafetensors", &read_safetensors_raw);
+    // Every model, ours and Hugging Face's, is one class (web/src/model.js); the GRU models' two calls are its too.
     class_<Model>("_Model")
         .constructor<>()
-        .function("load", &Model::load)
-        .function("lmForward", &Model::lmForward)
-        .function("lmGenerate", &Model::lmGenerate)
-        .function("seq2seqForward", &Model::seq2seqForward)
-        .function("seq2seqTranslate", &Model::seq2seqTranslate)
+        .function("loadFile", &Model::loadFile)
+        .function("config", &Model::config)
+        .function("parameterBytes", &Model::parameterBytes)
+        .function("forward", &Model::forward)
+        .function("generate", &Model::generate)
+        .function("translate", &Model::translate)
         .function("trace", &Model::trace)
-        // RnnSeq2SeqModel (web/src/rnn-model.js)
         .function("rnnForward", &Model::rnnForward)
         .function("rnnTranslate", &Model::rnnTranslate);
-
-
-    class_<HfModel>("_PretrainedModel")
+    class_<Loader>("_Loader")
         .constructor<>()
-        .function("config", &HfModel::config)
-        .function("parameterBytes", &HfModel::parameterBytes)
-        .function("forward", &HfModel::forward)
-        .function("generate", &HfModel::generate)
-        .function("trace", &HfModel::trace);
-    class_<HfLoader>("_PretrainedLoader")
-        .constructor<>()
-        .function("open", &HfLoader::open)
-        .function("setIndex", &HfLoader::setIndex)
-        .function("files", &HfLoader::files)
-        .function("neededHeaderBytes", &HfLoader::neededHeaderBytes)
-        .function("addHeader", &HfLoader::addHeader)
-        .function("plan", &HfLoader::plan)
-        .function("allocate", &HfLoader::allocate)
-        .function("write", &HfLoader::write)
-        .function("finish", &HfLoader::finish);
+        .function("open", &Loader::open)
+        .function("setIndex", &Loader::setIndex)
+        .function("files", &Loader::files)
+        .function("neededHeaderBytes", &Loader::neededHeaderBytes)
+        .function("addHeader", &Loader::addHeader)
+        .function("plan", &Loader::plan)
+        .function("allocate", &Loader::allocate)
+        .function("write", &Loader::write)
+        .function("finish", &Loader::finish);
 }

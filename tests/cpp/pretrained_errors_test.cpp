@@ -307,14 +307,14 @@ TEST_CASE("requests are checked: tokens, masks, token types, ablation, generate,
     const HfCase c = attnscope_test::read_hf_case("gpt2-lm");
     auto model = load_checkpoint(c.config, c.views());
     Transformer::Request r;
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens: expected at least one token"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens: expected from 1 to 12 token ids (the model's limit), got 0"));
     r.tokens = {1, 268};
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens[1]: expected an id from 0 to 267"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens[1]: expected a token id from 0 to 267, got 268"));
     r.tokens = {1, -1};
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens[1]: expected an id from 0 to 267, got a negative id"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("tokens[1]: expected a token id from 0 to 267, got -1"));
     const std::size_t P = model->config().max_positions;
     r.tokens = std::vector<std::int32_t>(P + 1, 1);
-    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("more than the model's " + std::to_string(P) + " positions"));
+    CHECK_THROWS_WITH(model->forward(r), Catch::Contains("expected from 1 to " + std::to_string(P) + " token ids (the model's limit), got " + std::to_string(P + 1)));
     r.tokens = {1, 2};
     r.attention_mask = {1};
     CHECK_THROWS_WITH(model->forward(r), Catch::Contains("attentionMask: expected 2 entries"));

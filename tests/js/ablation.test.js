@@ -109,7 +109,7 @@ test('ablate: TypeError / RangeError naming the call and the entry; the models s
     [() => lm.forward('abc', { ablate: [{ layer: 0, head: 0 }, { layer: 0, head: 4 }] }), 'RangeError', /options.ablate\[1\].head: expected a whole number from 0 to 3, got 4/],
     [() => lm.forward('abc', { ablate: [{ layer: 0 }] }), 'TypeError', /options.ablate\[0\].head: expected a whole number, got undefined/],
     [() => lm.forward('abc', { ablate: [{ layer: 0.5, head: 0 }] }), 'RangeError', /ablate\[0\].layer: .*got 0.5/],
-    [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens, ablate\)/],
+    [() => lm.generate('abc', { maxTokens: 3 }), 'TypeError', /unknown option 'maxTokens' \(expected one of maxNewTokens, stopToken, ablate\)/],
     [() => s2s.translate('may 1 2020', { ablate: [{ layer: 0, head: 0 }] }), 'TypeError', /Seq2SeqModel.translate: options.ablate\[0\].attn: expected one of 'enc_self', 'dec_self', 'dec_cross', got undefined/],
     [() => s2s.forward('may 1 2020', [1], { ablate: [{ attn: 'cross', layer: 0, head: 0 }] }), 'RangeError', /Seq2SeqModel.forward: options.ablate\[0\].attn: expected one of .*, got 'cross'/],
     [() => s2s.translate('may 1 2020', { ablate: [{ attn: 'enc_self', layer: s2s.config.numEncoderLayers, head: 0 }] }), 'RangeError',

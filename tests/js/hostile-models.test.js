@@ -15,9 +15,13 @@ test('translate("a") with default options on a file whose L·H·steps² wraps 32
   assert.ok(bytes.length < 270_000, `${bytes.length} bytes: the report's 266 KB file`);
   const model = await loadModel(bytes);
   assert.equal(model.config.maxTargetLen, 65537);
-  // Before: self_weights of 1·1·65536² floats = 0 in 32 bits, and a heap overflow at the first decoding step.
-  assert.throws(() => model.translate('a'), (error) => error instanceof RangeError &&
-    /^Seq2SeqModel\.translate: .*the decoder attention of 65536 steps .*pass a smaller max_steps: sizes too large \(1 × 1 × 65536 × 65536 elements of 4 bytes/.test(error.message));
+  // Before: self_weights of 1·1·65536² floats = 0 in 32 bits, and a heap overflow at the first decoding step. The
+  // worst case of a maxSteps is checked before decoding; by default translate stops at 512 steps (issue 32).
+  assert.throws(() => model.translate('a', { maxSteps: 65536 }), (error) => error instanceof RangeError &&
+    /^Seq2SeqModel\.translate: maxSteps 65536: the caches and attention maps of 65536 steps would need \d+ MiB, more than WebAssembly's 4 GiB; pass a smaller maxSteps$/.test(error.message));
+  assert.throws(() => model.translate('a', { maxSteps: 20000 }), (error) => error instanceof RangeError &&
+    /^Seq2SeqModel\.translate: maxSteps 20000: after \d+ steps without the end token, .* MiB a call may take; pass a maxSteps of at most \d+$/.test(error.message));
+  assert.equal(model.translate('a').outputIds.length, 512);
   const { outputIds, decoderAttention } = model.translate('a', { maxSteps: 50 });
   assert.deepEqual(outputIds, new Array(50).fill(0), 'head.bias never picks <eos>');
   assert.deepEqual(decoderAttention.shape, [1, 1, 50, 50]);
@@ -43,7 +47,7 @@ test("forward on max_len tokens of the report's language model (d_ff 2^20 + 1, 4
   // Before: 4096 × 1048577 floats wrapped to 4096, and fc1 wrote 16 GB past them.
   assert.throws(() => model.forward(new Array(4096).fill(0), { needAttention: false }), (error) => error instanceof RangeError &&
     // The core's message names the call (for C++ callers); the wrapper does not name it a second time.
-    /^LanguageModel\.forward: tokens × d_ff: sizes too large \(4096 × 1048577 elements of 4 bytes overflows the address space\)$/.test(error.message));
+    /^LanguageModel\.forward: the MLP's workspace of 4096 tokens needs 4294971392 floats, more than the address space holds; pass fewer tokens$/.test(error.message));
   assert.equal(memoryUsage().wasmBytes, before, 'refused without growing WASM memory');
   assert.deepEqual(model.forward([0, 1]).logits.shape, [2, 2]);
   model.dispose();

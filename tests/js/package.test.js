@@ -71,7 +71,7 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
     assert.ok(Math.abs(result.sum - 1) < 1e-6);
 
     writeFileSync(path.join(work, 'consumer.ts'), `
-      import { init, runtimeInfo, MultiHeadAttention, scaledDotProductAttention, type Tensor, type ForwardResult, type LanguageModel, type Seq2SeqModel } from 'attnscope';
+      import { init, runtimeInfo, MultiHeadAttention, scaledDotProductAttention, type Tensor, type ForwardResult, type LanguageModel, type Seq2SeqModel, type TrainedLanguageModel, type TrainedSeq2SeqModel } from 'attnscope';
       await init({ wasmUrl: new URL('./attnscope.wasm', import.meta.url), threads: 'auto' });
       const build: 'single' | 'threads' = runtimeInfo().build;
       const mha = new MultiHeadAttention({ embedDim: 8, numHeads: 2 });
@@ -89,11 +89,14 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       const firstWeight: number = s.weights.data[0];
       mha.loadStateDict({ 'out_proj.bias': new Float32Array(8) });
       mha.dispose();
-      // A model's config and vocab are typed per kind; the deprecated snake_case names still type-check.
-      declare const lm: LanguageModel, s2s: Seq2SeqModel;
+      // Our files' config and vocab are typed per kind; the deprecated snake_case names still type-check.
+      declare const lm: TrainedLanguageModel, s2s: TrainedSeq2SeqModel;
+      // Every model's architecture is one type, ours and a checkpoint's alike.
+      declare const any: LanguageModel | Seq2SeqModel;
+      const kvHeads: number = any.architecture.kvHeads + (any.architecture.encoder?.layers ?? 0);
       const sizes: number[] = [lm.config.numHeads, lm.config.maxLen, lm.vocab.bosId, s2s.config.numDecoderLayers, s2s.vocab.targetEosId,
         lm.config.n_heads, s2s.vocab.tgt_eos_id, lm.header.named_heads.length];
-      export { heads, firstWeight, build, sizes };`);
+      export { heads, firstWeight, build, sizes, kvHeads };`);
     writeFileSync(path.join(work, 'bad.ts'), `
       import { MultiHeadAttention, type Tensor } from 'attnscope';
       new MultiHeadAttention({ embedDim: '8', numHeads: 2 });

@@ -77,13 +77,13 @@ test('a kept run that does not fit, flags out of range and wrong types are refus
   const kept = model.forward([266, 261, 263], { keepHeads: true }).heads;
   const call = (options) => () => model.forward([266, 261], options);
   assert.throws(call({ patch: [{ layer: 0, head: 0 }], patchFrom: kept }),
-    { name: 'RangeError', message: 'PretrainedLanguageModel.forward: patch_from: expected a kept run of 2 tokens (this request\'s), got one of 3' });
-  assert.throws(call({ patch: [{ layer: 0, head: 0 }] }), { name: 'RangeError', message: /PretrainedLanguageModel\.forward: patch_from: expected a kept run's heads/ });
-  assert.throws(call({ patch: [{ layer: 2, head: 0 }], patchFrom: kept }), { name: 'RangeError', message: /PretrainedLanguageModel\.forward: options\.patch\[0\]\.layer/ });
-  assert.throws(call({ patch: [{ layer: 0, head: 0 }], patchFrom: kept.data }), { name: 'TypeError', message: /PretrainedLanguageModel\.forward: options\.patchFrom: expected a kept run's heads/ });
+    { name: 'RangeError', message: 'LanguageModel.forward: patchFrom: expected a kept run of 2 tokens (this request\'s), got one of 3' });
+  assert.throws(call({ patch: [{ layer: 0, head: 0 }] }), { name: 'RangeError', message: /LanguageModel\.forward: patchFrom: expected a kept run's heads/ });
+  assert.throws(call({ patch: [{ layer: 2, head: 0 }], patchFrom: kept }), { name: 'RangeError', message: /LanguageModel\.forward: options\.patch\[0\]\.layer/ });
+  assert.throws(call({ patch: [{ layer: 0, head: 0 }], patchFrom: kept.data }), { name: 'TypeError', message: /LanguageModel\.forward: options\.patchFrom: expected a kept run's heads/ });
   assert.throws(call({ patch: [{ layer: 0, head: 0 }], patchFrom: { data: kept.data, shape: [2, 3, 2, 4] } }),
-    { name: 'RangeError', message: /patch_from: expected \[2, T, 2, 8\] \(a kept run of this model\), got another shape/ });
-  assert.throws(call({ ablation: 'median' }), { name: 'RangeError', message: "PretrainedLanguageModel.forward: ablation: expected 'zero' or 'mean', got 'median'" });
+    { name: 'RangeError', message: /patchFrom: expected \[2, T, 2, 8\] \(a kept run of this model\), got another shape/ });
+  assert.throws(call({ ablation: 'median' }), { name: 'RangeError', message: "LanguageModel.forward: options.ablation: expected 'zero' or 'mean', got 'median'" });
   assert.throws(call({ ablation: 1 }), { name: 'TypeError', message: /options\.ablation: expected 'zero' or 'mean', got/ });
   assert.throws(call({ keepHeads: 'yes' }), { name: 'TypeError', message: /options\.keepHeads/ });
 });

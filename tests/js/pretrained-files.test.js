@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { init, memoryUsage } from 'attnscope';
-import { loadPretrained } from '../../dist/pretrained.js';
+import { loadCheckpointWith as loadPretrained } from '../../dist/load-model.js';
 import { module } from '../../dist/runtime.js';
 
 const folder = new URL('../fixtures/hf/gpt2-lm/', import.meta.url);

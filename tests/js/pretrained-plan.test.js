@@ -65,8 +65,8 @@ test('planTokens: the workspace follows the planned length; wrong types are Type
   assert.ok(four.workspaceBytes >= gpt2WorkspaceAtLeast(config, 4));
   assert.ok(four.workspaceBytes < twelve.workspaceBytes);
   assert.equal((await planOf(0)).tokens, 12, '0: the default, capped at n_positions');
-  await assert.rejects(loadModel(folderOf('gpt2-lm'), { planTokens: 13 }), { name: 'RangeError', message: /^loadModel: planTokens: expected at most max_position_embeddings \(12\), got 13/ });
-  await assert.rejects(loadModel(folderOf('gpt2-lm'), { planTokens: 2.5 }), { name: 'RangeError', message: /^loadModel: planTokens: expected a whole number/ });
+  await assert.rejects(loadModel(folderOf('gpt2-lm'), { planTokens: 13 }), { name: 'RangeError', message: /^loadModel: planTokens: expected at most the model's 12 positions, got 13/ });
+  await assert.rejects(loadModel(folderOf('gpt2-lm'), { planTokens: 2.5 }), { name: 'RangeError', message: /^loadModel: options\.planTokens: expected a whole number/ });
   await assert.rejects(loadModel(folderOf('gpt2-lm'), { planTokens: '8' }), { name: 'TypeError', message: /^loadModel: options\.planTokens: expected a number of tokens, got/ });
   await assert.rejects(loadModel(folderOf('gpt2-lm'), { onPlan: 1 }), { name: 'TypeError', message: /^loadModel: options\.onPlan: expected a function/ });
 });

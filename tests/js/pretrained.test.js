@@ -97,7 +97,7 @@ test('grouped-query attention: one map per query head, and the config from the c
   assert.ok(model.config.kvHeads < model.config.heads);
   const { attention } = model.forward([1, 2, 3, 4, 5]);
   assert.deepEqual(attention.shape, [config.num_hidden_layers, config.num_attention_heads, 5, 5]);
-  assert.deepEqual(model.config.positions, { kind: 'rope', theta: config.rope_theta ?? 10000, scaling: null });
+  assert.deepEqual(model.config.positions, { kind: 'rope', theta: config.rope_theta ?? 10000, rotaryDim: config.head_dim, scaling: null });
   model.dispose();
 });
 
@@ -162,26 +162,26 @@ test('trace: one head at one query, the same weights as forward and the referenc
   const sum = scaled.reduce((a, s) => a + Math.exp(s - top), 0);
   assert.ok(maxAbsoluteError(t.weights.data, scaled.map((s) => Math.exp(s - top) / sum)) <= 1e-6);
   assert.deepEqual(t.keys.shape, [T, model.config.headDim]);
-  assert.throws(() => model.trace(input.input_ids, { layer: model.config.layers, head, query }), { name: 'RangeError', message: /^PretrainedLanguageModel\.trace: layer: / });
-  assert.throws(() => model.trace(input.input_ids, { layer, head }), { name: 'TypeError', message: /^PretrainedLanguageModel\.trace: options\.query: expected a whole number/ });
+  assert.throws(() => model.trace(input.input_ids, { layer: model.config.layers, head, query }), { name: 'RangeError', message: /^LanguageModel\.trace: layer: / });
+  assert.throws(() => model.trace(input.input_ids, { layer, head }), { name: 'TypeError', message: /^LanguageModel\.trace: options\.query: expected a whole number/ });
   model.dispose();
 });
 
 test('wrong inputs and options are TypeErrors, wrong values RangeErrors, each naming the call and the argument', async () => {
   const model = await loadModel(folderOf('gpt2-base')); // no tokenizer
-  const f = 'PretrainedLanguageModel.forward';
+  const f = 'LanguageModel.forward';
   assert.throws(() => model.forward(42), { name: 'TypeError', message: new RegExp(`^${f}: input: expected text or an array of token ids, got number 42`) });
   assert.throws(() => model.forward('text'), { name: 'TypeError', message: new RegExp(`^${f}: this checkpoint came without tokenizer\\.json`) });
-  assert.throws(() => model.forward([1, '2']), { name: 'TypeError', message: new RegExp(`^${f}: input\\[1\\]: expected a number, got string`) });
+  assert.throws(() => model.forward([1, '2']), { name: 'TypeError', message: new RegExp(`^${f}: input\\[1\\]: expected a token id \\(a whole number\\), got string`) });
   assert.throws(() => model.forward([1], { needAttention: 'yes' }), { name: 'TypeError', message: new RegExp(`^${f}: options\\.needAttention: expected true or false`) });
   assert.throws(() => model.forward([1], { tokenTypeIds: [0] }), { name: 'TypeError', message: new RegExp(`^${f}: options: unknown option 'tokenTypeIds'`) });
-  assert.throws(() => model.trace([1], { layer: 0, head: 0, query: 0, tokenTypeIds: [0] }), { name: 'TypeError', message: /^PretrainedLanguageModel\.trace: options: unknown option 'tokenTypeIds'/ });
+  assert.throws(() => model.trace([1], { layer: 0, head: 0, query: 0, tokenTypeIds: [0] }), { name: 'TypeError', message: /^LanguageModel\.trace: options: unknown option 'tokenTypeIds'/ });
   assert.throws(() => model.forward([1], { attentionMask: 'all' }), { name: 'TypeError', message: new RegExp(`^${f}: options\\.attentionMask: expected an array of 1`) });
   assert.throws(() => model.forward([model.config.vocabSize]), { name: 'RangeError', message: new RegExp(`^${f}: tokens\\[0\\]: .*${model.config.vocabSize - 1}`) });
-  assert.throws(() => model.forward([1.5]), { name: 'RangeError', message: new RegExp(`^${f}: tokens\\[0\\]: expected a whole number`) });
-  assert.throws(() => model.forward([1, 2], { attentionMask: [1, 2] }), { name: 'RangeError', message: new RegExp(`^${f}: attention_mask\\[1\\]`) });
-  assert.throws(() => model.generate([1], { maxNewTokens: -1 }), { name: 'RangeError', message: /^PretrainedLanguageModel\.generate: options\.maxNewTokens: / });
-  assert.throws(() => model.generate([1], { stopToken: 'eos' }), { name: 'TypeError', message: /^PretrainedLanguageModel\.generate: options\.stopToken: / });
+  assert.throws(() => model.forward([1.5]), { name: 'RangeError', message: new RegExp(`^${f}: tokens\\[0\\]: expected a token id from 0 to \\d+, got 1\\.5`) });
+  assert.throws(() => model.forward([1, 2], { attentionMask: [1, 2] }), { name: 'RangeError', message: new RegExp(`^${f}: attentionMask\\[1\\]`) });
+  assert.throws(() => model.generate([1], { maxNewTokens: -1 }), { name: 'RangeError', message: /^LanguageModel\.generate: options\.maxNewTokens: / });
+  assert.throws(() => model.generate([1], { stopToken: 'eos' }), { name: 'TypeError', message: /^LanguageModel\.generate: options\.stopToken: / });
   assert.equal(model.forward([1, 2]).tokens, null);
   assert.deepEqual(model.forward([1, 2]).ids, [1, 2], 'usable after errors');
   model.dispose();
@@ -216,8 +216,10 @@ test('a corrupted config.json is a TypeError or RangeError naming loadModel, con
   for (const [bad, ErrorClass, field] of table) {
     await assert.rejects(loadModel(withConfig('gpt2-lm', bad)), (e) => e instanceof ErrorClass && /^loadModel: config\.json: /.test(e.message) && field.test(e.message), JSON.stringify(bad).slice(0, 60));
   }
-  // Sizes that cannot fit in WebAssembly memory are refused from the config alone, before any weights are read.
-  await assert.rejects(loadModel(withConfig('gpt2-lm', { ...config, vocab_size: 3e8 })), { name: 'RangeError', message: /^loadModel: .*bytes/ });
+  // Sizes that cannot fit in WebAssembly memory are refused from the config alone, before any weights are read: a
+  // size past its limit by name, sizes within their limits by the bytes they need.
+  await assert.rejects(loadModel(withConfig('gpt2-lm', { ...config, vocab_size: 3e8 })), { name: 'RangeError', message: /^loadModel: config\.json: vocab_size: expected an integer from 1 to 4194304, got 300000000$/ });
+  await assert.rejects(loadModel(withConfig('gpt2-lm', { ...config, vocab_size: 4e6, n_embd: 4096, n_head: 32 })), { name: 'RangeError', message: /^loadModel: .*bytes/ });
 });
 
 test('a missing shard is named; a truncated weight file is refused; memory stays flat across failures', async () => {

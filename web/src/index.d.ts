@@ -250,40 +250,19 @@ export interface SdpaOptions {
  */
 export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: TensorLike, options?: SdpaOptions): { output: Tensor; weights: Tensor };
 
-// The trained model files' types live beside their classes (models.d.ts, rnn-model.d.ts).
-import type { LanguageModel, Seq2SeqModel } from './models.js';
-import type { RnnSeq2SeqModel } from './rnn-model.js';
+// The models' types live beside their classes (model.d.ts, seq2seq-model.d.ts, rnn-model.d.ts, load-model.d.ts).
 export type {
-  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig,
-  Seq2SeqModelVocab, Seq2SeqTraceOptions,
-} from './models.js';
-export { LanguageModel, Seq2SeqModel } from './models.js';
+  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelConfig, LanguageModelVocab, ModelArchitecture,
+  ModelForwardOptions, ModelForwardResult, ModelHeader, NamedHead, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions,
+  Seq2SeqModelConfig, Seq2SeqModelVocab, StackArchitecture, Trace, TraceOptions, TrainedLanguageModel,
+} from './model.js';
+export { EncoderModel, LanguageModel, Model, PretrainedLanguageModel } from './model.js';
+export type { Seq2SeqTraceOptions, TrainedSeq2SeqModel } from './seq2seq-model.js';
+export { Seq2SeqModel } from './seq2seq-model.js';
 export type { RnnSeq2SeqModelConfig, RnnTranslation } from './rnn-model.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
-
-import type { CheckpointFiles, EncoderModel, LoadOptions, PretrainedLanguageModel } from './pretrained.js';
-export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadPlan, LoadProgress, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions } from './pretrained.js';
-export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
-
-/**
- * Loads a trained model file (safetensors with attnscope's `__metadata__`, tools/MODEL_FORMAT.md): a
- * {@link LanguageModel} (kind `decoder_lm`) or a {@link Seq2SeqModel} (kind `seq2seq`). `source` is the file's bytes
- * or where to get them (fetched in browsers, read from disk for `file:` URLs and paths in Node). The file is checked
- * completely before the model is built; a malformed file rejects with a TypeError (a field of the wrong JSON type) or
- * a RangeError (a wrong value, size or offset) naming `loadModel`, the field and the value, and frees everything.
- */
-export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | RnnSeq2SeqModel>;
-/**
- * Loads a Hugging Face checkpoint (docs/huggingface.md): its files by name, or the URL of its folder (a string or
- * URL ending in `/`; in Node also a folder path), from which `config.json`, `model.safetensors.index.json` (else
- * `model.safetensors`) and the tokenizer files, where they exist, are fetched. Weights stream into WebAssembly
- * memory in chunks, widened to F32. The `bert` family gives an {@link EncoderModel}, the others a
- * {@link PretrainedLanguageModel}. A malformed or unsupported file rejects with a TypeError or RangeError naming
- * `loadModel`, the file and the field; a failed or cancelled load frees everything.
- */
-export function loadModel(files: CheckpointFiles | `${string}/`, options?: LoadOptions): Promise<PretrainedLanguageModel | EncoderModel>;
-/** A URL of one of our model files or of a checkpoint's folder: `kind` tells the four apart. */
-export function loadModel(source: string | URL, options?: LoadOptions): Promise<LanguageModel | Seq2SeqModel | RnnSeq2SeqModel | PretrainedLanguageModel | EncoderModel>;
+export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadPlan, LoadProgress } from './load-model.js';
+export { loadModel } from './load-model.js';
 
 /**
  * The tensors of a safetensors file (what `safetensors.torch.save_file` writes), keyed by name in data order, ready for

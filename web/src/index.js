@@ -2,7 +2,10 @@
 export { init, memoryUsage, runtimeInfo } from './runtime.js';
 export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
-export { loadModel, LanguageModel, Seq2SeqModel } from './models.js';
+export { loadModel } from './load-model.js';
+export { EncoderModel, LanguageModel, Model } from './model.js';
+// PretrainedLanguageModel: the name of LanguageModel for checkpoints until 0.2 (CHANGELOG): one class serves both.
+export { LanguageModel as PretrainedLanguageModel } from './model.js';
+export { Seq2SeqModel } from './seq2seq-model.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
-export { EncoderModel, PretrainedLanguageModel } from './pretrained.js';
 export { readSafetensors } from './safetensors.js';

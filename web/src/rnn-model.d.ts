@@ -1,7 +1,7 @@
 // Types of the GRU encoder–decoder (rnn-model.js), re-exported by index.d.ts.
 import type { Tensor } from './index.js';
-import type { Seq2SeqModel, Seq2SeqModelVocab } from './models.js';
-import { TrainedModel } from './models.js';
+import type { ModelHeader, NamedHead, Seq2SeqModelVocab } from './model.js';
+import type { Seq2SeqModel } from './seq2seq-model.js';
 
 /**
  * Sizes of an {@link RnnSeq2SeqModel} (kind `rnn_seq2seq`): one GRU layer each side (PyTorch's nn.GRU), embeddings of
@@ -47,8 +47,16 @@ export interface RnnTranslation {
  * and `models/dates-gru-attention.safetensors`, the same network with dot-product attention). Same vocabularies and
  * tokeniser as the dates {@link Seq2SeqModel}.
  */
-export class RnnSeq2SeqModel extends TrainedModel {
+export declare class RnnSeq2SeqModel {
   readonly kind: 'rnn_seq2seq';
+  /** Null: a GRU model is not one of the transformers' plans. */
+  readonly architecture: null;
+  readonly header: ModelHeader;
+  readonly namedHeads: NamedHead[];
+  readonly training: Record<string, unknown>;
+  /** Frees the model's WebAssembly memory. Idempotent. */
+  dispose(): void;
+  [Symbol.dispose](): void;
   readonly config: RnnSeq2SeqModelConfig;
   readonly vocab: Seq2SeqModelVocab;
   tokenizeSource(text: string): { ids: number[]; tokens: string[]; wordCount: number };

@@ -1,6 +1,8 @@
 // RnnSeq2SeqModel: the GRU encoder–decoders of the "why attention" comparison (kind `rnn_seq2seq`), run by the C++
 // core; translate() returns the fixed context vector and, with attention, the weights over the encoder's states.
-import { WordSourceModel, registerModelKind, tokenIds } from './models.js';
+import { registerModelKind } from './load-model.js';
+import { Model, tokenIds } from './model.js';
+import { WordSource } from './seq2seq-model.js';
 import { checkOptions, numberOption } from './tensor.js';
 
 /**
@@ -8,10 +10,21 @@ import { checkOptions, numberOption } from './tensor.js';
  * final state, the fixed context vector, and sees nothing else of the source) or `'dot'` (Luong's dot-product
  * attention: at each step the decoder's state is the query, the encoder's states are the keys and the values).
  */
-export class RnnSeq2SeqModel extends WordSourceModel {
+export class RnnSeq2SeqModel extends Model {
+  #source;
+
   constructor(handle, header) {
-    super(handle, header, 'RnnSeq2SeqModel');
+    super(handle, { className: 'RnnSeq2SeqModel', tokenizer: null, header });
     this.kind = 'rnn_seq2seq';
+    this.#source = new WordSource(header.vocab, header.config.maxSourceLen);
+  }
+
+  /**
+   * Source text → word ids: ASCII lower case, split on anything but a–z and 0–9, at most `config.maxSourceLen` words.
+   * `wordCount` is the number of words before that cut.
+   */
+  tokenizeSource(text) {
+    return this.#source.words(text, 'RnnSeq2SeqModel.tokenizeSource');
   }
 
   /**
@@ -21,15 +34,16 @@ export class RnnSeq2SeqModel extends WordSourceModel {
    */
   translate(source, options) {
     const caller = 'RnnSeq2SeqModel.translate';
-    const ids = this.sourceIdsOf(source, caller);
+    const handle = this.handle(caller);
+    const ids = this.#source.ids(source, caller);
     const opts = checkOptions(options, ['maxSteps'], `${caller}: options`);
     // Its range and its default are the model's (the binding checks them): JS checks only that it is a number.
     const maxSteps = opts.maxSteps === undefined ? undefined : numberOption(opts.maxSteps, `${caller}: options.maxSteps`);
-    const { targetBosId: bos, targetEosId: eos, targetTokens: tokens, sourceTokens } = this.vocab;
-    const r = this.call(caller, 'rnnTranslate', ids, bos, eos, maxSteps);
+    const { targetBosId: bos, targetEosId: eos, targetTokens: tokens } = this.vocab;
+    const r = handle.rnnTranslate(caller, ids, bos, eos, maxSteps);
     return {
       sourceIds: ids,
-      sourceTokens: typeof source === 'string' ? this.tokenizeSource(source).tokens : ids.map((id) => sourceTokens[id]),
+      sourceTokens: this.#source.tokens(source, ids, caller),
       outputIds: r.tokens,
       outputTokens: r.tokens.map((id) => tokens[id]),
       text: r.tokens.filter((id) => id !== eos).map((id) => tokens[id]).join(''),
@@ -43,9 +57,10 @@ export class RnnSeq2SeqModel extends WordSourceModel {
   /** Teacher-forced pass; `target` starts with `<bos>`: logits [T, targetVocab] and attention [T, S] (null without). */
   forward(source, target) {
     const caller = 'RnnSeq2SeqModel.forward';
-    const ids = this.sourceIdsOf(source, caller);
+    const handle = this.handle(caller);
+    const ids = this.#source.ids(source, caller);
     const targetIds = tokenIds(target, `${caller}: target`, 'an array of token ids');
-    return this.call(caller, 'rnnForward', ids, targetIds);
+    return handle.rnnForward(caller, ids, targetIds);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/threads.hpp"
+#include "attnscope/model.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/model_file.hpp"
 #include "attnscope/rnn.hpp"

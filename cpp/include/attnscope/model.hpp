@@ -62,6 +62,9 @@ struct MemoryPlan {
 constexpr std::size_t max_config_bytes = std::size_t(4) << 20;
 constexpr std::size_t max_index_bytes = std::size_t(64) << 20;
 
+/// translate()'s steps by default at most: HF's generation configs for translation stop at 512 too.
+constexpr std::size_t default_translate_steps = 512;
+
 /// The input length a plan is made for unless the caller names one (capped at the model's positions).
 constexpr std::size_t default_plan_tokens = 512;
 
@@ -138,6 +141,9 @@ public:
     static constexpr std::uint64_t decode_budget_bytes = std::uint64_t(256) << 20;
     /// The most tokens translate() produces: the decoder's positions.
     std::size_t max_steps_limit() const;
+    /// translate()'s steps when the caller names none: one short of the decoder's positions, and at most
+    /// default_translate_steps (a model that never writes its end token is stopped there, not at 65,536 positions).
+    std::size_t default_steps() const;
 
     /// The numbers of one head at one query of one layer of attention `kind`, recorded by forward() itself.
     /// Throws std::invalid_argument for a layer, head or query out of range.

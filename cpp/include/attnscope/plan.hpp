@@ -131,7 +131,7 @@ struct Stack {
     /// The kinds of layer this stack has (one, or sliding-window and global ones), and each layer's
     /// kind. Built only after the sizes passed the limits (limits.hpp), so a config cannot make them large.
     std::vector<Layer> kinds;
-    std::vector<std::uint16_t> kind_of;
+    std::vector<std::uint32_t> kind_of;
     Norm final_norm;
     RelativeBias relative;
     std::size_t max_positions = 0;    ///< longest input

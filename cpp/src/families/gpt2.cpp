@@ -57,7 +57,7 @@ plan::Plan read(const Config& f)
         s.kind_of.resize(layers);
         for (std::size_t l = 0; l < layers; ++l) {
             s.kinds[l].self.scale = float(1.0 / std::sqrt(double(a.head_dim)) / double(l + 1));
-            s.kind_of[l] = std::uint16_t(l);
+            s.kind_of[l] = std::uint32_t(l);
         }
     }
     p.stacks.push_back(std::move(s));

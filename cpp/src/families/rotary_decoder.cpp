@@ -18,10 +18,10 @@ namespace {
 // Which layers see only a window: `layer_types` when the config has it, else the family's rule (sliding_window on
 // every layer, null for none; or only with use_sliding_window, on layers from max_window_layers on). Returns the
 // window and fills `sliding` per layer.
-std::size_t read_windows(const Config& f, const RotaryDecoder& family, std::size_t layers, std::vector<bool>& sliding)
+std::size_t read_windows(const Config& f, const RotaryDecoder& family, std::size_t layers, std::vector<std::uint8_t>& sliding)
 {
     using Window = RotaryDecoder::Window;
-    sliding.assign(layers, false);
+    sliding.assign(layers, 0);
     std::size_t window = 0, first = layers;
     if (family.window == Window::every_layer) {
         window = f.has("sliding_window") ? f.size("sliding_window", 0, 1, Limits::positions) : 0;
@@ -45,13 +45,13 @@ std::size_t read_windows(const Config& f, const RotaryDecoder& family, std::size
             const std::string kind = t.string();
             if (kind == "sliding_attention") {
                 if (window == 0) f.fail({name, ": \"sliding_attention\" without a sliding_window"});
-                sliding[l] = true;
+                sliding[l] = 1;
             } else if (kind != "full_attention") {
                 f.fail({name, ": ", t.excerpt(), " is not supported (expected \"full_attention\" or \"sliding_attention\")"});
             }
         }
     } else if (window != 0) {
-        for (std::size_t l = first; l < layers; ++l) sliding[l] = true;
+        for (std::size_t l = first; l < layers; ++l) sliding[l] = 1;
     }
     return window;
 }
@@ -117,7 +117,7 @@ plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family)
     s.embedding.positions = plan::Positions::rope;
     s.max_positions = positions;
     s.final_norm = norm;
-    std::vector<bool> sliding;
+    std::vector<std::uint8_t> sliding;
     const std::size_t window = read_windows(f, family, layers, sliding);
     s.kinds = {layer, layer};
     s.kinds[1].self.window = window;

@@ -116,6 +116,12 @@ Transformer::Translation Transformer::translate(const std::vector<std::int32_t>&
                                                  2 * std::uint64_t(e.layers()) * S * ekv + std::uint64_t(e.layers()) * e.layer(0).self.heads * S * S);
     // The maps after n steps: every step's rows as decoded, then the [L, H, n, n] and [L, H, n, S] tensors made of them.
     const auto maps = [&](std::uint64_t n) { return sizeof(float) * std::uint64_t(L) * H * (n * (n + 1) / 2 + n * n + 2 * n * S); };
+    // A worst case whose result WebAssembly could not even address is refused before the first step, whatever the
+    // model writes: the [L, H, n, n] and [L, H, n, S] maps of `steps` steps and the caches.
+    const std::uint64_t result = fixed + sizeof(float) * std::uint64_t(L) * H * steps * (std::uint64_t(steps) + S);
+    if (result > (std::uint64_t(4) << 30))
+        throw std::invalid_argument(json::join({call, ": maxSteps ", Num(steps), ": the caches and attention maps of ", Num(steps),
+                                                " steps would need ", Num(result >> 20), " MiB, more than WebAssembly's 4 GiB; pass a smaller maxSteps"}));
     model::check_budget(call, fixed + maps(1), steps, "maxSteps");
     Translation out;
     out.encoder_attention = Tensor({e.layers(), e.layer(0).self.heads, S, S});

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "../attend.hpp"
+#include "../json.hpp"
 #include "../kernels/elementwise.hpp"
 #include "../kernels/gemm.hpp"
 #include "../kernels/layer_norm.hpp"
@@ -90,8 +91,9 @@ std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
     return inv;
 }
 
-// x = embedding(tokens)·scale + positions + token types, then the embeddings' norm.
-void embed(const Transformer::Impl& m, std::size_t si, const StackStep& s, float* x)
+// x = embedding(tokens)·scale + positions + token types, then the embeddings' norm. (Once per pass, not per layer:
+// out of line, so that run_stack's layer loop stays small.)
+[[gnu::noinline]] void embed(const Transformer::Impl& m, std::size_t si, const StackStep& s, float* x)
 {
     const plan::Embedding& e = m.plan.stacks[si].embedding;
     const StackWeights& sw = m.weights.stacks[si];
@@ -119,39 +121,29 @@ void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d
     std::memcpy(out.data.data(), x, rows * d * sizeof(float));
 }
 
-std::size_t size_of(std::uint64_t floats, const char* call)
+// A buffer's size as size_t, or a RangeError naming the call and the buffer when it cannot be addressed (size_t is 32
+// bits in WASM, where a long input's products wrap).
+[[gnu::noinline]] std::size_t size_of(std::uint64_t floats, const StackStep& s, const char* what)
 {
     if (floats > std::uint64_t(SIZE_MAX / sizeof(float)))
-        throw std::length_error(std::string(call) + ": the input is too long to address its workspace");
+        throw std::length_error(json::join({s.call, ": ", what, " of ", json::Num(s.rows), " tokens needs ", json::Num(floats),
+                                            " floats, more than the address space holds; pass fewer tokens"}));
     return std::size_t(floats);
 }
 
 // A sublayer's output `a` joins the residual stream x: its output norm first, then the sum, then the norm after it.
-void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d)
+[[gnu::noinline]] void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d)
 {
     if (n.out.present()) norm_rows(n.out, out, a, rows, d, a);
     kernels::add_inplace{}(arch{}, x, rows * d, a);
     if (n.after.present()) norm_rows(n.after, after, x, rows, d, x);
 }
 
-}  // namespace
-
-void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
+// cos and sin of every new position for each kind of layer with rotary positions (HF: angle = position · inv_freq,
+// and its cos and sin, all in float32), into `rope`; returns where each kind's start.
+[[gnu::noinline]] std::vector<std::size_t> rope_tables(const plan::Stack& stack, const StackStep& s, float* rope)
 {
-    const plan::Stack& stack = m.plan.stacks[si];
-    const StackWeights& sw = m.weights.stacks[si];
-    const std::size_t T = s.rows, d = stack.width(), Lk = s.first_position + T;
-    const StackBuffers sizes = stack_buffers(stack, T, Lk, s.memory_rows);
-    std::vector<float> residual_rows(size_of(sizes.residual, s.call)), qkv(size_of(sizes.qkv, s.call));
-    std::vector<float> context(size_of(sizes.context, s.call)), u(size_of(sizes.mlp, s.call));
-    std::vector<float> scores(size_of(sizes.scores, s.call)), panels(size_of(sizes.panels, s.call));
-    std::vector<float> rope(size_of(sizes.rope, s.call)), cross_q(size_of(sizes.cross, s.call));
-    std::vector<std::uint8_t> blocked(size_of(sizes.blocked_bytes, s.call));
-    float *x = residual_rows.data(), *h = x + T * d, *a = h + T * d, *f = a + T * d;
-
-    embed(m, si, s, x);
-    // cos and sin of every new position for each kind of layer with rotary positions (HF: angle = position · inv_freq,
-    // and its cos and sin, all in float32), at offsets into `rope`.
+    const std::size_t T = s.rows, Lk = s.first_position + T;
     std::vector<std::size_t> rope_at(stack.kinds.size(), 0);
     std::size_t used = 0;
     for (std::size_t k = 0; k < stack.kinds.size(); ++k) {
@@ -169,32 +161,61 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
             }
         used += 2 * T * half;
     }
-    const std::size_t worker_scores = scores.size() / std::max<std::size_t>(1, detail::worker_count());
+    return rope_at;
+}
+
+// The input of a sublayer: its norm of x into h, or x itself.
+const float* sublayer_input(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* h)
+{
+    if (!n.present()) return x;
+    norm_rows(n, w, x, rows, d, h);
+    return h;
+}
+
+}  // namespace
+
+void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
+{
+    const plan::Stack& stack = m.plan.stacks[si];
+    const StackWeights& sw = m.weights.stacks[si];
+    const std::size_t T = s.rows, d = stack.width(), Lk = s.first_position + T;
+    const StackBuffers sizes = stack_buffers(stack, T, Lk, s.memory_rows);
+    // Every size is checked before the one allocation: the float buffers in one block (a generated token's pass makes
+    // one allocation, not nine), the mask's bytes beside it.
+    const std::size_t n_residual = size_of(sizes.residual, s, "the residual stream"), n_qkv = size_of(sizes.qkv, s, "q|k|v");
+    const std::size_t n_context = size_of(sizes.context, s, "the heads' contexts"), n_mlp = size_of(sizes.mlp, s, "the MLP's workspace");
+    const std::size_t n_scores = size_of(sizes.scores, s, "the attention scores"), n_panels = size_of(sizes.panels, s, "the packed keys and values");
+    const std::size_t n_rope = size_of(sizes.rope, s, "the rotary angles"), n_cross = size_of(sizes.cross, s, "cross-attention's queries");
+    const std::size_t n_blocked = size_of(sizes.blocked_bytes / sizeof(float) + 1, s, "the attention mask") ? std::size_t(sizes.blocked_bytes) : 0;
+    const std::size_t total = size_of(std::uint64_t(n_residual) + n_qkv + n_context + n_mlp + n_scores + n_panels + n_rope + n_cross, s, "the workspace");
+    std::vector<float> work(total);
+    std::vector<std::uint8_t> blocked(n_blocked);
+    float* next = work.data();
+    const auto take = [&](std::size_t n) {
+        float* at = next;
+        next += n;
+        return at;
+    };
+    float *x = take(n_residual), *h = x + T * d, *a = h + T * d, *f = a + T * d;
+    float *qkv = take(n_qkv), *context = take(n_context), *u = take(n_mlp), *scores = take(n_scores), *panels = take(n_panels);
+    float *rope = take(n_rope), *cross_q = take(n_cross);
+
+    embed(m, si, s, x);
+    const std::vector<std::size_t> rope_at = rope_tables(stack, s, rope);
+    const std::size_t worker_scores = n_scores / std::max<std::size_t>(1, detail::worker_count());
 
     for (std::size_t l = 0; l < stack.layers(); ++l) {
         const plan::Layer& layer = stack.layer(l);
         const LayerWeights& lw = sw.layers[l];
         const std::size_t k = stack.kind_of[l], half = layer.self.rotary.dims / 2;
-        const Scratch b{qkv.data(), context.data(), scores.data(), worker_scores, cross_q.data(), blocked.data(),
-                        panels.data(), layer.self.rope ? rope.data() + rope_at[k] : nullptr,
-                        layer.self.rope ? rope.data() + rope_at[k] + T * half : nullptr};
+        const Scratch b{qkv, context, scores, worker_scores, cross_q, blocked.data(), panels,
+                        layer.self.rope ? rope + rope_at[k] : nullptr, layer.self.rope ? rope + rope_at[k] + T * half : nullptr};
         AttentionTrace* trace = s.sink && s.sink->trace->layer == l ? s.sink->trace : nullptr;
         if (trace && !s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
         const plan::Norms& an = layer.attn_norms;
-        const float* in = x;
-        if (an.in.present()) {
-            norm_rows(an.in, lw.attn_in, x, T, d, h);
-            in = h;
-        }
-        if (self_attention(m, si, l, s, in, b, a)) return;
+        if (self_attention(m, si, l, s, sublayer_input(an.in, lw.attn_in, x, T, d, h), b, a)) return;
         if (layer.parallel) {  // the MLP reads the layer's input too, and both outputs join it together
-            const plan::Norms& mn = layer.mlp_norms;
-            const float* mlp_in = x;
-            if (mn.in.present()) {
-                norm_rows(mn.in, lw.mlp_in, x, T, d, h);
-                mlp_in = h;
-            }
-            mlp(layer.mlp, lw, mlp_in, T, u.data(), f);
+            mlp(layer.mlp, lw, sublayer_input(layer.mlp_norms.in, lw.mlp_in, x, T, d, h), T, u, f);
             kernels::add_inplace{}(arch{}, a, T * d, f);
             residual(an, lw.attn_out, lw.attn_after, x, a, T, d);
             continue;
@@ -203,21 +224,11 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
         if (layer.has_cross) {
             if (trace && s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
             const plan::Norms& cn = layer.cross_norms;
-            in = x;
-            if (cn.in.present()) {
-                norm_rows(cn.in, lw.cross_in, x, T, d, h);
-                in = h;
-            }
-            if (cross_attention(m, si, l, s, in, b, a)) return;
+            if (cross_attention(m, si, l, s, sublayer_input(cn.in, lw.cross_in, x, T, d, h), b, a)) return;
             residual(cn, lw.cross_out, lw.cross_after, x, a, T, d);
         }
         const plan::Norms& mn = layer.mlp_norms;
-        in = x;
-        if (mn.in.present()) {
-            norm_rows(mn.in, lw.mlp_in, x, T, d, h);
-            in = h;
-        }
-        mlp(layer.mlp, lw, in, T, u.data(), a);
+        mlp(layer.mlp, lw, sublayer_input(mn.in, lw.mlp_in, x, T, d, h), T, u, a);
         residual(mn, lw.mlp_out, lw.mlp_after, x, a, T, d);
     }
     if (stack.final_norm.present()) norm_rows(stack.final_norm, sw.final_norm, x, T, d, s.out);

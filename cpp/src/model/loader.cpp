@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <set>
 #include <stdexcept>
 
 #include "../families/family.hpp"
@@ -34,6 +33,7 @@ struct FileTensor {
 };
 
 struct FileState {
+    std::uint32_t order = 0;  // its place in file_order
     bool has_header = false;
     std::uint64_t size = 0, position = 0;
     std::vector<FileTensor> tensors;  // in data order
@@ -54,8 +54,8 @@ struct CheckpointLoader::Impl {
     ModelConfig config;
     model::Weights dry;                       // sizes only: the shapes the files must have
     std::vector<std::size_t> first_bit;       // per table row, its bits in `present` (one per layer, or one)
-    std::vector<bool> present;
-    std::vector<std::string> found_in;        // per bit: the file that held it (for "appears twice")
+    std::vector<std::uint8_t> present;  // bytes, not vector<bool>: its code costs the .wasm 2 KB
+    std::vector<std::uint32_t> found_in;      // per bit: which file of file_order held it (for "appears twice")
     int architecture_head = -1;               // `architectures` says: 1 an LM head, 0 none, -1 not said
     std::string architecture;
     bool has_index = false;
@@ -90,10 +90,10 @@ std::string quoted(std::string_view name)
 
 std::string layer_name(const char* pattern, std::size_t layer)
 {
-    std::string name = pattern;
-    const std::size_t hole = name.find("{}");
-    if (hole != std::string::npos) name.replace(hole, 2, std::string(Num(layer)));
-    return name;
+    const std::string_view p = pattern;
+    const std::size_t hole = p.find("{}");
+    if (hole == std::string_view::npos) return std::string(p);
+    return json::join({p.substr(0, hole), json::Num(layer), p.substr(hole + 2)});
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -160,9 +160,7 @@ CheckpointLoader::CheckpointLoader(const std::string& text, const char* call) : 
     s.plan = s.family->read(f);
     model::validate_plan(s.plan);
     // The least the config can mean (no optional head) must fit before anything proportional to it exists.
-    plan::Plan least = s.plan;
-    least.head.present = false;
-    model::declare_weights(least, s.dry, false);
+    model::declare_weights(s.plan, s.dry, false, false);
     model::check_parameter_bytes(model::weight_floats(s.dry), s.plan.family, call);
     model::declare_weights(s.plan, s.dry, false);
     s.config = model::summary(s.plan, true);
@@ -172,9 +170,10 @@ CheckpointLoader::CheckpointLoader(const std::string& text, const char* call) : 
         s.first_bit.push_back(bits);
         bits += model::per_layer(t.part) ? s.plan.stacks[t.stack].layers() : 1;
     }
-    s.present.assign(bits, false);
-    s.found_in.resize(bits);
+    s.present.assign(bits, 0);
+    s.found_in.assign(bits, 0);
     s.file_order.push_back("model.safetensors");
+    s.files["model.safetensors"].order = 0;
 }
 
 CheckpointLoader::~CheckpointLoader() = default;
@@ -187,7 +186,7 @@ void CheckpointLoader::set_index(const std::string& text)
 {
     Impl& s = *impl_;
     const std::string file = "model.safetensors.index.json";
-    if (s.has_index || !s.files.empty()) s.fail(file, {"set_index must come once, before any header"});
+    if (s.has_index || s.files.begin()->second.has_header) s.fail(file, {"set_index must come once, before any header"});
     if (text.size() > max_index_bytes)
         s.fail(file, {Num(text.size()), " bytes, more than the ", Num(max_index_bytes), " an index may have"});
     json::Document doc;
@@ -199,7 +198,7 @@ void CheckpointLoader::set_index(const std::string& text)
     if (!root.find("weight_map", map)) s.fail(file, {"weight_map: missing"});
     if (!map.is(json::Type::object)) file_errors::type_error({s.call, ": ", file, ": ", "weight_map"}, "an object", map);
     s.file_order.clear();
-    std::set<std::string> shards;  // the shards seen, so each entry costs a lookup, not a pass over the list
+    s.files.clear();  // the shards seen, so each entry costs a lookup, not a pass over the list
     json::Value k = map.first();
     for (std::size_t i = 0, n = map.size(); i < n; ++i, k = k.following().following()) {
         const json::Value v = k.following();
@@ -210,7 +209,11 @@ void CheckpointLoader::set_index(const std::string& text)
         if (shard.empty() || shard == "." || shard == ".." || shard.find_first_of("/\\") != std::string::npos ||
             shard.find('\0') != std::string::npos)
             s.fail(file, {"weight_map[", model::quoted(name), "]: expected a file name, got ", v.excerpt()});
-        if (shards.insert(shard).second) s.file_order.push_back(shard);
+        const auto added = s.files.emplace(shard, model::FileState());
+        if (added.second) {
+            added.first->second.order = std::uint32_t(s.file_order.size());
+            s.file_order.push_back(shard);
+        }
         s.index.emplace(name, std::make_pair(shard, false));
     }
     if (s.file_order.empty()) s.fail(file, {"weight_map: names no tensor"});
@@ -233,11 +236,12 @@ std::size_t CheckpointLoader::add_header(const std::string& name, const std::uin
 {
     Impl& s = *impl_;
     if (s.allocated) s.fail(name, {"add_header after allocate()"});
-    if (std::find(s.file_order.begin(), s.file_order.end(), name) == s.file_order.end()) {
+    const auto known = s.files.find(name);
+    if (known == s.files.end()) {
         if (s.has_index) s.fail(name, {"not a file the index names"});
         s.fail(name, {"a checkpoint without an index is one file, model.safetensors"});
     }
-    model::FileState& f = s.files[name];
+    model::FileState& f = known->second;
     if (f.has_header) s.fail(name, {"its header was added twice"});
     SafetensorsHeader header;
     try {
@@ -283,9 +287,9 @@ std::size_t CheckpointLoader::add_header(const std::string& name, const std::uin
                 if (t.shape != d.shape)
                     s.fail(name, {model::quoted(t.name), ": expected shape ", to_string(d.shape), " (from config.json), got ", to_string(t.shape)});
                 const std::size_t b = s.bit(std::size_t(entry), layered ? layer : 0);
-                if (s.present[b]) s.fail(name, {model::quoted(t.name), " appears twice (also in ", s.found_in[b], ")"});
-                s.present[b] = true;
-                s.found_in[b] = name;
+                if (s.present[b]) s.fail(name, {model::quoted(t.name), " appears twice (also in ", s.file_order[s.found_in[b]], ")"});
+                s.present[b] = 1;
+                s.found_in[b] = f.order;
                 // Two names of one Parameter: whichever comes first is read.
                 const int alias = row->alias_of >= 0 ? row->alias_of : -1;
                 const bool other = alias >= 0 ? s.present[s.bit(std::size_t(alias), layered ? layer : 0)] : [&] {
@@ -310,10 +314,8 @@ std::size_t CheckpointLoader::add_header(const std::string& name, const std::uin
 
 std::uint64_t CheckpointLoader::parameter_bytes() const
 {
-    plan::Plan p = impl_->plan;
-    p.head.present = impl_->head();
     model::Weights w;
-    model::declare_weights(p, w, false);
+    model::declare_weights(impl_->plan, w, false, impl_->head());
     return 4 * model::weight_floats(w);
 }
 
@@ -330,14 +332,12 @@ MemoryPlan CheckpointLoader::memory_plan(std::size_t tokens) const
         return f != s.files.end() && f->second.has_header;
     });
     const bool head = p.exact && s.head();  // before the headers: no head found, the smallest the config can mean
-    plan::Plan planned = s.plan;
-    planned.head.present = head;
     model::Weights w;
-    model::declare_weights(planned, w, false);
+    model::declare_weights(s.plan, w, false, head);
     p.parameters = model::weight_floats(w);
     p.parameter_bytes = 4 * p.parameters;
     p.tokens = tokens ? tokens : std::min(default_plan_tokens, longest);
-    p.workspace_bytes = model::forward_workspace_bytes(planned, p.tokens, head);
+    p.workspace_bytes = model::forward_workspace_bytes(s.plan, p.tokens, head);
     return p;
 }
 
@@ -346,7 +346,7 @@ void CheckpointLoader::allocate()
     Impl& s = *impl_;
     if (s.allocated) s.fail("allocate", {"called twice"});
     for (const std::string& file : s.file_order)
-        if (!s.files.count(file) || !s.files[file].has_header)
+        if (!s.files[file].has_header)
             s.fail(file, {s.has_index ? "the index names this file, but its header was never added" : "its header was never added"});
     for (const auto& entry : s.index)
         if (!entry.second.second) s.fail(entry.second.first, {"the index puts ", model::quoted(entry.first), " in this file, but its header does not have it"});
@@ -379,7 +379,7 @@ void CheckpointLoader::allocate()
     m.config = model::summary(m.plan, head);
     m.parameter_bytes = 4 * floats;
     model::declare_weights(m.plan, m.weights, true);
-    s.destinations.resize(s.present.size());
+    s.destinations = std::vector<model::Destination>(s.present.size());
     for (auto& file : s.files)
         for (model::FileTensor& t : file.second.tensors) {
             if (t.entry < 0) continue;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../families/ours.hpp"
+#include "../json.hpp"
 #include "../state_dict.hpp"
 #include "pass.hpp"
 #include "scatter.hpp"
@@ -18,10 +19,10 @@ const Family& family_of(const void* f) { return *static_cast<const Family*>(f); 
 
 std::string layer_name(const char* pattern, std::size_t layer)
 {
-    std::string name = pattern;
-    const std::size_t hole = name.find("{}");
-    if (hole != std::string::npos) name.replace(hole, 2, std::to_string(layer));
-    return name;
+    const std::string_view p = pattern;
+    const std::size_t hole = p.find("{}");
+    if (hole == std::string_view::npos) return std::string(p);
+    return json::join({p.substr(0, hole), json::Num(layer), p.substr(hole + 2)});
 }
 
 struct Key {
@@ -71,7 +72,7 @@ void expect(const Family& f, const plan::Plan& p, const std::map<std::string, Te
         if (it->second.shape != shape)
             detail::model_error("the config implies shape " + to_string(shape) + " for '" + name + "', got " + to_string(it->second.shape));
     };
-    std::vector<bool> last_checked(p.stacks.size(), false);
+    std::vector<std::uint8_t> last_checked(p.stacks.size(), 0);
     for (std::size_t r = 0; r < f.tensor_count; ++r) {
         const TensorName& row = f.tensors[r];
         // Refused by name, not left to the strict load's "unexpected key": the file says why the tensor is wrong.
@@ -81,7 +82,7 @@ void expect(const Family& f, const plan::Plan& p, const std::map<std::string, Te
         const bool layered = model::per_layer(row.part);
         if (layered && !last_checked[row.stack]) {  // a stack's blocks begin: its last layer first
             check(layer_name(row.pattern, p.stacks[row.stack].layers() - 1), row);
-            last_checked[row.stack] = true;
+            last_checked[row.stack] = 1;
         }
         if (!model::destination_of(one, w, row.part, row.stack, 0, row.layout).exists()) continue;
         const std::size_t layers = layered ? p.stacks[row.stack].layers() : 1;

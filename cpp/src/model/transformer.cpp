@@ -1,5 +1,6 @@
 // Transformer: the request checks, forward() (every stack over its whole input, caches as long as it) and trace()
 // (the same pass with a sink, ending after the traced attention).
+#include <algorithm>
 #include <stdexcept>
 
 #include "../json.hpp"
@@ -16,6 +17,7 @@ const plan::Plan& Transformer::plan() const { return impl_->plan; }
 const ModelConfig& Transformer::config() const { return impl_->config; }
 std::uint64_t Transformer::parameter_bytes() const { return impl_->parameter_bytes; }
 std::size_t Transformer::max_steps_limit() const { return impl_->plan.main().max_positions; }
+std::size_t Transformer::default_steps() const { return std::min(max_steps_limit() - 1, default_translate_steps); }
 
 namespace model {
 namespace {
@@ -25,14 +27,15 @@ namespace {
     throw std::invalid_argument(json::join({call, ": ", json::join(parts)}));
 }
 
+// The JS API's wording (docs/errors.md), the same for every model.
 void check_ids(const char* call, const char* name, const std::vector<std::int32_t>& ids, std::size_t vocab, std::size_t positions)
 {
-    if (ids.empty()) fail(call, {name, ": expected at least one token"});
-    if (ids.size() > positions) fail(call, {name, ": ", Num(ids.size()), " tokens, more than the model's ", Num(positions), " positions"});
+    if (ids.empty() || ids.size() > positions)
+        fail(call, {name, ": expected from 1 to ", Num(positions), " token ids (the model's limit), got ", Num(ids.size())});
     for (std::size_t t = 0; t < ids.size(); ++t)
         if (ids[t] < 0 || std::size_t(ids[t]) >= vocab)
-            fail(call, {name, "[", Num(t), "]: expected an id from 0 to ", Num(vocab - 1), ", got ",
-                        ids[t] < 0 ? "a negative id" : std::string_view(Num(std::uint64_t(ids[t])))});
+            fail(call, {name, "[", Num(t), "]: expected a token id from 0 to ", Num(vocab - 1), ", got ", ids[t] < 0 ? "-" : "",
+                        Num(std::uint64_t(ids[t] < 0 ? -std::int64_t(ids[t]) : ids[t]))});
 }
 
 void check_mask(const char* call, const char* name, const std::vector<std::uint8_t>& mask, std::size_t T)
@@ -55,7 +58,7 @@ void check_request(const plan::Plan& p, const Transformer::Request& r, const cha
 {
     const plan::Stack& main = p.main();
     const std::size_t T = r.tokens.size();
-    check_ids(call, "tokens", r.tokens, main.embedding.vocab, main.max_positions);
+    check_ids(call, p.seq2seq() ? "target" : "tokens", r.tokens, main.embedding.vocab, main.max_positions);
     check_mask(call, "attentionMask", r.attention_mask, T);
     if (!r.token_type_ids.empty()) {
         const std::size_t types = main.embedding.type_vocab;

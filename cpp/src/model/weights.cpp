@@ -1,6 +1,9 @@
 // The one declaration of a model's weights (declare_weights), and where each part a tensor table names lives in it
 // (destination_of). Cold code: once per load.
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "../kernels/gemm.hpp"
 #include "../sizes.hpp"
@@ -22,15 +25,15 @@ class Declare {
 public:
     explicit Declare(bool allocate) : allocate_(allocate) {}
 
-    void vector(Vector& v, std::size_t n, const char* what) const
+    void vector(Vector& v, std::uint64_t n, const char* what) const
     {
         v.size = n;
-        if (allocate_ && n) resize_floats(v.data, n, what);
+        if (!allocate_ || !n) return;
+        if (n > SIZE_MAX / sizeof(float)) throw std::length_error(std::string(what) + ": too large to address");
+        resize_floats(v.data, std::size_t(n), what);
     }
-    void table(Vector& v, std::size_t rows, std::size_t width, const char* what) const
-    {
-        vector(v, detail::checked_mul(rows, width, what), what);
-    }
+    // Rows and width are each within a family's limits (below 2^23), so their product is exact in 64 bits.
+    void table(Vector& v, std::size_t rows, std::size_t width, const char* what) const { vector(v, std::uint64_t(rows) * width, what); }
     void matrix(Matrix& m, std::size_t in, std::size_t out, bool bias, const char* what) const
     {
         m.in = in;
@@ -74,16 +77,18 @@ void sinusoids(Vector& v, std::size_t rows, std::size_t dim)
 
 }  // namespace
 
-void declare_weights(const Plan& p, Weights& w, bool allocate)
+void declare_weights(const Plan& p, Weights& w, bool allocate) { declare_weights(p, w, allocate, p.head.present); }
+
+void declare_weights(const Plan& p, Weights& w, bool allocate, bool head)
 {
     w = Weights{};
     const Declare d(allocate);
     std::size_t tables = 0;
     for (const Stack& s : p.stacks) tables = std::max(tables, s.embedding.table + 1);
     w.tables.resize(tables);
-    if (p.head.present && p.head.tied) w.tied_table = int(p.main().embedding.table);
-    if (p.head.present) d.matrix(w.head, p.main().width(), p.head.vocab, p.head.bias, "lm head");
-    if (p.head.mlm_transform) {
+    if (head && p.head.tied) w.tied_table = int(p.main().embedding.table);
+    if (head) d.matrix(w.head, p.main().width(), p.head.vocab, p.head.bias, "lm head");
+    if (head && p.head.mlm_transform) {
         d.matrix(w.mlm_dense, p.main().width(), p.main().width(), true, "mlm head");
         d.norm(w.mlm_norm, p.head.mlm_norm, p.main().width());
     }
@@ -170,14 +175,14 @@ Destination in_matrix(Matrix& m, std::size_t col0, std::size_t cols, Layout layo
 }
 
 // A part inside a vector: elements [offset, offset + n), shaped `shape` (empty: [n]).
-Destination in_vector(Vector& v, std::size_t offset, std::size_t n, Shape shape = {}, float add_to_each = 0.f)
+Destination in_vector(Vector& v, std::size_t offset, std::uint64_t n, Shape shape = {}, float add_to_each = 0.f)
 {
     Destination d;
     if (!v.exists() || n == 0) return d;
-    d.seg[0] = {v.data.empty() ? nullptr : v.data.data(), 0, offset, n};
+    d.seg[0] = {v.data.empty() ? nullptr : v.data.data(), 0, offset, std::size_t(n)};
     d.segments = 1;
     d.offset = add_to_each;
-    d.shape = shape.empty() ? Shape{n} : std::move(shape);
+    d.shape = shape.empty() ? Shape{std::size_t(n)} : std::move(shape);
     return d;
 }
 

@@ -23,7 +23,7 @@ struct Matrix {
 
 /// A plain run of floats (a norm's weight, a table).
 struct Vector {
-    std::size_t size = 0;
+    std::uint64_t size = 0;  ///< 64-bit: a dry declaration counts what a 32-bit size_t could not hold
     std::vector<float> data;
     bool exists() const { return size != 0; }
 };
@@ -63,6 +63,9 @@ struct Weights {
 /// Declares every weight of `p` into `w`: sizes always, memory too when `allocate` (zeros, then the loader fills
 /// them; a sinusoidal table is computed). Throws std::length_error past the address space.
 void declare_weights(const plan::Plan& p, Weights& w, bool allocate);
+/// The same, declaring the head only when `head` (the plan may have one that the files do not: the memory plan before
+/// the headers counts the least the config can mean).
+void declare_weights(const plan::Plan& p, Weights& w, bool allocate, bool head);
 
 /// Floats the declared weights hold, the packed panels' padding included (saturating far beyond any memory).
 std::uint64_t weight_floats(const Weights& w);

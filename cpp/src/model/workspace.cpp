@@ -153,7 +153,7 @@ void validate_plan(const Plan& p)
     for (std::size_t si = 0; si < p.stacks.size(); ++si) {
         const Stack& s = p.stacks[si];
         check(s.layers() > 0 && !s.kinds.empty(), "a stack without layers");
-        for (std::uint16_t k : s.kind_of) check(k < s.kinds.size(), "a layer of no kind");
+        for (std::uint32_t k : s.kind_of) check(k < s.kinds.size(), "a layer of no kind");
         const Attention& first = s.kinds[0].self;
         for (const Layer& l : s.kinds) {
             const Attention& a = l.self;

@@ -6,9 +6,9 @@ import { call, describe, isBroken, module, reserve } from './runtime.js';
 
 const INDEX = 'model.safetensors.index.json';
 
-const LOAD_OPTIONS = ['onProgress', 'onPlan', 'planTokens', 'signal'];
+const LOAD_OPTIONS = ['onProgress', 'onPlan', 'planTokens', 'signal', 'allowNonFinite'];
 
-/** `{ onProgress, onPlan, planTokens, signal }` of loadModel, type-checked (the core judges planTokens' value). */
+/** `{ onProgress, onPlan, planTokens, signal, allowNonFinite }` of loadModel, type-checked (the core judges planTokens' value). */
 export function loadOptions(options, caller) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -17,7 +17,10 @@ export function loadOptions(options, caller) {
   for (const key of Object.keys(options)) {
     if (!LOAD_OPTIONS.includes(key)) throw new TypeError(`${caller}: options: unknown option '${key}' (expected one of ${LOAD_OPTIONS.join(', ')})`);
   }
-  const { onProgress, onPlan, planTokens, signal } = options;
+  const { onProgress, onPlan, planTokens, signal, allowNonFinite } = options;
+  if (allowNonFinite !== undefined && typeof allowNonFinite !== 'boolean') {
+    throw new TypeError(`${caller}: options.allowNonFinite: expected true or false, got ${describe(allowNonFinite)}`);
+  }
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`${caller}: options.onProgress: expected a function ({ loaded, total, file }) => void, got ${describe(onProgress)}`);
   }
@@ -29,7 +32,7 @@ export function loadOptions(options, caller) {
   }
   const isSignal = typeof AbortSignal === 'function' && signal instanceof AbortSignal;
   if (signal !== undefined && !isSignal) throw new TypeError(`${caller}: options.signal: expected an AbortSignal, got ${describe(signal)}`);
-  return { onProgress, onPlan, planTokens, signal };
+  return { onProgress, onPlan, planTokens, signal, allowNonFinite };
 }
 
 /**

@@ -1,0 +1,486 @@
+// Types of every transformer model (model.js: Model, LanguageModel, EncoderModel), of our files' headers, and of what
+// their calls take and return; re-exported by index.d.ts.
+import type { Tensor } from './index.js';
+import type { RnnSeq2SeqModelConfig } from './rnn-model.js';
+import type { Seq2SeqModel } from './seq2seq-model.js';
+
+/**
+ * A language model's sizes and fixed choices: the file's `__metadata__.config` (tools/MODEL_FORMAT.md) under the
+ * API's camelCase names. The file's snake_case names still read (and write) the same values until the next major
+ * version; they are not enumerated. Keys that the core does not read are kept, camelCased.
+ */
+export interface LanguageModelConfig {
+  /** Tokens in the vocabulary. */
+  vocabSize: number;
+  /** Model width `d_model`: each attention layer is `MultiHeadAttention({ embedDim: dModel, numHeads })`. */
+  dModel: number;
+  numHeads: number;
+  /** Transformer blocks. */
+  numLayers: number;
+  /** Hidden width of each block's feed-forward network (PyTorch's `dim_feedforward`). */
+  dimFeedforward: number;
+  /** Longest input in tokens, `<bos>` included (rows of `pos_emb.weight`). */
+  maxLen: number;
+  /** `dModel / numHeads`, when the file states it. */
+  headDim?: number;
+  layerNormEps?: number;
+  activation?: 'gelu_erf';
+  norm?: 'pre';
+  posEmb?: 'learned';
+  causal?: true;
+  /**
+   * `true`: the output head's weight is the token embedding (as GPT-2's `lm_head` is `wte`), so logits =
+   * ln_f(x) · tok_emb.weightᵀ + head.bias and the file has no `head.weight`. Absent in files whose head is untied.
+   */
+  tieHead?: boolean;
+  /** @deprecated Use `vocabSize`; removed in the next major version. */
+  vocab_size: number;
+  /** @deprecated Use `dModel`; removed in the next major version. */
+  d_model: number;
+  /** @deprecated Use `numHeads`; removed in the next major version. */
+  n_heads: number;
+  /** @deprecated Use `numLayers`; removed in the next major version. */
+  n_layers: number;
+  /** @deprecated Use `dimFeedforward`; removed in the next major version. */
+  d_ff: number;
+  /** @deprecated Use `maxLen`; removed in the next major version. */
+  max_len: number;
+  /** @deprecated Use `headDim`; removed in the next major version. */
+  head_dim?: number;
+  /** @deprecated Use `layerNormEps`; removed in the next major version. */
+  ln_eps?: number;
+  /** @deprecated Use `posEmb`; removed in the next major version. */
+  pos_emb?: string;
+  [key: string]: unknown;
+}
+
+/** An encoder–decoder model's sizes and fixed choices, named as in {@link LanguageModelConfig}. */
+export interface Seq2SeqModelConfig {
+  /** Words in the source vocabulary. */
+  sourceVocabSize: number;
+  /** Tokens in the target vocabulary. */
+  targetVocabSize: number;
+  dModel: number;
+  numHeads: number;
+  numEncoderLayers: number;
+  numDecoderLayers: number;
+  dimFeedforward: number;
+  /** Most source words read. */
+  maxSourceLen: number;
+  /** Longest decoder input, `<bos>` included. */
+  maxTargetLen: number;
+  headDim?: number;
+  layerNormEps?: number;
+  activation?: 'gelu_erf';
+  norm?: 'pre';
+  posEmb?: 'learned';
+  decoding?: 'greedy';
+  /** @deprecated Use `sourceVocabSize`; removed in the next major version. */
+  src_vocab_size: number;
+  /** @deprecated Use `targetVocabSize`; removed in the next major version. */
+  tgt_vocab_size: number;
+  /** @deprecated Use `dModel`; removed in the next major version. */
+  d_model: number;
+  /** @deprecated Use `numHeads`; removed in the next major version. */
+  n_heads: number;
+  /** @deprecated Use `numEncoderLayers`; removed in the next major version. */
+  n_enc_layers: number;
+  /** @deprecated Use `numDecoderLayers`; removed in the next major version. */
+  n_dec_layers: number;
+  /** @deprecated Use `dimFeedforward`; removed in the next major version. */
+  d_ff: number;
+  /** @deprecated Use `maxSourceLen`; removed in the next major version. */
+  max_src_len: number;
+  /** @deprecated Use `maxTargetLen`; removed in the next major version. */
+  max_tgt_len: number;
+  /** @deprecated Use `headDim`; removed in the next major version. */
+  head_dim?: number;
+  /** @deprecated Use `layerNormEps`; removed in the next major version. */
+  ln_eps?: number;
+  /** @deprecated Use `posEmb`; removed in the next major version. */
+  pos_emb?: string;
+  [key: string]: unknown;
+}
+
+/** A language model's vocabulary (`__metadata__.vocab`), under camelCase names as in {@link LanguageModelConfig}. */
+export interface LanguageModelVocab {
+  /** `'codepoint'`: one token per Unicode code point. */
+  tokenizer: 'codepoint';
+  /** Token strings by id; the first `specials.length` are the special tokens. */
+  tokens: string[];
+  /** `['<unk>', '<bos>']`: never matched by text. */
+  specials: string[];
+  unkId: number;
+  /** Starts every input; as a prediction it means "end of document". */
+  bosId: number;
+  /** @deprecated Use `unkId`; removed in the next major version. */
+  unk_id: number;
+  /** @deprecated Use `bosId`; removed in the next major version. */
+  bos_id: number;
+  [key: string]: unknown;
+}
+
+/** An encoder–decoder model's two vocabularies (`__metadata__.vocab`), under camelCase names. */
+export interface Seq2SeqModelVocab {
+  /** `'words_ascii_lower'`: see {@link Seq2SeqModel.tokenizeSource}. */
+  sourceTokenizer: 'words_ascii_lower';
+  /** Source words by id. */
+  sourceTokens: string[];
+  sourcePadId: number;
+  sourceUnkId: number;
+  /** `'chars'`: one target token per output character. */
+  targetTokenizer: 'chars';
+  /** Target tokens by id. */
+  targetTokens: string[];
+  targetPadId: number;
+  targetBosId: number;
+  targetEosId: number;
+  /** @deprecated Use `sourceTokenizer`; removed in the next major version. */
+  src_tokenizer: string;
+  /** @deprecated Use `sourceTokens`; removed in the next major version. */
+  src_tokens: string[];
+  /** @deprecated Use `sourcePadId`; removed in the next major version. */
+  src_pad_id: number;
+  /** @deprecated Use `sourceUnkId`; removed in the next major version. */
+  src_unk_id: number;
+  /** @deprecated Use `targetTokenizer`; removed in the next major version. */
+  tgt_tokenizer: string;
+  /** @deprecated Use `targetTokens`; removed in the next major version. */
+  tgt_tokens: string[];
+  /** @deprecated Use `targetPadId`; removed in the next major version. */
+  tgt_pad_id: number;
+  /** @deprecated Use `targetBosId`; removed in the next major version. */
+  tgt_bos_id: number;
+  /** @deprecated Use `targetEosId`; removed in the next major version. */
+  tgt_eos_id: number;
+  [key: string]: unknown;
+}
+
+/**
+ * A model file's description (tools/MODEL_FORMAT.md): its safetensors `__metadata__`, decoded and checked by the
+ * core, under the API's camelCase names (the file's own keys stay snake_case).
+ */
+export interface ModelHeader {
+  format: 'attnscope-model/1';
+  /** The file's `kind`: `'decoder_lm'` for a {@link LanguageModel}, `'seq2seq'` for a {@link Seq2SeqModel}, `'rnn_seq2seq'` for a `RnnSeq2SeqModel`. */
+  kind: 'decoder_lm' | 'seq2seq' | 'rnn_seq2seq';
+  config: LanguageModelConfig | Seq2SeqModelConfig | RnnSeq2SeqModelConfig;
+  vocab: LanguageModelVocab | Seq2SeqModelVocab;
+  /** Every parameter's state-dict name and shape, as the core built the model. */
+  tensors: { name: string; shape: number[] }[];
+  namedHeads: NamedHead[];
+  /** @deprecated Use `namedHeads`; removed in the next major version. */
+  named_heads: NamedHead[];
+  /** The training record, free-form data as the training script wrote it (its keys are not renamed). */
+  training: Record<string, unknown>;
+}
+
+/** A head named from its measured behaviour on held-out data. */
+export interface NamedHead {
+  /** Layer index within its stack. */
+  layer: number;
+  /** Head index, 0-based. */
+  head: number;
+  /** State-dict prefix of the attention layer, e.g. `blocks.1.attn` or `dec_blocks.0.cross_attn`. */
+  module?: string;
+  /** Seq2seq only: which attention of the layer. */
+  attn?: 'enc_self' | 'dec_self' | 'dec_cross';
+  /** Human-readable name, e.g. "previous token". */
+  name: string;
+  /** The measurement behind the name and its value. */
+  metric: string;
+  score: number;
+  threshold?: number;
+}
+
+/**
+ * A head to switch off (ablate): its per-head context is zeroed before its layer's output projection, so the head
+ * contributes nothing to the output; its attention weights are still computed and returned. `layer` and `head` are
+ * whole numbers below the model's layer and head counts (else RangeError). Other properties are ignored, so the
+ * entries of `namedHeads` can be passed as they are.
+ */
+export interface AblatedHead {
+  layer: number;
+  head: number;
+}
+
+/** A head of an encoder–decoder model to switch off, with the kind of attention it belongs to (as in `namedHeads`). */
+export interface AblatedSeq2SeqHead extends AblatedHead {
+  attn: 'enc_self' | 'dec_self' | 'dec_cross';
+}
+
+/**
+ * The numbers one head computed for one query in one layer, recorded by the model's own forward pass in the core (the
+ * same for every model: {@link LanguageModel.trace}, {@link Seq2SeqModel.trace}, and the checkpoints' trace).
+ * T is the number of query rows, S of keys (S = T in self-attention; the source length in cross-attention), d the
+ * model's width.
+ */
+export interface AttentionTrace {
+  layer: number;
+  head: number;
+  query: number;
+  /** The key/value head this query head reads (`head` without grouped-query attention). */
+  kvHead: number;
+  /** `[T, d]` the residual stream entering the attention. */
+  layerInput: Tensor;
+  /** `[T, d]` what q (and, in self-attention, k and v) is projected from: after the norm, for pre-norm models. */
+  attentionInput: Tensor;
+  /** `[S, d]` what k and v are projected from when it is not `attentionInput` (cross-attention: the encoder's output); else null. */
+  keyInput: Tensor | null;
+  /** `[headDim]` the query after its projection. */
+  queryRaw: Tensor;
+  /** `[headDim]` the query the scores use (after QK-norm and RoPE, where the family has them). */
+  queryVector: Tensor;
+  /** `[S, headDim]` the keys after their projection. */
+  keysRaw: Tensor;
+  /** `[S, headDim]` the keys the scores use. */
+  keys: Tensor;
+  /** `[S, headDim]` */
+  values: Tensor;
+  /** `[S]` query · key, before scaling. */
+  scores: Tensor;
+  scale: number;
+  /** `[S]` 1 where the key is visible to this query (causal order, window, padding). */
+  visible: Uint8Array;
+  /** `[S]` softmax of the scaled scores over the visible keys, 0 elsewhere: the forward pass's own row. */
+  weights: Tensor;
+  /** `[headDim]` weights · values (zeros when the head is ablated). */
+  context: Tensor;
+  /** `[d]` the context through this head's part of the output projection (no bias). */
+  headOutput: Tensor;
+  /** `[d]` the attention's output at this query, as the layer adds it: every head's `headOutput` plus the output projection's bias. */
+  attentionOutput: Tensor;
+}
+
+/** Rotary position embeddings' settings (config.json's `rope_theta`, `rope_scaling`, the rotated share of a head). */
+export interface RopePositions {
+  kind: 'rope';
+  theta: number;
+  /** Features of each head that rotate (`headDim`, or fewer: `rotary_pct`, `partial_rotary_factor`). */
+  rotaryDim: number;
+  /** null (no scaling), or `rope_scaling`'s type and factors. */
+  scaling: null | { type: 'linear'; factor: number } | {
+    type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMaxPositions: number;
+  } | { type: 'longrope'; factor: number; originalMaxPositions: number };
+}
+
+/** One stack's sizes and parts (the model itself, or an encoder–decoder's decoder; its encoder in `encoder`). */
+export interface StackArchitecture {
+  layers: number;
+  /** Query heads. */
+  heads: number;
+  /** Key/value heads: `heads` (multi-head), 1 (multi-query) or a divisor of `heads` (grouped-query). */
+  kvHeads: number;
+  headDim: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  vocabSize: number;
+  /** The longest input the stack takes (generate() may add one token beyond it: see there). */
+  maxPositions: number;
+  /** The kind of the stack's norms. */
+  norm: 'layerNorm' | 'rmsNorm';
+  /** The norms' epsilon, as the core holds it (a float32: `1e-5` reads 0.0000099999997…). */
+  normEps: number;
+  /** The norm comes after each residual sum (and after the embeddings). */
+  postNorm: boolean;
+  positions: { kind: 'learned' | 'sinusoidal' | 'relative' | 'none' } | RopePositions;
+  /** The MLP: its activation, and `swiglu` / `geglu` / `gegluErf` / `reglu` when a gate multiplies it. */
+  mlp: 'geluTanh' | 'geluErf' | 'relu' | 'silu' | 'swiglu' | 'geglu' | 'gegluErf' | 'reglu';
+  /** Per layer: how many keys a query sees, itself included (sliding-window attention), or null for all. */
+  window: (number | null)[];
+  /** False for an encoder: every token sees every other. */
+  causal: boolean;
+  /** An RMSNorm over the queries and keys before the scores (per head or over the whole projection). */
+  qkNorm: boolean;
+  /** Token types (sentence A and B); 0 when the model has none. */
+  typeVocabSize: number;
+}
+
+/**
+ * What a model is, as the C++ core read it from its config: the same description for every model, ours and Hugging
+ * Face's (`model.architecture`; a checkpoint's `model.config` too). A view asks it what a model has, never which family
+ * it is.
+ */
+export interface ModelArchitecture extends StackArchitecture {
+  /** config.json's `model_type`, or our file's kind (`decoder_lm`, `seq2seq`). */
+  family: string;
+  kind: 'causal_lm' | 'encoder' | 'seq2seq';
+  /** Logits are produced (an encoder: only when the checkpoint has its masked-LM head). */
+  hasLmHead: boolean;
+  /** The LM head is the token embedding, held once. */
+  tiedEmbeddings: boolean;
+  /** An encoder–decoder: its decoder cross-attends to the encoder's output. */
+  hasCrossAttention: boolean;
+  /** An encoder–decoder's encoder; null for a single stack. */
+  encoder: StackArchitecture | null;
+  /** An encoder–decoder: the decoder's first input, and where translate() stops (config.json's ids; -1 when unsaid). */
+  decoderStartTokenId?: number;
+  eosTokenId?: number;
+}
+
+/** @deprecated The name of {@link ModelArchitecture} before 0.2. */
+export type PretrainedConfig = ModelArchitecture;
+
+/** Options of a forward pass. */
+export interface ModelForwardOptions {
+  /** Return the attention maps (default true). */
+  needAttention?: boolean;
+  /** Heads to switch off: their context is replaced (see `ablation`) before the output projection; their weights are still returned. */
+  ablate?: AblatedHead[];
+  /**
+   * What an ablated head's context becomes: `'zero'` (default), or `'mean'`, its mean over this run's real positions
+   * (attentionMask 1). To ablate towards another input's mean (TransformerLens's reference distribution), keep that
+   * run's heads and patch them in with `patch` / `patchFrom`. @throws RangeError for another string.
+   */
+  ablation?: 'zero' | 'mean';
+  /**
+   * Return each head's context in `result.heads`, `[layers, T, heads, headDim]`: softmax(q·kᵀ)·v per query head,
+   * before the output projection (TransformerLens's `hook_z`), after ablation and patching. The context rather than
+   * its `[T, hiddenSize]` contribution through the projection: it is what patching replaces, headDim/hiddenSize of
+   * the size, and the projection is linear. A fresh Float32Array the caller owns; default false.
+   */
+  keepHeads?: boolean;
+  /** Activation patching: these heads' contexts, at every position, are taken from `patchFrom` instead of computed. */
+  patch?: AblatedHead[];
+  /**
+   * The kept run `patch` reads: a `result.heads` of this model (from `keepHeads: true`) over the same number of
+   * tokens; read during the call only. @throws RangeError for a run of another length or another model's shape
+   * (naming both), TypeError for something that is not a `{ data: Float32Array, shape }`.
+   */
+  patchFrom?: Tensor | null;
+  /**
+   * Hugging Face's attention mask, one per token: **1 = a real token, 0 = padding** (a key no query sees). This is
+   * the opposite polarity of MultiHeadAttention's `keyPaddingMask`, where nonzero means blocked.
+   */
+  attentionMask?: ArrayLike<number>;
+}
+
+/** What a forward pass returns. `tokens` are readable strings (see {@link Model.tokenize}), null without a tokenizer. */
+export interface ModelForwardResult {
+  ids: number[];
+  tokens: string[] | null;
+  /** `[T, vocabSize]`, or null when the checkpoint has no head. */
+  logits: Tensor | null;
+  /** `[T, hiddenSize]`: the last hidden state as Hugging Face returns it (after the final norm, where there is one). */
+  hidden: Tensor;
+  /** `[layers, heads, T, T]`, one map per query head (under grouped-query attention too); null with `needAttention: false`. */
+  attention: Tensor | null;
+  /** `[layers, T, heads, headDim]` every head's context (see `keepHeads`); null without `keepHeads: true`. */
+  heads: Tensor | null;
+}
+
+/** @deprecated The names of {@link ModelForwardOptions} and {@link ModelForwardResult} before 0.2. */
+export type PretrainedForwardOptions = ModelForwardOptions;
+export type PretrainedForwardResult = ModelForwardResult;
+
+/** The numbers one head computed for one query in one layer, with the input's ids and readable tokens. */
+export interface Trace extends AttentionTrace {
+  ids: number[];
+  tokens: string[] | null;
+}
+/** @deprecated The name of {@link Trace} before 0.2. */
+export type PretrainedTrace = Trace;
+
+/** Options of a trace: which head, at which query, of which layer; and the input's options. */
+export interface TraceOptions {
+  layer: number;
+  head: number;
+  query: number;
+  attentionMask?: ArrayLike<number>;
+  ablate?: AblatedHead[];
+  ablation?: 'zero' | 'mean';
+  patch?: AblatedHead[];
+  patchFrom?: Tensor | null;
+}
+
+/**
+ * What every transformer shares, ours and a checkpoint's: one class per kind of model (causal, encoder,
+ * encoder–decoder) over the one forward pass of the core.
+ */
+export declare abstract class Model {
+  /** The same description for every model: family, sizes and parts, as the core read them. */
+  readonly architecture: ModelArchitecture;
+  /** Our file's config (its sizes under camelCase names), or a checkpoint's architecture. */
+  readonly config: ModelArchitecture | LanguageModelConfig | Seq2SeqModelConfig | RnnSeq2SeqModelConfig;
+  /** Our files: their description (config, vocab, tensors, named heads, training record); undefined for a checkpoint. */
+  readonly header?: ModelHeader;
+  readonly vocab?: LanguageModelVocab | Seq2SeqModelVocab;
+  /** Heads named from their measured behaviour (our files). */
+  readonly namedHeads?: NamedHead[];
+  /** The training record (our files): data, sizes, steps, losses, head scores. */
+  readonly training?: Record<string, unknown>;
+  /** Bytes the parameters take in WebAssembly memory (F32). */
+  readonly parameterBytes: number;
+  /** True when the model reads text: ours always, a checkpoint when it came with tokenizer.json. */
+  readonly hasTokenizer: boolean;
+  /**
+   * Text → ids, with the special tokens the tokenizer adds (our `<bos>`, a post-processor's), and readable tokens: a
+   * space is shown as `␣` (U+2423), a newline as `↵`, a tab as `⇥`, and each byte of a token that holds only part of
+   * a UTF-8 character as `<0xE4>`. @throws TypeError when a checkpoint has no tokenizer.json.
+   */
+  tokenize(text: string): { ids: number[]; tokens: string[] };
+  /** Ids → text, special tokens left out. */
+  detokenize(ids: ArrayLike<number>): string;
+  /** The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
+  tokenStrings(ids: ArrayLike<number>): string[] | null;
+  /** Frees the model's WebAssembly memory. Idempotent; any later call throws. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+/** @deprecated The name of {@link Model} before 0.2. */
+export type PretrainedModel = Model;
+
+/** A causal language model: ours (kind `decoder_lm`) or a checkpoint's (kind `causal_lm`: gpt2, llama and the other causal families). */
+export declare class LanguageModel extends Model {
+  readonly kind: 'decoder_lm' | 'causal_lm';
+  /** The token generate() stops after by default: our `<bos>` (end of document), a checkpoint's `eos_token`, or null. */
+  readonly eosTokenId: number | null;
+  /**
+   * Text (tokenized; ours keeps the last `config.maxLen` tokens, `<bos>` first) or token ids (used as given) → logits,
+   * the last hidden state and every layer's attention `[layers, heads, T, T]`.
+   */
+  forward(input: string | ArrayLike<number>, options?: ModelForwardOptions): ModelForwardResult;
+  /**
+   * Head `head` of layer `layer` at token `query` (from 0), as {@link forward} computes it (its weights row bit for
+   * bit); RangeError for a layer, head or query the model does not have.
+   */
+  trace(input: string | ArrayLike<number>, options: TraceOptions): Trace;
+  /**
+   * Greedy continuation with a key/value cache: only the new tokens. Stops after `stopToken` (default
+   * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or once the sequence fills the
+   * model's positions: the last token is predicted from that full context and never fed back, so prompt plus new
+   * tokens can be one more than the positions.
+   */
+  generate(prompt: string | ArrayLike<number>, options?: { maxNewTokens?: number; stopToken?: number | null; /** switched off at every step */ ablate?: AblatedHead[] }): {
+    ids: number[]; tokens: string[] | null; text: string | null;
+  };
+}
+/** @deprecated The name of {@link LanguageModel} for checkpoints before 0.2: one class serves ours and theirs. */
+export declare const PretrainedLanguageModel: typeof LanguageModel;
+export type PretrainedLanguageModel = LanguageModel;
+
+/** A bidirectional encoder (BERT): every token sees every other, padding aside. */
+export declare class EncoderModel extends Model {
+  readonly kind: 'encoder';
+  /** As {@link Model.tokenize}, with a second sentence `pair`: `[CLS] a [SEP] b [SEP]` and its token types. */
+  tokenize(text: string, options?: { pair?: string }): { ids: number[]; tokens: string[]; tokenTypeIds: number[] };
+  /** As {@link LanguageModel.trace}, with the token types of a sentence pair. */
+  trace(input: string | ArrayLike<number>, options: TraceOptions & { tokenTypeIds?: ArrayLike<number> }): Trace;
+  /** The last hidden state, the masked-LM logits when the checkpoint has that head, and the attention. */
+  forward(input: string | ArrayLike<number>, options?: ModelForwardOptions & {
+    /** One per token: 0 = sentence A, 1 = sentence B (default all 0). */
+    tokenTypeIds?: ArrayLike<number>;
+  }): ModelForwardResult;
+}
+
+/** One of our language model files (kind `decoder_lm`): its config, vocab and header typed as the file's. */
+export interface TrainedLanguageModel extends LanguageModel {
+  readonly kind: 'decoder_lm';
+  /** Sizes and fixed choices (the same object as `header.config`). */
+  readonly config: LanguageModelConfig;
+  /** Tokens and special ids (the same object as `header.vocab`). */
+  readonly vocab: LanguageModelVocab;
+  readonly header: ModelHeader;
+  readonly namedHeads: NamedHead[];
+  readonly training: Record<string, unknown>;
+}

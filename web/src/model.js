@@ -1,0 +1,249 @@
+// Every transformer, ours and Hugging Face's alike: LanguageModel (causal), EncoderModel (bidirectional, with a
+// masked-LM head) and, in seq2seq-model.js, Seq2SeqModel, over one raw model of the binding. Inputs are converted to
+// the types the core takes; the core checks every value and size, and its messages name the call and the option.
+import { headLists } from './ablation.js';
+import { disposeSymbol, OwnedHandle } from './owned-handle.js';
+import { describe, module } from './runtime.js';
+import { booleanOption, checkOptions, integerOption } from './tensor.js';
+
+/** An array (or typed array) of numbers as a plain array; anything else is a TypeError naming `name`. */
+export function numbers(value, name, what) {
+  const ok = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+  if (!ok) throw new TypeError(`${name}: expected ${what}, got ${describe(value)}`);
+  const array = Array.from(value);
+  array.forEach((x, i) => {
+    if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(x)}`);
+  });
+  return array;
+}
+
+/** Token ids given as an array (or Int32Array) of numbers, passed on as they are: the core checks their count and range. */
+export const tokenIds = (input, name, what = 'text or an array of token ids') => numbers(input, name, what);
+
+/** options.ablation: a string (the core says which ones it knows). */
+function ablationKind(value, name) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new TypeError(`${name}: expected 'zero' or 'mean', got ${describe(value)}`);
+  return value;
+}
+
+/** options.patchFrom: a kept run's `heads` ({ data: Float32Array, shape }), passed as it is; the core checks its shape. */
+function keptHeads(value, name) {
+  if (value === undefined || value === null) return null;
+  const what = "a kept run's heads (forward's result.heads with keepHeads: true)";
+  if (typeof value !== 'object' || !(value.data instanceof Float32Array) || !Array.isArray(value.shape)) {
+    throw new TypeError(`${name}: expected ${what}, got ${describe(value)}`);
+  }
+  return { data: value.data, shape: numbers(value.shape, `${name}.shape`, 'an array of sizes') };
+}
+
+/** The options every model's forward() and trace() take about its input and its heads. */
+const INPUT_OPTIONS = ['needAttention', 'keepHeads', 'attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom'];
+
+export class Model {
+  #handle;
+  #tokenizer;
+
+  /**
+   * @param {ReturnType<import('./model-binding.js').modelHandle>} handle the loaded model's raw handle
+   * @param {{ tokenizer: object | null, className: string, header?: object | null }} parts the tokenizer of its text
+   *   (ours, or the checkpoint's tokenizer.json), the name errors start with (not constructor.name, which minifiers
+   *   rename), and one of our files' header (config, vocab, named heads, training record)
+   */
+  constructor(handle, { tokenizer, className, header = null }) {
+    this.className = className;
+    this.#handle = new OwnedHandle(this, handle, 'this model was disposed; load it again');
+    this.#tokenizer = tokenizer;
+    /** The same description for every model, as the core read it: family, sizes and parts (model-config.d.ts). */
+    this.architecture = Object.freeze(handle.config('loadModel') ?? null);
+    /** Bytes the parameters take in WebAssembly memory. */
+    this.parameterBytes = handle.parameterBytes();
+    if (header) {
+      /** Our file's description: config, vocab, tensors, named heads, training record (names: model-header.js). */
+      this.header = header;
+      this.config = header.config;
+      this.vocab = header.vocab;
+      /** Heads named from their measured behaviour, e.g. `{ layer: 2, head: 3, name: 'first token', ... }`. */
+      this.namedHeads = header.namedHeads;
+      this.training = header.training;
+    } else {
+      /** A checkpoint's config is its architecture (the file's own config.json is read only by the core). */
+      this.config = this.architecture;
+    }
+  }
+
+  /** True when the model can read text (our files always; a checkpoint with its tokenizer.json). */
+  get hasTokenizer() {
+    return this.#tokenizer !== null;
+  }
+
+  /** @protected The raw handle, for `caller`; an Error once disposed. */
+  handle(caller) {
+    const handle = this.#handle.get(caller);
+    module(caller);
+    return handle;
+  }
+
+  /** @protected The tokenizer, or a TypeError saying why there is none. */
+  tokenizer(caller) {
+    this.handle(caller);
+    if (!this.#tokenizer) throw new TypeError(`${caller}: this checkpoint came without tokenizer.json, so it takes token ids, not text (or load it with its tokenizer.json)`);
+    return this.#tokenizer;
+  }
+
+  /** Readable token strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
+  tokenStrings(ids) {
+    this.handle(`${this.className}.tokenStrings`);
+    return this.#tokenizer ? Array.from(ids, (id) => this.#tokenizer.readable(id)) : null;
+  }
+
+  /**
+   * Text → `{ ids, tokens }`: ids with the special tokens the tokenizer adds (our `<bos>`; a post-processor's), and
+   * each token as people read it (spaces shown as ␣, newlines as ↵, a part of a UTF-8 character as its bytes `<0xE4>`).
+   */
+  tokenize(text) {
+    const caller = `${this.className}.tokenize`;
+    const tokenizer = this.tokenizer(caller);
+    const { ids } = tokenizer.encode(text, undefined, caller);
+    return { ids, tokens: ids.map((id) => tokenizer.readable(id)) };
+  }
+
+  /** Ids → text, special tokens left out. */
+  detokenize(ids) {
+    const caller = `${this.className}.detokenize`;
+    const tokenizer = this.tokenizer(caller);
+    return tokenizer.decode(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller);
+  }
+
+  /** @protected Text, tokenized, or ids as given. */
+  ids(input, caller) {
+    return typeof input === 'string' ? this.tokenizer(caller).encode(input, undefined, caller).ids
+      : numbers(input, `${caller}: input`, 'text or an array of token ids');
+  }
+
+  /** @protected `ablate: [{ layer, head }]` → the heads as the binding takes them (it checks their range). */
+  ablation(ablate, caller, name = 'ablate') {
+    return headLists(ablate, `${caller}: options.${name}`, ['self']).self;
+  }
+
+  /** @protected A request of forward() and trace(): ids and options converted, nothing judged but types. */
+  request(input, options, caller, known) {
+    const handle = this.handle(caller);
+    const opts = checkOptions(options, known, `${caller}: options`);
+    const ids = this.ids(input, caller);
+    const mask = (key, what) => (opts[key] === undefined ? undefined : numbers(opts[key], `${caller}: options.${key}`, what));
+    return {
+      handle,
+      ids,
+      opts,
+      request: {
+        call: caller,
+        tokens: ids,
+        attentionMask: mask('attentionMask', 'an array of 1 (a real token) and 0 (padding), one per token'),
+        tokenTypeIds: mask('tokenTypeIds', 'an array of token type ids (0 = sentence A, 1 = sentence B), one per token'),
+        needAttention: booleanOption(opts.needAttention, `${caller}: options.needAttention`, true),
+        ablate: this.ablation(opts.ablate, caller),
+        ablation: ablationKind(opts.ablation, `${caller}: options.ablation`),
+        keepHeads: booleanOption(opts.keepHeads, `${caller}: options.keepHeads`, false),
+        patch: this.ablation(opts.patch, caller, 'patch'),
+        patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
+      },
+    };
+  }
+
+  /** @protected The options forward() and trace() take besides the base ones (an encoder's tokenTypeIds). */
+  get inputOptions() {
+    return INPUT_OPTIONS;
+  }
+
+  /**
+   * Logits, the last hidden state and every layer's attention of `input` (text, tokenized; or ids, used as given).
+   * `ablate: [{ layer, head }]` switches heads off (their context is replaced, zeros or `ablation: 'mean'`, before the
+   * output projection; their weights are still returned); `keepHeads` keeps every head's context for `patch`ing.
+   */
+  forward(input, options) {
+    const caller = `${this.className}.forward`;
+    const { handle, ids, request } = this.request(input, options, caller, this.inputOptions);
+    const { logits, hidden, attention, heads } = handle.forward(request);
+    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads };
+  }
+
+  /**
+   * What one head did for one query in one layer, recorded by the forward pass itself: the layer's input, q, k, v
+   * before and after RoPE/QK-norm, the scores, the visible keys, the weights, the context and the head's output.
+   * The core checks `layer`, `head` and `query` against the model.
+   */
+  trace(input, options) {
+    const caller = `${this.className}.trace`;
+    if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
+    const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
+    const { handle, ids, opts, request } = this.request(input, options, caller, known);
+    const index = (key) => integerOption(opts[key], `${caller}: options.${key}`, { min: 0 });
+    return { ids, tokens: this.tokenStrings(ids), ...handle.trace(request, 'self', index('layer'), index('head'), index('query')) };
+  }
+
+  /** Frees the model's WebAssembly memory. Idempotent. */
+  dispose() {
+    this.#handle.dispose();
+  }
+
+  [disposeSymbol]() {
+    this.dispose();
+  }
+}
+
+/** A causal language model: ours (`decoder_lm`) or a checkpoint's (gpt2, llama and the other causal families). */
+export class LanguageModel extends Model {
+  #stop;
+
+  constructor(handle, parts) {
+    super(handle, { className: 'LanguageModel', ...parts });
+    this.kind = parts.header ? 'decoder_lm' : 'causal_lm';
+    this.#stop = parts.tokenizer?.eosTokenId ?? null;
+  }
+
+  /** The token generate() stops after by default: our `<bos>` (which starts every document), a checkpoint's `eos_token`, or null. */
+  get eosTokenId() {
+    return this.#stop;
+  }
+
+  /**
+   * Greedy continuation with the core's key/value cache. Stops after `stopToken` (default: {@link eosTokenId};
+   * null: never), after `maxNewTokens` (default 32) or at the model's positions. Returns only the new tokens.
+   */
+  generate(prompt, options) {
+    const caller = `${this.className}.generate`;
+    const handle = this.handle(caller);
+    const ids = typeof prompt === 'string' ? this.tokenize(prompt).ids : numbers(prompt, `${caller}: prompt`, 'text or an array of token ids');
+    const opts = checkOptions(options, ['maxNewTokens', 'stopToken', 'ablate'], `${caller}: options`);
+    const maxNewTokens = opts.maxNewTokens === undefined ? 32 : integerOption(opts.maxNewTokens, `${caller}: options.maxNewTokens`, { min: 0 });
+    const stop = opts.stopToken === undefined ? this.#stop : opts.stopToken;
+    if (stop !== null && typeof stop !== 'number') throw new TypeError(`${caller}: options.stopToken: expected a token id or null, got ${describe(stop)}`);
+    const generated = handle.generate(caller, ids, maxNewTokens, stop ?? -1, this.ablation(opts.ablate, caller));
+    return { ids: generated, tokens: this.tokenStrings(generated), text: this.hasTokenizer ? this.detokenize(generated) : null };
+  }
+}
+
+/** A bidirectional encoder (BERT): every token sees every other, padding aside; a masked-LM head when it has one. */
+export class EncoderModel extends Model {
+  constructor(handle, parts) {
+    super(handle, { className: 'EncoderModel', ...parts });
+    this.kind = 'encoder';
+  }
+
+  get inputOptions() {
+    return [...super.inputOptions, 'tokenTypeIds'];
+  }
+
+  /**
+   * Text (and `pair`, the second sentence) → `{ ids, tokens, tokenTypeIds }`, `[CLS] a [SEP] b [SEP]` as the
+   * tokenizer's post-processor writes it.
+   */
+  tokenize(text, options) {
+    const caller = 'EncoderModel.tokenize';
+    const tokenizer = this.tokenizer(caller);
+    const { pair } = checkOptions(options, ['pair'], `${caller}: options`);
+    const { ids, tokenTypeIds } = tokenizer.encode(text, pair, caller);
+    return { ids, tokens: ids.map((id) => tokenizer.readable(id)), tokenTypeIds };
+  }
+}
