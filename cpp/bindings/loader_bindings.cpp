@@ -98,6 +98,18 @@ val config_value(const plan::Plan& p, const ModelConfig& c)
     return config;
 }
 
+val families_value()
+{
+    val list = val::array();
+    for (const CheckpointFamily& f : checkpoint_families()) {
+        val entry = val::object();
+        entry.set("modelType", f.model_type);
+        entry.set("label", f.label);
+        list.call<void>("push", entry);
+    }
+    return list;
+}
+
 val Loader::open(const std::string& config_json, const std::string& call, bool allow_non_finite)
 {
     return guarded([&] {

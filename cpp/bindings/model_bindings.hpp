@@ -10,6 +10,8 @@
 namespace attnscope::bindings {
 
 val read_safetensors_raw(std::uintptr_t file, double size);
+// [{modelType, label}] of every checkpoint family the core reads, in the registry's order.
+val families_value();
 // A trace as the wrapper returns it, for every model: {layer, head, query, kvHead, layerInput, attentionInput,
 // keyInput (null in self-attention), queryRaw, queryVector, keysRaw, keys, values, scores, scale, visible, weights,
 // context, headOutput, attentionOutput}.

@@ -252,17 +252,18 @@ export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: Tenso
 
 // The models' types live beside their classes (model.d.ts, seq2seq-model.d.ts, rnn-model.d.ts, load-model.d.ts).
 export type {
-  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelConfig, LanguageModelVocab, ModelArchitecture,
-  ModelForwardOptions, ModelForwardResult, ModelHeader, NamedHead, PretrainedConfig, PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions,
-  Seq2SeqModelConfig, Seq2SeqModelVocab, StackArchitecture, Trace, TraceOptions, TrainedLanguageModel,
+  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, ModelArchitecture, ModelForwardOptions, ModelForwardResult, PretrainedConfig,
+  PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions, StackArchitecture, Trace, TraceOptions,
+  TrainedLanguageModel,
 } from './model.js';
+export type { LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab } from './model-header.js';
 export { EncoderModel, LanguageModel, Model, PretrainedLanguageModel } from './model.js';
 export type { Seq2SeqTraceOptions, TrainedSeq2SeqModel } from './seq2seq-model.js';
 export { Seq2SeqModel } from './seq2seq-model.js';
 export type { RnnSeq2SeqModelConfig, RnnTranslation } from './rnn-model.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
 export type { CheckpointFile, CheckpointFiles, LoadOptions, LoadPlan, LoadProgress } from './load-model.js';
-export { loadModel } from './load-model.js';
+export { loadModel, supportedFamilies } from './load-model.js';
 
 /**
  * The tensors of a safetensors file (what `safetensors.torch.save_file` writes), keyed by name in data order, ready for

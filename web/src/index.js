@@ -2,7 +2,7 @@
 export { init, memoryUsage, runtimeInfo } from './runtime.js';
 export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
-export { loadModel } from './load-model.js';
+export { loadModel, supportedFamilies } from './load-model.js';
 export { EncoderModel, LanguageModel, Model } from './model.js';
 // PretrainedLanguageModel: the name of LanguageModel for checkpoints until 0.2 (CHANGELOG): one class serves both.
 export { LanguageModel as PretrainedLanguageModel } from './model.js';

@@ -87,3 +87,6 @@ export function loadModel(source: ArrayBuffer | Uint8Array, options?: LoadOption
 export function loadModel(files: CheckpointFiles | `${string}/`, options?: LoadOptions): Promise<LanguageModel | EncoderModel | Seq2SeqModel>;
 /** A URL of one of our model files or of a checkpoint's folder: `kind` tells them apart. */
 export function loadModel(source: string | URL, options?: LoadOptions): Promise<TrainedLanguageModel | TrainedSeq2SeqModel | RnnSeq2SeqModel | LanguageModel | EncoderModel | Seq2SeqModel>;
+
+/** The Hugging Face families loadModel reads (the core's registry): config.json's `model_type` and its usual name. After `init()`. */
+export function supportedFamilies(): { modelType: string; label: string }[];

@@ -99,6 +99,15 @@ export async function loadModel(source, options) {
   return loadFile(source, options, caller);
 }
 
+/**
+ * The Hugging Face families loadModel reads, from the core's registry (cpp/src/families/registry.cpp): config.json's
+ * `model_type` and the name people know each by. After `init()`.
+ * @returns {{ modelType: string, label: string }[]}
+ */
+export function supportedFamilies() {
+  return module('supportedFamilies')._families();
+}
+
 /** @internal For the tests' stand-ins: a checkpoint through a raw loader of their own. */
 export async function loadCheckpointWith(files, options, createLoader, caller = 'loadModel') {
   const opts = loadOptions(options, caller);

@@ -192,7 +192,7 @@ export class Model {
   }
 }
 
-/** A causal language model: ours (`decoder_lm`) or a checkpoint's (gpt2, llama and the other causal families). */
+/** A causal language model: ours (`decoder_lm`) or a checkpoint's (every causal family). */
 export class LanguageModel extends Model {
   #stop;
 
@@ -224,7 +224,7 @@ export class LanguageModel extends Model {
   }
 }
 
-/** A bidirectional encoder (BERT): every token sees every other, padding aside; a masked-LM head when it has one. */
+/** A bidirectional encoder: every token sees every other, padding aside; a masked-LM head when it has one. */
 export class EncoderModel extends Model {
   constructor(handle, parts) {
     super(handle, { className: 'EncoderModel', ...parts });

@@ -1,6 +1,6 @@
 // Types of the GRU encoder–decoder (rnn-model.js), re-exported by index.d.ts.
 import type { Tensor } from './index.js';
-import type { ModelHeader, NamedHead, Seq2SeqModelVocab } from './model.js';
+import type { ModelHeader, NamedHead, Seq2SeqModelVocab } from './model-header.js';
 import type { Seq2SeqModel } from './seq2seq-model.js';
 
 /**

@@ -1,6 +1,7 @@
 // Types of the encoder–decoders (seq2seq-model.js), re-exported by index.d.ts.
 import type { Tensor } from './index.js';
-import type { AblatedSeq2SeqHead, AttentionTrace, Model, ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab } from './model.js';
+import type { AblatedSeq2SeqHead, AttentionTrace, Model } from './model.js';
+import type { ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab } from './model-header.js';
 
 /** An encoder–decoder transformer, e.g. dates written in words → `YYYY-MM-DD`. */
 export declare class Seq2SeqModel extends Model {

@@ -206,6 +206,13 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+/// A family of Hugging Face checkpoints read here: config.json's model_type, and the name people know it by.
+struct CheckpointFamily {
+    std::string model_type, label;
+};
+/// Every family loadModel reads, in the registry's order (cpp/src/families/registry.cpp: the only list).
+std::vector<CheckpointFamily> checkpoint_families();
+
 /// Loads a checkpoint whose files are all in memory: `files` maps file names ("model.safetensors.index.json"
 /// optional, as its text) to their bytes. For tests and native use.
 std::unique_ptr<Transformer> load_checkpoint(

@@ -104,7 +104,7 @@ constexpr Architecture architectures[] = {{"BertForMaskedLM", true}, {"BertForPr
 
 }  // namespace
 
-extern const Family bert_family{"bert", read, tensors, std::size(tensors), prefixes, ignored, architectures};
+extern const Family bert_family{"bert", "BERT", read, tensors, std::size(tensors), prefixes, ignored, architectures};
 
 }  // namespace families
 }  // namespace attnscope

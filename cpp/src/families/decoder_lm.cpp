@@ -74,7 +74,8 @@ plan::Plan language_model_plan(const LanguageModelConfig& c)
     return p;
 }
 
-extern const Family decoder_lm_family{"decoder_lm", read, tensors, std::size(tensors), none, none, architectures};
+extern const Family decoder_lm_family{"decoder_lm", "our character language model", read, tensors, std::size(tensors), none, none,
+                                      architectures};
 
 }  // namespace families
 }  // namespace attnscope

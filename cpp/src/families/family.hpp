@@ -82,6 +82,7 @@ struct Architecture {
 
 struct Family {
     const char* name;                       ///< config.json's model_type, or our file's kind
+    const char* label;                      ///< the name people know it by ("GPT-2"), for the page and the docs
     /// The config → the plan, every field read checked (Config's messages), every field that would change the
     /// maths in a way not implemented refused. The head is `present` when the family can have one.
     plan::Plan (*read)(const Config& config);

@@ -96,7 +96,7 @@ constexpr Architecture architectures[] = {{"GPT2LMHeadModel", true}, {"GPT2Model
 
 }  // namespace
 
-extern const Family gpt2_family{"gpt2", read, tensors, std::size(tensors), prefixes, ignored, architectures};
+extern const Family gpt2_family{"gpt2", "GPT-2", read, tensors, std::size(tensors), prefixes, ignored, architectures};
 
 }  // namespace families
 }  // namespace attnscope

@@ -17,7 +17,7 @@ constexpr Architecture architectures[] = {{"LlamaForCausalLM", true}, {"LlamaMod
 
 }  // namespace
 
-extern const Family llama_family{"llama", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
+extern const Family llama_family{"llama", "Llama", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
                                  rotary_decoder_ignored, architectures};
 
 }  // namespace families

@@ -18,7 +18,7 @@ constexpr Architecture architectures[] = {{"MistralForCausalLM", true}, {"Mistra
 
 }  // namespace
 
-extern const Family mistral_family{"mistral", read, rotary_decoder_tensors, rotary_decoder_tensor_count,
+extern const Family mistral_family{"mistral", "Mistral", read, rotary_decoder_tensors, rotary_decoder_tensor_count,
                                    rotary_decoder_prefixes, rotary_decoder_ignored, architectures};
 
 }  // namespace families

@@ -19,7 +19,7 @@ constexpr Architecture architectures[] = {{"Qwen2ForCausalLM", true}, {"Qwen2Mod
 
 }  // namespace
 
-extern const Family qwen2_family{"qwen2", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
+extern const Family qwen2_family{"qwen2", "Qwen2", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
                                  rotary_decoder_ignored, architectures};
 
 }  // namespace families

@@ -18,7 +18,7 @@ constexpr Architecture architectures[] = {{"Qwen3ForCausalLM", true}, {"Qwen3Mod
 
 }  // namespace
 
-extern const Family qwen3_family{"qwen3", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
+extern const Family qwen3_family{"qwen3", "Qwen3", read, rotary_decoder_tensors, rotary_decoder_tensor_count, rotary_decoder_prefixes,
                                  rotary_decoder_ignored, architectures};
 
 }  // namespace families

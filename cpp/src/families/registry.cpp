@@ -1,6 +1,7 @@
 // The registry: the only list of families. A family is one file of cpp/src/families/ defining its Family; adding
 // one is a line here (and its file in CMakeLists.txt). The JS API's family names, docs/huggingface.md's table and the
 // demo's words are checked against this list (tests/js/families.test.js).
+#include "attnscope/model.hpp"
 #include "family.hpp"
 
 namespace attnscope {
@@ -42,4 +43,12 @@ std::string checkpoint_family_names()
 }
 
 }  // namespace families
+
+std::vector<CheckpointFamily> checkpoint_families()
+{
+    std::vector<CheckpointFamily> out;
+    for (const families::Family* f : families::checkpoints) out.push_back({f->name, f->label});
+    return out;
+}
+
 }  // namespace attnscope

@@ -108,7 +108,7 @@ plan::Plan seq2seq_plan(const Seq2SeqModelConfig& c)
     return p;
 }
 
-extern const Family seq2seq_family{"seq2seq", read, tensors, std::size(tensors), none, none, architectures};
+extern const Family seq2seq_family{"seq2seq", "our encoder–decoder", read, tensors, std::size(tensors), none, none, architectures};
 
 }  // namespace families
 }  // namespace attnscope

@@ -1,4 +1,4 @@
-// RMSNorm over one row of features (Llama, Mistral, Qwen): a sum of squares followed by a scaling.
+// RMSNorm over one row of features (the rotary decoders' norm): a sum of squares followed by a scaling.
 #pragma once
 
 #include <cmath>
