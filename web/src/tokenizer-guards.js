@@ -20,6 +20,9 @@ export class TokenizerBudget {
   }
 }
 
+/** Milliseconds redos-detector may take over all the unknown patterns of one file. */
+const CHECKS_MS = 1000;
+
 // A pattern no text matches: what the library compiles in place of a pattern that goes to re2js, so that its own
 // constructor (which normalizes the added tokens) never runs that pattern in the backtracking engine.
 const NEVER = '(?!)';
@@ -45,6 +48,7 @@ export async function linearMatchers(sites, lib, prefix, excerpt) {
   const out = new Map();
   if (!unknown.length) return out;
   const { compileLinear } = await import('./linear-regex.js');
+  const checksEnd = performance.now() + CHECKS_MS;
   for (const { path, pattern } of unknown) {
     const refuse = (why) => new TypeError(`${prefix}: ${path}: expected one of the known pre-tokenizer patterns (docs/huggingface.md) or a pattern a `
       + `linear-time engine runs, got ${excerpt(pattern)}: ${why}`);
@@ -55,7 +59,7 @@ export async function linearMatchers(sites, lib, prefix, excerpt) {
       throw Object.assign(refuse(`JavaScript cannot read it (${cause.message})`), { cause });
     }
     try {
-      out.set(path, compileLinear(source));
+      out.set(path, compileLinear(source, Math.max(1, checksEnd - performance.now())));
     } catch (cause) {
       throw Object.assign(refuse(cause.message), { cause });
     }
