@@ -80,7 +80,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await shot(page, `open-link-ask-${lang}-phone`, { fullPage: true });
     assert.deepEqual(await axe(page), []);
     await page.click('#open-link-no');
-    assert.equal(await page.isHidden('#open-link'), true);
+    await page.waitForSelector('#open-link', { state: 'hidden', timeout: 5000 });
     await page.waitForFunction(() => !decodeURIComponent(location.hash).includes('ourl='), null, { timeout: 5000 });
     assert.deepEqual(problems, []);
     await close();
@@ -103,7 +103,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await again.page.click('#open-link-yes');
     await loaded(again.page);
     assert.ok(fetched.includes('config.json') && fetched.includes('model.safetensors'));
-    assert.equal(await again.page.isHidden('#open-link'), true);
+    await again.page.waitForSelector('#open-link', { state: 'hidden', timeout: 5000 });
     await again.close();
   });
 }

@@ -47,7 +47,14 @@ export async function linearMatchers(sites, lib, prefix, excerpt) {
   const unknown = sites.filter((s) => !s.known);
   const out = new Map();
   if (!unknown.length) return out;
-  const { compileLinear } = await import('./linear-regex.js');
+  let compileLinear;
+  try {
+    ({ compileLinear } = await import('./linear-regex.js')); // re2js and redos-detector, for such a file only
+  } catch (cause) {
+    throw new Error(`${prefix}: ${unknown[0].path} is not one of the known patterns, and checking and running it needs the packages re2js and `
+      + `redos-detector, which could not be imported (${cause.message}); without a bundler, map them in the page as @huggingface/tokenizers is `
+      + '(docs/huggingface.md)', { cause });
+  }
   const checksEnd = performance.now() + CHECKS_MS;
   for (const { path, pattern } of unknown) {
     const refuse = (why) => new TypeError(`${prefix}: ${path}: expected one of the known pre-tokenizer patterns (docs/huggingface.md) or a pattern a `
