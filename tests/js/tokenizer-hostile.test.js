@@ -209,3 +209,28 @@ test('the known patterns run in linear time in JavaScript\'s engine on long adve
     }
   }
 });
+
+test('through loadModel: a hostile tokenizer.json refuses the checkpoint by name; a good one is bounded by the model\'s positions', async () => {
+  const { init, loadModel } = await import('attnscope');
+  await init();
+  const folder = new URL('../fixtures/hf/gpt2-lm/', import.meta.url);
+  const files = Object.fromEntries(['config.json', 'model.safetensors', 'tokenizer_config.json'].map((f) => [f, new Uint8Array(readFileSync(new URL(f, folder)))]));
+  const withTokenizer = (json) => ({ ...files, 'tokenizer.json': new TextEncoder().encode(JSON.stringify(json)) });
+  for (const json of [{ ...BASE, pre_tokenizer: split('(?:[\\w\\s]+)+!') }, { ...BASE, normalizer: replace('(?:[\\w\\s]+)+!') }, { ...BASE, model: { ...BASE.model, type: 'Evil' } }]) {
+    const error = await timed('loadModel', () => loadModel(withTokenizer(json)));
+    assert.ok(error instanceof TypeError, String(error));
+    assert.match(error.message, /^loadModel: tokenizer\.json: (pre_tokenizer|normalizer)\.pattern\.Regex: |^loadModel: tokenizer\.json: model\.type: /);
+  }
+  const model = await loadModel(withTokenizer(BASE));
+  try {
+    assert.ok(model.forward(SENTENCE.slice(0, 12)).logits);
+    const longest = Math.max(...Object.keys(BASE.model.vocab).map((t) => t.length), ...BASE.added_tokens.map((t) => t.content.length));
+    const most = model.config.maxPositions * longest;
+    for (const call of [() => model.tokenize('a'.repeat(most + 1)), () => model.forward('a'.repeat(most + 1)), () => model.generate('a'.repeat(most + 1))]) {
+      assert.throws(call, (e) => e instanceof RangeError && /^PretrainedLanguageModel\.(tokenize|forward): text: expected at most /.test(e.message));
+    }
+    assert.equal(model.detokenize([]), '');
+  } finally {
+    model.dispose();
+  }
+});
