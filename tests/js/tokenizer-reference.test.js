@@ -94,3 +94,14 @@ test('patterns outside the known ones run in re2js and give Hugging Face\'s ids'
 test('Replace takes its content as written ($& is two characters, not the match), as Hugging Face does', async () => {
   await sameIds({ ...withSplits(split({ Regex: KNOWN_PATTERNS[0].pattern })), normalizer: { type: 'Replace', pattern: { String: 'a' }, content: '$&$1' } }, 'content $&');
 });
+
+test('added tokens marked normalized are found through a normalizer whose pattern runs in re2js, as Hugging Face finds them', async () => {
+  // The library normalizes such tokens in its constructor, where a placeholder stands for the re2js pattern: they
+  // must be normalized again with the real one, or "hello world" would never be found in the normalized "hello_world".
+  const added = [{ id: 6000, content: 'hello world', single_word: false, lstrip: false, rstrip: false, normalized: true, special: false }];
+  const json = { ...withSplits(split({ Regex: KNOWN_PATTERNS[1].pattern })), added_tokens: [...qwen.added_tokens, ...added],
+    normalizer: { type: 'Replace', pattern: { Regex: '\\s' }, content: '_' } };
+  await sameIds(json, 'normalized added token', ['say hello world twice: hello world', 'hello  world', 'hello world']);
+  const ours = await loadTokenizer({ json: JSON.stringify(json), config: null }, 'test');
+  assert.ok(ours.encode('hello world', undefined, 'test').ids.includes(6000));
+});

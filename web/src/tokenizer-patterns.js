@@ -1,8 +1,8 @@
 // The regular expressions of real tokenizer.json files, which run in JavaScript's own RegExp engine. Each is matched
-// as a whole string, exactly. Every pattern here has lookaround (\s+(?!\S)), which no linear-time engine runs, and
-// each is linear on JavaScript's backtracking engine for the inputs tests/js/tokenizer-hostile.test.js times: runs of
-// letters, digits, marks, punctuation, spaces and newlines up to 200,000 characters. A pattern not listed here runs in
-// re2js (linear-time-regex.js) or is refused.
+// as a whole string, exactly. Most have lookaround (\s+(?!\S)), which no linear-time engine runs; each is linear on
+// JavaScript's backtracking engine for the texts tests/js/tokenizer-hostile.test.js times (runs of letters, marks,
+// digits, spaces, newlines and punctuation of 200,000 characters), and gives Hugging Face's ids in
+// tests/js/tokenizer-reference.test.js. A pattern not listed here is checked and run by linear-regex.js, or refused.
 
 // tiktoken's cl100k_base split, lowercase contractions through (?i:); \p{N}{1,3} takes digits three at a time.
 const CL100K = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
