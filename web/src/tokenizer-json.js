@@ -36,11 +36,10 @@ export const TOKENIZER_LIMITS = Object.freeze({
 export function excerpt(value, max = 200) {
   let text;
   try {
-    text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+    text = JSON.stringify(value) ?? String(value); // undefined (and functions) have no JSON
   } catch {
-    text = String(value);
+    text = String(value); // a BigInt, a cycle
   }
-  if (text === undefined) text = String(value);
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
