@@ -56,6 +56,7 @@ class PretrainedModel {
     this.#tokenizer = tokenizer;
     /** The architecture as the core read it from config.json (camelCase; see index.d.ts PretrainedConfig). */
     this.config = Object.freeze(handle.config());
+    tokenizer?.limitPositions(this.config.maxPositions); // text that cannot fit these positions is refused before it is tokenized
     /** Bytes the parameters take in WebAssembly memory (F32, as the kernels hold them). */
     this.parameterBytes = handle.parameterBytes();
   }
