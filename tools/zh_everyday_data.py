@@ -205,8 +205,13 @@ def source_paragraphs(name, pieces):
     root = os.path.join(BUILD, "root", package)
     if not os.path.isdir(root):
         raise SystemExit(f"{root} missing: run with --download first")
+    return paragraphs_of(extract(root), pieces)
+
+
+def paragraphs_of(texts, pieces):
+    """The texts cleaned, filtered and deduplicated -> (kept, number dropped for containing one of `pieces`)."""
     seen, out, dropped = set(), [], 0
-    for raw in extract(root):
+    for raw in texts:
         p = clean(raw)
         if not keep(p) or p in seen:
             continue
