@@ -80,16 +80,25 @@ def write_record(path, record, cfg, table, samples):
     for k, v in r["heldout"].items():
         lines.append(f"- Held-out {k}: loss {v['loss']:.4f} nats/char, perplexity {v['ppl']:.2f} "
                      f"({v['targets']} targets, {v['unk_targets']} of them <unk>)")
+    if r.get("everyday"):
+        e = r["everyday"]
+        lines.append(f"- Held-out everyday sentences ({e['source']}, {e['sentences']} sentences written for the purpose, "
+                     f"never trained on; each alone after <bos>): loss {e['loss']:.4f} nats/char, top-1 next character "
+                     f"{100 * e['top1']:.1f}% ({e['targets']} targets)")
     # Every held-out source that was evaluated during training, in the order first seen (zh_prose only when used).
     sources = list(dict.fromkeys(k for p in r["progress"] for k in p.get("heldout", {})))
+    everyday = any("everyday" in p for p in r["progress"])
     lines += ["", "Progress (held-out: the first 24 held-out sequences of each source; all held-out losses "
               "in nats/char):", "",
-              "| step | train loss (avg of 50 steps) | " + " | ".join(f"held-out {k}" for k in sources) + " | lr |",
-              "|---|---|" + "---|" * len(sources) + "---|"]
+              "| step | train loss (avg of 50 steps) | " + " | ".join(f"held-out {k}" for k in sources)
+              + (" | everyday sentences (top-1)" if everyday else "") + " | lr |",
+              "|---|---|" + "---|" * len(sources) + ("---|" if everyday else "") + "---|"]
     for p in r["progress"]:
         hq = p.get("heldout", {})
+        e = p.get("everyday")
         lines.append(f"| {p['step']} | {p['train_loss']:.4f} | " + " | ".join(
-            f"{hq[k]:.3f}" if k in hq else "" for k in sources) + f" | {p['lr']:.2e} |")
+            f"{hq[k]:.3f}" if k in hq else "" for k in sources)
+            + ((f" | {e['loss']:.3f} ({100 * e['top1']:.1f}%)" if e else " | ") if everyday else "") + f" | {p['lr']:.2e} |")
     lines += ["", "## Head analysis (held-out text)", "",
               "Each score is an average attention weight (float64, per head, weights from "
               "`need_weights=True, average_attn_weights=False`). Bold = passes the threshold and the "

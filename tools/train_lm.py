@@ -44,6 +44,7 @@ import lm_data  # noqa: E402
 import lm_heads  # noqa: E402
 import lm_record  # noqa: E402
 import zh_common_chars  # noqa: E402
+import zh_everyday_heldout  # noqa: E402
 from attnscope_nets import LanguageModel  # noqa: E402
 from lm_data import BOS, SPECIALS, UNK, Tokenizer, build_vocab, pack_in_order, pack_random  # noqa: E402
 
@@ -81,6 +82,22 @@ def eval_loss(model, seqs, batch=32):
         n += int(m.sum())
         nunk += int((y.reshape(-1) == UNK).sum())
     return tot / max(n, 1), n, nunk
+
+
+@torch.no_grad()
+def eval_everyday(model, tok):
+    """The held-out everyday sentences (tools/zh_everyday_heldout.py, never trained on), each scored alone as
+    tools/eval_everyday.py scores them: input <bos> + the sentence, every character a target. -> {"loss": nats/char,
+    "top1": share of targets that are the most likely token, "targets"}."""
+    nll, right, n = 0.0, 0, 0
+    for _, sentence in zh_everyday_heldout.sentences():
+        ids = tok.tokenize(sentence)
+        logits = model(torch.tensor([ids[:-1]]))[0]
+        y = torch.tensor(ids[1:])
+        nll += float(F.cross_entropy(logits, y, reduction="sum"))
+        right += int((logits.argmax(-1) == y).sum())
+        n += len(y)
+    return {"loss": round(nll / n, 4), "top1": round(right / n, 4), "targets": n}
 
 
 @torch.no_grad()
@@ -142,6 +159,12 @@ def parse_args():
     ap.add_argument("--remap-vocab", action="store_true",
                     help="with --init-from: the file's vocabulary may differ; rows of the token embedding and the "
                          "output head are copied by character, new characters start as a fresh model's")
+    ap.add_argument("--text-pool", action="append", default=[], metavar="NAME=DIR",
+                    help="another training pool: the <source>.train.txt / .heldout.txt files of DIR (the format of "
+                         "--zh-prose), e.g. zh_everyday=build/zh/everyday/text (tools/zh_everyday_data.py)")
+    ap.add_argument("--keep-vocab", action="store_true",
+                    help="with --init-from: keep the file's vocabulary as it is (new text's other characters are "
+                         "<unk>), so that a continued run's token ids do not move")
     ap.add_argument("--tie-head", action="store_true",
                     help="the output head's weight is the token embedding (as GPT-2's lm_head and wte): vocab x d "
                          "floats fewer; with --init-from an untied file, the embedding's rows are kept")
@@ -160,6 +183,8 @@ def parse_args():
         TRAIN["mix"] = args.mix
     if args.zh_common:
         TRAIN["zh_common"] = {"count": args.zh_common, "words_docs": args.zh_words_docs}
+    if args.text_pool:
+        TRAIN["text_pools"] = dict(pool.split("=", 1) for pool in args.text_pool)
     TRAIN["repeat_frac"] = args.repeat_frac
     TRAIN["repeat_text_share"] = args.repeat_text_share
     TRAIN["lr"], TRAIN["seed"] = args.lr, args.seed
@@ -176,6 +201,9 @@ def load_data(args):
     if args.zh_prose:
         train_docs["zh_prose"], held_docs["zh_prose"] = lm_data.load_prose(args.zh_prose)
         src["zh_prose"] = train_docs["zh_prose"] + held_docs["zh_prose"]
+    for name, directory in TRAIN.get("text_pools", {}).items():
+        train_docs[name], held_docs[name] = lm_data.load_prose(directory)
+        src[name] = train_docs[name] + held_docs[name]
     required, common = "", None
     if args.require_demo_chars:
         import zh_prose_data
@@ -186,7 +214,13 @@ def load_data(args):
         common = {"source": "python3-jieba: " + zh_common_chars.DICT + " (word, frequency, tag; a character "
                   "counts the frequencies of the words it occurs in)", "count": args.zh_common,
                   "distinct_chars": distinct, "frequency_mass": round(mass, 5), "chars": "".join(chars)}
-    tokens, coverage = build_vocab(train_docs, CFG["vocab_size"], required)
+    if args.keep_vocab:
+        tokens = attnscope_model.read_model(args.init_from)[0]["vocab"]["tokens"]
+        have = set(tokens)
+        counts = collections.Counter(c for docs in train_docs.values() for d in docs for c in d)
+        coverage = sum(n for c, n in counts.items() if c in have) / sum(counts.values())
+    else:
+        tokens, coverage = build_vocab(train_docs, CFG["vocab_size"], required)
     tok = Tokenizer(tokens)
     if common:
         seen = collections.Counter(c for docs in train_docs.values() for d in docs for c in d)
@@ -201,7 +235,7 @@ def load_data(args):
     pools = {"en": enc["en"],
              "zh_verse": [e for d, e in zh if lm_data.is_regular_verse(d)],
              "zh_other": [e for d, e in zh if not lm_data.is_regular_verse(d)]}
-    for k in ("zh_prose", "zh_words"):
+    for k in ("zh_prose", "zh_words", *TRAIN.get("text_pools", {})):
         if k in enc:
             pools[k] = enc[k]
     for k, v in pools.items():
@@ -325,6 +359,8 @@ def train(model, data):
                 entry["heldout_loss"] = float(np.mean(hl))
                 entry["heldout"] = {k: round(v, 4) for k, v in zip(quick_held, hl)}
                 msg += "  held-out(quick) " + " ".join(f"{k}={v:.3f}" for k, v in zip(quick_held, hl))
+                entry["everyday"] = eval_everyday(model, data["tok"])
+                msg += f"  everyday={entry['everyday']['loss']:.3f} top1={entry['everyday']['top1']:.3f}"
                 progress.append(entry)
             print(msg, flush=True)
     train_seconds = time.time() - t0
@@ -334,10 +370,12 @@ def train(model, data):
 def data_record(args, data):
     """The record's "data": the sources, the vocabulary and the training pools."""
     src, held_docs, pools, tokens = data["src"], data["held_docs"], data["pools"], data["tokens"]
+    text_pools = {name: f"the <source>.train.txt files of {directory} (for zh_everyday: tools/zh_everyday_data.py, packages and "
+             "licences in tools/records/zh-everyday-data.md)" for name, directory in TRAIN.get("text_pools", {}).items()}
     return {"sources": dict(lm_data.sources_info(), **({"zh_prose": "Debian manuals in Simplified Chinese, "
                                                         "tools/zh_prose_data.py (packages and licences: "
                                                         "tools/records/zh-prose-data.md)"}
-                                                       if args.zh_prose else {})),
+                                                       if args.zh_prose else {}), **text_pools),
             "vocab_size": len(tokens),
             "vocab_coverage": round(data["coverage"], 5),
             "pools": {k: {"docs": len(v), "chars": sum(len(x) - 1 for x in v)} for k, v in pools.items()},
@@ -378,6 +416,10 @@ def main():
         tot += loss * n
         totn += n
         print(f"held-out {k}: loss {loss:.4f} ppl {math.exp(loss):.2f} ({n} targets, {nunk} unk)")
+    record["everyday"] = dict(eval_everyday(model, tok), sentences=len(zh_everyday_heldout.sentences()),
+                              source="tools/zh_everyday_heldout.py")
+    print(f"held-out everyday sentences: {record['everyday']['loss']:.4f} nats/char, top-1 "
+          f"{record['everyday']['top1']:.4f}")
     record["heldout"]["all"] = {"loss": round(tot / totn, 4), "ppl": round(math.exp(tot / totn), 3),
                                 "targets": totn, "unk_targets": sum(v["unk_targets"] for v in record["heldout"].values())}
 
@@ -404,6 +446,8 @@ def main():
     samples = []
     for p in ["床前明月光，", "春眠不觉晓，", "白日依山尽，黄河入海流。\n", "The meaning of life is", "A fool and "]:
         samples.append((p, sample(model, tok, p, 40)))
+    for p in ["妈妈说晚饭做好了，", "我们一起去"]:  # everyday Chinese (issue #33)
+        samples.append((p, sample(model, tok, p, 30)))
     for p in ["春风", "Love is"]:
         samples.append((p, sample(model, tok, p, 60, temperature=0.8, seed=1)))
     for p, s in samples:

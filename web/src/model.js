@@ -54,7 +54,7 @@ export class Model {
     this.className = className;
     this.#handle = new OwnedHandle(this, handle, 'this model was disposed; load it again');
     this.#tokenizer = tokenizer;
-    /** The same description for every model, as the core read it: family, sizes and parts (model-config.d.ts). */
+    /** The same description for every model, as the core read it: family, sizes and parts (model.d.ts ModelArchitecture). */
     this.architecture = Object.freeze(handle.config('loadModel') ?? null);
     /** Bytes the parameters take in WebAssembly memory. */
     this.parameterBytes = handle.parameterBytes();

@@ -309,8 +309,8 @@ async function main() {
   // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
   // The threaded files are not in the bundle: vite.config.js emits them into attnscope-mt/.
   await init({ threads: 'auto', threadsUrl: './attnscope-mt/' });
-  // A link to a model opened from a folder URL reopens it from that URL.
-  if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.open({ url: state.open.url }); }
+  // A link to a model opened from a folder URL offers to reopen it from that URL: a link never downloads by itself.
+  if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url }); }
   scheduler.invalidate();
   await new Promise((ok) => { const wait = () => (scheduler.status.consistentVersion === scheduler.version ? ok() : setTimeout(wait, 10)); wait(); });
   document.body.classList.add('ready');

@@ -23,10 +23,17 @@ const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { 
 /** The core's memory plan (loadModel's onPlan): the parameters, a forward pass's workspace, what is left. */
 const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan.parameters), params: mb(plan.parameterBytes), work: mb(plan.workspaceBytes), T: plan.tokens, free: mb(plan.availableBytes) });
 
+/** The host of a folder URL as people read it (an internationalized domain in its own script). */
+const hostOf = (url) => { try { return new URL(url).host; } catch { return url; } };
+
 function status(load) {
   const st = $('#open-status');
   const row = $('#open-progress-row');
   row.hidden = load.status !== 'loading';
+  // A link's folder URL: its host and the whole URL, and a question before any byte is fetched.
+  const ask = $('#open-link');
+  ask.hidden = load.status !== 'ask';
+  if (load.status === 'ask') text($('#open-link-text'), t('open.linkAsk', { host: hostOf(load.source.url), url: load.source.url }));
   st.classList.toggle('error', load.status === 'error');
   if (load.status === 'loading') {
     const p = load.progress;
@@ -41,7 +48,8 @@ function status(load) {
     st.textContent = sentences(parts);
   } else if (load.status === 'error') {
     const e = load.error;
-    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
+    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
+      : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
   } else if (load.status === 'ready') st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) })]);
   else st.textContent = '';
 }

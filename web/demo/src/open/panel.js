@@ -87,6 +87,9 @@ export function bindOpenPanel(app) {
     start({ url });
   });
   $('#open-cancel').addEventListener('click', () => session.cancel());
+  // A link's folder URL: fetched only once the person agrees (session.ask).
+  $('#open-link-yes').addEventListener('click', () => { if (session.load.status === 'ask') start(session.load.source); });
+  $('#open-link-no').addEventListener('click', () => { o().url = ''; session.dismiss(); });
 
   const change = (fn) => (e) => { fn(e); app.invalidate(); };
   $('#open-text').addEventListener('input', change((e) => { o().text = e.target.value; o().query = -1; }));

@@ -8,7 +8,8 @@ const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.h
 /** @param {{ invalidate: () => void }} app */
 export function createOpenSession({ invalidate }) {
   let client = null;
-  // status: 'none' | 'loading' | 'ready' | 'error'; the memory plan, then progress while loading; info once loaded.
+  // status: 'none' | 'ask' (a link named a folder URL: nothing is fetched until the person agrees) | 'loading' | 'ready'
+  // | 'error'; the memory plan, then progress while loading; info once loaded.
   const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0 };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null };
@@ -25,6 +26,13 @@ export function createOpenSession({ invalidate }) {
     },
     onPatchProgress: ({ done, total }) => {
       if (runs.patch?.status === 'running') { runs.patch = { status: 'running', done, total }; invalidate(); }
+    },
+    // The watchdog stopped a Worker that had stopped answering: the model it held is gone with it. (A load in
+    // progress hears of it through its own rejection.)
+    onStopped: (error) => {
+      if (load.status !== 'ready') return;
+      Object.assign(load, { status: 'error', error, info: null });
+      invalidate();
     },
   }));
 
@@ -57,6 +65,16 @@ export function createOpenSession({ invalidate }) {
       } catch (error) {
         Object.assign(load, { status: 'error', error, info: null });
       }
+      invalidate();
+    },
+    /** A link named `source` ({ url }): show its host and ask before anything is fetched (open/frame.js). */
+    ask(source) {
+      Object.assign(load, { status: 'ask', plan: null, progress: null, error: null, info: null, source, wasmBytes: 0 });
+      invalidate();
+    },
+    /** The person declined the link's download. */
+    dismiss() {
+      Object.assign(load, { status: 'none', source: null });
       invalidate();
     },
     cancel: () => client?.cancel(),

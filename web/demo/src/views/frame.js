@@ -103,8 +103,13 @@ function modelInfo(r) {
   let s;
   if (r.kind === 'lm') {
     s = t('info.lm', { L: c.numLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)), n: c.maxLen });
-    const loss = tr.heldout?.en?.loss;
-    if (typeof loss === 'number') s += ' · ' + t('info.lmLoss', { loss: loss.toFixed(2) });
+    // The training record's held-out losses: English fortunes and Chinese prose, then the everyday Chinese sentences
+    // (tools/zh_everyday_heldout.py) when the record has them.
+    const en = tr.heldout?.en?.loss, zh = tr.heldout?.zh_prose?.loss, day = tr.everyday?.loss;
+    if (typeof en === 'number' && typeof zh === 'number') {
+      s += ' · ' + t('info.lmLoss', { en: en.toFixed(2), zh: zh.toFixed(2) });
+      if (typeof day === 'number') s += t('info.lmLossEveryday', { day: day.toFixed(2) });
+    }
   } else {
     s = t('info.s2s', { Le: c.numEncoderLayers, Ld: c.numDecoderLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)) });
     const acc = tr.heldout_generator?.exact_match ?? tr.test?.exact_match; // the independent held-out dates when measured

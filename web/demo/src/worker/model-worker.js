@@ -29,9 +29,14 @@ function topK(logits, t, k, model) {
   return best.map((id, j) => ({ id, token: strings ? strings[j] : `#${id}`, p: Math.exp(x[id] - m) / z }));
 }
 
+/** Tells the page's watchdog (open/client.js) what runs next: the checkpoint's tokenizer, or the core. */
+const phase = (name) => self.postMessage({ type: 'phase', phase: name });
+
 /** The ids, token strings and token types of the page's input, cut to the model's longest input (`total` says how long it was). */
 function encode(input) {
+  phase('tokenize');
   const e = encodeAll(input);
+  phase('compute');
   const n = model.config.maxPositions, total = e.ids.length;
   if (total <= n) return { ...e, total };
   return { ids: e.ids.slice(0, n), tokens: e.tokens.slice(0, n), tokenTypeIds: e.tokenTypeIds?.slice(0, n) ?? null, total };
@@ -98,6 +103,7 @@ const handlers = {
   },
   /** Every head's previous-token, induction and first-token scores on a repeated random sequence. */
   findHeads() {
+    phase('compute');
     const half = Math.min(50, Math.floor(model.config.maxPositions / 2));
     const ids = randomIds(half, model.config.vocabSize);
     const r = model.forward([...ids, ...ids]);
@@ -107,6 +113,7 @@ const handlers = {
   /** The Patching tab: every head's recovered logit difference (worker/patching.js), with progress messages. */
   async patching({ clean, corrupted, answers }) {
     patchCancelled = false;
+    phase('compute'); // its prompts are short, and the tokenizer bounds its own time (docs/huggingface.md)
     const value = await patchingSweep(model, { clean, corrupted, answers }, {
       encode: encodeAll,
       cancelled: () => patchCancelled,
@@ -129,6 +136,7 @@ const newest = { forward: 0, trace: 0 };
 const queued = () => new Promise((ok) => setTimeout(ok, 0));
 
 self.onmessage = async ({ data }) => {
+  if (data.type === 'ping') { self.postMessage({ type: 'pong' }); return; } // the page's watchdog: this Worker is not stuck
   if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
   if (data.type === 'cancelPatch') { patchCancelled = true; return; }
   if (data.type in newest) {

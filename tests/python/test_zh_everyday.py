@@ -1,0 +1,128 @@
+"""Everyday Chinese for the character LM (issue #33, item 6): the held-out sentences (tools/zh_everyday_heldout.py)
+stay out of the training text of tools/zh_everyday_data.py, its Qt .qm reader and its filters do what they say, and
+tools/eval_everyday.py's NumPy score equals train_lm.py's PyTorch one on the same model (the torch half is skipped
+without torch: the CI python suite has none).
+Run: /usr/bin/python3 -m unittest discover tests/python"""
+
+import math
+import os
+import struct
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+import zh_everyday_data  # noqa: E402
+import zh_everyday_heldout  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def qm_file(records):
+    """A .qm file: 16 bytes of magic, then one messages block (tag 0x69) holding `records` [(tag, payload bytes)];
+    tags 1 (end of message) and 2/5 (4-byte values) as the format has them, the others length-prefixed (payload None:
+    the length 0xffffffff of a missing translation)."""
+    body = b""
+    for tag, payload in records:
+        if tag == 1:
+            body += bytes([1])
+        elif tag in (2, 5):
+            body += bytes([tag]) + payload
+        elif payload is None:  # a message without a translation: its length is 0xffffffff
+            body += bytes([tag]) + b"\xff\xff\xff\xff"
+        else:
+            body += bytes([tag]) + struct.pack(">I", len(payload)) + payload
+    return b"\x3c\xb8\x64\x18\xca\xef\x9c\x95\xcd\x21\x1c\xbf\x60\xa1\xbd\xdd" + bytes([0x69]) + struct.pack(">I", len(body)) + body
+
+
+class HeldOutSentencesTest(unittest.TestCase):
+    def test_at_least_sixty_distinct_sentences_over_the_topics(self):
+        items = zh_everyday_heldout.sentences()
+        self.assertGreaterEqual(len(items), 60)
+        self.assertEqual(len({s for _, s in items}), len(items))
+        for topic in ("family", "home", "food", "school", "travel"):
+            self.assertGreaterEqual(sum(t == topic for t, _ in items), 6, topic)
+        for _, s in items:
+            self.assertIn(s[-1], "。？！", s)
+
+    def test_a_paragraph_holding_a_heldout_sentence_or_clause_is_dropped(self):
+        pieces = zh_everyday_data.heldout_pieces()
+        sentence = zh_everyday_heldout.SENTENCES["family"][0]
+        clause = next(c for _, s in zh_everyday_heldout.sentences() for c in zh_everyday_data.CLAUSE.split(s)
+                      if len(c) >= 8)
+        kept, dropped = zh_everyday_data.paragraphs_of(
+            ["前面的话。" + sentence, "他说：" + clause + "，然后走了。", "小企鹅刚从船上回到家。"], pieces)
+        self.assertEqual((kept, dropped), (["小企鹅刚从船上回到家。"], 2))
+
+    @unittest.skipUnless(os.path.isdir(os.path.join(zh_everyday_data.BUILD, "text")),
+                         "build/zh/everyday/text absent: run tools/zh_everyday_data.py --download")
+    def test_no_heldout_sentence_occurs_in_the_made_training_text(self):
+        text_dir = os.path.join(zh_everyday_data.BUILD, "text")
+        text = ""
+        for name in sorted(os.listdir(text_dir)):
+            with open(os.path.join(text_dir, name), encoding="utf-8") as f:
+                text += f.read()
+        for _, s in zh_everyday_heldout.sentences():
+            self.assertNotIn(s.rstrip("。？！"), text)
+
+
+class EverydayDataTest(unittest.TestCase):
+    def test_qm_reader_returns_the_translations_only(self):
+        records = [(7, b"ctx"), (6, "Cat".encode("utf-16-be")), (3, "小猫".encode("utf-16-be")), (5, b"\0\0\0\1"),
+                   (1, b""), (3, None), (2, b"\0\0\0\2"), (3, "你好！".encode("utf-16-be")), (1, b"")]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.qm")
+            with open(path, "wb") as f:
+                f.write(qm_file(records))
+            self.assertEqual(zh_everyday_data.qm_translations(path), ["小猫", "你好！"])
+
+    def test_filters(self):
+        keep = zh_everyday_data.keep
+        self.assertTrue(keep("请把水果放在左边。"))
+        self.assertFalse(keep("高度：%1"))               # a placeholder
+        self.assertFalse(keep("短句。"))                   # under 6 characters
+        self.assertFalse(keep("Leonardo da Vinci"))        # not Chinese
+        self.assertFalse(keep("请访问 documentationpage 看看"))  # a run of 12+ ASCII letters
+        self.assertEqual(zh_everyday_data.clean("<b>KDE</b>  是一个&amp;社群"), "KDE 是一个&社群")
+
+
+@unittest.skipIf(torch is None, "torch is not installed: the PyTorch half of the everyday score needs it")
+class EverydayScoreTest(unittest.TestCase):
+    def test_numpy_score_equals_train_lms_torch_score(self):
+        os.environ["ATTNSCOPE_NO_OPENBLAS"] = "1"  # importing train_lm must not re-execute the test process
+        import attnscope_model
+        import eval_everyday
+        import train_lm
+        from attnscope_nets import LanguageModel
+        from attnscope_tools import config
+        from lm_data import SPECIALS, Tokenizer
+        items = zh_everyday_heldout.sentences()
+        chars = sorted({c for _, s in items for c in s})
+        tokens = SPECIALS + chars[: len(chars) - 5]  # five characters left out: <unk> targets are scored too
+        torch.manual_seed(5)
+        model = LanguageModel(len(tokens), 16, 2, 2, 32, 64, tie_head=True)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.normal_(0.0, 0.2)
+        cfg = config.make("decoder_lm", vocab_size=len(tokens), d_model=16, n_heads=2, n_layers=2, d_ff=32, max_len=64,
+                          tie_head=True)
+        vocab = {"tokenizer": "codepoint", "tokens": tokens, "unk_id": 0, "bos_id": 1, "specials": SPECIALS}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.safetensors")
+            attnscope_model.write_model(path, "decoder_lm", cfg, vocab, model.state_dict())
+            numpy_score = eval_everyday.score(eval_everyday.Model(path), items)["all"]
+        torch_score = train_lm.eval_everyday(model, Tokenizer(tokens))
+        self.assertEqual(numpy_score["targets"], torch_score["targets"])
+        self.assertGreater(numpy_score["unk_targets"], 0)
+        self.assertAlmostEqual(numpy_score["nats_per_char"], torch_score["loss"], places=3)
+        self.assertAlmostEqual(numpy_score["top1"], torch_score["top1"], places=3)
+        self.assertLess(abs(numpy_score["nats_per_char"] - math.log(len(tokens))), 3)  # a random model: near uniform
+
+
+if __name__ == "__main__":
+    unittest.main()
