@@ -227,7 +227,7 @@ test('through loadModel: a hostile tokenizer.json refuses the checkpoint by name
     const longest = Math.max(...Object.keys(BASE.model.vocab).map((t) => t.length), ...BASE.added_tokens.map((t) => t.content.length));
     const most = model.config.maxPositions * longest;
     for (const call of [() => model.tokenize('a'.repeat(most + 1)), () => model.forward('a'.repeat(most + 1)), () => model.generate('a'.repeat(most + 1))]) {
-      assert.throws(call, (e) => e instanceof RangeError && /^PretrainedLanguageModel\.(tokenize|forward): text: expected at most /.test(e.message));
+      assert.throws(call, (e) => e instanceof RangeError && /^LanguageModel\.(tokenize|forward|generate): text: expected at most /.test(e.message));
     }
     assert.equal(model.detokenize([]), '');
   } finally {

@@ -76,7 +76,8 @@ async function loadCheckpoint(files, options, caller) {
   const { handle, tokenizer } = await streamCheckpoint(checkpoint, checkpointLoader(caller, opts), (texts) => loadTokenizer(texts, caller), opts, caller);
   try {
     const architecture = handle.config(caller);
-    tokenizer?.limitPositions?.(architecture.encoder?.maxPositions ?? architecture.maxPositions);
+    // Text that cannot fit the model's positions (an encoder–decoder's source: its encoder's) is refused before it is tokenized.
+    tokenizer?.limitPositions(architecture.encoder?.maxPositions ?? architecture.maxPositions);
     return new (classOf(architecture))(handle, { tokenizer });
   } catch (error) {
     handle.delete();

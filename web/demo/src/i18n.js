@@ -393,9 +393,12 @@ export function setLang(lang) {
 
 export const getLang = () => current;
 
+/** Words every message may use, set once the core is ready: `{families}`, the checkpoint families it reads. */
+export const pageVars = {};
+
 export function t(key, vars = {}) {
   const s = MESSAGES[current][key] ?? MESSAGES.en[key] ?? key;
-  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
+  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : k in pageVars ? String(pageVars[k][current] ?? pageVars[k].en) : `{${k}}`));
 }
 
 // The "Open a model" tab keeps its words beside its code (open/messages.js).

@@ -1,8 +1,8 @@
 // The demo page's core: the state, the scheduler that turns it into drawings, and the routing of input to state.
 // Input handlers only change the state and call invalidate(); the views (./views/*.js) each draw one part of the
 // page from the latest result with render(state, result), and never call each other.
-import { init } from 'attnscope';
-import { t, setLang, browserLang } from './i18n.js';
+import { init, supportedFamilies } from 'attnscope';
+import { t, setLang, browserLang, pageVars } from './i18n.js';
 import { $, escapeHtml } from './dom.js';
 import { EMBED_SIZES, EXAMPLES, SPEEDS, defaultState, headChoices, parseHash, toHash } from './state.js';
 import { gradientCss, divergingGradientCss } from './colors.js';
@@ -309,6 +309,10 @@ async function main() {
   // Every core where the page is cross-origin isolated (npm start serves it so); the single-threaded build elsewhere.
   // The threaded files are not in the bundle: vite.config.js emits them into attnscope-mt/.
   await init({ threads: 'auto', threadsUrl: './attnscope-mt/' });
+  // The families the page can open are the core's registry, not a list of the page's own.
+  const labels = supportedFamilies().map((f) => f.label);
+  pageVars.families = { en: labels.join(', '), zh: labels.join('、') };
+  setLang(state.lang);
   // A link to a model opened from a folder URL offers to reopen it from that URL: a link never downloads by itself.
   if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url }); }
   scheduler.invalidate();

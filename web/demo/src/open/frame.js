@@ -1,5 +1,5 @@
 // The frame of an opened model: the load's status (progress, memory, a refusal and why), the model's line, the
-// inputs that fit its kind (a sentence pair for BERT), its tokens, the next-token or [MASK] predictions, the layer
+// inputs that fit its kind (a sentence pair for an encoder), its tokens, the next-token or [MASK] predictions, the layer
 // and head pickers. Also hides the sections of the included models while this tab is shown.
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';

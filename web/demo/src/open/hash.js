@@ -3,7 +3,7 @@
 import { parseAblate } from '../state.js';
 
 export const OPEN_TEXT = 'The animal didn’t cross the street because it was too tired.';
-/** BERT's first sentence: a word to fill in. */
+/** An encoder's first sentence: a word to fill in. */
 export const OPEN_MASK_TEXT = 'The animal didn’t cross the street because [MASK] was too tired.';
 
 export const defaultOpen = () => ({ text: OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });

@@ -58,7 +58,7 @@ export function bindOpenPanel(app) {
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
     o().url = source.url ?? '';
     session.open(source).then(() => {
-      // The example sentence follows the kind of model: BERT gets a word to fill in.
+      // The example sentence follows the kind of model: an encoder gets a word to fill in.
       const enc = session.load.info?.kind === 'encoder';
       if (o().text === (enc ? OPEN_TEXT : OPEN_MASK_TEXT)) { o().text = enc ? OPEN_MASK_TEXT : OPEN_TEXT; app.invalidate(); }
     });

@@ -42,7 +42,7 @@ function encode(input) {
   return { ids: e.ids.slice(0, n), tokens: e.tokens.slice(0, n), tokenTypeIds: e.tokenTypeIds?.slice(0, n) ?? null, total };
 }
 
-/** The ids, token strings and token types of the page's input (a sentence, or a pair for BERT). */
+/** The ids, token strings and token types of the page's input (a sentence, or a pair for an encoder). */
 function encodeAll({ text, pair }) {
   // Without tokenizer.json the page takes token ids, written out (`15496 11 995`).
   if (!model.hasTokenizer) {
@@ -89,7 +89,7 @@ const handlers = {
     let predictions = null;
     if (r.logits) {
       const T = ids.length;
-      // A causal model: what comes after the last token. BERT: what fills each [MASK].
+      // A causal model: what comes after the last token. A masked-LM encoder: what fills each [MASK].
       const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [T - 1];
       predictions = rows.map((t) => ({ t, top: topK(r.logits, t, 5, model) }));
     }
