@@ -31,6 +31,10 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress }) {
     pending.set(id, { resolve, reject });
     worker.postMessage({ type, id, ...body });
   });
+  // First: the Worker starts attnscope, with threads where the page is isolated, from the page's threaded files
+  // (vite.config.js emits them into attnscope-mt/, as for the page's own init in main.js).
+  const started = request('start', { threadsUrl: new URL('./attnscope-mt/', document.baseURI).href });
+  started.catch(() => {}); // a failed start fails the load too, which reports it
   return {
     /** `files`: { name: File } of the checkpoint, or `url`: a folder URL ending in '/'. */
     load: (source) => request('load', source),
@@ -41,5 +45,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress }) {
     findHeads: () => request('findHeads'),
     patching: (input) => request('patching', input),
     cancelPatching: () => worker.postMessage({ type: 'cancelPatch' }),
+    /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */
+    runtime: () => started,
   };
 }
