@@ -119,7 +119,7 @@ test('threadsUrl: threads from a folder holding the threaded files; one thread, 
     assert.deepEqual(served.errors, ['TypeError: init: threadsUrl must be a string or a URL, got number 42']);
     const missing = run('{ threads: 2 }');
     assert.equal(missing.info.build, 'single');
-    assert.match(missing.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\.\*\) could not be loaded from beside attnscope \(Cannot find module .*runtime-threads\.js.*\); a bundle does not include them: .* pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
+    assert.match(missing.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\*\) could not be loaded from beside attnscope \(Cannot find module .*runtime-threads\.js.*\); a bundle does not include them: .* pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
     const wrong = run(`{ threads: 2, threadsUrl: new URL('file:///nonexistent/') }`);
     assert.match(wrong.info.fallbackReason, /could not be loaded from threadsUrl file:\/\/\/nonexistent\/ \(.*\); copy them there from node_modules\/attnscope\/dist\//);
     assert.deepEqual(missing.output, served.output, 'one thread and two give the same bits');
