@@ -101,7 +101,8 @@ async function checkBuilt(dir, label) {
 /** The user's one-line recipe: copy node_modules/attnscope/dist/attnscope.wasm into `sub` of the output. */
 function copyWasm(dir, sub) {
   mkdirSync(path.join(dir, sub), { recursive: true });
-  cpSync(path.join(here, 'node_modules', 'attnscope', 'dist', 'attnscope.wasm'), path.join(dir, sub, 'attnscope.wasm'));
+  // Both builds: init() picks attnscope-relaxed.wasm where the engine runs relaxed SIMD (Chromium does).
+  for (const file of ['attnscope.wasm', 'attnscope-relaxed.wasm']) cpSync(path.join(here, 'node_modules', 'attnscope', 'dist', file), path.join(dir, sub, file));
 }
 
 const html = (dir, script, type = 'module') =>
@@ -219,7 +220,7 @@ test('Vite 5 dev server, linked install: a clear HTTP 403 without configuration,
       const { port } = server.httpServer.address();
       const { result } = await openApp(`http://127.0.0.1:${port}/`);
       if (fsAllow) assertResult(result, 'Vite 5 dev, linked, with server.fs.allow');
-      else assert.match(result.error ?? '', /^init: could not load http:.*\/attnscope\.wasm.*: HTTP 403: is a dev server refusing files outside its root\? \(Vite: server\.fs\.allow; see README › Bundlers\)$/);
+      else assert.match(result.error ?? '', /^init: could not load http:.*\/attnscope(-relaxed)?\.wasm.*: HTTP 403: is a dev server refusing files outside its root\? \(Vite: server\.fs\.allow; see README › Bundlers\)$/);
     } finally {
       await server.close();
     }
