@@ -39,7 +39,10 @@ input.dispose();
 
 // The marker is the one import of its type: no JS function can take or return v128, so no other import has it.
 const markers = [...text.matchAll(/^ *\(import "(\w+)" "(\w+)" \(func (\$\S+) (.*)\)\)\n/gm)].filter((m) => m[4].endsWith(MARKER_TYPE));
-if (markers.length !== 1) fail(`expected one import of type ${MARKER_TYPE} (the GEMM's marked multiply-add), found ${markers.length}: was it built with cmake/wasm_relaxed_madd.h?`);
+if (markers.length !== 1) {
+  fail(`expected one import of type ${MARKER_TYPE} (the GEMM's marked multiply-add), found ${markers.length}: ` +
+    'was it built with cmake/wasm_relaxed_madd.h?');
+}
 const [importLine, , markerField, name] = markers[0];
 // The name is followed by white space or a parenthesis, so $fimport$1 never matches inside $fimport$12.
 const escaped = name.replace(/[$]/g, '\\$');

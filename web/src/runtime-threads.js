@@ -33,7 +33,8 @@ export async function loadThreadedModule({ threads, wasmBinary, simd }) {
     const { fileURLToPath } = builtin('node:url');
     globalThis.require ??= createRequire(import.meta.url);
     globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
-    const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url) : new URL('./attnscope-mt.worker.cjs', import.meta.url));
+    const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url)
+      : new URL('./attnscope-mt.worker.cjs', import.meta.url));
     settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
   }
   const wasm = await createThreadedModule(settings);

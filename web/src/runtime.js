@@ -41,7 +41,8 @@ let relaxedSupported;
 /** Whether this engine runs relaxed SIMD (Chromium, Firefox, Node ≥ 22; Node 20 only with its flag; not Safari). */
 export const relaxedSimdSupported = () => (relaxedSupported ??= WebAssembly.validate(RELAXED_PROBE));
 
-const RELAXED_MISSING = "this JavaScript engine does not run relaxed SIMD (f32x4.relaxed_madd): Chromium-based browsers, Firefox and Node 22 do; Node 20 only with --experimental-wasm-relaxed-simd; Safari does not";
+const RELAXED_MISSING = 'this JavaScript engine does not run relaxed SIMD (f32x4.relaxed_madd): Chromium-based browsers, ' +
+  'Firefox and Node 22 do; Node 20 only with --experimental-wasm-relaxed-simd; Safari does not';
 
 /**
  * The build a module is, from its bytes: the relaxed-SIMD builds carry a custom section `attnscope.simd` holding
@@ -88,9 +89,12 @@ function chooseSimd(simd = 'auto') {
 function checkGivenBuild(bytes, where, simd) {
   const is = simdOfModule(bytes);
   if (simd !== undefined && simd !== 'auto' && simd !== is) {
-    throw new Error(`init: options.simd is '${simd}', but ${where} is the ${is === 'relaxed' ? 'relaxed-SIMD' : 'SIMD128 (baseline)'} build; pass the other file, or simd: 'auto'`);
+    const build = is === 'relaxed' ? 'relaxed-SIMD' : 'SIMD128 (baseline)';
+    throw new Error(`init: options.simd is '${simd}', but ${where} is the ${build} build; pass the other file, or simd: 'auto'`);
   }
-  if (is === 'relaxed' && !relaxedSimdSupported()) throw new Error(`init: ${where} is the relaxed-SIMD build, but ${RELAXED_MISSING}; use attnscope.wasm there`);
+  if (is === 'relaxed' && !relaxedSimdSupported()) {
+    throw new Error(`init: ${where} is the relaxed-SIMD build, but ${RELAXED_MISSING}; use attnscope.wasm there`);
+  }
   return is;
 }
 
