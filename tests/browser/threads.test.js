@@ -48,7 +48,8 @@ test('isolated page: the threaded build; plain page: the single-threaded fallbac
   assert.deepEqual(threaded.info, threaded.cores > 1 ? { build: 'threads', threads: threaded.cores, simd: 'relaxed' }
     : { build: 'single', threads: 1, simd: 'relaxed', fallbackReason: 'one hardware thread' });
 
-  const context = await env.browser.newContext();
+  // Without the service worker, which would make the page isolated after its first load (the last test).
+  const context = await env.browser.newContext({ serviceWorkers: 'block' });
   try {
     const page = await context.newPage();
     await page.goto(plain.url);
