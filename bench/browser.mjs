@@ -55,7 +55,7 @@ export function startServer(served = SERVED) {
 /**
  * Runs runForward in a fresh page per thread count, attnscope imported from `distPath` (a URL path under the
  * repository root, bench/run.mjs's copy of dist/); returns { browser: { version, crossOriginIsolated }, runs }. */
-export async function runBrowserForward({ ids, configs, threadCounts, distPath, busy = 0, allVariants = false, quick = false, progress }) {
+export async function runBrowserForward({ ids, configs, threadCounts, distPath, busy = 0, allVariants = false, quick = false, simd = 'auto', progress }) {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install --no-install-recommends chromium)`);
   const { server, url } = await startServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -76,6 +76,8 @@ export async function runBrowserForward({ ids, configs, threadCounts, distPath, 
       await page.goto(`${url}/bench/browser/page.html${distPath ? `?dist=${encodeURIComponent(distPath)}` : ''}`);
       await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 60_000 });
       crossOriginIsolated = await page.evaluate(() => globalThis.crossOriginIsolated);
+      // attnscope's build (bench/peers/attnscope.mjs reads it at load).
+      await page.evaluate((value) => { globalThis.ATTNSCOPE_BENCH_SIMD = value; }, simd);
       runs.push(await page.evaluate((options) => window.runBench(options), { ids, configs, threads, busy, allVariants, quick }));
       await context.close();
     }

@@ -3,7 +3,10 @@
 // kernel change is measured against the code before it on the same loaded machine: the ratio within a round is
 // what to read, not the absolute rates. Markdown on stdout, progress on stderr.
 //
-//   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build]
+//   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build] [--relaxed]
+//
+// --relaxed times the relaxed-SIMD build of the program (gemm-relaxed: the fused multiply-add and that build's tile,
+// CMake's ATTNSCOPE_RELAXED_GEMM_TILE_ROWS), every process with --experimental-wasm-relaxed-simd (Node 20), --base too.
 //
 // --save=DIR copies this build's program (gemm.cjs + gemm.wasm) to DIR: build the code before a change, save it,
 // change the code, then run with --base=DIR. The checksums say whether both builds computed the same bits.
@@ -22,26 +25,29 @@ const { values: o } = parseArgs({
     base: { type: 'string' },
     save: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    relaxed: { type: 'boolean', default: false },
   },
 });
+const program = o.relaxed ? 'gemm-relaxed' : 'gemm';
+const nodeFlags = o.relaxed && Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : [];
 const progress = (msg) => process.stderr.write(`${msg}\n`);
-const current = path.join(ROOT, presetDir('wasm'), 'bench', 'gemm.cjs');
-if (!o['no-build'] && cmakeBuild('wasm', ['attnscope_gemm'], { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) process.exit(1);
+const current = path.join(ROOT, presetDir('wasm'), 'bench', `${program}.cjs`);
+if (!o['no-build'] && cmakeBuild('wasm', [o.relaxed ? 'attnscope_gemm_relaxed' : 'attnscope_gemm'], { echo: progress, stdio: ['ignore', 2, 2] }) !== 0) process.exit(1);
 if (o.save) {
   fs.mkdirSync(o.save, { recursive: true });
-  for (const f of ['gemm.cjs', 'gemm.wasm']) fs.copyFileSync(path.join(path.dirname(current), f), path.join(o.save, f));
+  for (const f of [`${program}.cjs`, `${program}.wasm`]) fs.copyFileSync(path.join(path.dirname(current), f), path.join(o.save, f));
   progress(`saved ${path.relative(ROOT, current)} to ${o.save}`);
 }
 
 // --no-liftoff: each product is one long call, which V8 would otherwise leave in its baseline code.
 function runOnce(file) {
-  const r = spawnSync(process.execPath, ['--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`],
+  const r = spawnSync(process.execPath, [...nodeFlags, '--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`],
     { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) throw new Error(`${file} failed: ${(r.stderr || '').slice(0, 300)}`);
   return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
-const builds = o.base ? [['base', path.join(path.resolve(o.base), 'gemm.cjs')], ['this', current]] : [['this', current]];
+const builds = o.base ? [['base', path.join(path.resolve(o.base), `${program}.cjs`)], ['this', current]] : [['this', current]];
 const results = Object.fromEntries(builds.map(([id]) => [id, []]));
 const rounds = Number(o.rounds);
 for (let round = 0; round < rounds; ++round)
@@ -54,7 +60,7 @@ const key = (r) => `${r.M} ${r.product}`;
 const fmt = (x) => x.toFixed(1);
 const med = (v) => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[n >> 1] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 const rows = results.this[0];
-console.log(`GEMM alone, one thread, WASM in Node ${process.version}: GFLOP/s by CPU time, median of ${o.runs} calls per process,` +
+console.log(`GEMM alone, one thread, WASM${o.relaxed ? ' (relaxed SIMD)' : ''} in Node ${process.version}: GFLOP/s by CPU time, median of ${o.runs} calls per process,` +
   ` ${rounds} process${rounds > 1 ? 'es' : ''} per build${o.base ? ', the two builds alternating' : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log();
 if (!o.base) {

@@ -11,7 +11,7 @@ export async function openBrowser({ distPath, modelsDir, progress }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   return {
     version: browser.version(),
-    async run({ lib, model, threads, lengths, runs, generate }) {
+    async run({ lib, model, threads, simd, lengths, runs, generate }) {
       const context = await browser.newContext();
       const page = await context.newPage();
       page.on('console', (m) => {
@@ -23,7 +23,7 @@ export async function openBrowser({ distPath, modelsDir, progress }) {
         await page.goto(`${url}/bench/browser/models.html`);
         await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 60_000 });
         if (threads > 1 && !(await page.evaluate(() => globalThis.crossOriginIsolated))) throw new Error('the page is not cross-origin isolated');
-        return await page.evaluate((o) => window.runModel(o), { lib, threads, lengths, runs, generate, distUrl: distPath, base: `${modelsPath}${model}/` });
+        return await page.evaluate((o) => window.runModel(o), { lib, threads, simd, lengths, runs, generate, distUrl: distPath, base: `${modelsPath}${model}/` });
       } finally {
         await context.close();
       }

@@ -26,10 +26,11 @@ const cpuNow = () => {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** attnscope: `{ load(), forward(ids), memory(), generate(ids, n), rerun(ids, n) }` over the npm API. */
-async function attnscopeLibrary({ threads, distUrl }) {
+async function attnscopeLibrary({ threads, simd = 'baseline', distUrl }) {
   const a = await import(distUrl ?? 'attnscope');
-  await a.init({ threads });
+  await a.init({ threads, simd });
   const reported = a.runtimeInfo().threads;
+  if (a.runtimeInfo().simd !== simd) throw new Error(`init({ simd: '${simd}' }) runs ${JSON.stringify(a.runtimeInfo())}`);
   let model = null;
   return {
     reportedThreads: reported,
@@ -91,10 +92,10 @@ async function ortLibrary({ threads }) {
  * forward passes per length, memory after the longest pass; with `generate`, the cache against re-running.
  * `keep(T, output)` sees the first output at each length (the agreement check). Returns plain numbers.
  */
-export async function runLibrary({ lib, threads, files, lengths, vocab, runs = 3, warmup = 1, generate = null,
+export async function runLibrary({ lib, threads, simd, files, lengths, vocab, runs = 3, warmup = 1, generate = null,
   distUrl, keep, progress = () => {} }) {
-  const library = lib === 'attnscope' ? await attnscopeLibrary({ threads, distUrl }) : await ortLibrary({ threads });
-  const result = { lib, threads, reportedThreads: library.reportedThreads, forward: {} };
+  const library = lib === 'attnscope' ? await attnscopeLibrary({ threads, simd, distUrl }) : await ortLibrary({ threads });
+  const result = { lib, threads, simd: lib === 'attnscope' ? simd : undefined, reportedThreads: library.reportedThreads, forward: {} };
   const t0 = now();
   await library.load(files);
   const loaded = now();

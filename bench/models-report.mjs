@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Max |Δ| of logits (and the largest |logit|) and of attention between the two libraries' dumps, per length. */
-export function agreement(dir, lengths) {
+export function agreement(dir, lengths, ours = 'attnscope-baseline') {
   const read = (lib, T, key) => {
     const b = fs.readFileSync(path.join(dir, `${lib}-${T}-${key}.f32`));
     return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
@@ -13,7 +13,7 @@ export function agreement(dir, lengths) {
   for (const T of lengths) {
     const row = {};
     for (const key of ['logits', 'attention']) {
-      const a = read('attnscope', T, key), b = read('onnxruntime-web', T, key);
+      const a = read(ours, T, key), b = read('onnxruntime-web', T, key);
       if (a.length !== b.length) throw new Error(`${key} at ${T}: ${a.length} against ${b.length} values`);
       let diff = 0, largest = 0;
       for (let i = 0; i < a.length; i++) {
@@ -50,30 +50,34 @@ function workspaceBytes(c, T) {
 
 export function printTables(results, configs = {}) {
   const runs = results.runs;
-  const keys = [...new Set(runs.map((r) => `${r.env}|${r.model}|${r.threads}`))];
-  const pick = (env, model, threads, lib) => runs.filter((r) => r.env === env && r.model === model && r.threads === threads && r.lib === lib);
+  // One row per attnscope build (init({ simd }); results from before the two builds were all SIMD128), each against
+  // the same onnxruntime-web runs.
+  const simdOf = (r) => r.simd ?? 'baseline';
+  const keys = [...new Set(runs.filter((r) => r.lib === 'attnscope').map((r) => `${r.env}|${r.model}|${r.threads}|${simdOf(r)}`))];
+  const pick = (env, model, threads, lib, simd) => runs.filter((r) => r.env === env && r.model === model && r.threads === threads && r.lib === lib &&
+    (lib !== 'attnscope' || simdOf(r) === simd));
   console.log(`## bench:models, ${results.started}, ${results.seconds?.toFixed(0)} s, load average ${results.machine.loadAtStart} at the start, ${results.machine.loadAtEnd} at the end${results.machine.chromium ? `, Chromium ${results.machine.chromium}` : ''}\n`);
   const forward = [], load = [], gen = [], mem = [], targets = [];
   for (const key of keys) {
-    const [env, model, t] = key.split('|');
+    const [env, model, t, simd] = key.split('|');
     const threads = Number(t);
-    const att = pick(env, model, threads, 'attnscope'), ort = pick(env, model, threads, 'onnxruntime-web');
+    const att = pick(env, model, threads, 'attnscope', simd), ort = pick(env, model, threads, 'onnxruntime-web');
     const threadsNote = att.some((r) => r.reportedThreads !== threads) ? ` (attnscope ran ${att[0]?.reportedThreads})` : '';
     for (const T of results.lengths) {
       const a = median(att.flatMap((r) => r.forward[T].times)), b = median(ort.flatMap((r) => r.forward[T].times));
       const n = att.flatMap((r) => r.forward[T].times).length;
       const cpu = (rs) => (rs.every((r) => r.forward[T].cpuTimes) ? median(rs.flatMap((r) => r.forward[T].cpuTimes)) : NaN);
       const ca = cpu(att), cb = cpu(ort);
-      forward.push([model, env, `${threads}${threadsNote}`, T, ms(a), ms(b), `${(b / a).toFixed(2)}×`, n, b / a >= 1.5 ? 'met' : 'MISSED',
+      forward.push([model, env, simd, `${threads}${threadsNote}`, T, ms(a), ms(b), `${(b / a).toFixed(2)}×`, n, b / a >= 1.5 ? 'met' : 'MISSED',
         Number.isNaN(ca) ? '–' : `${ms(ca)} / ${ms(cb)} (${(cb / ca).toFixed(2)}×)`]);
       targets.push(b / a >= 1.5);
     }
     const la = median(att.map((r) => r.loadMs)), lb = median(ort.map((r) => r.loadMs));
-    load.push([model, env, threads, ms(la), ms(lb), `${(lb / la).toFixed(2)}×`, la <= lb ? 'met' : 'MISSED']);
+    load.push([model, env, simd, threads, ms(la), ms(lb), `${(lb / la).toFixed(2)}×`, la <= lb ? 'met' : 'MISSED']);
     for (const r of att.filter((x) => x.generate)) {
       const g = r.generate;
       const ratio = g.rerunMs / g.cachedMs;
-      gen.push([model, env, threads, `${g.tokens}`, `${ms(g.cachedMs)} (${(g.tokens / g.cachedMs * 1000).toFixed(1)} tok/s)`,
+      gen.push([model, env, simd, threads, `${g.tokens}`, `${ms(g.cachedMs)} (${(g.tokens / g.cachedMs * 1000).toFixed(1)} tok/s)`,
         `${ms(g.rerunMs)} (${(g.tokens / g.rerunMs * 1000).toFixed(1)} tok/s)`, `${ratio.toFixed(1)}×`, g.same ? 'yes' : 'NO', ratio >= 10 ? 'met' : 'MISSED']);
     }
     const m = att[0]?.memoryAfterRuns;
@@ -81,25 +85,27 @@ export function printTables(results, configs = {}) {
       const config = configs[model];
       const T = Math.max(...results.lengths);
       const limit = config ? 1.15 * m.parameterBytes + workspaceBytes(config, T) : NaN;
-      mem.push([model, env, threads, mib(m.parameterBytes), mib(att[0].memoryAfterLoad.wasmBytes), mib(m.wasmBytes),
+      mem.push([model, env, simd, threads, mib(m.parameterBytes), mib(att[0].memoryAfterLoad.wasmBytes), mib(m.wasmBytes),
         config ? mib(limit) : '?', config ? (m.wasmBytes <= limit ? 'met' : 'MISSED') : '?']);
     }
   }
   console.log('### Forward, logits + every layer\'s attention (median of every timed run)\n');
-  table(['network', 'env', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×', 'CPU time, attnscope / ORT (Node)'], forward);
+  table(['network', 'env', 'attnscope build', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×', 'CPU time, attnscope / ORT (Node)'], forward);
   console.log('### Load: bytes in memory → first result (attnscope loadModel + forward; ORT session creation + run)\n');
-  table(['network', 'env', 'threads', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'no slower'], load);
+  table(['network', 'env', 'attnscope build', 'threads', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'no slower'], load);
   console.log('### WASM memory (attnscope)\n');
-  table(['network', 'env', 'threads', 'parameters (F32)', 'after load', `after the ${Math.max(...results.lengths)}-token runs`, '1.15 × parameters + workspace', 'within'], mem);
+  table(['network', 'env', 'attnscope build', 'threads', 'parameters (F32)', 'after load', `after the ${Math.max(...results.lengths)}-token runs`, '1.15 × parameters + workspace', 'within'], mem);
   if (gen.length) {
     console.log(`### generate: ${results.generate.prompt}-token prompt, ${results.generate.tokens} new tokens, KV cache against re-running the sequence per token\n`);
-    table(['network', 'env', 'threads', 'tokens', 'with the cache', 're-run', 'ratio', 'same tokens', '≥ 10×'], gen);
+    table(['network', 'env', 'attnscope build', 'threads', 'tokens', 'with the cache', 're-run', 'ratio', 'same tokens', '≥ 10×'], gen);
   }
   const agree = Object.entries(results.agreement);
   if (agree.length) {
     console.log('### Agreement (Node, 1 thread, first run at each length)\n');
-    table(['network', 'T', 'max abs Δ logits', 'max abs logit', 'max abs Δ attention'], agree.flatMap(([model, rows]) =>
-      Object.entries(rows).map(([T, r]) => [model, T, r.logits.maxAbsDiff.toExponential(1), r.logits.maxAbs.toFixed(2), r.attention.maxAbsDiff.toExponential(1)])));
+    // Per build ({ baseline: rows, relaxed: rows }); an older result holds one build's rows directly.
+    const byBuild = (v) => (v.baseline || v.relaxed ? Object.entries(v) : [['baseline', v]]);
+    table(['network', 'attnscope build', 'T', 'max abs Δ logits', 'max abs logit', 'max abs Δ attention'], agree.flatMap(([model, v]) =>
+      byBuild(v).flatMap(([simd, rows]) => Object.entries(rows).map(([T, r]) => [model, simd, T, r.logits.maxAbsDiff.toExponential(1), r.logits.maxAbs.toFixed(2), r.attention.maxAbsDiff.toExponential(1)]))));
   }
   console.log(`Forward target (≥ 1.5× on every row): ${targets.every(Boolean) ? 'met' : `MISSED on ${targets.filter((x) => !x).length} of ${targets.length} rows`}.`);
 }

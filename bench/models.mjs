@@ -6,7 +6,10 @@
 //
 //   /usr/bin/python3 tools/make_bench_models.py   # once: build/bench-models/ (~2 GB)
 //   npm run bench:models [-- --env=node,chromium --models=gpt2-small,smollm-135m --lengths=128,512 --threads=1,2
-//                            --rounds=3 --runs=2 --no-generate --no-check --small]
+//                            --simd=baseline,relaxed --rounds=3 --runs=2 --no-generate --no-check --small]
+//
+// --simd lists attnscope's builds (init({ simd })), each a run of its own beside onnxruntime-web's in every round;
+// under Node 20 the relaxed one runs with --experimental-wasm-relaxed-simd.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +24,7 @@ const { values: o } = parseArgs({
     models: { type: 'string', default: 'gpt2-small,smollm-135m' },
     lengths: { type: 'string' },
     threads: { type: 'string', default: '1,2' },
+    simd: { type: 'string', default: 'baseline,relaxed' },
     rounds: { type: 'string', default: '3' },
     runs: { type: 'string', default: '2' },
     'no-generate': { type: 'boolean', default: false },
@@ -39,6 +43,10 @@ const list = (s) => s.split(',').filter(Boolean);
 const lengths = (o.lengths ? list(o.lengths) : o.small ? ['16', '40'] : ['128', '512']).map(Number);
 const GENERATE = o.small ? { prompt: 8, tokens: 8 } : { prompt: 128, tokens: 64 };
 const progress = (msg) => process.stderr.write(`${msg}\n`);
+const simds = list(o.simd);
+for (const s of simds) if (!['baseline', 'relaxed'].includes(s)) throw new Error(`--simd: expected baseline and/or relaxed, got '${s}'`);
+// A dump's name: attnscope's carries its build (models-report.mjs, agreement).
+const dumpName = (lib, simd) => (lib === 'attnscope' ? `attnscope-${simd}` : lib);
 
 function readModel(dir) {
   const read = (f) => new Uint8Array(fs.readFileSync(path.join(dir, f)));
@@ -56,9 +64,9 @@ if (o.child) {
   const keep = o.dump ? (T, out) => {
     fs.mkdirSync(o.dump, { recursive: true });
     for (const key of ['logits', 'attention'])
-      fs.writeFileSync(path.join(o.dump, `${o.lib}-${T}-${key}.f32`), new Uint8Array(out[key].buffer, out[key].byteOffset, out[key].byteLength));
+      fs.writeFileSync(path.join(o.dump, `${dumpName(o.lib, o.simd)}-${T}-${key}.f32`), new Uint8Array(out[key].buffer, out[key].byteOffset, out[key].byteLength));
   } : undefined;
-  const result = await runLibrary({ lib: o.lib, threads: Number(o.threads), files, lengths, vocab, runs: Number(o.runs),
+  const result = await runLibrary({ lib: o.lib, threads: Number(o.threads), simd: o.simd, files, lengths, vocab, runs: Number(o.runs),
     generate: o.generate ? GENERATE : null, distUrl: process.env.ATTNSCOPE_BENCH_DIST, keep, progress });
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   process.exit(0); // the threaded builds' workers would keep the process alive
@@ -85,13 +93,14 @@ const results = { started: new Date().toISOString(), lengths, generate: GENERATE
 const loadAvg = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 results.machine.loadAtStart = loadAvg();
 
-function nodeRun({ lib, model, threads, dump, generate }) {
+function nodeRun({ lib, model, threads, simd, dump, generate }) {
   const args = [fileURLToPath(import.meta.url), '--child', `--lib=${lib}`, `--model=${path.join(modelsDir, model)}`,
-    `--threads=${threads}`, `--lengths=${lengths.join(',')}`, `--runs=${o.runs}`];
+    `--threads=${threads}`, `--simd=${simd}`, `--lengths=${lengths.join(',')}`, `--runs=${o.runs}`];
   if (o.small) args.push('--small');
   if (dump) args.push(`--dump=${dump}`);
   if (generate) args.push('--generate');
-  const r = spawnSync(process.execPath, ['--max-old-space-size=8192', ...args], {
+  const flags = lib === 'attnscope' && simd === 'relaxed' && Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : [];
+  const r = spawnSync(process.execPath, [...flags, '--max-old-space-size=8192', ...args], {
     env: { ...process.env, ATTNSCOPE_BENCH_DIST: distFile }, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
@@ -111,11 +120,13 @@ try {
     for (const model of models) {
       for (const threads of list(o.threads).map(Number)) {
         for (let round = 0; round < Number(o.rounds); round++) {
-          const order = round % 2 === 0 ? ['attnscope', 'onnxruntime-web'] : ['onnxruntime-web', 'attnscope'];
-          for (const lib of order) {
+          // Every attnscope build and onnxruntime-web, in an order that reverses every round.
+          const entries = [...simds.map((simd) => ['attnscope', simd]), ['onnxruntime-web', simds[0]]];
+          const order = round % 2 === 0 ? entries : [...entries].reverse();
+          for (const [lib, simd] of order) {
             const first = round === 0;
-            const spec = { lib, model, threads, generate: first && lib === 'attnscope' && !o['no-generate'] };
-            progress(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${env} ${model} ${lib} ${threads}t round ${round + 1}`);
+            const spec = { lib, model, threads, simd, generate: first && lib === 'attnscope' && !o['no-generate'] };
+            progress(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${env} ${model} ${lib}${lib === 'attnscope' ? ` (${simd})` : ''} ${threads}t round ${round + 1}`);
             let r;
             if (env === 'node') {
               const dump = first && !o['no-check'] && threads === 1 ? path.join(dumps, model) : undefined;
@@ -123,11 +134,11 @@ try {
             } else {
               r = await browser.run({ ...spec, lengths, runs: Number(o.runs), generate: spec.generate ? GENERATE : null });
             }
-            results.runs.push({ env, model, round, ...r });
+            results.runs.push({ env, model, round, ...r, simd: lib === 'attnscope' ? r.simd : undefined });
           }
         }
         if (env === 'node' && threads === 1 && !o['no-check']) {
-          results.agreement[model] = agreement(path.join(dumps, model), lengths);
+          results.agreement[model] = Object.fromEntries(simds.map((simd) => [simd, agreement(path.join(dumps, model), lengths, dumpName('attnscope', simd))]));
           fs.rmSync(path.join(dumps, model), { recursive: true, force: true });
         }
       }

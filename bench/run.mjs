@@ -3,11 +3,13 @@
 // process); cold starts and a long sequence in child processes; the same forward pass natively and as WASM from C++
 // (bench/native); the machine's SIMD peak; and the issue's targets.
 //
-//   node bench/run.mjs [--browser] [--smoke] [--threads=1,2] [--no-cold] [--no-long] [--no-native]
+//   node bench/run.mjs [--browser] [--smoke] [--threads=1,2] [--simd=auto|baseline|relaxed] [--no-cold] [--no-long] [--no-native]
 //                      [--only=attnscope,ort,...] [--configs=16x64x4,...] [--all-variants] [--long-runs=N] [--busy=N] [--out=FILE]
 //
 // --browser runs the forward comparison in headless Chromium instead of Node (bench/browser.mjs) and skips the
 // Node-only parts. --smoke runs every library once at tiny sizes, to show the bench itself works (seconds).
+// --simd picks attnscope's build (init({ simd })); under Node 20, relaxed runs the forward children with
+// --experimental-wasm-relaxed-simd. Run once per build to compare them (the peers are the same in both runs).
 // --busy=N keeps N threads spinning beside the libraries while the forward tables run (bench/busy.mjs): the threads
 // under contention, judged by 2 threads against 1 under the same neighbours.
 // Markdown tables go to stdout (bench/README.md quotes them), the paste-ready summary last; progress goes to stderr.
@@ -41,10 +43,14 @@ const flag = { type: 'boolean', default: false };
 const { values: options } = parseArgs({
   options: {
     browser: flag, smoke: flag, 'no-cold': flag, 'no-long': flag, 'no-native': flag, 'all-variants': flag,
-    threads: { type: 'string' }, only: { type: 'string' }, configs: { type: 'string' }, 'long-runs': { type: 'string' }, busy: { type: 'string', default: '0' }, out: { type: 'string' },
+    threads: { type: 'string' }, simd: { type: 'string', default: 'auto' }, only: { type: 'string' }, configs: { type: 'string' }, 'long-runs': { type: 'string' }, busy: { type: 'string', default: '0' }, out: { type: 'string' },
   },
 });
 const { smoke, browser } = options;
+if (!['auto', 'baseline', 'relaxed'].includes(options.simd)) throw new Error(`--simd: expected auto, baseline or relaxed, got '${options.simd}'`);
+process.env.ATTNSCOPE_BENCH_SIMD = options.simd;
+// Node 20 validates relaxed SIMD only with this flag (22 and later by default).
+const relaxedFlags = options.simd === 'relaxed' && Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : [];
 const busy = Number(options.busy);
 if (!Number.isInteger(busy) || busy < 0) throw new Error(`--busy: expected a whole number of threads, got '${options.busy}'`);
 const only = options.only?.split(',') ?? PEER_IDS;
@@ -109,6 +115,7 @@ out();
 // ---- forward pass with per-head weights, one process (or page) per thread count ------------------------------------
 function runForwardChild(threads) {
   const r = spawnSync(process.execPath, [
+    ...relaxedFlags,
     path.join(ROOT, 'bench', 'forward.mjs'),
     `--threads=${threads}`,
     `--busy=${busy}`,
@@ -126,7 +133,7 @@ let browserInfo = null;
 const forwardRuns = [];
 if (browser) {
   const { runBrowserForward } = await import('./browser.mjs');
-  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, busy, allVariants: options['all-variants'], quick: smoke, progress });
+  const r = await runBrowserForward({ ids: only, configs, threadCounts, distPath, busy, allVariants: options['all-variants'], quick: smoke, simd: options.simd, progress });
   browserInfo = r.browser;
   forwardRuns.push(...r.runs);
 } else {
@@ -136,7 +143,8 @@ for (const run of forwardRuns) {
   results.forwardPeers[run.threads] = run.peers;
   for (const row of run.rows) results.forward.push({ threads: run.threads, ...row });
 }
-results.machine.environment = browser ? `headless Chromium ${browserInfo.version} (crossOriginIsolated ${browserInfo.crossOriginIsolated})` : `Node ${process.version}`;
+results.machine.environment = (browser ? `headless Chromium ${browserInfo.version} (crossOriginIsolated ${browserInfo.crossOriginIsolated})` : `Node ${process.version}`) +
+  `, attnscope init({ simd: '${options.simd}' })`;
 
 const variantNote = (e) => {
   if (!e.variant) return '';

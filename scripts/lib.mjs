@@ -8,7 +8,7 @@ import path from 'node:path';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The download budget of dist/attnscope.wasm (issue #12, raised by issue #20 for the Hugging Face checkpoints):
+ * The download budget of dist/attnscope.wasm and of attnscope-relaxed.wasm, each (issue #12, raised by issue #20 for the Hugging Face checkpoints):
  * tests/js/size.test.js enforces it, bench/run.mjs reports it. The pretrained API (config and name tables, the
  * streaming loader, the one forward pass, generate, trace, patching) costs about 110 KB with its binding, inside
  * issue #20's 320 KiB; the GRU encoder–decoders of "Why attention" (issue #23) add about 14 KB more (with their

@@ -1,5 +1,6 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz fuzz32 wasm js python js-threads bundlers browser bench; default all)
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz fuzz32 wasm js python js-threads js-relaxed bundlers browser bench;
+// default all)
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,6 +66,12 @@ const suites = {
   // start their own builds, so they run once, above.
   'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',
     ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads)\./.test(f)).map((f) => `tests/js/${f}`)]),
+  // The same JS tests against the relaxed-SIMD build (init({ simd: 'relaxed' }) preloaded; Node 20 runs relaxed SIMD
+  // only with the flag). As for js-threads, the package and threads tests start builds of their own and run above;
+  // simd-builds compares the two builds itself.
+  'js-relaxed': () => run('node', [...(Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : []),
+    '--import', './tests/js/relaxed-init.mjs', '--test', '--test-reporter=dot',
+    ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads|simd-builds)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
   // run in headless Chromium (and Node for esbuild's Node bundles).
   bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
@@ -81,7 +88,7 @@ const selected = requested.length ? requested : Object.keys(suites);
 
 // The suites that test dist/ assemble it first, so they never test a stale package: CMake rebuilds only what
 // changed, so this is quick when nothing did (the wasm suite builds it anyway).
-const usesDist = ['js', 'js-threads', 'bundlers', 'browser', 'bench'];
+const usesDist = ['js', 'js-threads', 'js-relaxed', 'bundlers', 'browser', 'bench'];
 if (selected.some((name) => usesDist.includes(name)) && !selected.includes('wasm')) {
   console.log('\n=== dist/ (the package the suites below test) ===');
   if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);

@@ -9,6 +9,11 @@ function distUrl() {
   return globalThis.ATTNSCOPE_BENCH_DIST ?? globalThis.process?.env?.ATTNSCOPE_BENCH_DIST ?? 'attnscope';
 }
 
+/** The build bench/run.mjs --simd asks for (init({ simd })): 'auto' (the probe's pick), 'baseline' or 'relaxed'. */
+export function benchSimd() {
+  return globalThis.ATTNSCOPE_BENCH_SIMD ?? globalThis.process?.env?.ATTNSCOPE_BENCH_SIMD ?? 'auto';
+}
+
 /**
  * The thread count the loaded build reports ({ threads: null } if it reports none) and why it fell back, if it says. The threaded build is asked for with
  * init({ threads }); what reports the running build is looked for in the places an API would put it (init's result,
@@ -38,7 +43,8 @@ export async function load({ threads = 1 } = {}) {
   // init() refuses options it does not know (TypeError): a build without the `threads` option is an unthreaded one.
   let initResult;
   try {
-    initResult = await lib.init(threads === 1 ? {} : { threads });
+    const simd = benchSimd();
+    initResult = await lib.init({ ...(threads === 1 ? {} : { threads }), ...(simd === 'auto' ? {} : { simd }) });
   } catch (error) {
     if (error instanceof TypeError && /unknown option 'threads'/.test(error.message)) throw new Unavailable(`not built: init({ threads: ${threads} }) runs an unthreaded build`);
     throw error;

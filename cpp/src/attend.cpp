@@ -40,7 +40,7 @@ constexpr std::size_t matmul_column_task_bytes = 384 << 10;
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias)
 {
-    constexpr std::size_t MR = 4;  // whole register tiles per task, so only the last task has a short tile
+    constexpr std::size_t MR = kernels::gemm_tile_rows;  // whole register tiles per task: only the last task has a short tile
     const std::size_t panels = (N + NR - 1) / NR;
     const double work = double(M) * double(N) * double(K);
     if (double(K) * double(panels * NR) * sizeof(float) >= matmul_column_split_bytes || M <= 4 * MR) {

@@ -14,16 +14,17 @@ const SMALL = path.join(ROOT, 'build', 'bench-models-small');
 const skip = existsSync(path.join(SMALL, 'smollm-135m', 'model.onnx')) ? false
   : 'no build/bench-models-small (/usr/bin/python3 tools/make_bench_models.py --small)';
 
-test('bench:models --small: both libraries agree, generate matches the re-run', { skip }, () => {
+test('bench:models --small: both libraries agree (attnscope in both builds), generate matches the re-run', { skip }, () => {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'attnscope-models-')), 'models.json');
   const r = spawnSync(process.execPath, ['bench/models.mjs', '--small', '--env=node', '--threads=1', '--rounds=1', '--runs=1', `--out=${out}`],
     { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, `bench/models.mjs --small failed:\n${r.stderr.slice(-2000)}`);
   assert.match(r.stdout, /### Forward/);
   const results = JSON.parse(readFileSync(out, 'utf8'));
-  assert.equal(results.runs.length, 4, 'two networks × two libraries');
-  for (const [model, rows] of Object.entries(results.agreement))
-    for (const [T, row] of Object.entries(rows)) {
+  assert.equal(results.runs.length, 6, 'two networks × (attnscope\'s two builds + onnxruntime-web)');
+  assert.deepEqual(results.runs.filter((x) => x.lib === 'attnscope').map((x) => x.simd).sort(), ['baseline', 'baseline', 'relaxed', 'relaxed']);
+  for (const [model, builds] of Object.entries(results.agreement))
+    for (const [T, row] of Object.entries(builds).flatMap(([simd, rows]) => Object.entries(rows).map(([T, r]) => [`${T} (${simd})`, r]))) {
       // float32 sums in different orders over values of order 1
       assert.ok(row.logits.maxAbsDiff < 1e-5, `${model} at ${T}: logits differ by ${row.logits.maxAbsDiff}`);
       assert.ok(row.attention.maxAbsDiff < 1e-6, `${model} at ${T}: attention differs by ${row.attention.maxAbsDiff}`);

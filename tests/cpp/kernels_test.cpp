@@ -41,15 +41,34 @@ std::vector<float> simd_exp(const std::vector<float>& xs)
 }
 }  // namespace
 
+namespace {
+// gemm_packed at a register tile of `rows` rows: 4 (the SIMD128 builds' and the native one) or 6 (the relaxed-SIMD
+// builds'), whichever this build's gemm_packed uses, so both tiles are checked in every build.
+void gemm_in_tiles(std::size_t rows, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                   const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
+                   bool accumulate)
+{
+    if (rows == 6)
+        kernels::gemm_packed_tiles<6>{}(arch{}, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate);
+    else
+        kernels::gemm_packed_tiles<4>{}(arch{}, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate);
+}
+constexpr std::size_t tile_heights[] = {4, 6};
+}  // namespace
+
 TEST_CASE("packed gemm matches the double reference at sizes around the SIMD width", "[kernels][gemm]")
 {
     constexpr std::size_t NR = kernels::panel_width<arch>;
+    static_assert(kernels::gemm_tile_rows == 4 || kernels::gemm_tile_rows == 6, "the tiles this test covers");
     // float accumulation over K terms of magnitude ≤ 1: error grows like K·2^-24; 37 terms stay below 1e-5.
-    for (std::size_t M : {std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(9)})
+    // M around both tile heights: whole tiles, each short tile, several blocks of tiles.
+    for (std::size_t tile : tile_heights)
+    for (std::size_t M : {std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(6), std::size_t(7),
+                          std::size_t(9), std::size_t(11), std::size_t(12), std::size_t(13)})
         for (std::size_t N : sizes)
             for (std::size_t K : sizes)
                 for (int variant = 0; variant < 3; ++variant) {  // plain, with bias, accumulating
-                    CAPTURE(M, N, K, variant);
+                    CAPTURE(tile, M, N, K, variant);
                     // Leading dimensions larger than the logical sizes: the kernels must honour strides.
                     const std::size_t lda = K + 3, ldb = N + 2, ldc = N + 1;
                     const auto A = random_floats(M * lda, 1 + unsigned(M * 100 + K));
@@ -67,8 +86,7 @@ TEST_CASE("packed gemm matches the double reference at sizes around the SIMD wid
                     REQUIRE(packed == from_t);
 
                     std::vector<float> C(M * ldc, variant == 2 ? 0.5f : -777.f);
-                    kernels::gemm_packed{}(arch{}, M, N, K, A.data(), lda, packed.data(), K * NR, C.data(), ldc, b,
-                                           variant == 2);
+                    gemm_in_tiles(tile, M, N, K, A.data(), lda, packed.data(), K * NR, C.data(), ldc, b, variant == 2);
                     auto expected = reference::gemm(M, N, K, A.data(), lda, B.data(), ldb, b);
                     if (variant == 2)
                         for (double& x : expected) x += 0.5;
@@ -81,22 +99,27 @@ TEST_CASE("packed gemm matches the double reference at sizes around the SIMD wid
                 }
 }
 
-// The threads and the row blocks cut a product at different rows, so a row lands in a 4-row tile in one split and in
-// a 1-, 2- or 3-row tile in another: its bits must not depend on which (gemm.hpp, gemm_tile).
+// The threads and the row blocks cut a product at different rows, so a row lands in a whole tile in one split and
+// in a shorter one in another, and the builds differ in their tile height: a row's bits must not depend on which
+// (gemm.hpp, gemm_tile).
 TEST_CASE("packed gemm gives a row the same bits in every tile height", "[kernels][gemm]")
 {
     constexpr std::size_t NR = kernels::panel_width<arch>;
-    const std::size_t M = 7, N = 2 * NR + 3;  // tiles of 4 and 3 rows; a partial last panel
+    const std::size_t M = 13, N = 2 * NR + 3;  // tiles of 4 or 6 rows and a short one; a partial last panel
     for (std::size_t K : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(13), std::size_t(37)}) {
         CAPTURE(K);
         const auto A = random_floats(M * K, unsigned(K) + 40), B = random_floats(K * N, unsigned(K) + 41);
         const auto bias = random_floats(N, 42);
-        std::vector<float> packed(kernels::packed_floats<arch>(K, N)), all(M * N);
+        std::vector<float> packed(kernels::packed_floats<arch>(K, N)), all(M * N), tiled(M * N);
         kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
         kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, all.data(), N, bias.data(), false);
         REQUIRE(max_relative_error(all, reference::gemm(M, N, K, A.data(), K, B.data(), N, bias.data())) < 1e-5);
+        for (std::size_t tile : tile_heights) {
+            gemm_in_tiles(tile, M, N, K, A.data(), K, packed.data(), K * NR, tiled.data(), N, bias.data(), false);
+            REQUIRE(std::memcmp(tiled.data(), all.data(), all.size() * sizeof(float)) == 0);
+        }
         for (std::size_t i0 = 0; i0 < M; ++i0)
-            for (std::size_t rows = 1; i0 + rows <= M && rows <= 4; ++rows) {
+            for (std::size_t rows = 1; i0 + rows <= M && rows <= 6; ++rows) {
                 CAPTURE(i0, rows);
                 std::vector<float> part(rows * N);
                 kernels::gemm_packed{}(arch{}, rows, N, K, A.data() + i0 * K, K, packed.data(), K * NR, part.data(), N,

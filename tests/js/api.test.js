@@ -1,7 +1,7 @@
 // The public JS API: loading, layouts, options, state dicts and ownership.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { init, MultiHeadAttention, scaledDotProductAttention, memoryUsage } from 'attnscope';
+import { init, MultiHeadAttention, scaledDotProductAttention, memoryUsage, runtimeInfo } from 'attnscope';
 import { maxRelativeError, randomTensor, runIsolated } from './helpers.js';
 
 before(() => init());
@@ -13,10 +13,12 @@ test('init is idempotent and resolves', async () => {
 });
 
 test('init({ wasmBinary }) and init({ wasmUrl }) load the module in a fresh process', () => {
+  // The file of the build this process runs (the relaxed-SIMD suite runs attnscope-relaxed.wasm), so the bits match.
+  const file = runtimeInfo().simd === 'relaxed' ? 'attnscope-relaxed.wasm' : 'attnscope.wasm';
   const outputs = ['wasmBinary', 'wasmUrl'].map((how) => runIsolated(`
     import { readFile } from 'node:fs/promises';
     import { init, MultiHeadAttention } from 'attnscope';
-    const url = new URL('./dist/attnscope.wasm', 'file://' + process.cwd() + '/');
+    const url = new URL('./dist/${file}', 'file://' + process.cwd() + '/');
     await init(${JSON.stringify(how)} === 'wasmBinary' ? { wasmBinary: await readFile(url) } : { wasmUrl: url });
     const mha = new MultiHeadAttention({ embedDim: 4, numHeads: 2, seed: 3 });
     console.log(JSON.stringify(Array.from(mha.forward([[1, 2, 3, 4], [4, 3, 2, 1]]).output.data)));`));

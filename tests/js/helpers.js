@@ -7,7 +7,9 @@ import { mulberry32 } from '../random.js';
 
 /** Runs an ES module snippet in a new Node process (a truly fresh attnscope instance) and returns its stdout. */
 export function runIsolated(code) {
-  return execFileSync(process.execPath, ['--input-type=module', '-e', code], {
+  // The relaxed-SIMD suite's flag (scripts/test.mjs js-relaxed) reaches the fresh process too, so it can load that build.
+  const flags = process.execArgv.filter((a) => a === '--experimental-wasm-relaxed-simd');
+  return execFileSync(process.execPath, [...flags, '--input-type=module', '-e', code], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     encoding: 'utf8',
   });

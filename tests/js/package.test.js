@@ -18,7 +18,9 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
     const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root));
     const shipped = packed.files.map((f) => f.path).sort();
     for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'package.json',
-      'dist/runtime-threads.js', 'dist/threads-support.js', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm', 'dist/attnscope-mt.worker.js', 'dist/attnscope-mt.worker.cjs']) {
+      'dist/runtime-threads.js', 'dist/threads-support.js', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm', 'dist/attnscope-mt.worker.js', 'dist/attnscope-mt.worker.cjs',
+      'dist/attnscope-relaxed.wasm', 'dist/attnscope-relaxed-wasm-base64.js', 'dist/attnscope-mt-relaxed.mjs', 'dist/attnscope-mt-relaxed.wasm',
+      'dist/attnscope-mt-relaxed.worker.js', 'dist/attnscope-mt-relaxed.worker.cjs']) {
       assert.ok(shipped.includes(file), `the tarball ships ${file}`);
     }
     assert.ok(!shipped.some((f) => f.startsWith('cpp/') || f.startsWith('tests/')), 'sources and tests stay out of the tarball');

@@ -78,7 +78,7 @@ test('init() checks its options: unknown keys and wrong types are TypeErrors', (
       try { await init(options); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }
     }`);
   assert.equal(printed,
-    "TypeError: init: unknown option 'wasmURL' (known: wasmUrl, wasmBinary, threads, threadedWasmUrl, threadsUrl)\n" +
+    "TypeError: init: unknown option 'wasmURL' (known: wasmUrl, wasmBinary, threads, simd, threadedWasmUrl, threadsUrl)\n" +
     'TypeError: init: wasmUrl must be a string or a URL, got number 42\n' +
     'TypeError: init: wasmBinary must be an ArrayBuffer or a Uint8Array, got Array(4)\n');
 });

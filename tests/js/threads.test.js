@@ -42,8 +42,8 @@ const passes = (threads) => `
 test('threads: 2 runs the threaded build with bit-identical results to the single-threaded build', () => {
   const single = JSON.parse(runFresh(passes(1)));
   const threaded = JSON.parse(runFresh(passes(2)));
-  assert.deepEqual(single.info, { build: 'single', threads: 1, simd: true });
-  assert.deepEqual(threaded.info, { build: 'threads', threads: 2, simd: true });
+  assert.deepEqual(single.info, { build: 'single', threads: 1, simd: 'baseline' });
+  assert.deepEqual(threaded.info, { build: 'threads', threads: 2, simd: 'baseline' });
   assert.equal(single.digests.length, 9);
   assert.equal(new Set(single.digests).size, 8, 'distinct passes differ (the output alone does not depend on averageWeights)');
   assert.deepEqual(threaded.digests, single.digests);
@@ -53,15 +53,15 @@ test("threads: 'auto' uses every hardware thread (one thread is the single-threa
   const { availableParallelism } = await import('node:os');
   const { info } = JSON.parse(runFresh(passes('auto')));
   const hardware = availableParallelism();
-  assert.deepEqual(info, hardware > 1 ? { build: 'threads', threads: hardware, simd: true }
-    : { build: 'single', threads: 1, simd: true, fallbackReason: 'one hardware thread' });
+  assert.deepEqual(info, hardware > 1 ? { build: 'threads', threads: hardware, simd: 'baseline' }
+    : { build: 'single', threads: 1, simd: 'baseline', fallbackReason: 'one hardware thread' });
 });
 
 test('the default is the single-threaded build, which runs without the threaded files', () => {
-  // A copy of the package without runtime-threads.js and attnscope-mt.*: the default must never need them.
+  // A copy of the package without runtime-threads.js and attnscope-mt*: the default must never need them.
   const copy = mkdtempSync(path.join(tmpdir(), 'attnscope-single-'));
   try {
-    cpSync(path.join(repo, 'dist'), copy, { recursive: true, filter: (from) => !/[\\/](runtime-threads\.js|attnscope-mt\.[^\\/]*)$/.test(from) });
+    cpSync(path.join(repo, 'dist'), copy, { recursive: true, filter: (from) => !/[\\/](runtime-threads\.js|attnscope-mt[.-][^\\/]*)$/.test(from) });
     assert.deepEqual(readdirSync(copy).filter((f) => /runtime-threads|-mt\./.test(f)), []);
     const out = runFresh(`
       import { init, runtimeInfo, MultiHeadAttention } from ${JSON.stringify(pathToFileURL(path.join(copy, 'index.js')).href)};
@@ -70,7 +70,7 @@ test('the default is the single-threaded build, which runs without the threaded 
       const { output } = mha.forward({ data: new Float32Array(24), shape: [3, 8] });
       console.log(JSON.stringify({ info: runtimeInfo(), outputLength: output.data.length }));
     `);
-    assert.deepEqual(JSON.parse(out), { info: { build: 'single', threads: 1, simd: true }, outputLength: 24 });
+    assert.deepEqual(JSON.parse(out), { info: { build: 'single', threads: 1, simd: 'baseline' }, outputLength: 24 });
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
@@ -95,13 +95,13 @@ test('init({ threads }) rejects bad counts with a RangeError and a changed count
   assert.match(errors[2], /threads must be 'auto' or an integer from 1 to 64, got number 1\.5/);
   assert.match(errors[3], /got string "many"/);
   assert.match(errors[6], /^Error: init: attnscope is already initialised with \{ threads: number 2 \}; it cannot load again with \{ threads: number 1 \}/);
-  assert.deepEqual(info, { build: 'threads', threads: 2, simd: true });
+  assert.deepEqual(info, { build: 'threads', threads: 2, simd: 'baseline' });
 });
 
 test('threadsUrl: threads from a folder holding the threaded files; one thread, with the reason, from a folder without them', () => {
   // The package without its threaded files, and those files in a folder of their own: a bundled app's layout.
   const work = mkdtempSync(path.join(tmpdir(), 'attnscope-threadsurl-'));
-  const isThreaded = (from) => /[\\/](runtime-threads\.js|attnscope-mt\.[^\\/]*)$/.test(from);
+  const isThreaded = (from) => /[\\/](runtime-threads\.js|attnscope-mt[.-][^\\/]*)$/.test(from);
   try {
     cpSync(path.join(repo, 'dist'), path.join(work, 'pkg'), { recursive: true, filter: (from) => !isThreaded(from) });
     cpSync(path.join(repo, 'dist'), path.join(work, 'threaded'), { recursive: true, filter: (from) => from === path.join(repo, 'dist') || isThreaded(from) });
@@ -115,11 +115,11 @@ test('threadsUrl: threads from a folder holding the threaded files; one thread, 
       console.log(JSON.stringify({ errors, info: runtimeInfo(), output: Array.from(output.data) }));
     `));
     const served = run(`{ threads: 2, threadsUrl: ${JSON.stringify(path.join(work, 'threaded'))} }`);
-    assert.deepEqual(served.info, { build: 'threads', threads: 2, simd: true });
+    assert.deepEqual(served.info, { build: 'threads', threads: 2, simd: 'baseline' });
     assert.deepEqual(served.errors, ['TypeError: init: threadsUrl must be a string or a URL, got number 42']);
     const missing = run('{ threads: 2 }');
     assert.equal(missing.info.build, 'single');
-    assert.match(missing.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\.\*\) could not be loaded from beside attnscope \(Cannot find module .*runtime-threads\.js.*\); a bundle does not include them: .* pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
+    assert.match(missing.info.fallbackReason, /^the threaded build's files \(runtime-threads\.js, attnscope-mt\*\) could not be loaded from beside attnscope \(Cannot find module .*runtime-threads\.js.*\); a bundle does not include them: .* pass init\(\{ threads, threadsUrl \}\) with its URL \(see README › Threads\)$/);
     const wrong = run(`{ threads: 2, threadsUrl: new URL('file:///nonexistent/') }`);
     assert.match(wrong.info.fallbackReason, /could not be loaded from threadsUrl file:\/\/\/nonexistent\/ \(.*\); copy them there from node_modules\/attnscope\/dist\//);
     assert.deepEqual(missing.output, served.output, 'one thread and two give the same bits');

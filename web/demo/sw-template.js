@@ -7,6 +7,10 @@
 // get the new build), but it keeps an older build's cache while a tab still uses it, so that tab's lazily loaded
 // files (a model, the threaded build under its fixed attnscope-mt/ names) are the ones its page was built with.
 // A cache no open tab uses is deleted.
+//
+// Every response it serves carries Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy, so the page and its
+// workers are cross-origin isolated, and run threads, on a static host that sends neither header: once this worker
+// controls the page (from the second load on: src/offline.js reloads a first visit once, when it may).
 const FILES = self.__PRECACHE__;
 const PREFIX = 'attnscope-';
 const CACHE = `${PREFIX}${self.__PRECACHE_VERSION__}`;
@@ -67,6 +71,18 @@ async function prune() {
   }
 }
 
+/**
+ * `response` with the two headers of cross-origin isolation added (serve.mjs sends the same). A same-origin file
+ * needs nothing more under `require-corp`; an error or an opaque response is passed on as it is.
+ */
+function isolated(response) {
+  if (!response || response.status === 0 || response.type === 'opaque' || response.type === 'error') return response;
+  const headers = new Headers(response.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
 self.addEventListener('fetch', (event) => {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== location.origin) return;
@@ -74,7 +90,7 @@ self.addEventListener('fetch', (event) => {
     // The page itself, from this worker's build, so that everything it asks for later matches it; the network only
     // when that build has no copy. The browser checks for a new sw.js on every navigation: after a deploy the new
     // worker installs in the background and the next reload shows the new build.
-    event.respondWith((async () => {
+    event.respondWith((async () => isolated(await (async () => {
       await assign(event.resultingClientId, CACHE);
       const url = new URL(req.url);
       url.search = '';
@@ -86,11 +102,11 @@ self.addEventListener('fetch', (event) => {
       // Another file opened as a page (the .wasm, say): this build's copy, else the network, else (offline) the page.
       const file = await caches.match(req, { cacheName: CACHE, ignoreSearch: true });
       return file ?? fetch(req).catch(async () => (await cachedPage()) ?? Response.error());
-    })());
+    })()))());
     event.waitUntil(prune());
     return;
   }
-  event.respondWith((async () => {
+  event.respondWith((async () => isolated(await (async () => {
     const cacheName = await cacheOf(event.clientId);
     // A worker the page starts (the threaded build's helpers) uses the page's build for its own requests.
     const startsWorker = req.destination === 'worker' || req.destination === 'sharedworker';
@@ -98,5 +114,5 @@ self.addEventListener('fetch', (event) => {
     // Every file of a build is in its cache; the network for anything else (or if that cache is gone after all).
     const hit = await caches.match(req, { cacheName, ignoreSearch: true });
     return hit ?? fetch(req);
-  })());
+  })()))());
 });

@@ -57,7 +57,7 @@ function threadedFiles() {
     apply: 'build',
     generateBundle() {
       // Not the .cjs copy of the worker: that one is Node's.
-      for (const file of readdirSync(dist).filter((f) => f === 'runtime-threads.js' || /^attnscope-mt\.(mjs|wasm|worker\.js)$/.test(f))) {
+      for (const file of readdirSync(dist).filter((f) => f === 'runtime-threads.js' || /^attnscope-mt(-relaxed)?\.(mjs|wasm|worker\.js)$/.test(f))) {
         this.emitFile({ type: 'asset', fileName: `attnscope-mt/${file}`, source: readFileSync(resolve(dist, file)) });
       }
     },

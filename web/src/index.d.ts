@@ -43,15 +43,37 @@ export type NestedBooleans = boolean[] | NestedBooleans[];
 export type TensorLike = Tensor | NestedNumbers;
 export type MaskLike = Mask | NestedBooleans | NestedNumbers;
 
-/** Where the `.wasm` comes from. By default it sits beside this module (`new URL('./attnscope.wasm', import.meta.url)`). */
+/**
+ * Where the `.wasm` comes from. By default it sits beside this module: `attnscope.wasm` (SIMD128) or
+ * `attnscope-relaxed.wasm` (relaxed SIMD), as `simd` picks.
+ */
 export interface InitOptions {
-  /** URL (or, in Node, a `file:` URL) of `attnscope.wasm`. */
+  /**
+   * URL (or, in Node, a `file:` URL) of the `.wasm`, either build: it is used as it is, and
+   * {@link RuntimeInfo.simd} says which build it is.
+   */
   wasmUrl?: string | URL;
-  /** The bytes of `attnscope.wasm`, when the caller already has them. */
+  /** The bytes of the `.wasm` (either build), when the caller already has them. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**
+   * Which build of the module to load (default `'auto'`). Both give the same results to within 1e-5 of the largest
+   * value (the PyTorch golden tests hold both); the relaxed one is faster where the engine has it.
+   * - `'auto'`: the relaxed-SIMD build (the matrix products' multiply-adds fused by `f32x4.relaxed_madd`) where the
+   *   engine validates relaxed SIMD (Chromium-based browsers, Firefox, Node 22 and later; Node 20 only with
+   *   `--experimental-wasm-relaxed-simd`), else the SIMD128 build (Safari, Node 20). Probed with
+   *   `WebAssembly.validate` of a 61-byte module, once.
+   * - `'baseline'`: the SIMD128 build everywhere.
+   * - `'relaxed'`: the relaxed-SIMD build; the promise rejects with an Error where the engine cannot run it.
+   *
+   * With `wasmUrl`, `wasmBinary` or `threadedWasmUrl` the given module is used; a `simd` of `'baseline'` or
+   * `'relaxed'` that it is not rejects with an Error.
+   * @throws TypeError unless a string; RangeError for another string.
+   */
+  simd?: 'auto' | 'baseline' | 'relaxed';
+  /**
    * Threads of the forward passes, the calling thread included (default 1). More than 1, or `'auto'` (every
-   * hardware thread), loads the threaded build `attnscope-mt.{mjs,wasm}` + `attnscope-mt.worker.js` where threads
+   * hardware thread), loads the threaded build `attnscope-mt.{mjs,wasm}` + `attnscope-mt.worker.js` (relaxed SIMD:
+   * `attnscope-mt-relaxed.*`, as `simd` picks) where threads
    * can run: Node, and browser pages that are `crossOriginIsolated` (served with
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`). Elsewhere the
    * single-threaded build loads and {@link runtimeInfo} says why. Results are bit-identical for every count.
@@ -63,10 +85,10 @@ export interface InitOptions {
    * @throws RangeError unless `'auto'` or an integer from 1 to 64.
    */
   threads?: number | 'auto';
-  /** URL of `attnscope-mt.wasm` (by default beside the threaded loader: see `threadsUrl`). */
+  /** URL of `attnscope-mt.wasm` or `attnscope-mt-relaxed.wasm` (by default beside the threaded loader: see `threadsUrl`). */
   threadedWasmUrl?: string | URL;
   /**
-   * URL of the folder that serves the threaded build's files, `runtime-threads.js` and `attnscope-mt.*` from
+   * URL of the folder that serves the threaded build's files, `runtime-threads.js` and `attnscope-mt*` from
    * `node_modules/attnscope/dist/` (by default beside this module). Bundlers do not include these files (their
    * glue refers to Node built-ins), so a bundled app that wants threads copies them to its public folder and passes
    * that folder here; without them it runs one thread and {@link runtimeInfo} says so.
@@ -90,13 +112,16 @@ export interface RuntimeInfo {
   build: 'single' | 'threads';
   /** Threads the forward passes use, the calling thread included. */
   threads: number;
-  /** Both builds use WebAssembly SIMD128. */
-  simd: true;
+  /**
+   * `'relaxed'`: the relaxed-SIMD build (the matrix products' multiply-adds fused); `'baseline'`: the SIMD128 one.
+   * See {@link InitOptions.simd}.
+   */
+  simd: 'baseline' | 'relaxed';
   /** Why threads were asked for but the single-threaded build runs (e.g. a page that is not cross-origin isolated). */
   fallbackReason?: string;
 }
 
-/** Which build runs and with how many threads. Throws before `init()`. */
+/** Which build runs (threads, SIMD) and with how many threads. Throws before `init()`. */
 export function runtimeInfo(): RuntimeInfo;
 
 /** Memory of the WebAssembly module. */

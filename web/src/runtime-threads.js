@@ -2,31 +2,39 @@
 // only when init({ threads }) asks for more than one thread where threads can run, so the single-threaded
 // default never downloads it; imported by URL, hidden from bundlers, because Emscripten's glue (built for web,
 // worker and Node) and its worker refer to Node built-ins that bundlers warn about. It is served as it is in dist/.
-import createThreadedModule from './attnscope-mt.mjs';
+// Each threaded build has its own glue and worker (attnscope-mt.* and attnscope-mt-relaxed.*): only the one
+// that runs is imported.
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 // Node's built-in modules without an import bundlers would follow (see runtime.js's nodeFs).
 const builtin = (name) => globalThis.process?.getBuiltinModule?.(name);
 
-/** Where attnscope-mt.wasm is by default: beside this module, wherever it is served from. */
-export const defaultThreadedWasmUrl = () => new URL('./attnscope-mt.wasm', import.meta.url);
+/**
+ * Where the threaded .wasm is by default: beside this module, wherever it is served from; `attnscope-mt.wasm`
+ * (SIMD128) or `attnscope-mt-relaxed.wasm` (relaxed SIMD), both loaded by the one glue attnscope-mt.mjs.
+ */
+export const defaultThreadedWasmUrl = (simd = 'baseline') =>
+  (simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.wasm', import.meta.url) : new URL('./attnscope-mt.wasm', import.meta.url));
 
 /**
  * Instantiates the threaded module with a pool of `threads - 1` workers (the calling thread is the last one) and
- * starts them. Resolves with the module and the thread count it runs.
- * @param {{ threads: number, wasmBinary: ArrayBuffer | Uint8Array }} options
+ * starts them. `simd` is the build `wasmBinary` is ('baseline' or 'relaxed'), whose glue loads it. Resolves with
+ * the module and the thread count it runs.
+ * @param {{ threads: number, wasmBinary: ArrayBuffer | Uint8Array, simd: 'baseline' | 'relaxed' }} options
  */
-export async function loadThreadedModule({ threads, wasmBinary }) {
+export async function loadThreadedModule({ threads, wasmBinary, simd }) {
+  const { default: createThreadedModule } = simd === 'relaxed' ? await import('./attnscope-mt-relaxed.mjs') : await import('./attnscope-mt.mjs');
   const settings = { wasmBinary, attnscopePoolSize: threads - 1 };
   if (isNode) {
     // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (docs/toolchain.md, "Node ESM and Emscripten's glue"), and
     // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
-    // `.cjs` copy of the worker for Node.
+    // `.cjs` copy of each worker for Node.
     const { createRequire } = builtin('node:module');
     const { fileURLToPath } = builtin('node:url');
     globalThis.require ??= createRequire(import.meta.url);
     globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
-    const workerFile = fileURLToPath(new URL('./attnscope-mt.worker.cjs', import.meta.url));
+    const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url)
+      : new URL('./attnscope-mt.worker.cjs', import.meta.url));
     settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
   }
   const wasm = await createThreadedModule(settings);

@@ -12,23 +12,90 @@ let loading = null;
 let loadingWith = null;
 
 // The options init() knows; anything else is a TypeError, so a misspelt option cannot be silently ignored.
-const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'threadedWasmUrl', 'threadsUrl'];
+const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'simd', 'threadedWasmUrl', 'threadsUrl'];
+const SIMD_CHOICES = ['auto', 'baseline', 'relaxed'];
 
 // Where to read about each start-up failure; the README is in the npm tarball, so the pointer always resolves.
 const SEE_BUNDLERS = 'see README › Bundlers';
 
 /**
- * The default location of the .wasm: beside this module. It must stay this literal expression: Vite, webpack,
- * Rollup plugins and Parcel recognise `new URL('<literal>', import.meta.url)` and emit the file with the bundle.
- * Evaluated only when needed, so bundles without `import.meta.url` (esbuild's CommonJS output) still load when
- * they pass `wasmBinary` (attnscope/inline does).
+ * The default location of a .wasm: beside this module, `attnscope.wasm` (SIMD128) or `attnscope-relaxed.wasm`
+ * (relaxed SIMD). Each must stay this literal expression: Vite, webpack, Rollup plugins and Parcel recognise
+ * `new URL('<literal>', import.meta.url)` and emit the file with the bundle. Evaluated only when needed, so bundles
+ * without `import.meta.url` (esbuild's CommonJS output) still load when they pass `wasmBinary` (attnscope/inline
+ * passes its own bytes).
  */
-function defaultWasmUrl() {
+function defaultWasmUrl(simd = 'baseline') {
   try {
-    return new URL('./attnscope.wasm', import.meta.url);
+    return simd === 'relaxed' ? new URL('./attnscope-relaxed.wasm', import.meta.url) : new URL('./attnscope.wasm', import.meta.url);
   } catch (cause) {
     throw new Error(`init: cannot locate attnscope.wasm: this bundle has no import.meta.url to find it by (${cause.message}); import 'attnscope/inline' instead, or pass init({ wasmUrl }) or init({ wasmBinary }) (${SEE_BUNDLERS})`, { cause });
   }
+}
+
+// (func (result v128) v128.const 0 v128.const 0 v128.const 0 f32x4.relaxed_madd): the instruction the relaxed build's
+// GEMM uses, in its standard encoding (fd 85 02). Validating it parses 61 bytes: microseconds, once per page.
+const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0,
+  253, 12, ...new Array(16).fill(0), 253, 12, ...new Array(16).fill(0), 253, 12, ...new Array(16).fill(0), 253, 133, 2, 11]);
+let relaxedSupported;
+/** Whether this engine runs relaxed SIMD (Chromium, Firefox, Node ≥ 22; Node 20 only with its flag; not Safari). */
+export const relaxedSimdSupported = () => (relaxedSupported ??= WebAssembly.validate(RELAXED_PROBE));
+
+const RELAXED_MISSING = 'this JavaScript engine does not run relaxed SIMD (f32x4.relaxed_madd): Chromium-based browsers, ' +
+  'Firefox and Node 22 do; Node 20 only with --experimental-wasm-relaxed-simd; Safari does not';
+
+/**
+ * The build a module is, from its bytes: the relaxed-SIMD builds carry a custom section `attnscope.simd` holding
+ * "relaxed" (written by their post-link step, scripts/wasm-relaxed-madd.mjs); every other module is SIMD128.
+ * Walks the section headers only.
+ */
+export function simdOfModule(bytes) {
+  const leb = (at) => {
+    let value = 0, shift = 0, byte;
+    do {
+      byte = bytes[at.i++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80 && at.i < bytes.length);
+    return value;
+  };
+  const at = { i: 8 };
+  while (at.i < bytes.length) {
+    const id = bytes[at.i++];
+    const size = leb(at);
+    const end = at.i + size;
+    if (id === 0) {
+      const length = leb(at);
+      const name = String.fromCharCode(...bytes.subarray(at.i, at.i + length));
+      if (name === 'attnscope.simd') return String.fromCharCode(...bytes.subarray(at.i + length, end)) === 'relaxed' ? 'relaxed' : 'baseline';
+    }
+    at.i = end;
+  }
+  return 'baseline';
+}
+
+/**
+ * The build init() loads: `simd` 'baseline' forces SIMD128; 'relaxed' the relaxed-SIMD build, and an Error where the
+ * engine cannot run it; 'auto' (the default) relaxed where the probe validates.
+ */
+function chooseSimd(simd = 'auto') {
+  if (simd === 'baseline') return 'baseline';
+  if (relaxedSimdSupported()) return 'relaxed';
+  if (simd === 'relaxed') throw new Error(`init: options.simd is 'relaxed', but ${RELAXED_MISSING}; pass simd: 'auto' or 'baseline'`);
+  return 'baseline';
+}
+
+/** A module the caller gave (`where`) must be the build `simd` asked for, when it asked for one. */
+function checkGivenBuild(bytes, where, simd) {
+  const is = simdOfModule(bytes);
+  if (simd !== undefined && simd !== 'auto' && simd !== is) {
+    const build = is === 'relaxed' ? 'relaxed-SIMD' : 'SIMD128 (baseline)';
+    throw new Error(`init: options.simd is '${simd}', but ${where} is the ${build} build; pass the other file, or simd: 'auto'`);
+  }
+  if (is === 'relaxed' && !relaxedSimdSupported()) {
+    throw new Error(`init: ${where} is the relaxed-SIMD build, but ${RELAXED_MISSING}; use attnscope.wasm there`);
+  }
+  return is;
 }
 
 /**
@@ -80,7 +147,7 @@ async function readWasm(source, isDefault) {
  */
 function viteOptimizedOriginal(url) {
   if (!(url instanceof URL) || !/\/node_modules\/\.vite\/deps(_temp_[^/]*)?\/[^/]*$/.test(url.pathname)) return null;
-  return new URL('../../attnscope/dist/attnscope.wasm', url);
+  return new URL(`../../attnscope/dist/${url.pathname.replace(/^.*\//, '')}`, url);
 }
 
 const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
@@ -169,8 +236,14 @@ function instantiate(compiled, where, log) {
   });
 }
 
-/** @type {{ build: 'single' | 'threads', threads: number, fallbackReason?: string } | null} */
+/** @type {{ build: 'single' | 'threads', threads: number, simd?: 'baseline' | 'relaxed', fallbackReason?: string } | null} */
 let info = null;
+
+function checkSimd(simd) {
+  if (simd === undefined) return;
+  if (typeof simd !== 'string') throw new TypeError(`init: options.simd must be one of ${SIMD_CHOICES.map((c) => `'${c}'`).join(', ')}, got ${describe(simd)}`);
+  if (!SIMD_CHOICES.includes(simd)) throw new RangeError(`init: options.simd must be one of ${SIMD_CHOICES.map((c) => `'${c}'`).join(', ')}, got '${simd}'`);
+}
 
 function checkThreads(threads) {
   if (threads === undefined || threads === 'auto') return;
@@ -216,7 +289,7 @@ async function importThreadedLoader(threadsUrl) {
   try {
     return { loader: await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier) };
   } catch (cause) {
-    const files = "the threaded build's files (runtime-threads.js, attnscope-mt.*)";
+    const files = "the threaded build's files (runtime-threads.js, attnscope-mt*)";
     return { failure: threadsUrl === undefined
       ? `${files} could not be loaded from beside attnscope (${cause?.message ?? cause}); a bundle does not include them: copy them from node_modules/attnscope/dist/ to one folder your server sends and pass init({ threads, threadsUrl }) with its URL (see README › Threads)`
       : `${files} could not be loaded from threadsUrl ${specifier.replace(/runtime-threads\.js$/, '')} (${cause?.message ?? cause}); copy them there from node_modules/attnscope/dist/ (see README › Threads)` };
@@ -227,7 +300,7 @@ async function importThreadedLoader(threadsUrl) {
  * `threads` > 1 or 'auto': the threaded module where threads can run and its files can be found. Returns true when
  * it loaded; otherwise records why not, and the single-threaded module loads as usual.
  */
-async function loadThreaded(options) {
+async function loadThreaded(options, simd) {
   const wanted = options.threads === 'auto' ? Math.min(hardwareThreads(), 64) : options.threads;
   const unavailable = wanted > 1 ? threadsUnavailableReason() : 'one hardware thread';
   const { loader, failure } = unavailable ? {} : await importThreadedLoader(options.threadsUrl);
@@ -235,23 +308,30 @@ async function loadThreaded(options) {
     info = { build: 'single', threads: 1, fallbackReason: unavailable ?? failure };
     return false;
   }
-  const source = options.threadedWasmUrl !== undefined ? resolveWasmUrl(options.threadedWasmUrl) : loader.defaultThreadedWasmUrl();
+  const given = options.threadedWasmUrl !== undefined;
+  const source = given ? resolveWasmUrl(options.threadedWasmUrl) : loader.defaultThreadedWasmUrl(chooseSimd(simd));
   const bytes = await readWasm(source, false);
   checkMagic(bytes, String(source));
-  const loaded = await loader.loadThreadedModule({ threads: wanted, wasmBinary: bytes });
+  const built = given ? checkGivenBuild(bytes, String(source), simd) : simdOfModule(bytes);
+  const loaded = await loader.loadThreadedModule({ threads: wanted, wasmBinary: bytes, simd: built });
   wasm = loaded.wasm;
-  info = { build: 'threads', threads: loaded.threads };
+  info = { build: 'threads', threads: loaded.threads, simd: built };
   return true;
 }
 
-async function load(options) {
+/**
+ * Loads the module. `embedded`, from attnscope/inline, gives the package's own two modules as bytes
+ * ({ baseline, relaxed }: functions resolving to a Uint8Array) in place of the files beside this module.
+ */
+async function load(options, embedded) {
   info = null;
-  if ((options.threads === 'auto' || options.threads > 1) && (await loadThreaded(options))) return;
+  if ((options.threads === 'auto' || options.threads > 1) && (await loadThreaded(options, options.simd))) return;
   info ??= { build: 'single', threads: 1 };
   // Emscripten's print/printErr: kept (the last few lines, for a debugger) instead of written to the user's console.
   const log = Object.assign((line) => log.lines.push(line) > 20 && log.lines.shift(), { lines: [] });
   let bytes;
   let where;
+  let simd;
   if (options.wasmBinary !== undefined) {
     const b = options.wasmBinary;
     if (!(b instanceof ArrayBuffer) && !(b instanceof Uint8Array)) {
@@ -259,9 +339,14 @@ async function load(options) {
     }
     bytes = b instanceof Uint8Array ? b : new Uint8Array(b);
     where = 'wasmBinary';
+  } else if (options.wasmUrl === undefined && embedded) {
+    simd = chooseSimd(options.simd);
+    bytes = await embedded[simd]();
+    where = `the embedded ${simd === 'relaxed' ? 'attnscope-relaxed.wasm' : 'attnscope.wasm'}`;
   } else {
     const isDefault = options.wasmUrl === undefined;
-    const source = isDefault ? defaultWasmUrl() : resolveWasmUrl(options.wasmUrl);
+    if (isDefault) simd = chooseSimd(options.simd);
+    const source = isDefault ? defaultWasmUrl(simd) : resolveWasmUrl(options.wasmUrl);
     where = String(source);
     const original = isDefault ? viteOptimizedOriginal(source) : null;
     if (original) {
@@ -273,8 +358,11 @@ async function load(options) {
     }
   }
   checkMagic(bytes, where);
+  // A module the caller named is used as it is: the one it is must agree with the simd asked for.
+  simd = simd === undefined ? checkGivenBuild(bytes, where, options.simd) : simdOfModule(bytes);
   const compiled = await compile(bytes, where);
   wasm = await instantiate(compiled, where, log);
+  info.simd = simd;
 }
 
 function sameOptions(a, b) {
@@ -288,11 +376,16 @@ const describeOptions = (o) => `{ ${INIT_OPTIONS.filter((k) => o[k] !== undefine
  * Loads and instantiates the WebAssembly module. Later calls return the same promise; a later call with other
  * options throws (it could not be honoured), and `init()` without options just waits for the first.
  * `threads` > 1 (or 'auto') loads the threaded module where threads can run, else the single-threaded one, which is
- * also the default: see runtimeInfo().
+ * also the default; `simd` picks the SIMD128 or the relaxed-SIMD build of it: see runtimeInfo().
  * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, threads?: number | 'auto',
- *   threadedWasmUrl?: string | URL, threadsUrl?: string | URL }} [options]
+ *   simd?: 'auto' | 'baseline' | 'relaxed', threadedWasmUrl?: string | URL, threadsUrl?: string | URL }} [options]
  */
 export function init(options = {}) {
+  return initWith(options, null);
+}
+
+/** init(), with attnscope/inline's embedded modules (see load()). Not public API. */
+export function initWith(options, embedded) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`init: options must be an object, got ${describe(options)}`);
   }
@@ -303,6 +396,7 @@ export function init(options = {}) {
     throw new TypeError(`init: wasmUrl must be a string or a URL, got ${describe(options.wasmUrl)}`);
   }
   checkThreads(options.threads);
+  checkSimd(options.simd);
   for (const key of ['threadedWasmUrl', 'threadsUrl']) {
     if (options[key] !== undefined && typeof options[key] !== 'string' && !(options[key] instanceof URL)) {
       throw new TypeError(`init: ${key} must be a string or a URL, got ${describe(options[key])}`);
@@ -316,7 +410,7 @@ export function init(options = {}) {
     return loading;
   }
   loadingWith = { ...options };
-  loading = load(options);
+  loading = load(options, embedded);
   loading.catch(() => {
     loading = null; // a failed load (wrong URL, offline) can be retried, with other options too
     loadingWith = null;
@@ -325,13 +419,15 @@ export function init(options = {}) {
 }
 
 /**
- * Which build runs and with how many threads (the calling thread included). `fallbackReason` says why a request
- * for threads got the single-threaded build.
- * @returns {{ build: 'single' | 'threads', threads: number, simd: true, fallbackReason?: string }}
+ * Which build runs and with how many threads (the calling thread included), and which SIMD: 'relaxed' (the GEMM's
+ * multiply-adds fused by relaxed SIMD) or 'baseline' (SIMD128). `fallbackReason` says why a request for threads got
+ * the single-threaded build.
+ * @returns {{ build: 'single' | 'threads', threads: number, simd: 'baseline' | 'relaxed', fallbackReason?: string }}
  */
 export function runtimeInfo() {
   module('runtimeInfo');
-  return { ...info, simd: true };
+  const { build, threads, simd, fallbackReason } = info;
+  return fallbackReason === undefined ? { build, threads, simd } : { build, threads, simd, fallbackReason };
 }
 
 /**

@@ -16,6 +16,31 @@ namespace kernels {
 template <class Arch>
 constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
 
+// The register tile's rows: 4 unless the build sets ATTNSCOPE_GEMM_TILE_ROWS (CMakeLists.txt does for the
+// relaxed-SIMD WebAssembly builds, where a fused multiply-add needs no temporary register and 6 rows fit).
+#ifndef ATTNSCOPE_GEMM_TILE_ROWS
+#define ATTNSCOPE_GEMM_TILE_ROWS 4
+#endif
+
+/// Rows of gemm_packed's register tile: threads split a product's rows at multiples of it.
+constexpr std::size_t gemm_tile_rows = ATTNSCOPE_GEMM_TILE_ROWS;
+static_assert(gemm_tile_rows >= 1 && gemm_tile_rows <= 8, "a register tile of 1 to 8 rows");
+
+/// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128
+/// has none, and there it is a multiply and an add), unless the build defines ATTNSCOPE_GEMM_MULTIPLY_ADD(a, b, c)
+/// over the batch's register type: the relaxed-SIMD WebAssembly builds do (cmake/wasm_relaxed_madd.h). Only the
+/// GEMM uses it, so the norms, the softmax and the other kernels keep their roundings in every build.
+template <class Batch>
+inline Batch tile_multiply_add(const Batch& a, const Batch& b, const Batch& c)
+{
+#ifdef ATTNSCOPE_GEMM_MULTIPLY_ADD
+    using reg = typename Batch::register_type;
+    return Batch((reg)(ATTNSCOPE_GEMM_MULTIPLY_ADD(reg(a), reg(b), reg(c))));
+#else
+    return xsimd::fma(a, b, c);
+#endif
+}
+
 /// Floats needed to pack a K×N matrix (N rounded up to whole panels); throws std::length_error on overflow.
 template <class Arch>
 std::size_t packed_floats(std::size_t K, std::size_t N)
@@ -104,8 +129,8 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
         const batch b0 = batch::load_unaligned(panel), b1 = batch::load_unaligned(panel + W);
         for (std::size_t r = 0; r < MR; ++r) {
             const batch x(*a[r]++);
-            acc0[r] = xsimd::fma(x, b0, acc0[r]);
-            acc1[r] = xsimd::fma(x, b1, acc1[r]);
+            acc0[r] = tile_multiply_add(x, b0, acc0[r]);
+            acc1[r] = tile_multiply_add(x, b1, acc1[r]);
         }
     }
     for (std::size_t r = 0; r < MR; ++r) {
@@ -132,17 +157,29 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
     }
 }
 
-/// C[M×N] = A[M×K]·B + bias[N] (bias may be null), or C += A·B with `accumulate` (then bias must be null).
-/// B is packed (pack_b / pack_b_transposed); panel p starts at packed + p·panel_stride, normally K·panel_width,
-/// larger when A·B multiplies a slice of the rows of a bigger packed matrix.
-struct gemm_packed {
+// The rows short of a whole tile at the end of a block: one tile of exactly that many rows.
+template <class Arch, std::size_t R>
+inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std::size_t lda, const float* panel,
+                            float* C, std::size_t ldc, const float* bias, std::size_t cols, bool accumulate)
+{
+    if constexpr (R > 0) {
+        if (rows == R) return gemm_tile<Arch, R>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
+        gemm_short_tile<Arch, R - 1>(rows, K, A, lda, panel, C, ldc, bias, cols, accumulate);
+    }
+}
+
+/// C[M×N] = A[M×K]·B + bias[N] (bias may be null), or C += A·B with `accumulate` (then bias must be null), in
+/// register tiles of MR rows (every MR gives the same bits). B is packed (pack_b / pack_b_transposed); panel p starts
+/// at packed + p·panel_stride, normally K·panel_width, larger when A·B multiplies a slice of the rows of a bigger
+/// packed matrix.
+template <std::size_t MR>
+struct gemm_packed_tiles {
     template <class Arch>
     void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                     const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
                     bool accumulate) const
     {
         constexpr std::size_t NR = panel_width<Arch>;
-        constexpr std::size_t MR = 4;
         // Rows of A per block: about 128 KB of A stays in L2 while every panel of B (in L1) passes over it.
         const std::size_t block_rows = std::max<std::size_t>(MR, (32768 / std::max<std::size_t>(K, 1)) / MR * MR);
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
@@ -154,16 +191,15 @@ struct gemm_packed {
                 std::size_t i = i0;
                 for (; i + MR <= i_end; i += MR)
                     gemm_tile<Arch, MR>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
-                switch (i_end - i) {
-                case 3: gemm_tile<Arch, 3>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
-                case 2: gemm_tile<Arch, 2>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
-                case 1: gemm_tile<Arch, 1>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate); break;
-                default: break;
-                }
+                gemm_short_tile<Arch, MR - 1>(i_end - i, K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias,
+                                              cols, accumulate);
             }
         }
     }
 };
+
+/// The product of every projection and of attention: gemm_packed_tiles at this build's tile.
+using gemm_packed = gemm_packed_tiles<gemm_tile_rows>;
 
 /// Lanes of gemm_packed_row_max's `row_max` per row of C: one SIMD vector.
 template <class Arch>

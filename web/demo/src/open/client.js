@@ -75,14 +75,26 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
     };
     return w;
   };
-  const request = (type, body = {}) => new Promise((resolve, reject) => {
-    worker ??= spawn();
+  const send = (type, body = {}) => new Promise((resolve, reject) => {
     const id = next++;
     if (!pending.size) { lastHeard = performance.now(); computing = false; }
     pending.set(id, { resolve, reject, type });
     timer ??= setInterval(watch, 1000);
     worker.postMessage({ type, id, ...body });
   });
+  // A fresh Worker first starts attnscope, with threads where the page is isolated, from the page's threaded files
+  // (vite.config.js emits them into attnscope-mt/, as for the page's own init in main.js); a replaced one again.
+  let started = null;
+  const ensure = () => {
+    if (worker) return;
+    worker = spawn();
+    started = send('start', { threadsUrl: new URL('./attnscope-mt/', document.baseURI).href });
+    started.catch(() => {}); // a failed start fails the load too, which reports it
+  };
+  const request = (type, body = {}) => {
+    ensure();
+    return send(type, body);
+  };
   return {
     /** `files`: { name: File } of the checkpoint, or `url`: a folder URL ending in '/'. */
     load: (source) => request('load', source),
@@ -102,5 +114,10 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
     findHeads: () => request('findHeads'),
     patching: (input) => request('patching', input),
     cancelPatching: () => worker?.postMessage({ type: 'cancelPatch' }),
+    /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */
+    runtime: () => {
+      ensure();
+      return started;
+    },
   };
 }

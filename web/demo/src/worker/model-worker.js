@@ -1,13 +1,18 @@
 // The module Worker that holds an opened Hugging Face model: it loads the files the page hands it, runs forward,
 // trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
-import { init, loadModel, memoryUsage } from 'attnscope';
+import { init, loadModel, memoryUsage, runtimeInfo } from 'attnscope';
 import { randomIds, headScores } from './head-scores.js';
 import { patchingSweep } from './patching.js';
 
 let model = null;
 let loading = null; // the AbortController of the load in progress
 let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
-const ready = init();
+// Started by the page's first message, `start`, which names the folder of the threaded files (the page's
+// attnscope-mt/: this Worker's own URL is inside assets/). Two threads where the page is cross-origin isolated (the
+// Worker is too then): one helper beside this thread, which leaves the page's own thread its core.
+let start;
+const ready = new Promise((resolve) => { start = resolve; })
+  .then(({ threadsUrl }) => init(self.crossOriginIsolated && threadsUrl ? { threads: 2, threadsUrl } : {}));
 
 /** The most likely `k` tokens of row `t` of logits [T, V], with softmax probabilities. */
 function topK(logits, t, k, model) {
@@ -55,6 +60,11 @@ function encodeAll({ text, pair }) {
 }
 
 const handlers = {
+  async start({ threadsUrl }) {
+    start({ threadsUrl });
+    await ready;
+    return { value: runtimeInfo() };
+  },
   async load({ files, url }) {
     // The controller exists before the module is ready: a Cancel pressed while the WebAssembly still compiles (seconds
     // on a slow or busy machine) must not be dropped for want of a load to abort.

@@ -1,0 +1,114 @@
+// init({ simd }): the SIMD128 build and the relaxed-SIMD one (the GEMM's multiply-adds fused) behind one API. The
+// probe picks relaxed where the engine validates it (Node 20: only with --experimental-wasm-relaxed-simd, so each
+// build runs in a fresh process here), runtimeInfo() says which, and both give the same results within 1e-5 from
+// every entry: 'attnscope', 'attnscope/inline', one thread and two.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { maxRelativeError } from './helpers.js';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
+// Node ≥ 22 runs relaxed SIMD by default; 20 validates it only with the flag (and a later Node may drop the flag).
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const relaxedArgs = nodeMajor < 22 ? [RELAXED_FLAG] : [];
+
+/** Runs `code` as an ES module in a fresh Node process with `flags`; returns its JSON output. */
+function runFresh(code, flags = []) {
+  return JSON.parse(execFileSync(process.execPath, [...flags, '--input-type=module', '-e', code], { cwd: repo, encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 28 }));
+}
+
+// A layer large enough for whole 6-row tiles, short tiles and partial panels in every product, with and without
+// the causal mask; the char-level model's logits and every layer's attention. Prints the numbers and runtimeInfo().
+const passes = (entry, options) => `
+  import { init, runtimeInfo, MultiHeadAttention, loadModel } from '${entry}';
+  import { readFileSync } from 'node:fs';
+  import { randomTensor } from './tests/js/helpers.js';
+  await init(${JSON.stringify(options)});
+  const results = {};
+  const mha = new MultiHeadAttention({ embedDim: 96, numHeads: 6, seed: 3 });
+  const x = randomTensor([2, 37, 96], 11);
+  for (const causal of [false, true]) {
+    const { output, weights } = mha.forward(x, null, null, { causal });
+    results['mha' + causal] = Array.from(output.data);
+    results['weights' + causal] = Array.from(weights.data);
+  }
+  const model = await loadModel(readFileSync('models/char-lm.safetensors'));
+  const { logits, attention } = model.forward('the attention of the model ');
+  results.logits = Array.from(logits.data);
+  results.attention = Array.from(attention.data);
+  console.log(JSON.stringify({ info: runtimeInfo(), results }));
+`;
+
+
+test('the probe picks the build: relaxed SIMD where the engine validates it, SIMD128 elsewhere; both agree within 1e-5', () => {
+  const baseline = runFresh(passes('attnscope', {}));
+  assert.deepEqual(baseline.info, { build: 'single', threads: 1, simd: nodeMajor < 22 ? 'baseline' : 'relaxed' });
+  const forcedBaseline = runFresh(passes('attnscope', { simd: 'baseline' }), relaxedArgs);
+  assert.deepEqual(forcedBaseline.info, { build: 'single', threads: 1, simd: 'baseline' });
+  assert.deepEqual(forcedBaseline.results, nodeMajor < 22 ? baseline.results : forcedBaseline.results, 'the flag alone changes no bits');
+  const runs = {
+    relaxed: runFresh(passes('attnscope', {}), relaxedArgs),
+    'relaxed, inline': runFresh(passes('attnscope/inline', { simd: 'relaxed' }), relaxedArgs),
+    'relaxed, 2 threads': runFresh(passes('attnscope', { threads: 2 }), relaxedArgs),
+    'baseline, inline': runFresh(passes('attnscope/inline', { simd: 'baseline' }), relaxedArgs),
+  };
+  assert.equal(runs.relaxed.info.simd, 'relaxed');
+  assert.deepEqual(runs['relaxed, 2 threads'].info, { build: 'threads', threads: 2, simd: 'relaxed' });
+  assert.deepEqual(runs['relaxed, inline'].results, runs.relaxed.results, 'the embedded relaxed build is the same module');
+  assert.deepEqual(runs['relaxed, 2 threads'].results, runs.relaxed.results, 'threads change no bits within a build');
+  assert.deepEqual(runs['baseline, inline'].results, forcedBaseline.results);
+  let fused = 0;
+  for (const key of Object.keys(forcedBaseline.results)) {
+    // The golden tests' measure: max |Δ| over the largest |value| of the result.
+    const d = maxRelativeError(runs.relaxed.results[key], forcedBaseline.results[key]);
+    assert.ok(d <= 1e-5, `${key}: the relaxed build differs from SIMD128 by ${d} of its largest value`);
+    fused = Math.max(fused, d);
+  }
+  assert.ok(fused > 0, 'the relaxed build rounds differently somewhere: its multiply-adds are fused');
+});
+
+test("init({ simd }) refuses bad values with a TypeError or RangeError naming options.simd, and 'relaxed' where it cannot run", () => {
+  const { errors } = runFresh(`
+    import { init } from 'attnscope';
+    const errors = [];
+    for (const simd of [1, null, 'fast', 'Relaxed']) {
+      try { init({ simd }); errors.push('accepted ' + simd); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
+    }
+    try { await init({ simd: 'relaxed' }); errors.push('loaded'); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
+    console.log(JSON.stringify({ errors }));
+  `);
+  assert.equal(errors[0], "TypeError: init: options.simd must be one of 'auto', 'baseline', 'relaxed', got number 1");
+  assert.match(errors[1], /^TypeError: init: options\.simd must be one of .*, got null$/);
+  assert.equal(errors[2], "RangeError: init: options.simd must be one of 'auto', 'baseline', 'relaxed', got 'fast'");
+  assert.match(errors[3], /^RangeError: .*got 'Relaxed'$/);
+  if (nodeMajor < 22) {
+    assert.match(errors[4], /^Error: init: options\.simd is 'relaxed', but this JavaScript engine does not run relaxed SIMD .*--experimental-wasm-relaxed-simd/);
+  }
+});
+
+test('a module passed by the caller is used as it is: runtimeInfo() says which build it is, and a contradicting simd is an Error', () => {
+  const relaxedFile = `${repo}/dist/attnscope-relaxed.wasm`;
+  const out = runFresh(`
+    import { init, runtimeInfo } from 'attnscope';
+    import { readFileSync } from 'node:fs';
+    const errors = [];
+    const wasmBinary = readFileSync(${JSON.stringify(relaxedFile)});
+    try { await init({ wasmBinary, simd: 'baseline' }); errors.push('loaded'); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
+    await init({ wasmUrl: ${JSON.stringify(relaxedFile)} });
+    console.log(JSON.stringify({ errors, info: runtimeInfo() }));
+  `, relaxedArgs);
+  assert.deepEqual(out.errors, ["Error: init: options.simd is 'baseline', but wasmBinary is the relaxed-SIMD build; pass the other file, or simd: 'auto'"]);
+  assert.deepEqual(out.info, { build: 'single', threads: 1, simd: 'relaxed' });
+});
+
+test('the relaxed builds hold relaxed SIMD and the SIMD128 builds hold none', () => {
+  // Safari refuses a whole module that holds one relaxed instruction, so the baseline must hold none: Node 20
+  // without the flag validates exactly the modules that hold none.
+  for (const [file, relaxed] of [['attnscope.wasm', false], ['attnscope-mt.wasm', false], ['attnscope-relaxed.wasm', true], ['attnscope-mt-relaxed.wasm', true]]) {
+    const bytes = readFileSync(`${repo}/dist/${file}`);
+    assert.equal(WebAssembly.validate(bytes), !relaxed || nodeMajor >= 22, `${file}: validates in this Node only if it holds no relaxed SIMD`);
+  }
+});
