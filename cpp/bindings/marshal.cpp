@@ -262,7 +262,7 @@ void* Arena::reserve_bytes(std::size_t bytes)
 {
     const std::size_t floats = bytes / 4 + 1;  // +1: never a null data() for zero bytes
     reuse_floats(storage_, floats, "this call's arguments and results",
-                 [](std::size_t size, const std::string& what) { require_memory(size, what); });
+                 [](std::size_t size, const char* what) { require_memory(size, what); });
     return storage_.data();
 }
 

@@ -168,7 +168,7 @@ public:
     // The same for C++ callers: throws instead.
     void* reserve_bytes(std::size_t bytes);
     // Applies the shrink policy with nothing known of the next call (a functional call has no owner to trim it).
-    void release() { reuse_floats(storage_, 0, {}); }
+    void release() { reuse_floats(storage_, 0, ""); }
     void trim() { std::vector<float>().swap(storage_); }
 
 private:

@@ -61,25 +61,31 @@ Transformer::Request request_of(const val& r, Tensor& kept, std::string& call, c
     call = r["call"].as<std::string>();
     request.call = call.c_str();
     request.tokens = token_ids(r["tokens"], p.seq2seq() ? "target" : "tokens", p.main().embedding.vocab);
-    if (!r["attentionMask"].isUndefined()) request.attention_mask = flags_of(r["attentionMask"], "attentionMask");
-    if (!r["tokenTypeIds"].isUndefined()) request.token_type_ids = whole_numbers<std::int32_t>(r["tokenTypeIds"], "tokenTypeIds");
-    if (!r["source"].isUndefined()) request.source = token_ids(r["source"], "source", p.stacks.front().embedding.vocab);
-    if (!r["sourceMask"].isUndefined()) request.source_mask = flags_of(r["sourceMask"], "sourceMask");
-    request.need_attention = r["needAttention"].isUndefined() || r["needAttention"].as<bool>();
-    request.ablate = heads_of(r["ablate"], "options.ablate", p.main(), false);
+    if (p.seq2seq()) request.source = token_ids(r["source"], "source", p.stacks.front().embedding.vocab);
+    const val need_attention = r["needAttention"];
+    request.need_attention = need_attention.isUndefined() || need_attention.as<bool>();
+    // The other options travel in one object, left out when the call gives none (model.js requestOf): reading each
+    // absent one was a crossing into JS, half of a short input's marshalling.
+    const val o = r["options"];
+    if (o.isUndefined()) return request;
+    if (!o["attentionMask"].isUndefined()) request.attention_mask = flags_of(o["attentionMask"], "attentionMask");
+    if (!o["tokenTypeIds"].isUndefined()) request.token_type_ids = whole_numbers<std::int32_t>(o["tokenTypeIds"], "tokenTypeIds");
+    if (!o["sourceMask"].isUndefined()) request.source_mask = flags_of(o["sourceMask"], "sourceMask");
+    request.ablate = heads_of(o["ablate"], "options.ablate", p.main(), false);
     if (p.seq2seq()) {
-        request.ablate_cross = heads_of(r["ablateCross"], "options.ablate", p.main(), true);
-        request.ablate_encoder = heads_of(r["ablateEncoder"], "options.ablate", p.stacks.front(), false);
+        request.ablate_cross = heads_of(o["ablateCross"], "options.ablate", p.main(), true);
+        request.ablate_encoder = heads_of(o["ablateEncoder"], "options.ablate", p.stacks.front(), false);
     }
-    const val ablation = r["ablation"];
+    const val ablation = o["ablation"];
     if (!ablation.isUndefined()) {
         const std::string kind = ablation.as<std::string>();
         if (kind != "zero" && kind != "mean") fail(Status::range_error, "options.ablation: expected 'zero' or 'mean', got '%'", {kind.c_str()});
         request.ablation = kind == "mean" ? Ablation::mean : Ablation::zero;
     }
-    request.keep_heads = !r["keepHeads"].isUndefined() && r["keepHeads"].as<bool>();
-    request.patch = heads_of(r["patch"], "options.patch", p.main(), false);
-    const val from = r["patchFrom"];
+    const val keep_heads = o["keepHeads"];
+    request.keep_heads = !keep_heads.isUndefined() && keep_heads.as<bool>();
+    request.patch = heads_of(o["patch"], "options.patch", p.main(), false);
+    const val from = o["patchFrom"];
     if (!from.isNull() && !from.isUndefined()) {
         // Fields, not Tensor's checking constructor: the core's check of patchFrom names the call and the field.
         kept.shape = shape_of(from["shape"], "options.patchFrom.shape");

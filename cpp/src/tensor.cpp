@@ -26,10 +26,15 @@ std::size_t checked_numel(const Shape& shape, const char* what)
     return n;
 }
 
-void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what)
+namespace {
+
+// Grows `buffer` to `n` floats; the message names the buffer with `name()`, called only on failure (a name built at
+// every call would allocate at every call, several times per forward pass).
+template <class Name>
+void resize_named(std::vector<float>& buffer, std::size_t n, const Name& name)
 {
     const auto too_large = [&](const char* reason) {
-        return std::length_error(what + ": " + std::to_string(n) + " floats (" +
+        return std::length_error(name() + ": " + std::to_string(n) + " floats (" +
                                  detail::number_text(double(n) * sizeof(float) / (1024.0 * 1024.0)) + " MiB) " + reason);
     };
     if (n > buffer.max_size()) throw too_large("do not fit in the address space");
@@ -40,13 +45,25 @@ void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string&
     }
 }
 
-Tensor::Tensor(Shape s) : shape(std::move(s))
+}  // namespace
+
+void resize_floats(std::vector<float>& buffer, std::size_t n, const char* what, const char* detail)
 {
-    resize_floats(data, checked_numel(shape, "Tensor"), "Tensor " + to_string(shape));
+    resize_named(buffer, n, [&] { return detail ? std::string(what) + ": " + detail : std::string(what); });
 }
 
-void reuse_floats(std::vector<float>& buffer, std::size_t n, const std::string& what,
-                  void (*before_growing)(std::size_t bytes, const std::string& what))
+void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what)
+{
+    resize_floats(buffer, n, what.c_str());
+}
+
+Tensor::Tensor(Shape s) : shape(std::move(s))
+{
+    resize_named(data, checked_numel(shape, "Tensor"), [&] { return "Tensor " + to_string(shape); });
+}
+
+void reuse_floats(std::vector<float>& buffer, std::size_t n, const char* what,
+                  void (*before_growing)(std::size_t bytes, const char* what))
 {
     constexpr std::size_t keep_floats = (std::size_t(1) << 20) / sizeof(float);
     if (buffer.size() > keep_floats && buffer.size() / 4 > n) std::vector<float>().swap(buffer);

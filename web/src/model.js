@@ -37,6 +37,16 @@ function keptHeads(value, name) {
   return { data: value.data, shape: numbers(value.shape, `${name}.shape`, 'an array of sizes') };
 }
 
+/**
+ * A request as the binding takes it: `base` (call, tokens, source, needAttention), and `options` only when one of
+ * them is given (false, null and empty head lists are the defaults). Most calls give none, and the binding then reads
+ * one field for them all instead of one per option.
+ */
+export function requestOf(base, options) {
+  const given = Object.entries(options).filter(([, v]) => v !== undefined && v !== null && v !== false && !(Array.isArray(v) && v.length === 0));
+  return given.length === 0 ? base : { ...base, options: Object.fromEntries(given) };
+}
+
 /** The options every model's forward() and trace() take about its input and its heads. */
 const INPUT_OPTIONS = ['needAttention', 'keepHeads', 'attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom'];
 
@@ -132,22 +142,20 @@ export class Model {
     const opts = checkOptions(options, known, `${caller}: options`);
     const ids = this.ids(input, caller);
     const mask = (key, what) => (opts[key] === undefined ? undefined : numbers(opts[key], `${caller}: options.${key}`, what));
+    const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
     return {
       handle,
       ids,
       opts,
-      request: {
-        call: caller,
-        tokens: ids,
+      request: requestOf({ call: caller, tokens: ids, needAttention }, {
         attentionMask: mask('attentionMask', 'an array of 1 (a real token) and 0 (padding), one per token'),
         tokenTypeIds: mask('tokenTypeIds', 'an array of token type ids (0 = sentence A, 1 = sentence B), one per token'),
-        needAttention: booleanOption(opts.needAttention, `${caller}: options.needAttention`, true),
         ablate: this.ablation(opts.ablate, caller),
         ablation: ablationKind(opts.ablation, `${caller}: options.ablation`),
         keepHeads: booleanOption(opts.keepHeads, `${caller}: options.keepHeads`, false),
         patch: this.ablation(opts.patch, caller, 'patch'),
         patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
-      },
+      }),
     };
   }
 

@@ -2,7 +2,7 @@
 // self-attention, the decoder's, and its cross-attention over the source), and the word source every one of our
 // encoder–decoders reads (WordSource, shared with the GRU models of rnn-model.js).
 import { headLists } from './ablation.js';
-import { Model, numbers, tokenIds } from './model.js';
+import { Model, numbers, requestOf, tokenIds } from './model.js';
 import { sourceWords } from './our-tokenizers.js';
 import { describe } from './runtime.js';
 import { booleanOption, checkOptions, numberOption } from './tensor.js';
@@ -98,7 +98,7 @@ export class Seq2SeqModel extends Model {
     // Its range and its default are the model's (the binding checks them): JS checks only that it is a number.
     const maxSteps = opts.maxSteps === undefined ? undefined : numberOption(opts.maxSteps, `${caller}: options.maxSteps`);
     const { start, eos, readable } = this.#target;
-    const request = { call: caller, tokens: [start], source: ids, ...this.#ablation(opts.ablate, caller) };
+    const request = requestOf({ call: caller, tokens: [start], source: ids }, this.#ablation(opts.ablate, caller));
     const r = this.handle(caller).translate(request, start, eos, maxSteps);
     return {
       sourceIds: ids,
@@ -128,7 +128,7 @@ export class Seq2SeqModel extends Model {
     if (typeof opts.attention !== 'string') throw new TypeError(`${caller}: options.attention: expected ${names}, got ${describe(opts.attention)}`);
     const targetIds = opts.target === undefined ? [] : tokenIds(opts.target, `${caller}: options.target`, 'an array of token ids');
     const index = (key) => numberOption(opts[key], `${caller}: options.${key}`);
-    const request = { call: caller, tokens: targetIds, source: ids, ...this.#ablation(opts.ablate, caller) };
+    const request = requestOf({ call: caller, tokens: targetIds, source: ids }, this.#ablation(opts.ablate, caller));
     const result = this.handle(caller).trace(request, opts.attention, index('layer'), index('head'), index('query'));
     return {
       sourceIds: ids,
@@ -149,7 +149,7 @@ export class Seq2SeqModel extends Model {
     const targetIds = numbers(target, `${caller}: target`, 'an array of token ids');
     const opts = checkOptions(options, ['needAttention', 'ablate'], `${caller}: options`);
     const needAttention = booleanOption(opts.needAttention, `${caller}: options.needAttention`, true);
-    const request = { call: caller, tokens: targetIds, source: ids, needAttention, ...this.#ablation(opts.ablate, caller) };
+    const request = requestOf({ call: caller, tokens: targetIds, source: ids, needAttention }, this.#ablation(opts.ablate, caller));
     const { logits, hidden, attention, encoderAttention, crossAttention } = this.handle(caller).forward(request);
     return { logits, hidden, encoderAttention, decoderAttention: attention, crossAttention };
   }

@@ -18,8 +18,10 @@ std::string to_string(const Shape& shape);
 /// Product of the dimensions. Throws std::length_error naming `what` if it overflows size_t.
 std::size_t checked_numel(const Shape& shape, const char* what);
 
-/// Resizes `buffer` to `n` floats. Throws std::length_error naming `what` and the bytes asked for when `n` floats
-/// cannot be addressed or memory cannot give them (instead of std::bad_alloc or an unnamed vector error).
+/// Resizes `buffer` to `n` floats. Throws std::length_error naming `what` (then ": detail", when given) and the bytes
+/// asked for when `n` floats cannot be addressed or memory cannot give them (instead of std::bad_alloc or an unnamed
+/// vector error).
+void resize_floats(std::vector<float>& buffer, std::size_t n, const char* what, const char* detail = nullptr);
 void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string& what);
 
 /// The one shrink policy of every buffer kept from call to call (a layer's workspace, the binding's arenas): sizes
@@ -28,8 +30,8 @@ void resize_floats(std::vector<float>& buffer, std::size_t n, const std::string&
 /// only a block up to 1 MiB is kept). A block that is too small is freed before a bigger one is asked for;
 /// `before_growing`, when given, sees the bytes about to be allocated then and may throw to refuse them.
 /// Throws like resize_floats().
-void reuse_floats(std::vector<float>& buffer, std::size_t n, const std::string& what,
-                  void (*before_growing)(std::size_t bytes, const std::string& what) = nullptr);
+void reuse_floats(std::vector<float>& buffer, std::size_t n, const char* what,
+                  void (*before_growing)(std::size_t bytes, const char* what) = nullptr);
 
 /// An owning row-major float tensor.
 struct Tensor {

@@ -8,10 +8,8 @@
 
 #include "../attend.hpp"
 #include "../kernels/gemm.hpp"
-#include "../kernels/rms_norm.hpp"
-#include "../kernels/rope.hpp"
-#include "../parallel.hpp"
-#include "sublayers.hpp"
+#include "heads.hpp"
+#include "steps.hpp"
 
 namespace attnscope {
 namespace model {
@@ -19,10 +17,6 @@ namespace {
 
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
-constexpr std::size_t query_block = 32;  // workspace.cpp sizes the scores by it
-// Multiply-adds of q·kᵀ (over every head) below which the attention runs on the calling thread: about 3 µs of work,
-// so the 64-token test models (and a generated token past ~100 positions) already use the helpers.
-constexpr double attention_parallel_work = 1 << 16;
 
 void copy_rows(Tensor& out, Shape shape, const float* src, std::size_t ld, std::size_t rows, std::size_t cols)
 {
@@ -43,116 +37,6 @@ void mean_rows(float* context, std::size_t ld, std::size_t T, std::size_t hd, co
     }
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t k = 0; k < hd; ++k) context[t * ld + k] = count ? float(sum[k] / double(count)) : 0.f;
-}
-
-// The bucket of a key `distance` = key − query positions away (HF's T5Attention._relative_position_bucket): exact
-// up to half the buckets, then logarithmic up to max_distance, computed in float32 as torch computes it.
-std::size_t bucket(long distance, const plan::RelativeBias& r)
-{
-    std::size_t buckets = r.buckets, base = 0;
-    unsigned long n;
-    if (r.bidirectional) {
-        buckets /= 2;
-        if (distance > 0) base = buckets;
-        n = (unsigned long)(distance < 0 ? -distance : distance);
-    } else {
-        n = (unsigned long)(distance < 0 ? -distance : 0);
-    }
-    const std::size_t exact = buckets / 2;
-    if (n < exact) return base + n;
-    const float scaled = std::log(float(n) / float(exact)) / float(std::log(double(r.max_distance) / double(exact))) *
-                         float(buckets - exact);
-    return base + std::min(exact + std::size_t(scaled), buckets - 1);
-}
-
-// One multi-head attention over keys and values already projected: every query head attends with its K/V head's
-// keys (grouped-query: each K/V head packed once, read by its group in place), scores kept when asked.
-struct Core {
-    const plan::Attention& a;
-    std::size_t rows, keys, first_position;  // query t sits at position first_position + t; keys at 0..keys-1
-    const float* q;                          // row t of this call at q + t·q_ld, head h at + h·head_dim
-    std::size_t q_ld;
-    const float* k;                          // key j at k + j·kv_ld, K/V head g at + g·head_dim
-    const float* v;
-    std::size_t kv_ld;
-    detail::MaskRows mask;                   // boolean, rows × keys (row_stride keys) or one row for all (stride 0)
-    const plan::RelativeBias* relative;      // with `bias` [buckets, heads]: added to the scores
-    const float* bias;
-    float* maps;                             // [heads, rows, keys] of this layer, or null
-    const std::uint8_t* zeroed;              // heads whose context is zeroed (ablated), or null
-    AttentionTrace* trace;                   // this head's weights are recorded, or null
-};
-
-void attend(const Core& c, const Scratch& b, float* context, std::size_t ctx_ld)
-{
-    const plan::Attention& a = c.a;
-    const std::size_t H = a.heads, hd = a.head_dim, group = a.heads / a.kv_heads, Lk = c.keys, T = c.rows;
-    const std::size_t key_panel_floats = detail::packed_floats(hd, Lk), value_panel_floats = detail::packed_floats(Lk, hd);
-    float* const key_panels = b.panels;
-    float* const value_panels = b.panels + a.kv_heads * key_panel_floats;
-    for (std::size_t g = 0; g < a.kv_heads; ++g)
-        detail::pack_keys_and_values(Lk, hd, hd, {c.k + g * hd, c.kv_ld}, {c.v + g * hd, c.kv_ld},
-                                     {key_panels + g * key_panel_floats, value_panels + g * value_panel_floats});
-    auto panels_of = [&](std::size_t head) {
-        const std::size_t g = head / group;
-        return detail::AttendScratch{key_panels + g * key_panel_floats, value_panels + g * value_panel_floats, Lk};
-    };
-    if (c.trace) {  // q·k before scaling: the same product attend_rows starts with
-        const std::size_t query = c.trace->query - c.first_position;
-        c.trace->scores = Tensor({Lk});
-        kernels::gemm_packed{}(arch{}, 1, Lk, hd, c.q + query * c.q_ld + c.trace->head * hd, c.q_ld,
-                               panels_of(c.trace->head).key_panels, hd * NR, c.trace->scores.data.data(), Lk, nullptr, false);
-    }
-    // One task per head and block of query rows: its keys end at its last row's position when causal (the later
-    // ones are all hidden, their weights zero), so the causal half of the scores is never computed. Each task's
-    // result depends only on the task, so every thread count gives the same bits.
-    const std::size_t block = std::min<std::size_t>(T, query_block), blocks = (T + block - 1) / block;
-    auto task = [&](std::size_t index, std::size_t worker) {
-        const std::size_t head = index / blocks, r0 = index % blocks * block, rows = std::min(block, T - r0);
-        const std::size_t seen = a.causal ? std::min(Lk, c.first_position + r0 + rows) : Lk;
-        float* sc = b.scores + worker * b.worker_scores;
-        detail::MaskRows masks[2];
-        std::size_t count = 0;
-        if (c.mask.base) {
-            masks[count] = c.mask;
-            masks[count++].base = static_cast<const std::uint8_t*>(c.mask.base) + r0 * c.mask.row_stride;
-        }
-        if (c.bias) {  // this head's bias for these rows: table[bucket(key − query)][head], row stride `seen`
-            float* bias = sc + block * Lk;
-            for (std::size_t t = 0; t < rows; ++t)
-                for (std::size_t j = 0; j < seen; ++j)
-                    bias[t * seen + j] = c.bias[bucket(long(j) - long(c.first_position + r0 + t), *c.relative) * H + head];
-            masks[count++] = {MaskKind::additive, bias, seen};
-        }
-        detail::AttendArgs args;
-        args.scale = a.scale;
-        args.softcap = a.softcap;
-        args.masks = masks;
-        args.mask_count = count;
-        // Row 0 of this call is row r0 of the input: q and the context start there.
-        const detail::Strided q{c.q + r0 * c.q_ld + head * hd, c.q_ld};
-        float* out = context + r0 * ctx_ld + head * hd;
-        detail::attend_rows(0, rows, seen, hd, hd, q, args, panels_of(head), sc, out, ctx_ld);
-        if (c.zeroed && c.zeroed[head])
-            for (std::size_t t = 0; t < rows; ++t) std::fill_n(out + t * ctx_ld, hd, 0.f);
-        if (c.maps)
-            for (std::size_t t = 0; t < rows; ++t) {
-                float* dst = c.maps + (head * T + r0 + t) * Lk;
-                std::memcpy(dst, sc + t * seen, seen * sizeof(float));
-                std::fill(dst + seen, dst + Lk, 0.f);
-            }
-        const std::size_t query = c.trace ? c.trace->query - c.first_position : 0;
-        if (c.trace && head == c.trace->head && query >= r0 && query < r0 + rows) {
-            c.trace->scale = a.scale;
-            c.trace->weights = Tensor({Lk});
-            std::copy(sc + (query - r0) * seen, sc + (query - r0 + 1) * seen, c.trace->weights.data.data());
-        }
-    };
-    // Short steps (a generated token) are not worth waking the helpers for.
-    if (double(H) * double(T) * double(Lk) * double(hd) < attention_parallel_work)
-        for (std::size_t i = 0; i < H * blocks; ++i) task(i, 0);
-    else
-        detail::parallel_for(H * blocks, task);
 }
 
 // Mean ablation and patching replace every row of a head, so they wait for all its blocks; then the contexts are kept.
@@ -185,8 +69,7 @@ void finish_trace(AttentionTrace& t, const Matrix& o, const float* ctx, std::siz
     const float* context = ctx + query * q_cols + t.head * hd;
     copy_rows(t.context, {hd}, context, 0, 1, hd);
     t.head_output = Tensor({width});
-    kernels::gemm_packed{}(arch{}, 1, width, hd, context, hd, o.packed.data() + t.head * hd * NR, o.in * NR,
-                           t.head_output.data.data(), width, nullptr, false);
+    steps::row_product(width, hd, context, o.packed.data() + t.head * hd * NR, o.in * NR, t.head_output.data.data());
     copy_rows(t.attention_output, {width}, out + query * width, 0, 1, width);
 }
 
@@ -208,7 +91,7 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
     const plan::Stack& stack = m.plan.stacks[si];
     const plan::Attention& a = stack.layer(l).self;
     const LayerWeights& lw = m.weights.stacks[si].layers[l];
-    const std::size_t T = s.rows, H = a.heads, KV = a.kv_heads, hd = a.head_dim, width = stack.width();
+    const std::size_t T = s.rows, H = a.heads, hd = a.head_dim, width = stack.width();
     const std::size_t q_cols = a.q_width(), kv_cols = a.kv_width(), qkv_cols = q_cols + 2 * kv_cols;
     const std::size_t Lk = s.first_position + T, half = a.rotary.dims / 2;
     AttentionTrace* trace = traced(s, l, false);
@@ -222,18 +105,7 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
     }
     for (std::size_t t = 0; t < T; ++t) {
         float* row = b.qkv + t * qkv_cols;
-        if (a.qk_norm == plan::QkNorm::whole) {  // over all of q's heads, and all of k's
-            kernels::rms_norm{}(arch{}, row, q_cols, lw.q_norm.data.data(), a.qk_norm_eps, row);
-            kernels::rms_norm{}(arch{}, row + q_cols, kv_cols, lw.k_norm.data.data(), a.qk_norm_eps, row + q_cols);
-        }
-        for (std::size_t head = 0; head < H + KV; ++head) {  // the q heads, then the k heads
-            float* v = row + head * hd;
-            if (a.qk_norm == plan::QkNorm::per_head) {
-                const Vector& n = head < H ? lw.q_norm : lw.k_norm;
-                kernels::rms_norm{}(arch{}, v, hd, n.data.data(), a.qk_norm_eps, v);
-            }
-            if (a.rope) kernels::rope_rotate_half{}(arch{}, v, half, b.cos + t * half, b.sin + t * half);
-        }
+        steps::qk_norm_and_rope(a, lw, row, a.rope ? b.cos + t * half : nullptr, a.rope ? b.sin + t * half : nullptr);
         // The new keys and values join the cache.
         const std::size_t p = s.first_position + t;
         std::memcpy(s.key_cache + (l * s.capacity + p) * kv_cols, row + q_cols, kv_cols * sizeof(float));
@@ -259,11 +131,11 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
         for (std::size_t j = 0; j < Lk; ++j) trace->visible[j] = b.blocked[query * Lk + j] ? 0 : 1;
     }
     const bool bias = a.relative_bias && stack.relative.buckets;
-    const Core core{a, T, Lk, s.first_position, b.qkv, qkv_cols, keys, values, kv_cols,
+    const HeadAttention core{a, T, Lk, s.first_position, b.qkv, qkv_cols, keys, values, kv_cols,
                     {MaskKind::boolean, b.blocked, Lk}, &stack.relative,
                     bias ? m.weights.stacks[si].relative_bias.data.data() : nullptr,
                     s.attention ? s.attention + l * H * T * Lk : nullptr, zeroed(s.self, l, H), trace};
-    attend(core, b, b.context, q_cols);
+    attend_heads(core, b, b.context, q_cols);
     intervene(a, s.self, l, T, s.key_mask ? s.key_mask + s.first_position : nullptr, b.context);
     apply(lw.o, b.context, T, out);
     if (!trace) return false;
@@ -302,9 +174,9 @@ bool cross_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, 
         for (std::size_t j = 0; j < S; ++j) b.blocked[j] = s.memory_mask[j] ? 0 : 1;
         mask.base = b.blocked;
     }
-    const Core core{a, T, S, s.first_position, b.cross_q, q_cols, kv, kv + kv_cols, 2 * kv_cols, mask, nullptr, nullptr,
+    const HeadAttention core{a, T, S, s.first_position, b.cross_q, q_cols, kv, kv + kv_cols, 2 * kv_cols, mask, nullptr, nullptr,
                     s.cross_attention ? s.cross_attention + l * H * T * S : nullptr, zeroed(s.cross, l, H), trace};
-    attend(core, b, b.context, q_cols);
+    attend_heads(core, b, b.context, q_cols);
     intervene(a, s.cross, l, T, nullptr, b.context);
     apply(lw.cross_o, b.context, T, out);
     if (!trace) return false;

@@ -24,7 +24,7 @@ std::vector<float> floats(std::uint64_t n, const char* call, const char* what)
 {
     if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(json::join({call, ": ", what, ": too large to address"}));
     std::vector<float> v;
-    resize_floats(v, std::size_t(n), json::join({call, ": ", what}));
+    resize_floats(v, std::size_t(n), call, what);
     return v;
 }
 

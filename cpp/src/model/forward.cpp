@@ -4,16 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "../attend.hpp"
 #include "../json.hpp"
-#include "../kernels/elementwise.hpp"
 #include "../kernels/gemm.hpp"
-#include "../kernels/layer_norm.hpp"
-#include "../kernels/rms_norm.hpp"
-#include "../kernels/swiglu.hpp"
 #include "../parallel.hpp"
 #include "../sizes.hpp"
+#include "steps.hpp"
 #include "sublayers.hpp"
 
 namespace attnscope {
@@ -23,43 +21,16 @@ namespace {
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
 
-void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
-{
-    for (std::size_t r = 0; r < rows; ++r) {
-        if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
-        else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
-    }
-}
-
-void activate(plan::Activation a, float* x, std::size_t n)
-{
-    switch (a) {
-    case plan::Activation::gelu_erf: return kernels::gelu_inplace{}(arch{}, x, n);
-    case plan::Activation::gelu_tanh: return kernels::gelu_tanh_inplace{}(arch{}, x, n);
-    case plan::Activation::relu: return kernels::relu_inplace{}(arch{}, x, n);
-    case plan::Activation::silu: return kernels::silu_inplace{}(arch{}, x, n);
-    }
-}
-
 // out = down(act(up(x))), or down(act(gate(x))·up(x)) with gate|up one product ([rows, 2·inner]).
 void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_t rows, float* u, float* out)
 {
     apply(lw.up, in, rows, u);
     if (!p.gated) {
-        activate(p.activation, u, rows * p.inner);
+        steps::activate(p.activation, u, rows * p.inner);
         return apply(lw.down, u, rows, out);
     }
-    const std::size_t I = p.inner;
-    for (std::size_t r = 0; r < rows; ++r) {
-        float* gate = u + r * 2 * I;
-        if (p.activation == plan::Activation::silu) {
-            kernels::silu_mul{}(arch{}, gate, gate + I, I);  // SwiGLU, one pass
-        } else {
-            activate(p.activation, gate, I);
-            kernels::mul_inplace{}(arch{}, gate, I, gate + I);
-        }
-    }
-    detail::matmul_packed(rows, lw.down.out, lw.down.in, u, 2 * I, lw.down.packed.data(), out, lw.down.out,
+    steps::gate_rows(p.activation, u, rows, p.inner);
+    detail::matmul_packed(rows, lw.down.out, lw.down.in, u, 2 * p.inner, lw.down.packed.data(), out, lw.down.out,
                           lw.down.bias.empty() ? nullptr : lw.down.bias.data());
 }
 
@@ -108,11 +79,11 @@ std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
         } else {
             std::memcpy(row, m.weights.tables[e.table].data.data() + id * d, d * sizeof(float));
         }
-        if (e.scale != 1.f) kernels::scale_inplace{}(arch{}, row, d, e.scale);
-        if (sw.positions.exists()) kernels::add_inplace{}(arch{}, row, d, sw.positions.data.data() + (e.position_offset + s.first_position + t) * d);
-        if (e.type_vocab) kernels::add_inplace{}(arch{}, row, d, sw.types.data.data() + std::size_t(s.token_types ? s.token_types[t] : 0) * d);
+        if (e.scale != 1.f) steps::scale(row, d, e.scale);
+        if (sw.positions.exists()) steps::add(row, d, sw.positions.data.data() + (e.position_offset + s.first_position + t) * d);
+        if (e.type_vocab) steps::add(row, d, sw.types.data.data() + std::size_t(s.token_types ? s.token_types[t] : 0) * d);
     }
-    if (e.norm.present()) norm_rows(e.norm, sw.embed_norm, x, s.rows, d, x);
+    if (e.norm.present()) steps::norm_rows(e.norm, sw.embed_norm, x, s.rows, d, x);
 }
 
 void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d)
@@ -134,9 +105,9 @@ void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d
 // A sublayer's output `a` joins the residual stream x: its output norm first, then the sum, then the norm after it.
 [[gnu::noinline]] void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d)
 {
-    if (n.out.present()) norm_rows(n.out, out, a, rows, d, a);
-    kernels::add_inplace{}(arch{}, x, rows * d, a);
-    if (n.after.present()) norm_rows(n.after, after, x, rows, d, x);
+    if (n.out.present()) steps::norm_rows(n.out, out, a, rows, d, a);
+    steps::add(x, rows * d, a);
+    if (n.after.present()) steps::norm_rows(n.after, after, x, rows, d, x);
 }
 
 // cos and sin of every new position for each kind of layer with rotary positions (HF: angle = position · inv_freq,
@@ -168,7 +139,7 @@ void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d
 const float* sublayer_input(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* h)
 {
     if (!n.present()) return x;
-    norm_rows(n, w, x, rows, d, h);
+    steps::norm_rows(n, w, x, rows, d, h);
     return h;
 }
 
@@ -188,9 +159,11 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
     const std::size_t n_rope = size_of(sizes.rope, s, "the rotary angles"), n_cross = size_of(sizes.cross, s, "cross-attention's queries");
     const std::size_t n_blocked = size_of(sizes.blocked_bytes / sizeof(float) + 1, s, "the attention mask") ? std::size_t(sizes.blocked_bytes) : 0;
     const std::size_t total = size_of(std::uint64_t(n_residual) + n_qkv + n_context + n_mlp + n_scores + n_panels + n_rope + n_cross, s, "the workspace");
-    std::vector<float> work(total);
+    // Not zeroed: every part is written before it is read (the packed panels' padding included), and zeroing it cost
+    // a memset of the whole block per call.
+    const std::unique_ptr<float[]> work(new float[std::max<std::size_t>(total, 1)]);
     std::vector<std::uint8_t> blocked(n_blocked);
-    float* next = work.data();
+    float* next = work.get();
     const auto take = [&](std::size_t n) {
         float* at = next;
         next += n;
@@ -216,7 +189,7 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
         if (self_attention(m, si, l, s, sublayer_input(an.in, lw.attn_in, x, T, d, h), b, a)) return;
         if (layer.parallel) {  // the MLP reads the layer's input too, and both outputs join it together
             mlp(layer.mlp, lw, sublayer_input(layer.mlp_norms.in, lw.mlp_in, x, T, d, h), T, u, f);
-            kernels::add_inplace{}(arch{}, a, T * d, f);
+            steps::add(a, T * d, f);
             residual(an, lw.attn_out, lw.attn_after, x, a, T, d);
             continue;
         }
@@ -231,7 +204,7 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
         mlp(layer.mlp, lw, sublayer_input(mn.in, lw.mlp_in, x, T, d, h), T, u, a);
         residual(mn, lw.mlp_out, lw.mlp_after, x, a, T, d);
     }
-    if (stack.final_norm.present()) norm_rows(stack.final_norm, sw.final_norm, x, T, d, s.out);
+    if (stack.final_norm.present()) steps::norm_rows(stack.final_norm, sw.final_norm, x, T, d, s.out);
     else std::memcpy(s.out, x, T * d * sizeof(float));
 }
 
@@ -243,17 +216,17 @@ void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows,
     const float* in = hidden;
     if (p.mlm_transform) {  // dense, activation, LayerNorm
         apply(w.mlm_dense, hidden, rows, scratch);
-        activate(p.mlm_activation, scratch, rows * d);
-        norm_rows(p.mlm_norm, w.mlm_norm, scratch, rows, d, scratch);
+        steps::activate(p.mlm_activation, scratch, rows * d);
+        steps::norm_rows(p.mlm_norm, w.mlm_norm, scratch, rows, d, scratch);
         in = scratch;
     }
     if (p.input_scale != 1.f) {
         if (in != scratch) std::memcpy(scratch, in, rows * d * sizeof(float));
-        kernels::scale_inplace{}(arch{}, scratch, rows * d, p.input_scale);
+        steps::scale(scratch, rows * d, p.input_scale);
         in = scratch;
     }
     apply(w.head, in, rows, logits);
-    if (p.softcap > 0.f) kernels::softcap_inplace{}(arch{}, logits, rows * w.head.out, p.softcap);
+    if (p.softcap > 0.f) steps::softcap(logits, rows * w.head.out, p.softcap);
 }
 
 }  // namespace model

@@ -94,7 +94,7 @@ std::vector<float> floats(std::uint64_t n, const char* call)
 {
     if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(std::string(call) + ": the input is too long to address");
     std::vector<float> v;
-    resize_floats(v, std::size_t(n), std::string(call) + ": caches");
+    resize_floats(v, std::size_t(n), call, "caches");
     return v;
 }
 

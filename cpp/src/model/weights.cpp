@@ -61,16 +61,20 @@ private:
 };
 
 // Sinusoidal positions (HF's MarianSinusoidalPositionalEmbedding._init_weight): angle pos / 10000^(2·(j/2)/dim) in float64,
-// sines of the even j in the first half of the row, cosines of the odd j in the second, rounded to float32.
+// sines of the even j in the first half of the row, cosines of the odd j in the second, rounded to float32. The angle
+// is reduced to [-pi, pi] in float64 and only then taken to float32 for sinf/cosf: each entry is within 2e-7 of HF's,
+// and the double-precision sin/cos (their argument reduction and tables) stay out of the .wasm.
 void sinusoids(Vector& v, std::size_t rows, std::size_t dim)
 {
+    const double two_pi = 6.28318530717958647692;
     const std::size_t sentinel = (dim + 1) / 2;
     for (std::size_t pos = 0; pos < rows; ++pos) {
         float* row = v.data.data() + pos * dim;
         for (std::size_t j = 0; j < dim; ++j) {
             const double angle = double(pos) / std::pow(10000.0, double(2 * (j / 2)) / double(dim));
-            if (j % 2 == 0) row[j / 2] = float(std::sin(angle));
-            else row[sentinel + j / 2] = float(std::cos(angle));
+            const float reduced = float(angle - two_pi * std::nearbyint(angle / two_pi));
+            if (j % 2 == 0) row[j / 2] = std::sin(reduced);
+            else row[sentinel + j / 2] = std::cos(reduced);
         }
     }
 }

@@ -8,6 +8,7 @@
 #include "../kernels/gemm.hpp"
 #include "../parallel.hpp"
 #include "../json.hpp"
+#include "heads.hpp"
 #include "pass.hpp"
 
 namespace attnscope {
@@ -22,7 +23,6 @@ std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return a != 0 && b > top /
 std::uint64_t packed(std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1) / NR * NR, k); }
 
 // Query rows per block of attention scores (forward.cpp's tasks).
-constexpr std::uint64_t query_block = 32;
 
 }  // namespace
 
@@ -51,7 +51,7 @@ StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t key
             panels = std::max(panels, mul(c.kv_heads, add(packed(c.head_dim, memory_rows), packed(memory_rows, c.head_dim))));
         }
     }
-    const std::uint64_t block = std::min(rows, query_block), width = std::max(keys, memory_rows);
+    const std::uint64_t block = std::min<std::uint64_t>(rows, query_block), width = std::max(keys, memory_rows);
     StackBuffers b;
     b.residual = mul(4, mul(rows, s.width()));
     b.qkv = mul(rows, qkv_cols);

@@ -1,0 +1,79 @@
+// The forward pass's element-wise steps (steps.hpp): each kernel instantiated once, at -O3.
+#include "steps.hpp"
+
+#include "../kernels/elementwise.hpp"
+#include "../kernels/gemm.hpp"
+#include "../kernels/layer_norm.hpp"
+#include "../kernels/rms_norm.hpp"
+#include "../kernels/rope.hpp"
+#include "../kernels/swiglu.hpp"
+
+namespace attnscope {
+namespace model {
+namespace steps {
+
+using arch = xsimd::default_arch;
+
+void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
+        else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
+    }
+}
+
+void activate(plan::Activation a, float* x, std::size_t n)
+{
+    switch (a) {
+    case plan::Activation::gelu_erf: return kernels::gelu_inplace{}(arch{}, x, n);
+    case plan::Activation::gelu_tanh: return kernels::gelu_tanh_inplace{}(arch{}, x, n);
+    case plan::Activation::relu: return kernels::relu_inplace{}(arch{}, x, n);
+    case plan::Activation::silu: return kernels::silu_inplace{}(arch{}, x, n);
+    }
+}
+
+void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* gate = u + r * 2 * inner;
+        if (a == plan::Activation::silu) {
+            kernels::silu_mul{}(arch{}, gate, gate + inner, inner);  // SwiGLU, one pass
+        } else {
+            activate(a, gate, inner);
+            kernels::mul_inplace{}(arch{}, gate, inner, gate + inner);
+        }
+    }
+}
+
+void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{}, x, n, a); }
+
+void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
+
+void softcap(float* x, std::size_t n, float cap) { kernels::softcap_inplace{}(arch{}, x, n, cap); }
+
+void qk_norm_and_rope(const plan::Attention& a, const LayerWeights& lw, float* row, const float* cos, const float* sin)
+{
+    const std::size_t H = a.heads, KV = a.kv_heads, hd = a.head_dim, q_cols = a.q_width(), kv_cols = a.kv_width();
+    const std::size_t half = a.rotary.dims / 2;
+    if (a.qk_norm == plan::QkNorm::whole) {  // over all of q's heads, and all of k's
+        kernels::rms_norm{}(arch{}, row, q_cols, lw.q_norm.data.data(), a.qk_norm_eps, row);
+        kernels::rms_norm{}(arch{}, row + q_cols, kv_cols, lw.k_norm.data.data(), a.qk_norm_eps, row + q_cols);
+    }
+    for (std::size_t head = 0; head < H + KV; ++head) {  // the q heads, then the k heads
+        float* v = row + head * hd;
+        if (a.qk_norm == plan::QkNorm::per_head) {
+            const Vector& n = head < H ? lw.q_norm : lw.k_norm;
+            kernels::rms_norm{}(arch{}, v, hd, n.data.data(), a.qk_norm_eps, v);
+        }
+        if (a.rope) kernels::rope_rotate_half{}(arch{}, v, half, cos, sin);
+    }
+}
+
+void row_product(std::size_t n, std::size_t k, const float* x, const float* panels, std::size_t panel_stride, float* y)
+{
+    kernels::gemm_packed{}(arch{}, 1, n, k, x, k, panels, panel_stride, y, n, nullptr, false);
+}
+
+}  // namespace steps
+}  // namespace model
+}  // namespace attnscope
