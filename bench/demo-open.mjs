@@ -1,6 +1,6 @@
 // `node bench/demo.mjs --open=DIR`: the "Open a model" tab at scale (issue #22), in headless Chromium. Opens the
 // checkpoint in DIR (config.json + model.safetensors, e.g. the random GPT-2-small-shaped one that
-// `/usr/bin/python3 tools/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models` writes), feeds
+// `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models` writes), feeds
 // it T random token ids, and times: the load; from the input to the model view drawn (forward pass in the Worker,
 // transfer, the maps' pixels); the maps' own script time; a hover and a click on the model view until the next frame;
 // the longest animation frame meanwhile; and how many lines the head view kept. BENCH_VERBOSE=1 prints each click. With `base` (demo.mjs --base=DIR)

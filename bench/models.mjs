@@ -1,10 +1,10 @@
-// `npm run bench:models` (issue #21): the GPT-2-small- and SmolLM-135M-shaped networks of tools/make_bench_models.py,
+// `npm run bench:models` (issue #21): the GPT-2-small- and SmolLM-135M-shaped networks of tools/references/make_bench_models.py,
 // attnscope (loadModel of the safetensors) against onnxruntime-web (the same weights as ONNX), forward passes that
 // return logits and every layer's attention, at 1 and 2 threads, in Node and in headless Chromium. Each library runs
 // in its own process (Node) or page (Chromium) per run, the libraries alternating run by run: an idle thread pool
 // of one must not slow the other. Markdown tables on stdout, progress on stderr, JSON in build/bench/models.json.
 //
-//   /usr/bin/python3 tools/make_bench_models.py   # once: build/bench-models/ (~2 GB)
+//   /usr/bin/python3 tools/references/make_bench_models.py   # once: build/bench-models/ (~2 GB)
 //   npm run bench:models [-- --env=node,chromium --models=gpt2-small,smollm-135m --lengths=128,512 --threads=1,2
 //                            --simd=baseline,relaxed --rounds=3 --runs=2 --no-generate --no-check --small]
 //
@@ -77,7 +77,7 @@ const modelsDir = path.join(ROOT, 'build', o.small ? 'bench-models-small' : 'ben
 const models = list(o.models);
 for (const m of models)
   if (!fs.existsSync(path.join(modelsDir, m, 'model.onnx')))
-    throw new Error(`${path.join(modelsDir, m)}: missing; run /usr/bin/python3 tools/make_bench_models.py${o.small ? ' --small' : ''}`);
+    throw new Error(`${path.join(modelsDir, m)}: missing; run /usr/bin/python3 tools/references/make_bench_models.py${o.small ? ' --small' : ''}`);
 if (!fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ missing: run npm run build');
 const snapshot = path.join(ROOT, 'build', 'bench', 'dist-snapshot', `models-${process.pid}`);
 fs.rmSync(snapshot, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The callgrind profile of bench/README.md ("Whole models: where the time goes"): one-layer checkpoints of GPT-2
-small's and SmolLM-135M's shapes (tools/make_bench_models.py's init) in build/bench-models-profile/, the native
+small's and SmolLM-135M's shapes (tools/references/make_bench_models.py's init) in build/bench-models-profile/, the native
 bench/native/pretrained_profile under `valgrind --tool=callgrind` at 128 tokens (full vocabulary) and 512 (a
 1024-token vocabulary), then the table per full network: per-layer costs times the layer count, GEMMs split by
 multiply-adds, the head scaled from the full-vocabulary run. Instruction counts do not depend on machine load.
@@ -24,8 +24,8 @@ NETS = {"GPT-2": dict(L=12, d=768, q=768, kv=768, I=3072, mlp=2, V=50257),
 
 def make_checkpoints(out):
     import torch
-    import make_bench_models as m
-    import safetensors_file
+    from attnscope_tools import safetensors_file
+    from references import make_bench_models as m
     base = {"GPT-2": (m.GPT2_SMALL, m.hf_init_gpt2, "n_layer"), "SmolLM": (m.SMOLLM_135M, m.hf_init_llama, "num_hidden_layers")}
     for net, (config, init, layers) in base.items():
         for vocab in (None, 1024):

@@ -60,7 +60,7 @@ const suites = {
   js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
   // The Python that needs only NumPy (Debian's /usr/bin/python3; no torch): the independent NumPy model check
   // against the golden fixtures, and the tokenisers against the shared vectors.
-  python: () => steps(() => run('/usr/bin/python3', ['tools/check_model_numpy.py']),
+  python: () => steps(() => run('/usr/bin/python3', ['tools/references/check_model_numpy.py']),
     () => run('/usr/bin/python3', ['-m', 'unittest', 'discover', '-s', 'tests/python', '-v'])),
   // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
   // start their own builds, so they run once, above.

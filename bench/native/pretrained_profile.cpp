@@ -1,4 +1,4 @@
-// One checkpoint folder (config.json + model.safetensors, e.g. tools/make_bench_models.py's) loaded natively, then
+// One checkpoint folder (config.json + model.safetensors, e.g. tools/references/make_bench_models.py's) loaded natively, then
 // `runs` forward passes of T tokens with every layer's attention: the program bench/README.md's profile runs under
 // `valgrind --tool=callgrind` (instruction counts do not depend on machine load), and times when run alone.
 //   pretrained_profile DIR [T=128] [runs=1] [threads=1]

@@ -1,4 +1,4 @@
-// RnnSeq2SeqModel: the GRU encoder–decoder of tools/rnn_nets.py: its parameters in the state-dict registry, the
+// RnnSeq2SeqModel: the GRU encoder–decoder of tools/training/rnn_nets.py: its parameters in the state-dict registry, the
 // encoder's states, and the decoder's steps (teacher-forced or greedy) with the fixed context or dot attention.
 #include "attnscope/rnn.hpp"
 

@@ -1,4 +1,4 @@
-// `npm run bench:models` at tools/make_bench_models.py's tiny shapes (--small), in Node at one thread: the bench runs
+// `npm run bench:models` at tools/references/make_bench_models.py's tiny shapes (--small), in Node at one thread: the bench runs
 // end to end, both libraries agree on logits and attention, and generate with the cache gives the re-run's tokens.
 // Skipped when build/bench-models-small/ has not been written (it needs Python and torch). No timing is asserted.
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SMALL = path.join(ROOT, 'build', 'bench-models-small');
 const skip = existsSync(path.join(SMALL, 'smollm-135m', 'model.onnx')) ? false
-  : 'no build/bench-models-small (/usr/bin/python3 tools/make_bench_models.py --small)';
+  : 'no build/bench-models-small (/usr/bin/python3 tools/references/make_bench_models.py --small)';
 
 test('bench:models --small: both libraries agree (attnscope in both builds), generate matches the re-run', { skip }, () => {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'attnscope-models-')), 'models.json');

@@ -1,5 +1,5 @@
 // The "Open a model" Patching tab in Chromium: gpt2-lm opened through the file input, every head patched from the
-// clean prompt into the corrupted one in the model Worker, the map's numbers against tools/hf_patching_reference.py
+// clean prompt into the corrupted one in the model Worker, the map's numbers against tools/references/hf_patching_reference.py
 // (float64 PyTorch); the messages for prompts of different lengths and an answer of two tokens; axe and
 // screenshots in both languages at desktop and phone widths.
 import { test } from 'node:test';

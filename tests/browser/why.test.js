@@ -22,7 +22,7 @@ const hashParam = (page, k) => page.evaluate((key) => new URLSearchParams(locati
 /** The page's own hash once its debounced replaceState has run. */
 const urlSettled = (page) => page.waitForFunction(() => location.hash === window.__attnscopeDemo.hash, null, { timeout: 5000 });
 
-// A curve file of the shape tools/measure_bottleneck.py writes (null: longer than that model reads).
+// A curve file of the shape tools/measure/measure_bottleneck.py writes (null: longer than that model reads).
 const LENGTHS = [1, 8, 16, 32, 64];
 const CURVES = {
   curves: [

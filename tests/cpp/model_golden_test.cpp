@@ -1,5 +1,5 @@
 // The trained models (models/*.safetensors) against their PyTorch golden cases (tests/fixtures/models, made by
-// tools/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
+// tools/references/make_model_fixtures.py): every layer's attention weights and the logits, to 1e-4 of each tensor's largest
 // magnitude (three or more float32 layers deep, round-off compounds past the single layer's 1e-5). A case with an
 // `ablate` tensor runs with those heads switched off.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Every Hugging Face fixture (tests/fixtures/hf, made by tools/make_hf_checkpoints.py from HF's own formulas) loaded
+// Every Hugging Face fixture (tests/fixtures/hf, made by tools/references/make_hf_checkpoints.py from HF's own formulas) loaded
 // and run: hidden states and logits to 1e-4 of the largest magnitude, attention to 2e-5, greedy generation exactly;
 // the streamed loader in odd chunk sizes gives the same bits as the in-memory one; trace() agrees with forward().
 #include <catch2/catch.hpp>

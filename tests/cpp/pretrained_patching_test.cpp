@@ -1,4 +1,4 @@
-// Activation patching and mean ablation against tools/hf_patching_reference.py (float64 PyTorch from the fixtures'
+// Activation patching and mean ablation against tools/references/hf_patching_reference.py (float64 PyTorch from the fixtures'
 // weights): the last position's logits to 1e-4 of the largest; patching every head from the clean run gives the
 // clean logits and patching none the corrupted ones; a bad kept run or bad flags are refused, naming the field.
 #include <catch2/catch.hpp>

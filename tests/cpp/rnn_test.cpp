@@ -1,5 +1,5 @@
 // The GRU encoder–decoders: the gate kernel against the double reference, RnnSeq2SeqModel against PyTorch's golden
-// cases (tests/fixtures/rnn, tools/make_rnn_fixtures.py), and rnn_seq2seq model files that lie.
+// cases (tests/fixtures/rnn, tools/references/make_rnn_fixtures.py), and rnn_seq2seq model files that lie.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -123,7 +123,7 @@ test('ablate: TypeError / RangeError naming the call and the entry; the models s
 test('the shipped LM: the head its file names "induction" is what copies a repeated sentence', () => {
   // Causal evidence (issue #14): the second copy of a sentence is predicted mostly by copying, and switching off the
   // head the file names induction (not any other head) takes most of that away. The sentence is the demo's
-  // Repetition example. Thresholds are loose bounds on what tools/measure_heads.py reports, not our output copied.
+  // Repetition example. Thresholds are loose bounds on what tools/measure/measure_heads.py reports, not our output copied.
   const sentence = 'The animal didn’t cross the street because it was too tired.';
   const induction = lm.namedHeads.filter((h) => /^induction/.test(h.name));
   assert.equal(induction.length, 1, 'the file names one induction head');

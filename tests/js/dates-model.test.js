@@ -1,6 +1,6 @@
 // The shipped dates model through the JS API, on dates whose answers come from the calendar (not from any model
 // output): digit and spoken years, ISO input, abbreviations, a missing year (--MM-DD) and days a month does not
-// have (invalid). The broad measure is tools/eval_dates.py on 3,000 held-out dates; these few keep the package
+// have (invalid). The broad measure is tools/measure/eval_dates.py on 3,000 held-out dates; these few keep the package
 // and the model file honest together.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,7 +58,7 @@ test('a date after 24 words of other text is still read (maxSourceLen words are 
   assert.equal(s2s.translate(text).text, expected(2011, 10, 3));
 });
 
-// The first model of this round had at most 11 words after a date in training (tools/dates_data.py `trailing`)
+// The first model of this round had at most 11 words after a date in training (tools/data/dates_data.py `trailing`)
 // and lost the year behind 24 or more; the shipped one was trained with up to 29.
 test('a date followed by 24 words of other text keeps its year', () => {
   const tail = 'and then we walked home slowly along the river while the rain kept falling on the roofs of the quiet ' +

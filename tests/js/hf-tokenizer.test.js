@@ -1,5 +1,5 @@
 // Checkpoint tokenizers (tokenizer.json through @huggingface/tokenizers): the fixtures' sentences give the ids worked
-// out by hand in tools/hf_tokenizer_files.py, and readable tokens show spaces and split characters as documented.
+// out by hand in tools/references/hf_tokenizer_files.py, and readable tokens show spaces and split characters as documented.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ for (const { case: name } of cases) {
 test('gpt2 (byte-level BPE): Ġ shows as ␣, whole characters as themselves, a split character as its bytes', async () => {
   const tokenizer = await tokenizerOf('gpt2-lm');
   const readable = (ids) => ids.map((id) => tokenizer.readable(id));
-  // tools/hf_tokenizer_files.py: "the cat sat on the mat" = the, Ġcat, Ġsat, Ġon, Ġthe, Ġ, m, at.
+  // tools/references/hf_tokenizer_files.py: "the cat sat on the mat" = the, Ġcat, Ġsat, Ġon, Ġthe, Ġ, m, at.
   assert.deepEqual(readable([266, 261, 263, 265, 258, 220, 76, 259]), ['the', '␣cat', '␣sat', '␣on', '␣the', '␣', 'm', 'at']);
   // '中' is E4 B8 AD in UTF-8; this vocabulary has no merge for it, so each byte is a token and none is whole.
   const { ids } = tokenizer.encode('中', undefined, 'test');

@@ -124,9 +124,9 @@ test('the shipped files follow the safetensors spec, read by an independent read
   }
 });
 
-test('tools/safetensors_file.py writes the spec: read back by the independent reader and by readSafetensors', { skip: !existsSync('/usr/bin/python3') && 'no /usr/bin/python3' }, () => {
+test('tools/attnscope_tools/safetensors_file.py writes the spec: read back by the independent reader and by readSafetensors', { skip: !existsSync('/usr/bin/python3') && 'no /usr/bin/python3' }, () => {
   const script = [
-    'import sys; sys.path.insert(0, "tools"); import safetensors_file as s',
+    'import sys; sys.path.insert(0, "tools"); from attnscope_tools import safetensors_file as s',
     'sys.stdout.buffer.write(s.encode({"in_proj_bias": [0.5, -1.25, 3.0], "w": [[1.0, 2.0], [3.0, 4.0]], "empty": []}, {"note": "é ok"}))',
   ].join('\n');
   const bytes = new Uint8Array(execFileSync('/usr/bin/python3', ['-c', script], { cwd: new URL('../..', import.meta.url) }));

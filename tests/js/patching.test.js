@@ -1,5 +1,5 @@
 // Activation patching and mean ablation through the JS API (forward's keepHeads, patch, patchFrom, ablation) against
-// tools/hf_patching_reference.py's float64 PyTorch runs, and the errors of a kept run that does not fit.
+// tools/references/hf_patching_reference.py's float64 PyTorch runs, and the errors of a kept run that does not fit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

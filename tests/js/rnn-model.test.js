@@ -1,5 +1,5 @@
 // The GRU encoder–decoders (kind rnn_seq2seq) through the JS API against PyTorch's golden cases
-// (tests/fixtures/rnn, tools/make_rnn_fixtures.py), their errors, and files that lie.
+// (tests/fixtures/rnn, tools/references/make_rnn_fixtures.py), their errors, and files that lie.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';

@@ -11,10 +11,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-import lm_data  # noqa: E402
-import safetensors_file  # noqa: E402
-import zh_common_chars  # noqa: E402
+from attnscope_tools import safetensors_file  # noqa: E402
 from attnscope_tools.tokenizers import CodepointTokenizer  # noqa: E402
+from data import lm_data, zh_common_chars  # noqa: E402
 
 
 def shipped():

@@ -10,8 +10,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-import safetensors_file  # noqa: E402
-from attnscope_tools import config  # noqa: E402
+from attnscope_tools import config, safetensors_file  # noqa: E402
 
 MODELS = {"decoder_lm": "models/char-lm.safetensors", "seq2seq": "models/dates-seq2seq.safetensors"}
 

@@ -1,4 +1,4 @@
-"""Checks of tools/hf_reference.py (the float64 reference of the Hugging Face fixtures) against torch's own layers and
+"""Checks of tools/references/hf_reference.py (the float64 reference of the Hugging Face fixtures) against torch's own layers and
 against properties the HF semantics imply. Needs torch; skipped without it (the CI python suite has none).
 Run: /usr/bin/python3 -m unittest tests.python.test_hf_reference"""
 
@@ -15,9 +15,8 @@ except ImportError:  # the CI python suite: NumPy only
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 if torch is not None:
-    import hf_cases  # noqa: E402
-    import hf_reference as ref  # noqa: E402
-    import make_hf_checkpoints as mk  # noqa: E402
+    import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+    from references import hf_cases, hf_reference as ref, make_hf_checkpoints as mk  # noqa: E402
 
 F64 = torch.float64 if torch is not None else None
 
@@ -180,7 +179,7 @@ class Properties(unittest.TestCase):
             files, _ = mk.make_case(case(name))
             for fname, blob in files.items():
                 with open(os.path.join(mk.OUT, name, fname), "rb") as f:
-                    self.assertEqual(f.read(), blob, f"{name}/{fname}: regenerate with tools/make_hf_checkpoints.py")
+                    self.assertEqual(f.read(), blob, f"{name}/{fname}: regenerate with tools/references/make_hf_checkpoints.py")
         with open(os.path.join(mk.OUT, "cases.json")) as f:
             cases = json.load(f)
         self.assertEqual([c["case"] for c in cases], [c["case"] for c in hf_cases.CASES])

@@ -1,6 +1,6 @@
 """The decoder LM's tie_head option (tools/MODEL_FORMAT.md): the config table writes it only when true and reads its
 absence as false; a tied file has no head.weight and its logits are ln_f(x) · tok_emb.weightᵀ + head.bias, in the
-NumPy reference (attnscope_tools/reference.py, float64) as in PyTorch (tools/attnscope_nets.py). The torch half is
+NumPy reference (attnscope_tools/reference.py, float64) as in PyTorch (tools/training/attnscope_nets.py). The torch half is
 skipped without torch (the CI python suite has none).
 Run: /usr/bin/python3 -m unittest discover tests/python"""
 
@@ -47,7 +47,7 @@ class TieHeadConfigTest(unittest.TestCase):
 class TieHeadModelTest(unittest.TestCase):
     def setUp(self):
         import numpy as np
-        from attnscope_nets import LanguageModel
+        from training.attnscope_nets import LanguageModel
         torch.manual_seed(3)
         args = (SIZES["vocab_size"], SIZES["d_model"], SIZES["n_heads"], SIZES["n_layers"], SIZES["d_ff"], SIZES["max_len"])
         self.tied = LanguageModel(*args, tie_head=True)
@@ -80,8 +80,7 @@ class TieHeadModelTest(unittest.TestCase):
         self.assertGreater(float(got.std()), 0.5)
 
     def test_numpy_reference_reads_a_tied_file(self):
-        import attnscope_model
-        from attnscope_tools import reference
+        from attnscope_tools import attnscope_model, reference
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "tied.safetensors")
             vocab = {"tokenizer": "codepoint", "tokens": ["<unk>", "<bos>"] + list("abcdefghi"), "unk_id": 0,

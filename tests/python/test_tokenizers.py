@@ -10,9 +10,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-import check_model_numpy  # noqa: E402
-from attnscope_model import read_model  # noqa: E402
 from attnscope_tools import tokenizers  # noqa: E402
+from attnscope_tools.attnscope_model import read_model  # noqa: E402
+from references import check_model_numpy  # noqa: E402
 
 with open(os.path.join(ROOT, "tests", "fixtures", "tokenizer_vectors.json"), encoding="utf-8") as f:
     VECTORS = json.load(f)

@@ -1,6 +1,6 @@
-"""Everyday Chinese for the character LM (issue #33, item 6): the held-out sentences (tools/zh_everyday_heldout.py)
-stay out of the training text of tools/zh_everyday_data.py, its Qt .qm reader and its filters do what they say, and
-tools/eval_everyday.py's NumPy score equals train_lm.py's PyTorch one on the same model (the torch half is skipped
+"""Everyday Chinese for the character LM (issue #33, item 6): the held-out sentences (tools/data/zh_everyday_heldout.py)
+stay out of the training text of tools/data/zh_everyday_data.py, its Qt .qm reader and its filters do what they say, and
+tools/measure/eval_everyday.py's NumPy score equals train_lm.py's PyTorch one on the same model (the torch half is skipped
 without torch: the CI python suite has none).
 Run: /usr/bin/python3 -m unittest discover tests/python"""
 
@@ -14,8 +14,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-import zh_everyday_data  # noqa: E402
-import zh_everyday_heldout  # noqa: E402
+from data import zh_everyday_data, zh_everyday_heldout  # noqa: E402
 
 try:
     import torch
@@ -60,7 +59,7 @@ class HeldOutSentencesTest(unittest.TestCase):
         self.assertEqual((kept, dropped), (["小企鹅刚从船上回到家。"], 2))
 
     @unittest.skipUnless(os.path.isdir(os.path.join(zh_everyday_data.BUILD, "text")),
-                         "build/zh/everyday/text absent: run tools/zh_everyday_data.py --download")
+                         "build/zh/everyday/text absent: run tools/data/zh_everyday_data.py --download")
     def test_no_heldout_sentence_occurs_in_the_made_training_text(self):
         text_dir = os.path.join(zh_everyday_data.BUILD, "text")
         text = ""
@@ -95,12 +94,11 @@ class EverydayDataTest(unittest.TestCase):
 class EverydayScoreTest(unittest.TestCase):
     def test_numpy_score_equals_train_lms_torch_score(self):
         os.environ["ATTNSCOPE_NO_OPENBLAS"] = "1"  # importing train_lm must not re-execute the test process
-        import attnscope_model
-        import eval_everyday
-        import train_lm
-        from attnscope_nets import LanguageModel
-        from attnscope_tools import config
-        from lm_data import SPECIALS, Tokenizer
+        from attnscope_tools import attnscope_model, config
+        from data.lm_data import SPECIALS, Tokenizer
+        from measure import eval_everyday
+        from training import train_lm
+        from training.attnscope_nets import LanguageModel
         items = zh_everyday_heldout.sentences()
         chars = sorted({c for _, s in items for c in s})
         tokens = SPECIALS + chars[: len(chars) - 5]  # five characters left out: <unk> targets are scored too

@@ -4,8 +4,7 @@ tools/records/), the model file itself, and text files such as measure_heads.py'
 import os
 import time
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(TOOLS)
+from attnscope_tools.paths import RECORDS, ROOT
 
 
 def add_run_args(ap, steps):
@@ -21,7 +20,7 @@ def output_paths(name, args=None):
     """(model file, record) of the run called `name`: models/<name>.safetensors and tools/records/<name>.md, or
     --out-model / --out-record when `args` gives them."""
     model = os.path.join(ROOT, "models", name + ".safetensors")
-    record = os.path.join(TOOLS, "records", name + ".md")
+    record = os.path.join(RECORDS, name + ".md")
     if args is not None and args.out_model:
         model = os.path.abspath(args.out_model)
     if args is not None and args.out_record:
@@ -32,7 +31,7 @@ def output_paths(name, args=None):
 def read_trained(path, model, vocab_matches):
     """--analyse-only: load the finished model at `path` into `model` (its file's vocabulary must pass
     `vocab_matches`) and return its training record."""
-    import attnscope_model  # tools/ is on sys.path in every script that trains
+    from attnscope_tools import attnscope_model
     header, tensors = attnscope_model.read_model(path)
     assert vocab_matches(header["vocab"]), "vocabulary changed since training"
     attnscope_model.load_state_dict_into(model, tensors)
@@ -66,8 +65,8 @@ def written_by(record):
 
 
 def write_model(path, kind, config, vocab, state_dict, named_heads, record):
-    """The model file (tools/attnscope_model.py), its folder created; returns its size in bytes."""
-    import attnscope_model  # tools/ is on sys.path in every script that writes models
+    """The model file (tools/attnscope_tools/attnscope_model.py), its folder created; returns its size in bytes."""
+    from attnscope_tools import attnscope_model
     os.makedirs(os.path.dirname(path), exist_ok=True)
     return attnscope_model.write_model(path, kind, config, vocab, state_dict, named_heads=named_heads,
                                        training=record)

@@ -1,7 +1,7 @@
 /// A GRU encoder–decoder (RnnSeq2SeqModel), the model attention was invented for: the decoder starts from the
 /// encoder's final state, the fixed context vector, and with `attention = dot` also looks back at every encoder
 /// state at each step (Luong's global attention, dot score: the decoder state is the query, the encoder states
-/// are the keys and the values). Parameter names and equations are tools/rnn_nets.py's (PyTorch's nn.GRU).
+/// are the keys and the values). Parameter names and equations are tools/training/rnn_nets.py's (PyTorch's nn.GRU).
 #pragma once
 
 #include <cstdint>

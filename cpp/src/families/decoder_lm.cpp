@@ -1,4 +1,4 @@
-// Our character language model's family, `decoder_lm` (tools/MODEL_FORMAT.md; tools/attnscope_nets.py): GPT-2's
+// Our character language model's family, `decoder_lm` (tools/MODEL_FORMAT.md; tools/training/attnscope_nets.py): GPT-2's
 // dialect with learned positions, pre-LayerNorm blocks of nn.MultiheadAttention and an exact-GELU MLP, and an output
 // head that may be tied to the token embedding.
 #include "common.hpp"

@@ -22,7 +22,7 @@ void check_our_config(const Config& f, std::size_t d, std::size_t heads);
 /// A config size of our files: an integer from 1 to 2^24 (their tensors are the real bound).
 std::size_t our_size(const Config& f, const char* name);
 
-/// Our blocks, as tools/attnscope_nets.py builds them: pre-LayerNorm (eps 1e-5, nn.LayerNorm's default), attention
+/// Our blocks, as tools/training/attnscope_nets.py builds them: pre-LayerNorm (eps 1e-5, nn.LayerNorm's default), attention
 /// as nn.MultiheadAttention (q|k|v biases, 1/√head_dim), an MLP fc2(gelu(fc1(x))) with exact GELU.
 plan::Layer our_layer(std::size_t d, std::size_t heads, std::size_t d_ff, bool causal);
 

@@ -1,4 +1,4 @@
-// Our encoder–decoder's family, `seq2seq` (tools/MODEL_FORMAT.md; tools/attnscope_nets.py): source and target tables of
+// Our encoder–decoder's family, `seq2seq` (tools/MODEL_FORMAT.md; tools/training/attnscope_nets.py): source and target tables of
 // their own with learned positions, pre-LayerNorm encoder blocks, decoder blocks that cross-attend to the encoder's
 // output (nn.MultiheadAttention, its in_proj rows q for the decoder, k and v for the encoder's output), an untied head.
 #include "common.hpp"

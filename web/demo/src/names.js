@@ -1,7 +1,7 @@
 // Named heads (measured behaviour from the model files) in the page's language.
 import { t, getLang, MESSAGES } from './i18n.js';
 
-// tools/lm_heads.py's GUIDED_SUFFIX: a head trained towards its pattern by an extra loss says so in either language.
+// tools/measure/lm_heads.py's GUIDED_SUFFIX: a head trained towards its pattern by an extra loss says so in either language.
 const GUIDED = /\s*\(guided in training\)/;
 
 /** A named head's name in the page's language (the model files name them in English). */

@@ -104,7 +104,7 @@ function modelInfo(r) {
   if (r.kind === 'lm') {
     s = t('info.lm', { L: c.numLayers, H: c.numHeads, d: c.dModel, params: fmtInt(paramCount(m)), n: c.maxLen });
     // The training record's held-out losses: English fortunes and Chinese prose, then the everyday Chinese sentences
-    // (tools/zh_everyday_heldout.py) when the record has them.
+    // (tools/data/zh_everyday_heldout.py) when the record has them.
     const en = tr.heldout?.en?.loss, zh = tr.heldout?.zh_prose?.loss, day = tr.everyday?.loss;
     if (typeof en === 'number' && typeof zh === 'number') {
       s += ' · ' + t('info.lmLoss', { en: en.toFixed(2), zh: zh.toFixed(2) });

@@ -1,5 +1,5 @@
 // The bottleneck curves (exact match against source length for the models), read from the JSON that
-// tools/measure_bottleneck.py writes (web/demo/src/data/bottleneck-curves.json); none until it is there. Read at
+// tools/measure/measure_bottleneck.py writes (web/demo/src/data/bottleneck-curves.json); none until it is there. Read at
 // build time (a glob, so a missing file is no error), so it is part of the bundle and works offline.
 
 const FOUND = import.meta.glob('../data/bottleneck-curves.json', { eager: true, import: 'default' });

@@ -1,5 +1,5 @@
 // Scores that find heads on any model, from one forward pass over a repeated random token sequence (as
-// tools/measure_heads.py measures our language model): previous-token, induction, and first-token mass (a sink).
+// tools/measure/measure_heads.py measures our language model): previous-token, induction, and first-token mass (a sink).
 
 /** `n` random token ids below `vocab`, the same for every run (a fixed linear congruential generator). */
 export function randomIds(n, vocab, seed = 12345) {
