@@ -64,7 +64,7 @@ renameSync(`${file}.tmp`, file);
 console.log(`wasm-relaxed-madd: ${file}: ${count} multiply-adds fused (f32x4.relaxed_madd), ${bytes.length} bytes${glue ? `, names as in ${otherGlue}` : ''}`);
 
 /**
- * `bytes` with a custom section appended: the relaxed builds say what they are (web/src/runtime.js, simdOfModule
+ * `bytes` with a custom section appended: the relaxed builds say what they are (web/src/wasm-build.js, simdOfModule
  * reads it), so a module a user passes to init() is known by its bytes.
  */
 function withSection(bytes, name, payload) {

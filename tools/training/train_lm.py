@@ -13,16 +13,15 @@ Unicode code point; id 0 = <unk> (any code point not in the vocabulary), id 1 = 
 ids 2.. = the most frequent code points of the training text, by descending count
 (ties: ascending code point). No other normalisation.
 
-This file is the run: its settings, the training loop and the evaluation. The text and its tokens are
-tools/data/lm_data.py, the model tools/training/attnscope_nets.py, the head analysis tools/measure/lm_heads.py, the record
-tools/measure/lm_record.py.
+This file is the run: its settings, its data, the training loop, and the calls that evaluate and write. The text
+and its tokens are tools/data/lm_data.py, the model tools/training/attnscope_nets.py, the scores
+tools/measure/lm_scores.py, the head analysis tools/measure/lm_heads.py, the record tools/measure/lm_record.py.
 """
 
 import argparse
 import collections
 import hashlib
 import json
-import math
 import os
 import sys
 import time
@@ -41,7 +40,8 @@ from attnscope_tools import attnscope_model  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
 from data import induction_data, lm_data, zh_common_chars, zh_everyday_heldout  # noqa: E402
 from data.lm_data import BOS, SPECIALS, UNK, Tokenizer, build_vocab, pack_in_order, pack_random  # noqa: E402
-from measure import lm_heads, lm_record  # noqa: E402
+from measure import lm_heads, lm_record, lm_scores  # noqa: E402
+from measure.lm_scores import eval_everyday, eval_loss  # noqa: E402
 from training.attnscope_nets import LanguageModel  # noqa: E402
 
 MODEL_PATH, RECORD_PATH = records.output_paths("char-lm")
@@ -60,58 +60,6 @@ def previous_token_loss(w):
     induction head spreads over the last three characters and stays near 0.4 on i-1
     (tools/records/char-lm-unguided-heads.md)."""
     return -torch.log(torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).clamp_min(1e-6)).mean()
-
-
-@torch.no_grad()
-def eval_loss(model, seqs, batch=32):
-    """Mean next-char cross-entropy over targets that are not <bos> (document boundaries are
-    not predictable). Returns (loss, n_targets, n_unk_targets)."""
-    tot, n, nunk = 0.0, 0, 0
-    for i in range(0, len(seqs), batch):
-        x = torch.tensor([s[:-1] for s in seqs[i:i + batch]])
-        y = torch.tensor([s[1:] for s in seqs[i:i + batch]])
-        logits = model(x)
-        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
-        m = (y.reshape(-1) != BOS)
-        tot += float(ce[m].sum())
-        n += int(m.sum())
-        nunk += int((y.reshape(-1) == UNK).sum())
-    return tot / max(n, 1), n, nunk
-
-
-@torch.no_grad()
-def eval_everyday(model, tok):
-    """The held-out everyday sentences (tools/data/zh_everyday_heldout.py, never trained on), each scored alone as
-    tools/measure/eval_everyday.py scores them: input <bos> + the sentence, every character a target. -> {"loss": nats/char,
-    "top1": share of targets that are the most likely token, "targets"}."""
-    nll, right, n = 0.0, 0, 0
-    for _, sentence in zh_everyday_heldout.sentences():
-        ids = tok.tokenize(sentence)
-        logits = model(torch.tensor([ids[:-1]]))[0]
-        y = torch.tensor(ids[1:])
-        nll += float(F.cross_entropy(logits, y, reduction="sum"))
-        right += int((logits.argmax(-1) == y).sum())
-        n += len(y)
-    return {"loss": round(nll / n, 4), "top1": round(right / n, 4), "targets": n}
-
-
-@torch.no_grad()
-def sample(model, tok, prompt, n, temperature=0.0, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    ids = tok.tokenize(prompt)
-    for _ in range(n):
-        x = torch.tensor([ids[-model.max_len:]])
-        logits = model(x)[0, -1]
-        logits[UNK] = -1e9
-        if temperature <= 0:
-            nxt = int(logits.argmax())
-        else:
-            p = torch.softmax(logits / temperature, -1)
-            nxt = int(torch.multinomial(p, 1, generator=g))
-        if nxt == BOS:
-            break
-        ids.append(nxt)
-    return tok.detokenize(ids[1:])
 
 
 def write_model(model, tokens, named, record):
@@ -401,22 +349,11 @@ def main():
         record["data"] = data_record(args, data)
         if data["common"]:
             record["data"]["zh_common"] = data["common"]
-    # full held-out evaluation
-    record["heldout"] = {}
-    tot, totn = 0.0, 0
-    for k, v in held.items():
-        loss, n, nunk = eval_loss(model, v)
-        record["heldout"][k] = {"loss": round(loss, 4), "ppl": round(math.exp(loss), 3),
-                                "targets": n, "unk_targets": nunk}
-        tot += loss * n
-        totn += n
-        print(f"held-out {k}: loss {loss:.4f} ppl {math.exp(loss):.2f} ({n} targets, {nunk} unk)")
+    record["heldout"] = lm_scores.heldout_scores(model, held)  # every held-out sequence
     record["everyday"] = dict(eval_everyday(model, tok), sentences=len(zh_everyday_heldout.sentences()),
                               source="tools/data/zh_everyday_heldout.py")
     print(f"held-out everyday sentences: {record['everyday']['loss']:.4f} nats/char, top-1 "
           f"{record['everyday']['top1']:.4f}")
-    record["heldout"]["all"] = {"loss": round(tot / totn, 4), "ppl": round(math.exp(tot / totn), 3),
-                                "targets": totn, "unk_targets": sum(v["unk_targets"] for v in record["heldout"].values())}
 
     # head analysis on held-out sequences (all of zh, up to 96 English sequences)
     full = {k: [s for s in v if s[-8:] != [BOS] * 8] for k, v in held.items()}  # no padded tails
@@ -438,13 +375,7 @@ def main():
                                "counts": counts,
                                "thresholds": {m: {"score": lm_heads.METRICS[m][1], "lift": lm_heads.METRICS[m][2]} for m in lm_heads.METRICS},
                                "data": "held-out sequences (128 tokens, padded tails dropped): zh_poems, zh_misc (all), en (first 96)"}
-    samples = []
-    for p in ["床前明月光，", "春眠不觉晓，", "白日依山尽，黄河入海流。\n", "The meaning of life is", "A fool and "]:
-        samples.append((p, sample(model, tok, p, 40)))
-    for p in ["妈妈说晚饭做好了，", "我们一起去"]:  # everyday Chinese (issue #33)
-        samples.append((p, sample(model, tok, p, 30)))
-    for p in ["春风", "Love is"]:
-        samples.append((p, sample(model, tok, p, 60, temperature=0.8, seed=1)))
+    samples = lm_scores.record_samples(model, tok)
     for p, s in samples:
         print(repr(p), "->", repr(s))
     size = write_model(model, tokens, named, record)

@@ -3,6 +3,7 @@
 import createAttnscopeModule from './attnscope.mjs';
 import { hardwareThreads, threadsUnavailableReason } from './threads-support.js';
 import { describe } from './figures/input.js';
+import { SEE_BUNDLERS, checkGivenBuild, checkMagic, chooseSimd, compile, isWasm, simdOfModule } from './wasm-build.js';
 
 /** @type {any} */
 let wasm = null;
@@ -14,9 +15,6 @@ let loadingWith = null;
 // The options init() knows; anything else is a TypeError, so a misspelt option cannot be silently ignored.
 const INIT_OPTIONS = ['wasmUrl', 'wasmBinary', 'threads', 'simd', 'threadedWasmUrl', 'threadsUrl'];
 const SIMD_CHOICES = ['auto', 'baseline', 'relaxed'];
-
-// Where to read about each start-up failure; the README is in the npm tarball, so the pointer always resolves.
-const SEE_BUNDLERS = 'see README › Bundlers';
 
 /**
  * The default location of a .wasm: beside this module, `attnscope.wasm` (SIMD128) or `attnscope-relaxed.wasm`
@@ -31,71 +29,6 @@ function defaultWasmUrl(simd = 'baseline') {
   } catch (cause) {
     throw new Error(`init: cannot locate attnscope.wasm: this bundle has no import.meta.url to find it by (${cause.message}); import 'attnscope/inline' instead, or pass init({ wasmUrl }) or init({ wasmBinary }) (${SEE_BUNDLERS})`, { cause });
   }
-}
-
-// (func (result v128) v128.const 0 v128.const 0 v128.const 0 f32x4.relaxed_madd): the instruction the relaxed build's
-// GEMM uses, in its standard encoding (fd 85 02). Validating it parses 61 bytes: microseconds, once per page.
-const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0,
-  253, 12, ...new Array(16).fill(0), 253, 12, ...new Array(16).fill(0), 253, 12, ...new Array(16).fill(0), 253, 133, 2, 11]);
-let relaxedSupported;
-/** Whether this engine runs relaxed SIMD (Chromium, Firefox, Node ≥ 22; Node 20 only with its flag; not Safari). */
-export const relaxedSimdSupported = () => (relaxedSupported ??= WebAssembly.validate(RELAXED_PROBE));
-
-const RELAXED_MISSING = 'this JavaScript engine does not run relaxed SIMD (f32x4.relaxed_madd): Chromium-based browsers, ' +
-  'Firefox and Node 22 do; Node 20 only with --experimental-wasm-relaxed-simd; Safari does not';
-
-/**
- * The build a module is, from its bytes: the relaxed-SIMD builds carry a custom section `attnscope.simd` holding
- * "relaxed" (written by their post-link step, scripts/wasm-relaxed-madd.mjs); every other module is SIMD128.
- * Walks the section headers only.
- */
-export function simdOfModule(bytes) {
-  const leb = (at) => {
-    let value = 0, shift = 0, byte;
-    do {
-      byte = bytes[at.i++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80 && at.i < bytes.length);
-    return value;
-  };
-  const at = { i: 8 };
-  while (at.i < bytes.length) {
-    const id = bytes[at.i++];
-    const size = leb(at);
-    const end = at.i + size;
-    if (id === 0) {
-      const length = leb(at);
-      const name = String.fromCharCode(...bytes.subarray(at.i, at.i + length));
-      if (name === 'attnscope.simd') return String.fromCharCode(...bytes.subarray(at.i + length, end)) === 'relaxed' ? 'relaxed' : 'baseline';
-    }
-    at.i = end;
-  }
-  return 'baseline';
-}
-
-/**
- * The build init() loads: `simd` 'baseline' forces SIMD128; 'relaxed' the relaxed-SIMD build, and an Error where the
- * engine cannot run it; 'auto' (the default) relaxed where the probe validates.
- */
-function chooseSimd(simd = 'auto') {
-  if (simd === 'baseline') return 'baseline';
-  if (relaxedSimdSupported()) return 'relaxed';
-  if (simd === 'relaxed') throw new Error(`init: options.simd is 'relaxed', but ${RELAXED_MISSING}; pass simd: 'auto' or 'baseline'`);
-  return 'baseline';
-}
-
-/** A module the caller gave (`where`) must be the build `simd` asked for, when it asked for one. */
-function checkGivenBuild(bytes, where, simd) {
-  const is = simdOfModule(bytes);
-  if (simd !== undefined && simd !== 'auto' && simd !== is) {
-    const build = is === 'relaxed' ? 'relaxed-SIMD' : 'SIMD128 (baseline)';
-    throw new Error(`init: options.simd is '${simd}', but ${where} is the ${build} build; pass the other file, or simd: 'auto'`);
-  }
-  if (is === 'relaxed' && !relaxedSimdSupported()) {
-    throw new Error(`init: ${where} is the relaxed-SIMD build, but ${RELAXED_MISSING}; use attnscope.wasm there`);
-  }
-  return is;
 }
 
 /**
@@ -148,56 +81,6 @@ async function readWasm(source, isDefault) {
 function viteOptimizedOriginal(url) {
   if (!(url instanceof URL) || !/\/node_modules\/\.vite\/deps(_temp_[^/]*)?\/[^/]*$/.test(url.pathname)) return null;
   return new URL(`../../attnscope/dist/${url.pathname.replace(/^.*\//, '')}`, url);
-}
-
-const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
-
-const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
-
-/** Checks the WebAssembly magic number; otherwise names what the bytes look like and the likely cause. */
-function checkMagic(bytes, where) {
-  if (isWasm(bytes)) return;
-  const text = String.fromCharCode(...bytes.subarray(0, 64)).trimStart().toLowerCase();
-  const cause =
-    bytes.length === 0 ? 'got an empty file'
-    : text.startsWith('<!doctype') || text.startsWith('<html') ? 'got HTML: is a dev server answering with index.html?'
-    : text.startsWith('<') ? 'got XML or HTML: is a server answering with an error page?'
-    : /^(import|export|var|let|const|function|\(function|"use strict"|'use strict')\b/.test(text) ? 'got JavaScript: is a bundler serving a module in place of the .wasm?'
-    : `got ${hex(bytes.subarray(0, 4))}`;
-  throw new Error(`init: ${where} is not a WebAssembly module (expected it to start with 00 61 73 6d); ${cause} (${SEE_BUNDLERS})`);
-}
-
-// Smallest modules using each feature attnscope.wasm needs (hand-assembled; validate() only parses them).
-const FEATURES = [
-  {
-    name: 'SIMD (128-bit)',
-    // (func (result v128) i32.const 0 i8x16.splat)
-    probe: [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 15, 11],
-    since: 'Chrome 91, Edge 91, Firefox 89, Safari 16.4, Node 16.4',
-  },
-  {
-    name: 'exception handling',
-    // (func try nop catch_all end), the encoding -fwasm-exceptions emits
-    probe: [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 6, 64, 1, 25, 11, 11],
-    since: 'Chrome 95, Edge 95, Firefox 100, Safari 15.2, Node 17',
-  },
-];
-
-/** Features of attnscope.wasm that this JavaScript engine lacks, by name and with the browsers that have them. */
-function missingWasmFeatures() {
-  return FEATURES.filter((f) => !WebAssembly.validate(new Uint8Array(f.probe))).map(({ name, since }) => ({ name, since }));
-}
-
-async function compile(bytes, where) {
-  try {
-    return await WebAssembly.compile(bytes);
-  } catch (cause) {
-    const missing = missingWasmFeatures();
-    if (missing.length) {
-      throw new Error(`init: this JavaScript engine lacks WebAssembly ${missing.map((f) => `${f.name} (${f.since})`).join(' and ')}, which attnscope needs`, { cause });
-    }
-    throw new Error(`init: ${where} does not compile (${cause.message}); is it this version's attnscope.wasm?`, { cause });
-  }
 }
 
 /**
