@@ -38,9 +38,17 @@ export function emscriptenToolchain() {
 // Debian's Emscripten runs its JS optimiser with Debian's acorn, which lives in /usr/share/nodejs, outside Node's
 // default search path. Debian offers no way to ask for that folder; elsewhere the entry is a folder that does not
 // exist, which changes nothing (docs/toolchain.md, "Emscripten's JS optimiser and acorn").
+//
+// Debian's Emscripten also runs binaryen's tools (wasm-opt, wasm-metadce) by bare name, so under `npm test` or
+// `npm run build`, which put node_modules/.bin first on PATH, it would run the npm `binaryen` package's newer tools
+// (the relaxed builds' post-link step needs that package): a different module, whose import names no longer match
+// its glue. The project's node_modules/.bin folders go last (docs/toolchain.md, "Emscripten runs binaryen by name").
+const isPackageBin = (dir) => path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules';
+const searchPath = (process.env.PATH ?? '').split(path.delimiter);
 export const buildEnv = {
   ...process.env,
   NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(path.delimiter),
+  PATH: [...searchPath.filter((dir) => !isPackageBin(dir)), ...searchPath.filter(isPackageBin)].join(path.delimiter),
 };
 
 /**

@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         r.tokens = {0};
         model->forward(r);
         if (model->config().causal && model->config().has_lm_head) model->generate({0}, 2, -1);
-        model->trace(r, AttentionKind::self, 0, 0, 0);
+        model->trace(r, attnscope::AttentionKind::self, 0, 0, 0);
     } catch (const std::exception& e) {
         finding("forward", e);
     }
