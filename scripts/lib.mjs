@@ -8,12 +8,11 @@ import path from 'node:path';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The download budget of dist/attnscope.wasm and of attnscope-relaxed.wasm, each (issue #12, raised by issue #20 for the Hugging Face checkpoints):
- * tests/js/size.test.js enforces it, bench/run.mjs reports it. The pretrained API (config and name tables, the
- * streaming loader, the one forward pass, generate, trace, patching) costs about 110 KB with its binding, inside
- * issue #20's 320 KiB; the GRU encoder–decoders of "Why attention" (issue #23) add about 14 KB more (with their
- * orchestration and pretrained/generate.cpp built -Oz), so the budget is 336 KiB. Building the whole link -Os or -Oz
- * would fit 320 KiB but made the models' forward passes 6-11 % slower (bench/compare-builds.mjs).
+ * The download budget of dist/attnscope.wasm and of attnscope-relaxed.wasm, each: 336 KiB (issue #12, raised by
+ * issues #20 and #23 for the Hugging Face checkpoints and the GRU models; CHANGELOG says what each part cost).
+ * tests/js/size.test.js enforces it, bench/run.mjs reports it. The bookkeeping (the walk over the plan, config
+ * readers, the loader) is built -Oz and the inner loops -O3 (CMakeLists.txt): a whole link built -Oz fits with room
+ * to spare but runs the models' forward passes slower (bench/compare-builds.mjs).
  */
 export const wasmBudgetBytes = 344_064;
 

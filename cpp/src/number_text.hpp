@@ -1,5 +1,5 @@
 // Numbers in error messages without printf: std::to_string(double) and snprintf("%f") link printf's float
-// formatter (about 6 KB of .wasm) for a few messages. Internal to the core.
+// formatter (kilobytes of .wasm) for a few messages. Internal to the core.
 #pragma once
 
 #include <string>

@@ -89,15 +89,15 @@ struct pack_b_transposed {
 // each broadcast A value feeds two. `cols` < NR only in the last panel, whose result goes through a buffer.
 // With RowMax, `row_max` holds W floats per row of the tile whose lanes keep the running maximum of what the tile
 // stores, so a softmax over the rows needs no pass of its own to find it. (A template flag, not a null test: the
-// compiler would otherwise copy every k loop into a with- and a without-maximum version, 10 KB of .wasm.)
+// compiler would otherwise copy every k loop into a with- and a without-maximum version.)
 //
 // Every element is bias + Σ_k a·b accumulated in k order by the same operations whatever MR: a row's
 // bits do not depend on the tile it lands in, so any split of the rows (threads, blocks) gives the same result.
 // The k loop reads A through one pointer per row, each stepped by one float: Emscripten builds with LLVM's loop
 // strength reduction off, so A[r·lda + k] cost an add, a shift and an add per row and step, half as many integer
-// instructions as the tile's 22 SIMD ones (5-6 % of the GEMM's time in V8). Unrolling k does not pay: LLVM then
+// instructions as the tile's SIMD ones (bench/gemm.mjs measures the tile). Unrolling k does not pay: LLVM then
 // hoists every step's B loads to the top of the iteration, V8 keeps its loads in that order, and 8 live B vectors
-// beside 8 accumulators spill V8's 15 XMM registers (13 % slower, bench/gemm.mjs).
+// beside 8 accumulators spill V8's 15 XMM registers (slower in bench/gemm.mjs).
 template <class Arch, std::size_t MR, bool RowMax = false>
 inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, float* C, std::size_t ldc,
                       const float* bias, std::size_t cols, bool accumulate, float* row_max = nullptr)

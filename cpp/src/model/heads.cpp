@@ -16,8 +16,8 @@ namespace {
 
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
-// Multiply-adds of q·kᵀ (over every head) below which the attention runs on the calling thread: about 3 µs of work,
-// so the 64-token test models (and a generated token past ~100 positions) already use the helpers.
+// Multiply-adds of q·kᵀ (over every head) below which the attention runs on the calling thread: a few microseconds
+// of work, so the 64-token test models (and a generated token past ~100 positions) already use the helpers.
 constexpr double attention_parallel_work = 1 << 16;
 
 // The bucket of a key `distance` = key − query positions away (HF's T5Attention._relative_position_bucket): exact

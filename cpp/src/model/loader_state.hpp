@@ -46,7 +46,7 @@ struct CheckpointLoader::Impl {
     ModelConfig config;
     model::Weights dry;                       // sizes only: the shapes the files must have
     std::vector<std::size_t> first_bit;       // per table row, its bits in `present` (one per layer, or one)
-    std::vector<std::uint8_t> present;        // bytes, not vector<bool>: its code costs the .wasm 2 KB
+    std::vector<std::uint8_t> present;        // bytes, not vector<bool>: its bit access costs the .wasm code
     std::vector<std::uint32_t> found_in;      // per bit: which file of file_order held it (for "appears twice")
     int architecture_head = -1;               // `architectures` says: 1 an LM head, 0 none, -1 not said
     std::string architecture;
