@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -27,6 +28,15 @@ inline std::size_t checked_add(std::size_t a, std::size_t b, const char* what)
         throw std::length_error(std::string(what) + ": sizes too large (" + std::to_string(a) + " + " +
                                 std::to_string(b) + " overflows the address space)");
     return a + b;
+}
+
+/// Sums and products of counts in 64 bits that saturate at 2^62, far beyond any memory, instead of wrapping: the
+/// memory plan counts what an absurd config would take without throwing, then compares the total with the limit.
+constexpr std::uint64_t saturated = std::uint64_t(1) << 62;
+constexpr std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return a + b > saturated ? saturated : a + b; }
+constexpr std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b)
+{
+    return a != 0 && b > saturated / a ? saturated : a * b;
 }
 
 /// The product of `factors` as a count of elements of `element_bytes` each: throws std::length_error naming `what`

@@ -30,17 +30,35 @@ struct scale_add {
     }
 };
 
+/// x[j] = vector(x[j]) over whole batches and scalar(x[j]) over the tail: the loop of every in-place kernel below.
+/// Both functions compute the same formula, one on W lanes at a time.
+template <class Arch, class Vector, class Scalar>
+inline void map_inplace(float* x, std::size_t n, Vector vector, Scalar scalar)
+{
+    using batch = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = batch::size;
+    std::size_t j = 0;
+    for (; j + W <= n; j += W) vector(batch::load_unaligned(x + j)).store_unaligned(x + j);
+    for (; j < n; ++j) x[j] = scalar(x[j]);
+}
+
+/// The same with a second input read element by element: x[j] = f(x[j], y[j]).
+template <class Arch, class Vector, class Scalar>
+inline void zip_inplace(float* x, const float* y, std::size_t n, Vector vector, Scalar scalar)
+{
+    using batch = xsimd::batch<float, Arch>;
+    constexpr std::size_t W = batch::size;
+    std::size_t j = 0;
+    for (; j + W <= n; j += W) vector(batch::load_unaligned(x + j), batch::load_unaligned(y + j)).store_unaligned(x + j);
+    for (; j < n; ++j) x[j] = scalar(x[j], y[j]);
+}
+
 /// x[j] += added[j].
 struct add_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n, const float* added) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        std::size_t j = 0;
-        for (; j + W <= n; j += W)
-            (batch::load_unaligned(x + j) + batch::load_unaligned(added + j)).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] += added[j];
+        zip_inplace<Arch>(x, added, n, [](auto a, auto b) { return a + b; }, [](float a, float b) { return a + b; });
     }
 };
 
@@ -49,12 +67,8 @@ struct scale_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n, float factor) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch vfactor(factor);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * vfactor).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] *= factor;
+        const xsimd::batch<float, Arch> vfactor(factor);
+        map_inplace<Arch>(x, n, [=](auto v) { return v * vfactor; }, [=](float v) { return v * factor; });
     }
 };
 
@@ -64,15 +78,11 @@ struct gelu_inplace {
     void operator()(Arch, float* x, std::size_t n) const
     {
         using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
         constexpr float inv_sqrt2 = 0.70710678118654752f;
         const batch vhalf(0.5f), vone(1.f), vinv_sqrt2(inv_sqrt2);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) {
-            const batch v = batch::load_unaligned(x + j);
-            (vhalf * v * (vone + xsimd::erf(v * vinv_sqrt2))).store_unaligned(x + j);
-        }
-        for (; j < n; ++j) x[j] = 0.5f * x[j] * (1.f + std::erf(x[j] * inv_sqrt2));
+        map_inplace<Arch>(
+            x, n, [=](batch v) { return vhalf * v * (vone + xsimd::erf(v * vinv_sqrt2)); },
+            [](float v) { return 0.5f * v * (1.f + std::erf(v * inv_sqrt2)); });
     }
 };
 
@@ -83,15 +93,11 @@ struct gelu_tanh_inplace {
     void operator()(Arch, float* x, std::size_t n) const
     {
         using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
         constexpr float c = 0.7978845608028654f, k = 0.044715f;
         const batch vhalf(0.5f), vone(1.f), vc(c), vk(k);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) {
-            const batch v = batch::load_unaligned(x + j);
-            (vhalf * v * (vone + xsimd::tanh(vc * (v + vk * v * v * v)))).store_unaligned(x + j);
-        }
-        for (; j < n; ++j) x[j] = 0.5f * x[j] * (1.f + std::tanh(c * (x[j] + k * x[j] * x[j] * x[j])));
+        map_inplace<Arch>(
+            x, n, [=](batch v) { return vhalf * v * (vone + xsimd::tanh(vc * (v + vk * v * v * v))); },
+            [](float v) { return 0.5f * v * (1.f + std::tanh(c * (v + k * v * v * v))); });
     }
 };
 
@@ -101,12 +107,8 @@ struct softcap_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n, float cap) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch vcap(cap);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) (xsimd::tanh(batch::load_unaligned(x + j) / vcap) * vcap).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] = std::tanh(x[j] / cap) * cap;
+        const xsimd::batch<float, Arch> vcap(cap);
+        map_inplace<Arch>(x, n, [=](auto v) { return xsimd::tanh(v / vcap) * vcap; }, [=](float v) { return std::tanh(v / cap) * cap; });
     }
 };
 
@@ -115,12 +117,8 @@ struct relu_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch zero(0.f);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) xsimd::max(batch::load_unaligned(x + j), zero).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] = x[j] > 0.f ? x[j] : 0.f;
+        const xsimd::batch<float, Arch> zero(0.f);
+        map_inplace<Arch>(x, n, [=](auto v) { return xsimd::max(v, zero); }, [](float v) { return v > 0.f ? v : 0.f; });
     }
 };
 
@@ -129,11 +127,7 @@ struct mul_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n, const float* y) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) (batch::load_unaligned(x + j) * batch::load_unaligned(y + j)).store_unaligned(x + j);
-        for (; j < n; ++j) x[j] *= y[j];
+        zip_inplace<Arch>(x, y, n, [](auto a, auto b) { return a * b; }, [](float a, float b) { return a * b; });
     }
 };
 

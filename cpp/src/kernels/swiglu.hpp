@@ -6,6 +6,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "elementwise.hpp"  // map_inplace, zip_inplace
+
 namespace attnscope {
 namespace kernels {
 
@@ -14,15 +16,10 @@ struct silu_mul {
     template <class Arch>
     void operator()(Arch, float* gate, const float* up, std::size_t n) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch one(1.f);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) {
-            const batch g = batch::load_unaligned(gate + j);
-            (g / (one + xsimd::exp(-g)) * batch::load_unaligned(up + j)).store_unaligned(gate + j);
-        }
-        for (; j < n; ++j) gate[j] = gate[j] / (1.f + std::exp(-gate[j])) * up[j];
+        const xsimd::batch<float, Arch> one(1.f);
+        zip_inplace<Arch>(
+            gate, up, n, [=](auto g, auto u) { return g / (one + xsimd::exp(-g)) * u; },
+            [](float g, float u) { return g / (1.f + std::exp(-g)) * u; });
     }
 };
 
@@ -31,15 +28,8 @@ struct silu_inplace {
     template <class Arch>
     void operator()(Arch, float* x, std::size_t n) const
     {
-        using batch = xsimd::batch<float, Arch>;
-        constexpr std::size_t W = batch::size;
-        const batch one(1.f);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) {
-            const batch g = batch::load_unaligned(x + j);
-            (g / (one + xsimd::exp(-g))).store_unaligned(x + j);
-        }
-        for (; j < n; ++j) x[j] = x[j] / (1.f + std::exp(-x[j]));
+        const xsimd::batch<float, Arch> one(1.f);
+        map_inplace<Arch>(x, n, [=](auto g) { return g / (one + xsimd::exp(-g)); }, [](float g) { return g / (1.f + std::exp(-g)); });
     }
 };
 

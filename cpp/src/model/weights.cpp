@@ -16,10 +16,9 @@ namespace {
 using namespace plan;
 constexpr std::size_t NR = kernels::panel_width<xsimd::default_arch>;
 
-// 64-bit sums that saturate far beyond any memory instead of wrapping (a dry declaration of an absurd config).
-constexpr std::uint64_t top = std::uint64_t(1) << 62;
-std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a + b > top ? top : a + b; }
-std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return a != 0 && b > top / a ? top : a * b; }
+// The memory plan's arithmetic saturates instead of wrapping (a dry declaration of an absurd config).
+constexpr auto add = detail::saturating_add;
+constexpr auto mul = detail::saturating_mul;
 
 class Declare {
 public:

@@ -8,6 +8,7 @@
 #include "../kernels/gemm.hpp"
 #include "../parallel.hpp"
 #include "../json.hpp"
+#include "../sizes.hpp"
 #include "heads.hpp"
 #include "pass.hpp"
 
@@ -17,9 +18,9 @@ namespace {
 
 using namespace plan;
 constexpr std::uint64_t NR = kernels::panel_width<xsimd::default_arch>;
-constexpr std::uint64_t top = std::uint64_t(1) << 62;
-std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a + b > top ? top : a + b; }
-std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return a != 0 && b > top / a ? top : a * b; }
+// The memory plan's arithmetic saturates instead of wrapping (a dry declaration of an absurd config).
+constexpr auto add = detail::saturating_add;
+constexpr auto mul = detail::saturating_mul;
 std::uint64_t packed(std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1) / NR * NR, k); }
 
 // Query rows per block of attention scores (forward.cpp's tasks).
