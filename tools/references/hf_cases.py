@@ -81,6 +81,18 @@ def qwen3_config(**kw):
     return c
 
 
+def gemma_config(**kw):
+    # configuration_gemma.GemmaConfig's fields as transformers 4.4x saves them (hidden_activation since PR 29402)
+    c = {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": 2, "eos_token_id": 1, "head_dim": 8, "hidden_act": "gelu",
+         "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 24, "initializer_range": 0.02,
+         "intermediate_size": 32, "max_position_embeddings": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+         "num_key_value_heads": 1, "pad_token_id": 0, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+         "tie_word_embeddings": True, "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -189,4 +201,14 @@ CASES = [
     causal("qwen3-qknorm", 603, "Qwen3ForCausalLM: q_norm / k_norm (RMSNorm over head_dim before RoPE), "
            "head_dim 8 with hidden 24 and 4 heads (4 * 8 != 24)", ["qk-norm", "head_dim-explicit", "gqa"],
            qwen3_config(), {"prefix": "model."}),
+    causal("gemma-mqa", 703, "GemmaForCausalLM: RMSNorm by (1 + weight), embeddings times sqrt(24) as float32, "
+           "GeGLU from hidden_activation gelu_pytorch_tanh (hidden_act \"gelu\" ignored, as in the 1.1 configs), "
+           "multi-query attention, head_dim 8 with hidden 24 and 4 heads, tied head",
+           ["gemma-norm", "embed-scale", "geglu", "mqa", "head_dim-explicit", "tied-head"],
+           gemma_config(), {"prefix": "model."}),
+    causal("gemma-legacy-act", 713, "GemmaForCausalLM as the first configs: hidden_act \"gelu\" and no "
+           "hidden_activation (GemmaMLP runs the tanh GELU), grouped-query attention, attention_bias, untied lm_head",
+           ["hidden_act-legacy", "gqa", "attention_bias", "untied-head"],
+           {k: v for k, v in gemma_config(num_key_value_heads=2, attention_bias=True, tie_word_embeddings=False).items()
+            if k != "hidden_activation"}, {"prefix": "model.", "lm_head": True}),
 ]
