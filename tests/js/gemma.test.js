@@ -88,3 +88,56 @@ test('gemma: the config is the core\'s, with its head_dim, its key/value heads a
   assert.equal(model.forward([2, 5, 7]).logits.shape[1], c.vocab_size);
   model.dispose();
 });
+
+test('gemma2: hostile values of its fields are refused by name', async () => {
+  const c = configOf('gemma2-softcap');
+  await refusesAll('gemma2-softcap', [
+    [{ ...c, attn_logit_softcapping: 0 }, RangeError, /attn_logit_softcapping: expected a number above 0/],
+    [{ ...c, attn_logit_softcapping: -50 }, RangeError, /attn_logit_softcapping: expected a number above 0/],
+    [{ ...c, attn_logit_softcapping: '50' }, TypeError, /attn_logit_softcapping: expected a number, got a string/],
+    [{ ...c, final_logit_softcapping: 0 }, RangeError, /final_logit_softcapping: expected a number above 0/],
+    [{ ...c, final_logit_softcapping: true }, TypeError, /final_logit_softcapping: expected a number, got a boolean/],
+    [{ ...c, query_pre_attn_scalar: 0 }, RangeError, /query_pre_attn_scalar: expected a number above 0/],
+    [{ ...c, query_pre_attn_scalar: [256] }, TypeError, /query_pre_attn_scalar: expected a number/],
+    [{ ...c, sliding_window: 0 }, RangeError, /sliding_window: expected an integer from 1/],
+    [{ ...c, sliding_window: 2.5 }, RangeError, /sliding_window: expected an integer/],
+    [{ ...c, sliding_window: null }, RangeError, /sliding_window: null is not supported \(sliding layers need a window\)/],
+    [{ ...c, sliding_window: '4096' }, TypeError, /sliding_window: expected an integer, got a string/],
+    [{ ...c, layer_types: 'sliding' }, TypeError, /layer_types: expected an array of strings/],
+    [{ ...c, layer_types: ['full_attention'] }, RangeError, /layer_types: expected 3 entries \(num_hidden_layers\), got 1/],
+    [{ ...c, layer_types: ['full_attention', 'full_attention', 'chunked_attention'] }, RangeError, /layer_types\[2\]: "chunked_attention" is not supported/],
+    [{ ...c, layer_types: [0, 1, 0] }, TypeError, /layer_types\[0\]: expected a string/],
+    [{ ...c, hidden_activation: 'gelu_fast' }, RangeError, /hidden_activation: "gelu_fast" is not supported/],
+    [{ ...c, num_attention_heads: 16 }, RangeError, /num_attention_heads: expected a divisor of hidden_size \(24\), got 16/],
+    [{ ...c, use_bidirectional_attention: true }, RangeError, /use_bidirectional_attention: true is not supported/],
+    [{ ...c, rope_parameters: { sliding_attention: {} } }, RangeError, /rope_parameters: .* is not supported/],
+  ]);
+});
+
+test('gemma2: layers 0 and 2 slide (window 3), layer 1 is global; caps, scalar and layer_types are read', async () => {
+  const c = configOf('gemma2-softcap');
+  const model = await loadModel(folderOf('gemma2-softcap'));
+  assert.deepEqual(model.config.window, [c.sliding_window, null, c.sliding_window]);
+  const ids = referenceOf('gemma2-softcap').inputs[0].input_ids;
+  const T = ids.length;
+  const { attention, logits } = model.forward(ids);
+  const heads = c.num_attention_heads;
+  const weight = (layer, head, q, k) => attention.data[((layer * heads + head) * T + q) * T + k];
+  for (let head = 0; head < heads; head++) {
+    assert.equal(weight(0, head, T - 1, T - 1 - c.sliding_window), 0, 'layer 0: outside the window');
+    assert.equal(weight(2, head, T - 1, T - 1 - c.sliding_window), 0, 'layer 2: outside the window');
+  }
+  assert.ok([...Array(heads).keys()].some((head) => weight(1, head, T - 1, 0) > 1e-6), 'layer 1 sees the first key');
+  assert.ok(Math.max(...logits.data.map(Math.abs)) < c.final_logit_softcapping, 'logits within the cap');
+  model.dispose();
+  const ref = reference('gemma2-softcap');
+  for (const change of [{ attn_logit_softcapping: null }, { final_logit_softcapping: null }, { query_pre_attn_scalar: 8 },
+    { layer_types: ['full_attention', 'full_attention', 'full_attention'] }]) {
+    assert.ok(maxRelativeError(await logitsWith('gemma2-softcap', { ...c, ...change }), ref) > 1e-3, JSON.stringify(change));
+  }
+  // Absent caps are the class's 50 and 30, not none: gemma2-defaults has no final_logit_softcapping and matches.
+  const d = configOf('gemma2-defaults');
+  assert.equal('final_logit_softcapping' in d, false);
+  assert.ok(maxRelativeError(await logitsWith('gemma2-defaults', { ...d, final_logit_softcapping: 30 }), reference('gemma2-defaults')) <= 1e-4);
+  assert.ok(maxRelativeError(await logitsWith('gemma2-defaults', { ...d, final_logit_softcapping: null }), reference('gemma2-defaults')) > 1e-4);
+});

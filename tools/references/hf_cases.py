@@ -93,6 +93,20 @@ def gemma_config(**kw):
     return c
 
 
+def gemma2_config(**kw):
+    # configuration_gemma2.Gemma2Config's fields (the Hub's configs also carry hidden_act)
+    c = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "attention_bias": False,
+         "attention_dropout": 0.0, "attn_logit_softcapping": 3.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+         "eos_token_id": 1, "final_logit_softcapping": 5.0, "head_dim": 8, "hidden_act": "gelu_pytorch_tanh",
+         "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 24, "initializer_range": 0.02,
+         "intermediate_size": 32, "max_position_embeddings": 64, "num_attention_heads": 4, "num_hidden_layers": 3,
+         "num_key_value_heads": 2, "pad_token_id": 0, "query_pre_attn_scalar": 12, "rms_norm_eps": 1e-6,
+         "rope_theta": 10000.0, "sliding_window": 3, "tie_word_embeddings": True, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -211,4 +225,17 @@ CASES = [
            ["hidden_act-legacy", "gqa", "attention_bias", "untied-head"],
            {k: v for k, v in gemma_config(num_key_value_heads=2, attention_bias=True, tie_word_embeddings=False).items()
             if k != "hidden_activation"}, {"prefix": "model.", "lm_head": True}),
+    causal("gemma2-softcap", 803, "Gemma2ForCausalLM: the four sandwich norms, attn_logit_softcapping 3 and "
+           "final_logit_softcapping 5 (both active on these scores and logits), query_pre_attn_scalar 12 (not "
+           "head_dim 8), layers 0 and 2 sliding (window 3) and layer 1 global by Gemma2Config's rule",
+           ["sandwich-norms", "attn-softcap", "final-softcap", "query_pre_attn_scalar", "sliding-window-alternating"],
+           gemma2_config(), {"prefix": "model."}),
+    causal("gemma2-defaults", 813, "Gemma2ForCausalLM: attn_logit_softcapping null (no capping), "
+           "final_logit_softcapping absent (the class's 30), layer_types given (layer 0 global, layer 1 sliding: the "
+           "reverse of the rule), multi-query attention, untied lm_head",
+           ["attn-softcap-null", "final-softcap-default", "layer_types", "mqa", "untied-head"],
+           {k: v for k, v in gemma2_config(attn_logit_softcapping=None, num_hidden_layers=2, num_key_value_heads=1,
+                                           layer_types=["full_attention", "sliding_attention"],
+                                           tie_word_embeddings=False).items() if k != "final_logit_softcapping"},
+           {"prefix": "model.", "lm_head": True}),
 ]
