@@ -141,3 +141,40 @@ test('gemma2: layers 0 and 2 slide (window 3), layer 1 is global; caps, scalar a
   assert.ok(maxRelativeError(await logitsWith('gemma2-defaults', { ...d, final_logit_softcapping: 30 }), reference('gemma2-defaults')) <= 1e-4);
   assert.ok(maxRelativeError(await logitsWith('gemma2-defaults', { ...d, final_logit_softcapping: null }), reference('gemma2-defaults')) > 1e-4);
 });
+
+test('gemma3_text: hostile values of its fields are refused by name', async () => {
+  const c = configOf('gemma3-pattern');
+  await refusesAll('gemma3-pattern', [
+    [{ ...c, rope_local_base_freq: 1 }, RangeError, /rope_local_base_freq: expected a number above 1/],
+    [{ ...c, rope_local_base_freq: '1e4' }, TypeError, /rope_local_base_freq: expected a number, got a string/],
+    [{ ...c, sliding_window_pattern: 0 }, RangeError, /sliding_window_pattern: expected an integer from 1/],
+    [{ ...c, sliding_window_pattern: 'six' }, TypeError, /sliding_window_pattern: expected an integer/],
+    [{ ...c, rope_theta: 0.5 }, RangeError, /rope_theta: expected a number above 1/],
+    [{ ...c, rope_scaling: { rope_type: 'yarn', factor: 2 } }, RangeError, /rope_scaling\.rope_type: "yarn" is not supported/],
+    [{ ...c, rope_scaling: { rope_type: 'linear' } }, RangeError, /rope_scaling\.factor: missing/],
+    [{ ...c, layer_types: ['sliding_attention', 'full_attention'] }, RangeError, /layer_types: expected 4 entries/],
+    [{ ...c, attn_logit_softcapping: 0 }, RangeError, /attn_logit_softcapping: expected a number above 0/],
+    [{ ...c, sliding_window: null }, RangeError, /sliding_window: null is not supported/],
+    [{ ...c, head_dim: 5 }, RangeError, /head_dim: expected an even number/],
+  ]);
+});
+
+test('gemma3_text: the pattern picks the sliding layers; local and global rotary bases, scaling and q/k norms are read', async () => {
+  const c = configOf('gemma3-pattern');
+  const model = await loadModel(folderOf('gemma3-pattern'));
+  assert.deepEqual(model.config.window, [3, 3, null, 3]); // sliding_window_pattern 3: layer 2 is global
+  assert.equal(model.config.qkNorm, true);
+  model.dispose();
+  const ref = reference('gemma3-pattern');
+  for (const change of [{ rope_local_base_freq: 10000 }, { rope_scaling: null }, { sliding_window_pattern: 2 }, { rope_theta: 100 }]) {
+    assert.ok(maxRelativeError(await logitsWith('gemma3-pattern', { ...c, ...change }), ref) > 1e-3, JSON.stringify(change));
+  }
+  // layer_types wins over sliding_window_pattern, as in Gemma3TextConfig.
+  const types = ['sliding_attention', 'sliding_attention', 'full_attention', 'sliding_attention'];
+  assert.ok(maxRelativeError(await logitsWith('gemma3-pattern', { ...c, layer_types: types, sliding_window_pattern: 2 }), ref) <= 1e-4);
+  // gemma3-bf16 has no rope_theta: the class's 1e6, not Llama's 10000.
+  const b = configOf('gemma3-bf16');
+  assert.equal('rope_theta' in b, false);
+  assert.ok(maxRelativeError(await logitsWith('gemma3-bf16', { ...b, rope_theta: 1e6 }), reference('gemma3-bf16')) <= 1e-4);
+  assert.ok(maxRelativeError(await logitsWith('gemma3-bf16', { ...b, rope_theta: 10000 }), reference('gemma3-bf16')) > 1e-4);
+});

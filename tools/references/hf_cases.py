@@ -107,6 +107,20 @@ def gemma2_config(**kw):
     return c
 
 
+def gemma3_text_config(**kw):
+    # configuration_gemma3.Gemma3TextConfig's fields, as google/gemma-3-1b-pt's config.json has them
+    c = {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "attention_bias": False,
+         "attention_dropout": 0.0, "attn_logit_softcapping": None, "bos_token_id": 2, "cache_implementation": "hybrid",
+         "eos_token_id": 1, "final_logit_softcapping": None, "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh",
+         "hidden_size": 24, "initializer_range": 0.02, "intermediate_size": 32, "max_position_embeddings": 64,
+         "num_attention_heads": 4, "num_hidden_layers": 4, "num_key_value_heads": 1, "pad_token_id": 0,
+         "query_pre_attn_scalar": 8, "rms_norm_eps": 1e-6, "rope_local_base_freq": 100.0, "rope_scaling": None,
+         "rope_theta": 10000.0, "sliding_window": 3, "sliding_window_pattern": 3, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -238,4 +252,17 @@ CASES = [
                                            layer_types=["full_attention", "sliding_attention"],
                                            tie_word_embeddings=False).items() if k != "final_logit_softcapping"},
            {"prefix": "model.", "lm_head": True}),
+    causal("gemma3-pattern", 903, "Gemma3ForCausalLM: q_norm / k_norm by (1 + weight), sliding_window_pattern 3 "
+           "(layers 0, 1 and 3 sliding with window 3, layer 2 global), rope_local_base_freq 100 on the sliding "
+           "layers, rope_theta 10000 with rope_scaling linear (factor 4) on the global one, multi-query attention",
+           ["qk-norm", "sliding_window_pattern", "rope_local_base_freq", "rope-linear-global", "mqa"],
+           gemma3_text_config(rope_scaling={"rope_type": "linear", "factor": 4.0}), {"prefix": "model."}),
+    causal("gemma3-bf16", 913, "Gemma3ForCausalLM stored in BF16 as google/gemma-3-1b is: layer_types given "
+           "(sliding, global), no sliding_window_pattern, attn_logit_softcapping 3 and final_logit_softcapping 5 set, "
+           "grouped-query attention, rope_theta absent (the class's 1e6)",
+           ["dtype-bf16", "layer_types", "attn-softcap", "final-softcap", "rope_theta-default", "gqa"],
+           {k: v for k, v in gemma3_text_config(torch_dtype="bfloat16", num_hidden_layers=2, num_key_value_heads=2,
+                                                layer_types=["sliding_attention", "full_attention"],
+                                                attn_logit_softcapping=3.0, final_logit_softcapping=5.0).items()
+            if k not in ("sliding_window_pattern", "rope_theta")}, {"prefix": "model."}),
 ]
