@@ -182,3 +182,27 @@ test('gemma3_text: the pattern picks the sliding layers; local and global rotary
   assert.ok(maxRelativeError(await logitsWith('gemma3-bf16', { ...b, rope_theta: 1e6 }), reference('gemma3-bf16')) <= 1e-4);
   assert.ok(maxRelativeError(await logitsWith('gemma3-bf16', { ...b, rope_theta: 10000 }), reference('gemma3-bf16')) > 1e-4);
 });
+
+test('trace on a soft-capped model: its cap, and weights that are the softmax of the capped scaled scores', async () => {
+  const c = configOf('gemma2-softcap');
+  const model = await loadModel(folderOf('gemma2-softcap'));
+  const { input_ids: ids, attention } = referenceOf('gemma2-softcap').inputs[0];
+  const T = ids.length;
+  for (const [layer, head, query] of [[0, 1, T - 1], [1, 3, T - 2]]) {
+    const t = model.trace(ids, { layer, head, query });
+    assert.equal(t.softcap, c.attn_logit_softcapping);
+    assert.ok(Math.abs(t.scale - c.query_pre_attn_scalar ** -0.5) < 1e-7, `scale ${t.scale}`);
+    // Computed here from the trace's own scores: cap·tanh(s·scale / cap), the mask, the softmax.
+    const capped = Array.from(t.scores.data, (s, k) => (t.visible[k] ? t.softcap * Math.tanh((s * t.scale) / t.softcap) : -Infinity));
+    const top = Math.max(...capped);
+    const sum = capped.reduce((a, s) => a + Math.exp(s - top), 0);
+    const expected = capped.map((s) => Math.exp(s - top) / sum);
+    assert.ok(Math.max(...expected.map((w, k) => Math.abs(w - t.weights.data[k]))) <= 1e-6);
+    const row = ((layer * c.num_attention_heads + head) * T + query) * T;
+    assert.ok(Math.max(...expected.map((w, k) => Math.abs(w - attention.data[row + k]))) <= 2e-5, 'the reference row');
+  }
+  model.dispose();
+  const uncapped = await loadModel(folderOf('gemma3-pattern'));
+  assert.equal(uncapped.trace([2, 5, 7], { layer: 0, head: 0, query: 2 }).softcap, 0);
+  uncapped.dispose();
+});
