@@ -215,7 +215,8 @@ val trace_value(const AttentionTrace& t)
 {
     val result = val::object();
     set_numbers(result, {{"layer", double(t.layer)}, {"head", double(t.head)}, {"query", double(t.query)},
-                         {"kvHead", double(t.kv_head)}, {"scale", double(t.scale)}});
+                         {"kvHead", double(t.kv_head)}, {"scale", double(t.scale)},
+                         {"softcap", double(t.softcap)}});
     result.set("visible", flags_value(t.visible));
     set_tensors(result, {{"layerInput", &t.layer_input}, {"attentionInput", &t.attention_input},
                          {"keyInput", &t.key_input},  // null in self-attention: k and v come from attentionInput

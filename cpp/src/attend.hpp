@@ -30,7 +30,7 @@ struct AttendArgs {
     const MaskRows* masks = nullptr;
     std::size_t mask_count = 0;
     bool causal = false;
-    /// > 0: each scaled score s becomes softcap·tanh(s / softcap) before the masks are applied (Gemma 2's
+    /// > 0: each scaled score s becomes softcap·tanh(s / softcap) before the masks are applied (config.json's
     /// attn_logit_softcapping, HF's order: scale, cap, then the mask).
     float softcap = 0.f;
 };

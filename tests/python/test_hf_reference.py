@@ -185,5 +185,37 @@ class Properties(unittest.TestCase):
         self.assertEqual([c["case"] for c in cases], [c["case"] for c in hf_cases.CASES])
 
 
+@unittest.skipIf(torch is None, "torch is not installed: the HF reference checks need it")
+class GemmaProperties(unittest.TestCase):
+    """Properties of the Gemma references that HF's semantics imply, shared with nothing of ours."""
+
+    def test_causal_prefix_through_windows_and_caps(self):
+        for name in ("gemma-mqa", "gemma2-softcap", "gemma3-pattern"):
+            c, sd = weights(name)
+            ids = case(name)["inputs"][0]["input_ids"]
+            self.assertTrue(close(ref.forward(c, sd, ids)["logits"][:5], ref.forward(c, sd, ids[:5])["logits"]), name)
+
+    def test_caps_bound_scores_and_logits(self):
+        c, sd = weights("gemma2-softcap")
+        out = ref.forward(c, sd, case("gemma2-softcap")["inputs"][0]["input_ids"])
+        self.assertLess(float(out["logits"].abs().max()), c["final_logit_softcapping"])
+        # A cap far above every score and logit is no cap: the numbers of the case without one.
+        loose, _ = weights("gemma2-softcap", attn_logit_softcapping=1e9, final_logit_softcapping=1e9)
+        none, _ = weights("gemma2-softcap", attn_logit_softcapping=None, final_logit_softcapping=None)
+        ids = case("gemma2-softcap")["inputs"][0]["input_ids"]
+        self.assertTrue(close(ref.forward(loose, sd, ids)["logits"], ref.forward(none, sd, ids)["logits"], 1e-8))
+        self.assertFalse(close(ref.forward(c, sd, ids)["logits"], ref.forward(none, sd, ids)["logits"], 1e-3))
+        self.assertFalse(close(ref.forward(c, sd, ids)["attention"], ref.forward(none, sd, ids)["attention"], 1e-3))
+
+    def test_sliding_rules(self):
+        types = ref.gemma_layer_types
+        self.assertEqual(types({"model_type": "gemma2", "num_hidden_layers": 4}),
+                         ["sliding_attention", "full_attention"] * 2)
+        self.assertEqual(types({"model_type": "gemma3_text", "num_hidden_layers": 7}),
+                         ["sliding_attention"] * 5 + ["full_attention", "sliding_attention"])
+        self.assertEqual(types({"model_type": "gemma3_text", "num_hidden_layers": 4, "sliding_window_pattern": 3}),
+                         ["sliding_attention", "sliding_attention", "full_attention", "sliding_attention"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -81,6 +81,46 @@ def qwen3_config(**kw):
     return c
 
 
+def gemma_config(**kw):
+    # configuration_gemma.GemmaConfig's fields as transformers 4.4x saves them (hidden_activation since PR 29402)
+    c = {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": 2, "eos_token_id": 1, "head_dim": 8, "hidden_act": "gelu",
+         "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 24, "initializer_range": 0.02,
+         "intermediate_size": 32, "max_position_embeddings": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+         "num_key_value_heads": 1, "pad_token_id": 0, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+         "tie_word_embeddings": True, "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def gemma2_config(**kw):
+    # configuration_gemma2.Gemma2Config's fields (the Hub's configs also carry hidden_act)
+    c = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "attention_bias": False,
+         "attention_dropout": 0.0, "attn_logit_softcapping": 3.0, "bos_token_id": 2, "cache_implementation": "hybrid",
+         "eos_token_id": 1, "final_logit_softcapping": 5.0, "head_dim": 8, "hidden_act": "gelu_pytorch_tanh",
+         "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 24, "initializer_range": 0.02,
+         "intermediate_size": 32, "max_position_embeddings": 64, "num_attention_heads": 4, "num_hidden_layers": 3,
+         "num_key_value_heads": 2, "pad_token_id": 0, "query_pre_attn_scalar": 12, "rms_norm_eps": 1e-6,
+         "rope_theta": 10000.0, "sliding_window": 3, "tie_word_embeddings": True, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def gemma3_text_config(**kw):
+    # configuration_gemma3.Gemma3TextConfig's fields, as google/gemma-3-1b-pt's config.json has them
+    c = {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "attention_bias": False,
+         "attention_dropout": 0.0, "attn_logit_softcapping": None, "bos_token_id": 2, "cache_implementation": "hybrid",
+         "eos_token_id": 1, "final_logit_softcapping": None, "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh",
+         "hidden_size": 24, "initializer_range": 0.02, "intermediate_size": 32, "max_position_embeddings": 64,
+         "num_attention_heads": 4, "num_hidden_layers": 4, "num_key_value_heads": 1, "pad_token_id": 0,
+         "query_pre_attn_scalar": 8, "rms_norm_eps": 1e-6, "rope_local_base_freq": 100.0, "rope_scaling": None,
+         "rope_theta": 10000.0, "sliding_window": 3, "sliding_window_pattern": 3, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -189,4 +229,40 @@ CASES = [
     causal("qwen3-qknorm", 603, "Qwen3ForCausalLM: q_norm / k_norm (RMSNorm over head_dim before RoPE), "
            "head_dim 8 with hidden 24 and 4 heads (4 * 8 != 24)", ["qk-norm", "head_dim-explicit", "gqa"],
            qwen3_config(), {"prefix": "model."}),
+    causal("gemma-mqa", 703, "GemmaForCausalLM: RMSNorm by (1 + weight), embeddings times sqrt(24) as float32, "
+           "GeGLU from hidden_activation gelu_pytorch_tanh (hidden_act \"gelu\" ignored, as in the 1.1 configs), "
+           "multi-query attention, head_dim 8 with hidden 24 and 4 heads, tied head",
+           ["gemma-norm", "embed-scale", "geglu", "mqa", "head_dim-explicit", "tied-head"],
+           gemma_config(), {"prefix": "model."}),
+    causal("gemma-legacy-act", 713, "GemmaForCausalLM as the first configs: hidden_act \"gelu\" and no "
+           "hidden_activation (GemmaMLP runs the tanh GELU), grouped-query attention, attention_bias, untied lm_head",
+           ["hidden_act-legacy", "gqa", "attention_bias", "untied-head"],
+           {k: v for k, v in gemma_config(num_key_value_heads=2, attention_bias=True, tie_word_embeddings=False).items()
+            if k != "hidden_activation"}, {"prefix": "model.", "lm_head": True}),
+    causal("gemma2-softcap", 803, "Gemma2ForCausalLM: the four sandwich norms, attn_logit_softcapping 3 and "
+           "final_logit_softcapping 5 (both active on these scores and logits), query_pre_attn_scalar 12 (not "
+           "head_dim 8), layers 0 and 2 sliding (window 3) and layer 1 global by Gemma2Config's rule",
+           ["sandwich-norms", "attn-softcap", "final-softcap", "query_pre_attn_scalar", "sliding-window-alternating"],
+           gemma2_config(), {"prefix": "model."}),
+    causal("gemma2-defaults", 813, "Gemma2ForCausalLM: attn_logit_softcapping null (no capping), "
+           "final_logit_softcapping absent (the class's 30), layer_types given (layer 0 global, layer 1 sliding: the "
+           "reverse of the rule), multi-query attention, untied lm_head",
+           ["attn-softcap-null", "final-softcap-default", "layer_types", "mqa", "untied-head"],
+           {k: v for k, v in gemma2_config(attn_logit_softcapping=None, num_hidden_layers=2, num_key_value_heads=1,
+                                           layer_types=["full_attention", "sliding_attention"],
+                                           tie_word_embeddings=False).items() if k != "final_logit_softcapping"},
+           {"prefix": "model.", "lm_head": True}),
+    causal("gemma3-pattern", 903, "Gemma3ForCausalLM: q_norm / k_norm by (1 + weight), sliding_window_pattern 3 "
+           "(layers 0, 1 and 3 sliding with window 3, layer 2 global), rope_local_base_freq 100 on the sliding "
+           "layers, rope_theta 10000 with rope_scaling linear (factor 4) on the global one, multi-query attention",
+           ["qk-norm", "sliding_window_pattern", "rope_local_base_freq", "rope-linear-global", "mqa"],
+           gemma3_text_config(rope_scaling={"rope_type": "linear", "factor": 4.0}), {"prefix": "model."}),
+    causal("gemma3-bf16", 913, "Gemma3ForCausalLM stored in BF16 as google/gemma-3-1b is: layer_types given "
+           "(sliding, global), no sliding_window_pattern, attn_logit_softcapping 3 and final_logit_softcapping 5 set, "
+           "grouped-query attention, rope_theta absent (the class's 1e6)",
+           ["dtype-bf16", "layer_types", "attn-softcap", "final-softcap", "rope_theta-default", "gqa"],
+           {k: v for k, v in gemma3_text_config(torch_dtype="bfloat16", num_hidden_layers=2, num_key_value_heads=2,
+                                                layer_types=["sliding_attention", "full_attention"],
+                                                attn_logit_softcapping=3.0, final_logit_softcapping=5.0).items()
+            if k not in ("sliding_window_pattern", "rope_theta")}, {"prefix": "model."}),
 ]

@@ -337,6 +337,116 @@ def llama_forward(config, state_dict, input_ids):
     return out
 
 
+# ---- Gemma, Gemma 2, Gemma 3's text model (modeling_gemma.py, modeling_gemma2.py, modeling_gemma3.py) ----------
+
+def _gemma_rms_norm(x, w, eps):
+    # GemmaRMSNorm (Gemma2RMSNorm, Gemma3RMSNorm): x * rsqrt(mean(x^2) + eps), then times (1 + weight): the stored
+    # weight is an offset from 1 (initialised to zeros)
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * (1.0 + w)
+
+
+def _gemma_activation(config):
+    """GemmaMLP's activation. transformers 4.38 to 4.47 (PR 29402): `hidden_activation`, else gelu_pytorch_tanh
+    whatever `hidden_act` says (the first configs say "gelu" for a model trained with the tanh GELU); 4.48 and later
+    read `hidden_act`, which agrees on every config but those. The fixtures state hidden_activation or leave both
+    out. Gemma2MLP and Gemma3MLP read `hidden_activation` (default gelu_pytorch_tanh)."""
+    if config["model_type"] == "gemma" and "hidden_activation" not in config:
+        if config.get("hidden_act", "gelu_pytorch_tanh") not in ("gelu", "gelu_pytorch_tanh"):
+            raise NotImplementedError("hidden_act " + config["hidden_act"] + " without hidden_activation")
+        return _act("gelu_pytorch_tanh")
+    return _act(config.get("hidden_activation") or "gelu_pytorch_tanh")
+
+
+def gemma_layer_types(config):
+    """Per layer, "sliding_attention" or "full_attention". Gemma: none slides. Gemma 2: `layer_types`, else layer i
+    slides when (i + 1) % 2 (Gemma2Config; older versions: Gemma2Attention's `not bool(layer_idx % 2)`, the same
+    layers). Gemma 3: `layer_types`, else layer i slides when (i + 1) % sliding_window_pattern (default 6)."""
+    mt, L = config["model_type"], config["num_hidden_layers"]
+    if mt == "gemma":
+        return ["full_attention"] * L
+    if config.get("layer_types"):
+        return list(config["layer_types"])
+    pattern = 2 if mt == "gemma2" else config.get("sliding_window_pattern", 6)
+    return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(L)]
+
+
+def gemma_forward(config, state_dict, input_ids):
+    sd, _ = _strip(state_dict, ("model.",))
+    mt = config["model_type"]
+    gen = {"gemma": 1, "gemma2": 2, "gemma3_text": 3}[mt]
+    H = config["num_attention_heads"]
+    KV = config["num_key_value_heads"]  # the fixtures state it (the classes' defaults: 16 in Gemma, 4 in 2 and 3)
+    hd = config["head_dim"]  # its own, not hidden_size / heads (every config states it; the classes' default is 256)
+    d = config["hidden_size"]
+    eps = config.get("rms_norm_eps", 1e-6)
+    act = _gemma_activation(config)
+    # GemmaAttention: head_dim ** -0.5; Gemma2Attention, Gemma3Attention: query_pre_attn_scalar ** -0.5
+    scale = hd ** -0.5 if gen == 1 else config.get("query_pre_attn_scalar", 256) ** -0.5
+    # attn_logit_softcapping: Gemma2Config's default is 50.0, Gemma3TextConfig's None; a null in the file is None
+    cap_default = 50.0 if gen == 2 else None
+    attn_cap = config["attn_logit_softcapping"] if "attn_logit_softcapping" in config else cap_default
+    final_cap = config["final_logit_softcapping"] if "final_logit_softcapping" in config else (30.0 if gen == 2 else None)
+    types = gemma_layer_types(config)
+    # Rotary: the global rope_theta with rope_scaling (Gemma 3's default theta is 1e6); Gemma 3's sliding layers use
+    # rope_local_base_freq with no scaling (Gemma3TextModel.rotary_emb_local: rope_scaling {"rope_type": "default"})
+    theta = config.get("rope_theta", 1e6 if gen == 3 else 10000.0)
+    inv_global = rope_inv_freq(dict(config, rope_theta=theta))
+    inv_local = rope_inv_freq(dict(config, rope_theta=config.get("rope_local_base_freq", 10000.0), rope_scaling=None))
+    T = len(input_ids)
+    pos = torch.arange(T)
+    # GemmaModel: hidden_states * normalizer, a tensor of hidden_size ** 0.5 in the compute dtype: float32 here
+    normalizer = float(torch.tensor(d ** 0.5, dtype=torch.float32))
+    x = sd["embed_tokens.weight"][torch.tensor(input_ids)] * normalizer
+    bias = config.get("attention_bias", False)
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        sliding = types[i] == "sliding_attention"
+        h = _gemma_rms_norm(x, sd[p + "input_layernorm.weight"], eps)
+        q = _linear(h, sd, p + "self_attn.q_proj", bias).reshape(T, H, hd).transpose(0, 1)
+        k = _linear(h, sd, p + "self_attn.k_proj", bias).reshape(T, KV, hd).transpose(0, 1)
+        v = _linear(h, sd, p + "self_attn.v_proj", bias).reshape(T, KV, hd).transpose(0, 1)
+        if gen == 3:  # Gemma3Attention: q_norm, k_norm (Gemma3RMSNorm over head_dim) before RoPE
+            q = _gemma_rms_norm(q, sd[p + "self_attn.q_norm.weight"], eps)
+            k = _gemma_rms_norm(k, sd[p + "self_attn.k_norm.weight"], eps)
+        inv = inv_local if gen == 3 and sliding else inv_global
+        q, k = apply_rope(q, pos, inv), apply_rope(k, pos, inv)
+        rep = H // KV
+        k, v = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
+        # eager_attention_forward: scores * scaling, then softcap * tanh(scores / softcap), then the mask
+        scores = (q @ k.transpose(-1, -2)) * scale
+        if attn_cap is not None:
+            scores = torch.tanh(scores / attn_cap) * attn_cap
+        allowed = _window_mask(T, config["sliding_window"] if sliding else None)
+        scores = scores + torch.zeros(allowed.shape, dtype=F64).masked_fill(~allowed, torch.finfo(F64).min)
+        probs = torch.softmax(scores, dim=-1)
+        attn.append(probs)
+        out = _linear((probs @ v).transpose(0, 1).reshape(T, H * hd), sd, p + "self_attn.o_proj", bias)
+        if gen == 1:  # GemmaDecoderLayer: pre-norm, post_attention_layernorm before the MLP
+            x = x + out
+            h = _gemma_rms_norm(x, sd[p + "post_attention_layernorm.weight"], eps)
+        else:  # Gemma2DecoderLayer: the sandwich, a norm on each sublayer's output before the residual sum
+            x = x + _gemma_rms_norm(out, sd[p + "post_attention_layernorm.weight"], eps)
+            h = _gemma_rms_norm(x, sd[p + "pre_feedforward_layernorm.weight"], eps)
+        # GemmaMLP: down(act(gate(x)) * up(x)), no biases
+        h = _linear(act(_linear(h, sd, p + "mlp.gate_proj", False)) * _linear(h, sd, p + "mlp.up_proj", False),
+                    sd, p + "mlp.down_proj", False)
+        x = x + (h if gen == 1 else _gemma_rms_norm(h, sd[p + "post_feedforward_layernorm.weight"], eps))
+    hidden = _gemma_rms_norm(x, sd["norm.weight"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("lm_head.weight")
+    if head is None and _prefix_of(state_dict, "model."):  # *ForCausalLM; tie_word_embeddings defaults to True
+        if not _tied(config, True):
+            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
+        head = sd["embed_tokens.weight"]
+    if head is not None:
+        logits = hidden @ head.T
+        if final_cap is not None:  # Gemma2ForCausalLM: logits / cap, tanh, * cap
+            logits = torch.tanh(logits / final_cap) * final_cap
+        out["logits"] = logits
+    return out
+
+
 # ---- dispatch ------------------------------------------------------------------------------------------------------
 
 def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=None):
@@ -347,6 +457,8 @@ def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=N
         return bert_forward(config, state_dict, input_ids, attention_mask, token_type_ids)
     if mt in ("llama", "mistral", "qwen2", "qwen3"):
         return llama_forward(config, state_dict, input_ids)
+    if mt in ("gemma", "gemma2", "gemma3_text"):
+        return gemma_forward(config, state_dict, input_ids)
     raise NotImplementedError(f"model_type {mt!r}")
 
 

@@ -127,12 +127,41 @@ def llama_weights(c, init, prefix, lm_head, inv_freq_buffers):
     return sd
 
 
+def gemma_weights(c, init, prefix, lm_head):
+    """GemmaModel's tensors (and Gemma2Model's, Gemma3TextModel's). The RMSNorm weights are offsets from 1 (the
+    norm multiplies by 1 + weight; HF initialises them to zeros), drawn N(0, 0.2^2) so that 1 + w is near 1."""
+    d, H, f, KV, hd = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"], c["num_key_value_heads"], c["head_dim"]
+    mt, bias = c["model_type"], c.get("attention_bias", False)
+    sd = {prefix + "embed_tokens.weight": init.normal(c["vocab_size"], d)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        sd[p + "input_layernorm.weight"] = init.bias(d)
+        for n, rows, cols in (("q_proj", H * hd, d), ("k_proj", KV * hd, d), ("v_proj", KV * hd, d), ("o_proj", d, H * hd)):
+            sd[p + "self_attn." + n + ".weight"] = init.matrix(rows, cols)
+            if bias:
+                sd[p + "self_attn." + n + ".bias"] = init.bias(rows)
+        if mt == "gemma3_text":
+            sd[p + "self_attn.q_norm.weight"], sd[p + "self_attn.k_norm.weight"] = init.bias(hd), init.bias(hd)
+        sd[p + "post_attention_layernorm.weight"] = init.bias(d)
+        if mt != "gemma":
+            sd[p + "pre_feedforward_layernorm.weight"] = init.bias(d)
+            sd[p + "post_feedforward_layernorm.weight"] = init.bias(d)
+        for n, rows, cols in (("gate_proj", f, d), ("up_proj", f, d), ("down_proj", d, f)):
+            sd[p + "mlp." + n + ".weight"] = init.matrix(rows, cols)
+    sd[prefix + "norm.weight"] = init.bias(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
 def weights(case, init):
     c, w = case["config"], case["weights"]
     if c["model_type"] == "gpt2":
         return gpt2_weights(c, init, w.get("prefix", ""), w.get("buffers", False))
     if c["model_type"] == "bert":
         return bert_weights(c, init, w.get("prefix", ""), w.get("mlm", False), w.get("pooler", False))
+    if c["model_type"] in ("gemma", "gemma2", "gemma3_text"):
+        return gemma_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
     return llama_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("inv_freq", False))
 
 

@@ -61,7 +61,7 @@ function uses(section, type, test = () => true) {
 const METASPACE = '\u2581'; // ▁, SentencePiece's space
 /**
  * SentencePiece's ▁ marks spaces: a Metaspace pre-tokenizer or decoder (Mistral, T5), Prepend (Llama 2), or a
- * Replace of spaces by ▁ (Gemma's normalizer) or of ▁ back (its decoder).
+ * Replace of spaces by ▁ (a normalizer) or of ▁ back (a decoder).
  */
 const marksSpaces = (json) => uses(json.pre_tokenizer, 'Metaspace') || uses(json.decoder, 'Metaspace') || uses(json.normalizer, 'Prepend')
   || uses(json.normalizer, 'Replace', (r) => r.content === METASPACE) || uses(json.decoder, 'Replace', (r) => r.pattern?.String === METASPACE);

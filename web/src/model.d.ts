@@ -52,9 +52,11 @@ export interface AttentionTrace {
   /** `[S]` query · key, before scaling. */
   scores: Tensor;
   scale: number;
+  /** Above 0: each scaled score s became `softcap · tanh(s / softcap)` before the softmax (config.json's `attn_logit_softcapping`); 0: no cap. */
+  softcap: number;
   /** `[S]` 1 where the key is visible to this query (causal order, window, padding). */
   visible: Uint8Array;
-  /** `[S]` softmax of the scaled scores over the visible keys, 0 elsewhere: the forward pass's own row. */
+  /** `[S]` softmax of the scaled (and capped) scores over the visible keys, 0 elsewhere: the forward pass's own row. */
   weights: Tensor;
   /** `[headDim]` weights · values (zeros when the head is ablated). */
   context: Tensor;

@@ -27,8 +27,9 @@ struct AttentionTrace {
     Tensor values;               ///< [S, head_dim]
     Tensor scores;               ///< [S] q·k, before scaling
     float scale = 1.f;           ///< 1/sqrt(head_dim) (and GPT-2's inverse layer scale)
+    float softcap = 0.f;         ///< > 0: each scaled score s became softcap·tanh(s / softcap) (attn_logit_softcapping)
     std::vector<std::uint8_t> visible;  ///< [S] 1 = the key is visible to this query (causal, window, padding)
-    Tensor weights;              ///< [S] softmax(scores·scale) over the visible keys (0 elsewhere): forward()'s own row
+    Tensor weights;              ///< [S] softmax(scores·scale, capped) over the visible keys (0 elsewhere): forward()'s own row
     Tensor context;              ///< [head_dim] weights · values (zeros when the head is ablated)
     Tensor head_output;          ///< [d] the context through this head's slice of the output projection (no bias)
     /// [d] the attention sublayer's output at the query, as forward() adds it to the residual stream: the sum over

@@ -101,7 +101,7 @@ struct gelu_tanh_inplace {
     }
 };
 
-/// x = cap·tanh(x / cap) in place: soft-capping of scores or logits (Gemma 2's attn_logit_softcapping and
+/// x = cap·tanh(x / cap) in place: soft-capping of scores or logits (config.json's attn_logit_softcapping and
 /// final_logit_softcapping, computed as HF does: divide, tanh, multiply).
 struct softcap_inplace {
     template <class Arch>

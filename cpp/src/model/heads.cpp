@@ -103,6 +103,7 @@ void attend_heads(const HeadAttention& c, const Scratch& b, float* context, std:
         const std::size_t query = c.trace ? c.trace->query - c.first_position : 0;
         if (c.trace && head == c.trace->head && query >= r0 && query < r0 + rows) {
             c.trace->scale = a.scale;
+            c.trace->softcap = a.softcap;
             c.trace->weights = Tensor({Lk});
             std::copy(sc + (query - r0) * seen, sc + (query - r0 + 1) * seen, c.trace->weights.data.data());
         }
