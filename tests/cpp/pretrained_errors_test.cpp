@@ -361,3 +361,37 @@ TEST_CASE("config.json numbers are read exactly as written", "[pretrained][confi
         CHECK(CheckpointLoader(text).plan().main().final_norm.eps == float(std::stod(eps)));
     }
 }
+
+TEST_CASE("config.json of gpt_neox: its own fields checked and refused by name", "[pretrained][errors][gpt_neox]")
+{
+    using K = FileError::Kind;
+    const Json neox = config_of("gpt-neox-parallel");  // hidden 32, 2 heads of 16
+    refuses(with(neox, "rotary_pct", "0.25"), K::type, "rotary_pct: expected a number, got a string");
+    refuses(with(neox, "rotary_pct", 1.5), K::range, "rotary_pct: expected a number from 0 to 1");
+    refuses(with(neox, "rotary_pct", -0.25), K::range, "rotary_pct");
+    // int(16 · 0.1875) = 3 features: RoPE rotates pairs.
+    refuses(with(neox, "rotary_pct", 0.1875), K::range, "rotary_pct: 0.1875 rotates 3 features of a head of 16");
+    refuses(with(neox, "rotary_emb_base", 1), K::range, "rotary_emb_base");
+    refuses(with(neox, "rotary_emb_base", "10000"), K::type, "rotary_emb_base: expected a number");
+    refuses(with(neox, "use_parallel_residual", "true"), K::type, "use_parallel_residual: expected a boolean");
+    refuses(with(neox, "attention_bias", 1), K::type, "attention_bias: expected a boolean");
+    refuses(with(neox, "num_attention_heads", 3), K::range, "num_attention_heads: expected a divisor of hidden_size (32), got 3");
+    refuses(with(neox, "layer_norm_eps", 0), K::range, "layer_norm_eps");
+    refuses(with(neox, "hidden_act", "gelu_fast"), K::range, "hidden_act: \"gelu_fast\" is not supported");
+    refuses(with(neox, "rope_scaling", Json{{"type", "dynamic"}, {"factor", 2.0}}), K::range, "rope_scaling.type: \"dynamic\" is not supported");
+    refuses(with(neox, "architectures", Json{"GPT2LMHeadModel"}), K::range,
+            "architectures: \"GPT2LMHeadModel\" is not a class of model_type \"gpt_neox\" read here (expected GPTNeoXForCausalLM, GPTNeoXModel)");
+    // The plan: a fraction of each head rotates; parallel or sequential residuals; biases as attention_bias says.
+    const plan::Plan p = CheckpointLoader(neox.dump()).plan();
+    CHECK(p.main().layer(0).parallel);
+    CHECK(p.main().layer(0).self.rotary.dims == 4);
+    CHECK(p.main().layer(0).self.qkv_bias);
+    CHECK_FALSE(p.head.tied);
+    const plan::Plan seq = CheckpointLoader(with(with(neox, "use_parallel_residual", false), "attention_bias", false).dump()).plan();
+    CHECK_FALSE(seq.main().layer(0).parallel);
+    CHECK_FALSE(seq.main().layer(0).self.qkv_bias);
+    CHECK_FALSE(seq.main().layer(0).self.out_bias);
+    CHECK(seq.main().layer(0).mlp.bias);
+    // rotary_pct 0: no feature rotates (HF's rotary_ndims 0), so no positions at all.
+    CHECK_FALSE(CheckpointLoader(with(neox, "rotary_pct", 0).dump()).plan().main().layer(0).self.rope);
+}

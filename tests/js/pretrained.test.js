@@ -251,3 +251,29 @@ test('loading and disposing in a loop, and aborting mid-load, leave WebAssembly 
   assert.equal(memoryUsage().heapBytesInUse, start.heapBytesInUse);
   assert.equal(memoryUsage().wasmBytes, start.wasmBytes);
 });
+
+test('gpt_neox: config fields of the wrong type or value are refused by name; the ones read change the result', async () => {
+  const config = configOf('gpt-neox-parallel');
+  const table = [
+    [{ rotary_pct: '0.25' }, TypeError, /^loadModel: config\.json: rotary_pct: expected a number, got a string/],
+    [{ rotary_pct: 2 }, RangeError, /^loadModel: config\.json: rotary_pct: expected a number from 0 to 1, got 2$/],
+    [{ rotary_pct: 0.1875 }, RangeError, /^loadModel: config\.json: rotary_pct: 0\.1875 rotates 3 features of a head of 16/],
+    [{ rotary_emb_base: 0.5 }, RangeError, /^loadModel: config\.json: rotary_emb_base: /],
+    [{ use_parallel_residual: 1 }, TypeError, /^loadModel: config\.json: use_parallel_residual: expected a boolean/],
+    [{ attention_bias: 'no' }, TypeError, /^loadModel: config\.json: attention_bias: expected a boolean/],
+    [{ architectures: ['LlamaForCausalLM'] }, RangeError, /^loadModel: config\.json: architectures: "LlamaForCausalLM" is not a class of model_type "gpt_neox"/],
+  ];
+  for (const [change, ErrorClass, message] of table) {
+    await assert.rejects(loadModel(withConfig('gpt-neox-parallel', { ...config, ...change })), (e) => e instanceof ErrorClass && message.test(e.message), JSON.stringify(change));
+  }
+  const model = await loadModel(folderOf('gpt-neox-parallel'));
+  assert.deepEqual(model.config.positions, { kind: 'rope', theta: 10000, rotaryDim: 4, scaling: null });
+  model.dispose();
+  // Read, not ignored: the same weights with the other residual wiring, or more of each head rotated, differ.
+  const [input] = referenceOf('gpt-neox-parallel').inputs;
+  for (const change of [{ use_parallel_residual: false }, { rotary_pct: 0.5 }]) {
+    const other = await loadModel(withConfig('gpt-neox-parallel', { ...config, ...change }));
+    assert.ok(maxRelativeError(other.forward(input.input_ids).hidden.data, input.hidden.data) > 1e-3, JSON.stringify(change));
+    other.dispose();
+  }
+});

@@ -81,6 +81,19 @@ def qwen3_config(**kw):
     return c
 
 
+def gpt_neox_config(**kw):
+    # configuration_gpt_neox.GPTNeoXConfig's fields as Pythia's config.json has them (rotary_pct, rotary_emb_base)
+    c = {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "attention_bias": True,
+         "attention_dropout": 0.0, "bos_token_id": 0, "classifier_dropout": 0.1, "eos_token_id": 0,
+         "hidden_act": "gelu", "hidden_dropout": 0.0, "hidden_size": 32, "initializer_range": 0.02,
+         "intermediate_size": 40, "layer_norm_eps": 1e-5, "max_position_embeddings": 16, "num_attention_heads": 2,
+         "num_hidden_layers": 2, "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": 0.25,
+         "tie_word_embeddings": False, "torch_dtype": "float32", "use_cache": True, "use_parallel_residual": True,
+         "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -189,4 +202,14 @@ CASES = [
     causal("qwen3-qknorm", 603, "Qwen3ForCausalLM: q_norm / k_norm (RMSNorm over head_dim before RoPE), "
            "head_dim 8 with hidden 24 and 4 heads (4 * 8 != 24)", ["qk-norm", "head_dim-explicit", "gqa"],
            qwen3_config(), {"prefix": "model."}),
+    causal("gpt-neox-parallel", 703, "GPTNeoXForCausalLM as Pythia: `gpt_neox.` prefix, parallel residual, rotary_pct "
+           "0.25 (4 of 16 features rotate), query_key_value rows [heads, 3, head_size], LayerNorm with biases, GELU, "
+           "untied embed_out, the attention.bias / masked_bias / rotary_emb.inv_freq buffers (to be skipped)",
+           ["parallel-residual", "rotary_pct", "per-head-qkv", "untied-head", "layernorm-bias", "gelu", "neox-buffers"],
+           gpt_neox_config(), {"prefix": "gpt_neox.", "lm_head": True, "buffers": True}),
+    causal("gpt-neox-sequential", 713, "GPTNeoXForCausalLM with use_parallel_residual false (attention, then the "
+           "MLP on its sum), rotary_pct 0.5 with rotary_emb_base 100, attention_bias false, 3 heads of 8",
+           ["sequential-residual", "rotary_pct", "rotary_emb_base", "attention_bias-false"],
+           gpt_neox_config(use_parallel_residual=False, rotary_pct=0.5, rotary_emb_base=100, attention_bias=False,
+                           hidden_size=24, num_attention_heads=3), {"prefix": "gpt_neox.", "lm_head": True}),
 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2 and qwen3 models, written from
+"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3 and gpt_neox models, written from
 HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
 configuration_<family>.py, modeling_rope_utils.py, masking_utils.py) without the `transformers` package.
 
@@ -132,6 +132,17 @@ def gpt2_forward(config, state_dict, input_ids):
 
 def _prefix_of(state_dict, prefix):
     return prefix if any(k.startswith(prefix) for k in state_dict) else ""
+
+
+def _has_lm_head(config, prefix):
+    """Whether the model has an LM head: the class `architectures` names (from_pretrained builds that class whatever
+    the file's prefix, so GPT2LMHeadModel over openai-community/gpt2's unprefixed file still ties lm_head to wte);
+    without `architectures`, a prefixed file is a task model's."""
+    arch = config.get("architectures")
+    if arch:
+        # GPT2LMHeadModel, *ForCausalLM, *ForMaskedLM have one; the base classes (GPT2Model, LlamaModel, ...) none
+        return "LMHead" in arch[0] or "For" in arch[0]
+    return bool(prefix)
 
 
 # ---- BERT (modeling_bert.py, configuration_bert.py) ---------------------------------------------------------------
@@ -337,6 +348,64 @@ def llama_forward(config, state_dict, input_ids):
     return out
 
 
+# ---- GPT-NeoX, Pythia (modeling_gpt_neox.py, configuration_gpt_neox.py) -------------------------------------------
+
+def gpt_neox_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("gpt_neox.",))
+    # hidden_size: width; num_attention_heads: heads of head_size = hidden_size / heads (no grouped K/V);
+    # intermediate_size is read from dense_h_to_4h's shape; max_position_embeddings bounds nothing (RoPE has no table)
+    d, H = config["hidden_size"], config["num_attention_heads"]
+    hd = d // H
+    eps = config.get("layer_norm_eps", 1e-5)  # input_layernorm, post_attention_layernorm, final_layer_norm
+    act = _act(config.get("hidden_act", "gelu"))  # GPTNeoXMLP: dense_h_to_4h -> act -> dense_4h_to_h
+    bias = config.get("attention_bias", True)  # query_key_value and dense biases (the MLP always has them)
+    # GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct); GPTNeoXRotaryEmbedding(rotary_ndims,
+    # base=rotary_emb_base): inv_freq = 1 / base^(arange(0, dim, 2) / dim) over the rotated features only
+    rot = int(hd * config.get("rotary_pct", 0.25))
+    if rot % 2:
+        raise ValueError("odd rotary_ndims")
+    if config.get("rope_scaling"):
+        raise NotImplementedError("rope_scaling")  # linear and dynamic exist in HF; not in these fixtures
+    base = config.get("rotary_emb_base", 10000)
+    inv_freq = 1.0 / (base ** (torch.arange(0, rot, 2, dtype=F64) / rot))
+    T = len(input_ids)
+    pos = torch.arange(T)
+    x = sd["embed_in.weight"][torch.tensor(input_ids)]
+    causal = _window_mask(T, None)
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        h = _layer_norm(x, sd[p + "input_layernorm.weight"], sd[p + "input_layernorm.bias"], eps)
+        # query_key_value's output viewed [T, heads, 3 * head_size]: per head its q, then k, then v
+        qkv = _linear(h, sd, p + "attention.query_key_value", bias).reshape(T, H, 3 * hd).transpose(0, 1)
+        q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
+        # apply_rotary_pos_emb on q[..., :rotary_ndims] (rotate_half within those), the rest concatenated back
+        q = torch.cat((apply_rope(q[..., :rot], pos, inv_freq), q[..., rot:]), dim=-1)
+        k = torch.cat((apply_rope(k[..., :rot], pos, inv_freq), k[..., rot:]), dim=-1)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, causal)  # norm_factor = head_size ** -0.5
+        attn.append(probs)
+        a = _linear(ctx.transpose(0, 1).reshape(T, d), sd, p + "attention.dense", bias)
+        ln2 = (sd[p + "post_attention_layernorm.weight"], sd[p + "post_attention_layernorm.bias"], eps)
+
+        def mlp(y):
+            return _linear(act(_linear(y, sd, p + "mlp.dense_h_to_4h")), sd, p + "mlp.dense_4h_to_h")
+        if config.get("use_parallel_residual", True):
+            x = x + a + mlp(_layer_norm(x, *ln2))  # GPTNeoXLayer: x + attn(ln1(x)) + mlp(ln2(x))
+        else:
+            x = x + a  # x = x + attn(ln1(x)); x = x + mlp(ln2(x))
+            x = x + mlp(_layer_norm(x, *ln2))
+    hidden = _layer_norm(x, sd["final_layer_norm.weight"], sd["final_layer_norm.bias"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("embed_out.weight")  # GPTNeoXForCausalLM.embed_out: Linear(hidden, vocab, bias=False)
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # GPTNeoXConfig: tie_word_embeddings defaults to False
+            raise KeyError("embed_out.weight (tie_word_embeddings is false)")
+        head = sd["embed_in.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
 # ---- dispatch ------------------------------------------------------------------------------------------------------
 
 def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=None):
@@ -347,6 +416,8 @@ def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=N
         return bert_forward(config, state_dict, input_ids, attention_mask, token_type_ids)
     if mt in ("llama", "mistral", "qwen2", "qwen3"):
         return llama_forward(config, state_dict, input_ids)
+    if mt == "gpt_neox":
+        return gpt_neox_forward(config, state_dict, input_ids)
     raise NotImplementedError(f"model_type {mt!r}")
 
 
