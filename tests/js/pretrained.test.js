@@ -277,3 +277,21 @@ test('gpt_neox: config fields of the wrong type or value are refused by name; th
     other.dispose();
   }
 });
+
+test("openai-community/gpt2's own layout (no transformer. prefix, GPT2LMHeadModel) has its tied head; architectures must match model_type", async () => {
+  const model = await loadModel(folderOf('gpt2-lm-noprefix'));
+  assert.ok(Object.keys(sourceKinds.Uint8Array('gpt2-lm-noprefix')).includes('model.safetensors'));
+  assert.equal(model.config.hasLmHead, true);
+  const [input] = referenceOf('gpt2-lm-noprefix').inputs;
+  expectClose(model.forward(input.input_ids).logits, input.logits, 'gpt2-lm-noprefix', 'logits');
+  assert.equal(model.generate([3, 40, 7], { maxNewTokens: 2, stopToken: null }).ids.length, 2);
+  model.dispose();
+  // The same file saved as GPT2Model: hidden states only.
+  const base = await loadModel(withConfig('gpt2-lm-noprefix', { ...configOf('gpt2-lm-noprefix'), architectures: ['GPT2Model'] }));
+  assert.equal(base.forward(input.input_ids).logits, null);
+  base.dispose();
+  await assert.rejects(loadModel(withConfig('llama-gqa', { ...configOf('llama-gqa'), architectures: ['BertForMaskedLM'] })), {
+    name: 'RangeError',
+    message: /^loadModel: config\.json: architectures: "BertForMaskedLM" is not a class of model_type "llama" read here \(expected LlamaForCausalLM, LlamaModel\)$/,
+  });
+});

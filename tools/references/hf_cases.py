@@ -212,4 +212,8 @@ CASES = [
            ["sequential-residual", "rotary_pct", "rotary_emb_base", "attention_bias-false"],
            gpt_neox_config(use_parallel_residual=False, rotary_pct=0.5, rotary_emb_base=100, attention_bias=False,
                            hidden_size=24, num_attention_heads=3), {"prefix": "gpt_neox.", "lm_head": True}),
+    causal("gpt2-lm-noprefix", 131, "GPT2LMHeadModel saved as openai-community/gpt2's own model.safetensors: no "
+           "`transformer.` prefix (h.0.attn.c_attn.weight, wte.weight), architectures GPT2LMHeadModel, so the head is "
+           "tied to wte", ["no-prefix", "tied-head", "architectures-head"],
+           gpt2_config(vocab_size=48), {"prefix": ""}, ids=[3, 40, 7, 7, 21, 0, 47, 12]),
 ]

@@ -121,7 +121,7 @@ def gpt2_forward(config, state_dict, input_ids):
     hidden = _layer_norm(x, sd["ln_f.weight"], sd["ln_f.bias"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
     head = sd.get("lm_head.weight")
-    if head is None and _prefix_of(state_dict, "transformer."):  # GPT2LMHeadModel; a bare GPT2Model has no head
+    if head is None and _has_lm_head(config, _prefix_of(state_dict, "transformer.")):  # GPT2LMHeadModel, not GPT2Model
         if not _tied(config, True):
             raise KeyError("lm_head.weight (tie_word_embeddings is false)")
         head = sd["wte.weight"]
