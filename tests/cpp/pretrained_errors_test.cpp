@@ -4,6 +4,7 @@
 // field, and the module stays usable (the ASan build checks that nothing leaks).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -394,4 +395,45 @@ TEST_CASE("config.json of gpt_neox: its own fields checked and refused by name",
     CHECK(seq.main().layer(0).mlp.bias);
     // rotary_pct 0: no feature rotates (HF's rotary_ndims 0), so no positions at all.
     CHECK_FALSE(CheckpointLoader(with(neox, "rotary_pct", 0).dump()).plan().main().layer(0).self.rope);
+}
+
+TEST_CASE("config.json of phi3: partial rotary, LongRoPE and its factors checked and refused by name", "[pretrained][errors][phi3]")
+{
+    using K = FileError::Kind;
+    const Json phi3 = config_of("phi3-longrope-partial");  // head_dim 8, partial_rotary_factor 0.75: 3 frequencies
+    const Json scaling = phi3.at("rope_scaling");
+    const auto with_scaling = [&](const std::string& key, const Json& value) { return with(phi3, "rope_scaling", with(scaling, key, value)); };
+    Json no_short = scaling;
+    no_short.erase("short_factor");
+    refuses(with(phi3, "partial_rotary_factor", "0.75"), K::type, "partial_rotary_factor: expected a number, got a string");
+    refuses(with(phi3, "partial_rotary_factor", 0), K::range, "partial_rotary_factor: expected a number above 0 to 1, got 0");
+    refuses(with(phi3, "partial_rotary_factor", 1.5), K::range, "partial_rotary_factor: expected a number above 0 to 1");
+    refuses(with(phi3, "partial_rotary_factor", 0.375), K::range, "partial_rotary_factor: 0.375 rotates 3 features of a head of 8");
+    refuses(with_scaling("type", "linear"), K::range,
+            "rope_scaling.type: \"linear\" is not supported (expected \"longrope\", or its older names \"su\" and \"yarn\")");
+    refuses(with_scaling("type", "dynamic"), K::range, "rope_scaling.type: \"dynamic\" is not supported");
+    refuses(with(phi3, "rope_scaling", no_short), K::range, "rope_scaling.short_factor: missing (required by \"longrope\")");
+    refuses(with_scaling("long_factor", "1, 2, 3"), K::type, "rope_scaling.long_factor: expected an array of numbers, got a string");
+    refuses(with_scaling("long_factor", Json{1.0, 2.0}), K::range,
+            "rope_scaling.long_factor: expected 3 numbers (one per rotated pair of features), got 2");
+    refuses(with_scaling("short_factor", Json{1.0, "2", 3.0}), K::type, "rope_scaling.short_factor[1]: expected a number, got a string");
+    refuses(with_scaling("short_factor", Json{1.0, 0.0, 3.0}), K::range, "rope_scaling.short_factor[1]: expected a number above 0");
+    refuses(with_scaling("attention_factor", -1), K::range, "rope_scaling.attention_factor: expected a number above 0");
+    refuses(with(phi3, "original_max_position_embeddings", 1), K::range, "original_max_position_embeddings: expected an integer from 2");
+    refuses(with(phi3, "original_max_position_embeddings", "6"), K::type, "original_max_position_embeddings: expected an integer, got a string");
+    refuses(with(phi3, "sliding_window", "5"), K::type, "sliding_window: expected an integer, got a string");
+    refuses(with(phi3, "sliding_window", 0), K::range, "sliding_window: expected an integer from 1");
+    // The plan: 6 of 8 features rotate; the long factors from position 6 on; cos and sin × sqrt(1 + ln(4096/6) / ln 6).
+    const plan::Rope r = CheckpointLoader(phi3.dump()).plan().main().layer(0).self.rotary;
+    CHECK(r.dims == 6);
+    CHECK(r.scaling == plan::RopeScaling::longrope);
+    CHECK(r.original_max_positions == 6);
+    CHECK(r.long_factor == std::vector<double>{0.25, 0.5, 4.0});
+    CHECK(r.attention_factor == Approx(std::sqrt(1 + std::log(4096.0 / 6) / std::log(6.0))));
+    // Phi3Config renames the older "su" and "yarn" to "longrope"; a given attention_factor wins over the computed one.
+    CHECK(CheckpointLoader(with_scaling("type", "su").dump()).plan().main().layer(0).self.rotary.scaling == plan::RopeScaling::longrope);
+    CHECK(CheckpointLoader(with_scaling("attention_factor", 1.25).dump()).plan().main().layer(0).self.rotary.attention_factor == 1.25);
+    // Without rope_scaling, no scaling; the families that rotate whole heads still refuse partial_rotary_factor.
+    CHECK(CheckpointLoader(with(phi3, "rope_scaling", nullptr).dump()).plan().main().layer(0).self.rotary.scaling == plan::RopeScaling::none);
+    refuses(with(config_of("llama-gqa"), "partial_rotary_factor", 0.5), K::range, "partial_rotary_factor: 0.5 is not supported");
 }

@@ -295,3 +295,27 @@ test("openai-community/gpt2's own layout (no transformer. prefix, GPT2LMHeadMode
     message: /^loadModel: config\.json: architectures: "BertForMaskedLM" is not a class of model_type "llama" read here \(expected LlamaForCausalLM, LlamaModel\)$/,
   });
 });
+
+test('phi3: partial_rotary_factor and LongRoPE are read, their wrong values refused by name', async () => {
+  const config = configOf('phi3-longrope-partial');
+  const scaling = config.rope_scaling;
+  const table = [
+    [{ partial_rotary_factor: true }, TypeError, /^loadModel: config\.json: partial_rotary_factor: expected a number, got a boolean/],
+    [{ partial_rotary_factor: 0.375 }, RangeError, /^loadModel: config\.json: partial_rotary_factor: 0\.375 rotates 3 features of a head of 8/],
+    [{ rope_scaling: { ...scaling, type: 'dynamic' } }, RangeError, /^loadModel: config\.json: rope_scaling\.type: "dynamic" is not supported \(expected "longrope"/],
+    [{ rope_scaling: { ...scaling, long_factor: [1, 2] } }, RangeError, /^loadModel: config\.json: rope_scaling\.long_factor: expected 3 numbers/],
+    [{ rope_scaling: { ...scaling, short_factor: [1, null, 2] } }, TypeError, /^loadModel: config\.json: rope_scaling\.short_factor\[1\]: expected a number, got null/],
+    [{ original_max_position_embeddings: -6 }, RangeError, /^loadModel: config\.json: original_max_position_embeddings: expected an integer from 2/],
+  ];
+  for (const [change, ErrorClass, message] of table) {
+    await assert.rejects(loadModel(withConfig('phi3-longrope-partial', { ...config, ...change })), (e) => e instanceof ErrorClass && message.test(e.message), JSON.stringify(change));
+  }
+  const model = await loadModel(folderOf('phi3-longrope-partial'));
+  assert.deepEqual(model.config.positions, { kind: 'rope', theta: 10000, rotaryDim: 6, scaling: { type: 'longrope', factor: 4096 / 6, originalMaxPositions: 6 } });
+  model.dispose();
+  // The long factors are read: with the short ones in their place, the 8-token input (past position 6) differs.
+  const input = referenceOf('phi3-longrope-partial').inputs.find((i) => i.input_ids.length > 6);
+  const short = await loadModel(withConfig('phi3-longrope-partial', { ...config, rope_scaling: { ...scaling, long_factor: scaling.short_factor } }));
+  assert.ok(maxRelativeError(short.forward(input.input_ids).hidden.data, input.hidden.data) > 1e-3);
+  short.dispose();
+});

@@ -94,6 +94,19 @@ def gpt_neox_config(**kw):
     return c
 
 
+def phi3_config(**kw):
+    # configuration_phi3.Phi3Config's fields as Phi-3-mini's config.json has them
+    c = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 2, "hidden_act": "silu",
+         "hidden_size": 32, "initializer_range": 0.02, "intermediate_size": 24, "max_position_embeddings": 16,
+         "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2,
+         "original_max_position_embeddings": 16, "pad_token_id": 0, "resid_pdrop": 0.0, "rms_norm_eps": 1e-5,
+         "rope_scaling": None, "rope_theta": 10000.0, "sliding_window": 5, "tie_word_embeddings": False,
+         "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -216,4 +229,21 @@ CASES = [
            "`transformer.` prefix (h.0.attn.c_attn.weight, wte.weight), architectures GPT2LMHeadModel, so the head is "
            "tied to wte", ["no-prefix", "tied-head", "architectures-head"],
            gpt2_config(vocab_size=48), {"prefix": ""}, ids=[3, 40, 7, 7, 21, 0, 47, 12]),
+    causal("phi3-fused", 803, "Phi3ForCausalLM as Phi-3-mini: qkv_proj (q | k | v rows, 4 query heads and 2 KV heads "
+           "of 8) and gate_up_proj (gate rows first) fused, no biases, sliding_window 5 on every layer, untied head",
+           ["fused-qkv", "fused-gate-up", "gqa", "sliding-window", "untied-head"], phi3_config(),
+           {"prefix": "model.", "lm_head": True}),
+    # 6 of 8 features of each head rotate (partial_rotary_factor 0.75: 3 frequencies); inputs of 5 and 8 tokens on
+    # either side of original_max_position_embeddings 6 (short_factor, then long_factor, with the attention factor
+    # sqrt(1 + ln(4096 / 6) / ln 6) = 2.15 on cos and sin), and greedy decoding from 5 tokens crosses it: at the 7th
+    # position every earlier key changes, so a decoder that kept its cache there gives other tokens
+    causal("phi3-longrope-partial", 813, "Phi3ForCausalLM as Phi-4-mini: partial_rotary_factor 0.75, rope_scaling "
+           "longrope (short_factor below original_max_position_embeddings 6, long_factor above, attention factor from "
+           "max_position_embeddings 4096 / 6), no sliding window, tied head",
+           ["partial_rotary_factor", "rope-longrope", "tied-head"],
+           phi3_config(partial_rotary_factor=0.75, max_position_embeddings=4096, original_max_position_embeddings=6,
+                       sliding_window=None, tie_word_embeddings=True,
+                       rope_scaling={"type": "longrope", "short_factor": [1.0, 1.5, 2.0],
+                                     "long_factor": [0.25, 0.5, 4.0]}),
+           {"prefix": "model."}, inputs=[{"input_ids": LLAMA_IDS[:5]}, {"input_ids": LLAMA_IDS}]),
 ]

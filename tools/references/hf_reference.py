@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3 and gpt_neox models, written from
+"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox and phi3 models, written from
 HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
 configuration_<family>.py, modeling_rope_utils.py, masking_utils.py) without the `transformers` package.
 
@@ -406,6 +406,83 @@ def gpt_neox_forward(config, state_dict, input_ids):
     return out
 
 
+# ---- Phi-3, Phi-4-mini (modeling_phi3.py, configuration_phi3.py, modeling_rope_utils.py) -------------------------
+
+def phi3_rope(config, seq_len):
+    """(inv_freq, attention_scaling) of Phi3RotaryEmbedding for an input of seq_len positions: the rotated features
+    dim = int(head_dim * partial_rotary_factor); rope_scaling null -> default; "longrope" (Phi3Config renames the
+    older "su" and "yarn" to it) -> _compute_longrope_parameters with longrope_frequency_update's choice of factors."""
+    hd = head_dim(config)
+    dim = int(hd * config.get("partial_rotary_factor", 1.0))
+    base = config.get("rope_theta", 10000.0)
+    shape = torch.arange(0, dim, 2, dtype=F64) / dim
+    rs = config.get("rope_scaling")
+    kind = rope_type(config)
+    if kind == "default":
+        return 1.0 / (base ** shape), 1.0, dim
+    if kind not in ("longrope", "su", "yarn"):
+        raise NotImplementedError(f"phi3 rope_type {kind!r}")
+    orig = config.get("original_max_position_embeddings", 4096)
+    # factor = max_position_embeddings / original_max_position_embeddings (Phi3Config always has the latter)
+    factor = config["max_position_embeddings"] / orig
+    attention_factor = rs.get("attention_factor")
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(orig))
+    # longrope_frequency_update: seq_len = max(position_ids) + 1; longer than orig -> long_factor
+    ext = torch.tensor(rs["long_factor"] if seq_len > orig else rs["short_factor"], dtype=F64)
+    return 1.0 / (ext * base ** shape), attention_factor, dim
+
+
+def phi3_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("model.",))
+    if config.get("hidden_act", "silu") != "silu":
+        raise NotImplementedError("hidden_act " + config["hidden_act"])
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads") or H
+    hd = head_dim(config)
+    eps = config.get("rms_norm_eps", 1e-5)  # Phi3RMSNorm: input_layernorm, post_attention_layernorm, norm
+    T = len(input_ids)
+    pos = torch.arange(T)
+    inv_freq, scaling, rot = phi3_rope(config, T)
+    window = config.get("sliding_window")  # Phi3Model: a sliding-window causal mask on every layer unless null
+    x = sd["embed_tokens.weight"][torch.tensor(input_ids)]
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        h = _rms_norm(x, sd[p + "input_layernorm.weight"], eps)
+        # qkv_proj (no bias): q's H * hd rows, then k's KV * hd, then v's KV * hd
+        qkv = _linear(h, sd, p + "self_attn.qkv_proj", False)
+        q, k, v = qkv.split([H * hd, KV * hd, KV * hd], dim=-1)
+        q, k, v = (t.reshape(T, n, hd).transpose(0, 1) for t, n in ((q, H), (k, KV), (v, KV)))
+        # apply_rotary_pos_emb: the first rotary_dim features rotate (rotate_half within them), cos and sin times
+        # the attention scaling; the rest pass
+        def rope(t):
+            freqs = pos.to(F64)[:, None] * inv_freq[None, :]
+            emb = torch.cat((freqs, freqs), dim=-1)
+            r = t[..., :rot]
+            return torch.cat((r * emb.cos() * scaling + _rotate_half(r) * emb.sin() * scaling, t[..., rot:]), dim=-1)
+        q, k = rope(q), rope(k)
+        rep = H // KV
+        k, v = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, _window_mask(T, window))
+        attn.append(probs)
+        x = x + _linear(ctx.transpose(0, 1).reshape(T, H * hd), sd, p + "self_attn.o_proj", False)
+        h = _rms_norm(x, sd[p + "post_attention_layernorm.weight"], eps)
+        # Phi3MLP: gate, up = gate_up_proj(h).chunk(2); down_proj(up * silu(gate))
+        gate, up = _linear(h, sd, p + "mlp.gate_up_proj", False).chunk(2, dim=-1)
+        x = x + _linear(up * (gate * torch.sigmoid(gate)), sd, p + "mlp.down_proj", False)
+    hidden = _rms_norm(x, sd["norm.weight"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("lm_head.weight")
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # Phi3Config: tie_word_embeddings defaults to False
+            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
+        head = sd["embed_tokens.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
 # ---- dispatch ------------------------------------------------------------------------------------------------------
 
 def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=None):
@@ -418,6 +495,8 @@ def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=N
         return llama_forward(config, state_dict, input_ids)
     if mt == "gpt_neox":
         return gpt_neox_forward(config, state_dict, input_ids)
+    if mt == "phi3":
+        return phi3_forward(config, state_dict, input_ids)
     raise NotImplementedError(f"model_type {mt!r}")
 
 

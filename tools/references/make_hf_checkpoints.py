@@ -157,12 +157,32 @@ def gpt_neox_weights(c, init, prefix, lm_head, buffers):
     return sd
 
 
+def phi3_weights(c, init, prefix, lm_head):
+    d, H, f = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    KV, hd = c.get("num_key_value_heads") or H, hf_reference.head_dim(c)
+    sd = {prefix + "embed_tokens.weight": init.normal(c["vocab_size"], d)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        sd[p + "input_layernorm.weight"] = init.norm(d)
+        sd[p + "self_attn.qkv_proj.weight"] = init.matrix((H + 2 * KV) * hd, d)  # q, k, v rows; no bias
+        sd[p + "self_attn.o_proj.weight"] = init.matrix(d, H * hd)
+        sd[p + "post_attention_layernorm.weight"] = init.norm(d)
+        sd[p + "mlp.gate_up_proj.weight"] = init.matrix(2 * f, d)  # gate rows, then up rows
+        sd[p + "mlp.down_proj.weight"] = init.matrix(d, f)
+    sd[prefix + "norm.weight"] = init.norm(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
 def weights(case, init):
     c, w = case["config"], case["weights"]
     if c["model_type"] == "gpt2":
         return gpt2_weights(c, init, w.get("prefix", ""), w.get("buffers", False))
     if c["model_type"] == "gpt_neox":
         return gpt_neox_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("buffers", False))
+    if c["model_type"] == "phi3":
+        return phi3_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
     if c["model_type"] == "bert":
         return bert_weights(c, init, w.get("prefix", ""), w.get("mlm", False), w.get("pooler", False))
     return llama_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("inv_freq", False))
