@@ -437,3 +437,27 @@ TEST_CASE("config.json of phi3: partial rotary, LongRoPE and its factors checked
     CHECK(CheckpointLoader(with(phi3, "rope_scaling", nullptr).dump()).plan().main().layer(0).self.rotary.scaling == plan::RopeScaling::none);
     refuses(with(config_of("llama-gqa"), "partial_rotary_factor", 0.5), K::range, "partial_rotary_factor: 0.5 is not supported");
 }
+
+TEST_CASE("olmo2: norms on the sublayer outputs and q_norm/k_norm over the whole projections, in the plan and the files", "[pretrained][errors][olmo2]")
+{
+    const HfCase olmo2 = attnscope_test::read_hf_case("olmo2-outnorm");  // 4 heads of 6, 2 KV heads
+    const plan::Plan p = CheckpointLoader(olmo2.config).plan();
+    const plan::Layer& layer = p.main().layer(0);
+    CHECK_FALSE(layer.attn_norms.in.present());
+    CHECK(layer.attn_norms.out.present());
+    CHECK_FALSE(layer.mlp_norms.in.present());
+    CHECK(layer.mlp_norms.out.present());
+    CHECK(layer.self.qk_norm == plan::QkNorm::whole);
+    Json config = Json::parse(olmo2.config);
+    config.erase("rms_norm_eps");
+    CHECK(CheckpointLoader(config.dump()).plan().main().final_norm.eps == 1e-5f);  // Olmo2Config's default, not Llama's 1e-6
+    refuses(with(Json::parse(olmo2.config), "rms_norm_eps", "1e-6"), FileError::Kind::type, "rms_norm_eps: expected a number, got a string");
+    // q_norm is as wide as q_proj's output (24), not one head (6); Llama's input_layernorm is not an OLMo 2 tensor.
+    const std::string file = "model.safetensors";
+    std::string message = load_error(olmo2, file, header_edit([](Header& h) { h["model.layers.0.self_attn.q_norm.weight"]["shape"] = {4, 6}; }));
+    CHECK_THAT(message, Catch::Contains("'model.layers.0.self_attn.q_norm.weight': expected shape [24] (from config.json), got [4, 6]"));
+    message = load_error(olmo2, file, header_edit([](Header& h) {
+        rename(h, "model.layers.1.post_attention_layernorm.weight", "model.layers.1.input_layernorm.weight");
+    }));
+    CHECK_THAT(message, Catch::Contains("'model.layers.1.input_layernorm.weight' is not a tensor of a olmo2 checkpoint with this config"));
+}

@@ -107,6 +107,18 @@ def phi3_config(**kw):
     return c
 
 
+def olmo2_config(**kw):
+    # configuration_olmo2.Olmo2Config's fields as OLMo-2's config.json has them
+    c = {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": None, "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 24,
+         "initializer_range": 0.02, "intermediate_size": 32, "max_position_embeddings": 64,
+         "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2, "pad_token_id": 1,
+         "rms_norm_eps": 1e-6, "rope_scaling": None, "rope_theta": 500000, "tie_word_embeddings": False,
+         "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 LLAMA_IDS = [1, 17, 40, 5, 33, 41, 17, 40]
 
 
@@ -246,4 +258,12 @@ CASES = [
                        rope_scaling={"type": "longrope", "short_factor": [1.0, 1.5, 2.0],
                                      "long_factor": [0.25, 0.5, 4.0]}),
            {"prefix": "model."}, inputs=[{"input_ids": LLAMA_IDS[:5]}, {"input_ids": LLAMA_IDS}]),
+    causal("olmo2-outnorm", 903, "Olmo2ForCausalLM: no norm on a sublayer's input, post_attention_layernorm and "
+           "post_feedforward_layernorm on the sublayers' outputs before each residual sum; q_norm / k_norm RMSNorms "
+           "over the whole q (4 heads of 6) and k (2 heads) projections before RoPE; untied head",
+           ["output-norms", "qk-norm-whole", "gqa", "untied-head"], olmo2_config(),
+           {"prefix": "model.", "lm_head": True}),
+    causal("olmo2-bias-tied", 913, "Olmo2ForCausalLM with attention_bias (q, k, v and o_proj biases) and a tied "
+           "head", ["attention_bias", "tied-head", "output-norms", "qk-norm-whole"],
+           olmo2_config(attention_bias=True, tie_word_embeddings=True, rope_theta=10000.0), {"prefix": "model."}),
 ]

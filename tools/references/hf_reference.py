@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox and phi3 models, written from
-HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
+"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox, phi3 and olmo2
+models, written from HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
 configuration_<family>.py, modeling_rope_utils.py, masking_utils.py) without the `transformers` package.
 
 Entry points: `forward(config, state_dict, input_ids, ...)` -> {"hidden", "logits" (if the checkpoint has a head),
@@ -483,6 +483,53 @@ def phi3_forward(config, state_dict, input_ids):
     return out
 
 
+# ---- OLMo 2 (modeling_olmo2.py, configuration_olmo2.py) ----------------------------------------------------------
+
+def olmo2_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("model.",))
+    if config.get("hidden_act", "silu") != "silu":
+        raise NotImplementedError("hidden_act " + config["hidden_act"])
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads") or H
+    hd = head_dim(config)
+    eps = config.get("rms_norm_eps", 1e-5)  # Olmo2RMSNorm: every norm, q_norm and k_norm too
+    bias = config.get("attention_bias", False)  # q, k, v and o_proj biases; the MLP has none
+    inv_freq = rope_inv_freq(config)
+    T = len(input_ids)
+    pos = torch.arange(T)
+    x = sd["embed_tokens.weight"][torch.tensor(input_ids)]
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        # Olmo2Attention: no norm on the layer's input; q_norm over all of q_proj's H * hd outputs and k_norm over
+        # k_proj's KV * hd, before the heads are split and before RoPE
+        q = _rms_norm(_linear(x, sd, p + "self_attn.q_proj", bias), sd[p + "self_attn.q_norm.weight"], eps)
+        k = _rms_norm(_linear(x, sd, p + "self_attn.k_proj", bias), sd[p + "self_attn.k_norm.weight"], eps)
+        v = _linear(x, sd, p + "self_attn.v_proj", bias)
+        q, k, v = (t.reshape(T, n, hd).transpose(0, 1) for t, n in ((q, H), (k, KV), (v, KV)))
+        q, k = apply_rope(q, pos, inv_freq), apply_rope(k, pos, inv_freq)
+        rep = H // KV
+        k, v = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, _window_mask(T, None))
+        attn.append(probs)
+        a = _linear(ctx.transpose(0, 1).reshape(T, H * hd), sd, p + "self_attn.o_proj", bias)
+        # Olmo2DecoderLayer: x + post_attention_layernorm(attn(x)), then x + post_feedforward_layernorm(mlp(x))
+        x = x + _rms_norm(a, sd[p + "post_attention_layernorm.weight"], eps)
+        g = _linear(x, sd, p + "mlp.gate_proj", False)
+        m = _linear((g * torch.sigmoid(g)) * _linear(x, sd, p + "mlp.up_proj", False), sd, p + "mlp.down_proj", False)
+        x = x + _rms_norm(m, sd[p + "post_feedforward_layernorm.weight"], eps)
+    hidden = _rms_norm(x, sd["norm.weight"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("lm_head.weight")
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # Olmo2Config: tie_word_embeddings defaults to False
+            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
+        head = sd["embed_tokens.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
 # ---- dispatch ------------------------------------------------------------------------------------------------------
 
 def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=None):
@@ -497,6 +544,8 @@ def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=N
         return gpt_neox_forward(config, state_dict, input_ids)
     if mt == "phi3":
         return phi3_forward(config, state_dict, input_ids)
+    if mt == "olmo2":
+        return olmo2_forward(config, state_dict, input_ids)
     raise NotImplementedError(f"model_type {mt!r}")
 
 

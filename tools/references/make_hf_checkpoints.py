@@ -175,6 +175,28 @@ def phi3_weights(c, init, prefix, lm_head):
     return sd
 
 
+def olmo2_weights(c, init, prefix, lm_head):
+    d, H, f = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    KV, hd, bias = c.get("num_key_value_heads") or H, hf_reference.head_dim(c), c.get("attention_bias", False)
+    sd = {prefix + "embed_tokens.weight": init.normal(c["vocab_size"], d)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        for n, rows, cols in (("q_proj", H * hd, d), ("k_proj", KV * hd, d), ("v_proj", KV * hd, d), ("o_proj", d, H * hd)):
+            sd[p + "self_attn." + n + ".weight"] = init.matrix(rows, cols)
+            if bias:
+                sd[p + "self_attn." + n + ".bias"] = init.bias(rows)
+        # q_norm and k_norm as wide as the whole projections (not per head)
+        sd[p + "self_attn.q_norm.weight"], sd[p + "self_attn.k_norm.weight"] = init.norm(H * hd), init.norm(KV * hd)
+        sd[p + "post_attention_layernorm.weight"] = init.norm(d)
+        for n, rows, cols in (("gate_proj", f, d), ("up_proj", f, d), ("down_proj", d, f)):
+            sd[p + "mlp." + n + ".weight"] = init.matrix(rows, cols)
+        sd[p + "post_feedforward_layernorm.weight"] = init.norm(d)
+    sd[prefix + "norm.weight"] = init.norm(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
 def weights(case, init):
     c, w = case["config"], case["weights"]
     if c["model_type"] == "gpt2":
@@ -183,6 +205,8 @@ def weights(case, init):
         return gpt_neox_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("buffers", False))
     if c["model_type"] == "phi3":
         return phi3_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
+    if c["model_type"] == "olmo2":
+        return olmo2_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
     if c["model_type"] == "bert":
         return bert_weights(c, init, w.get("prefix", ""), w.get("mlm", False), w.get("pooler", False))
     return llama_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("inv_freq", False))
