@@ -266,4 +266,9 @@ CASES = [
     causal("olmo2-bias-tied", 913, "Olmo2ForCausalLM with attention_bias (q, k, v and o_proj biases) and a tied "
            "head", ["attention_bias", "tied-head", "output-norms", "qk-norm-whole"],
            olmo2_config(attention_bias=True, tie_word_embeddings=True, rope_theta=10000.0), {"prefix": "model."}),
+    causal("gpt-neox-bf16", 723, "GPTNeoXForCausalLM stored in BF16 (torch_dtype bfloat16), as Pythia's deduped "
+           "checkpoints; the reference runs on the BF16 values widened", ["dtype-bf16"],
+           gpt_neox_config(torch_dtype="bfloat16"), {"prefix": "gpt_neox.", "lm_head": True}),
+    causal("phi3-f16", 823, "Phi3ForCausalLM stored in F16 (torch_dtype float16); the reference runs on the F16 "
+           "values widened", ["dtype-f16"], phi3_config(torch_dtype="float16"), {"prefix": "model.", "lm_head": True}),
 ]
