@@ -251,3 +251,71 @@ test('loading and disposing in a loop, and aborting mid-load, leave WebAssembly 
   assert.equal(memoryUsage().heapBytesInUse, start.heapBytesInUse);
   assert.equal(memoryUsage().wasmBytes, start.wasmBytes);
 });
+
+test('gpt_neox: config fields of the wrong type or value are refused by name; the ones read change the result', async () => {
+  const config = configOf('gpt-neox-parallel');
+  const table = [
+    [{ rotary_pct: '0.25' }, TypeError, /^loadModel: config\.json: rotary_pct: expected a number, got a string/],
+    [{ rotary_pct: 2 }, RangeError, /^loadModel: config\.json: rotary_pct: expected a number from 0 to 1, got 2$/],
+    [{ rotary_pct: 0.1875 }, RangeError, /^loadModel: config\.json: rotary_pct: 0\.1875 rotates 3 features of a head of 16/],
+    [{ rotary_emb_base: 0.5 }, RangeError, /^loadModel: config\.json: rotary_emb_base: /],
+    [{ use_parallel_residual: 1 }, TypeError, /^loadModel: config\.json: use_parallel_residual: expected a boolean/],
+    [{ attention_bias: 'no' }, TypeError, /^loadModel: config\.json: attention_bias: expected a boolean/],
+    [{ architectures: ['LlamaForCausalLM'] }, RangeError, /^loadModel: config\.json: architectures: "LlamaForCausalLM" is not a class of model_type "gpt_neox"/],
+  ];
+  for (const [change, ErrorClass, message] of table) {
+    await assert.rejects(loadModel(withConfig('gpt-neox-parallel', { ...config, ...change })), (e) => e instanceof ErrorClass && message.test(e.message), JSON.stringify(change));
+  }
+  const model = await loadModel(folderOf('gpt-neox-parallel'));
+  assert.deepEqual(model.config.positions, { kind: 'rope', theta: 10000, rotaryDim: 4, scaling: null });
+  model.dispose();
+  // Read, not ignored: the same weights with the other residual wiring, or more of each head rotated, differ.
+  const [input] = referenceOf('gpt-neox-parallel').inputs;
+  for (const change of [{ use_parallel_residual: false }, { rotary_pct: 0.5 }]) {
+    const other = await loadModel(withConfig('gpt-neox-parallel', { ...config, ...change }));
+    assert.ok(maxRelativeError(other.forward(input.input_ids).hidden.data, input.hidden.data) > 1e-3, JSON.stringify(change));
+    other.dispose();
+  }
+});
+
+test("openai-community/gpt2's own layout (no transformer. prefix, GPT2LMHeadModel) has its tied head; architectures must match model_type", async () => {
+  const model = await loadModel(folderOf('gpt2-lm-noprefix'));
+  assert.ok(Object.keys(sourceKinds.Uint8Array('gpt2-lm-noprefix')).includes('model.safetensors'));
+  assert.equal(model.config.hasLmHead, true);
+  const [input] = referenceOf('gpt2-lm-noprefix').inputs;
+  expectClose(model.forward(input.input_ids).logits, input.logits, 'gpt2-lm-noprefix', 'logits');
+  assert.equal(model.generate([3, 40, 7], { maxNewTokens: 2, stopToken: null }).ids.length, 2);
+  model.dispose();
+  // The same file saved as GPT2Model: hidden states only.
+  const base = await loadModel(withConfig('gpt2-lm-noprefix', { ...configOf('gpt2-lm-noprefix'), architectures: ['GPT2Model'] }));
+  assert.equal(base.forward(input.input_ids).logits, null);
+  base.dispose();
+  await assert.rejects(loadModel(withConfig('llama-gqa', { ...configOf('llama-gqa'), architectures: ['BertForMaskedLM'] })), {
+    name: 'RangeError',
+    message: /^loadModel: config\.json: architectures: "BertForMaskedLM" is not a class of model_type "llama" read here \(expected LlamaForCausalLM, LlamaModel\)$/,
+  });
+});
+
+test('phi3: partial_rotary_factor and LongRoPE are read, their wrong values refused by name', async () => {
+  const config = configOf('phi3-longrope-partial');
+  const scaling = config.rope_scaling;
+  const table = [
+    [{ partial_rotary_factor: true }, TypeError, /^loadModel: config\.json: partial_rotary_factor: expected a number, got a boolean/],
+    [{ partial_rotary_factor: 0.375 }, RangeError, /^loadModel: config\.json: partial_rotary_factor: 0\.375 rotates 3 features of a head of 8/],
+    [{ rope_scaling: { ...scaling, type: 'dynamic' } }, RangeError, /^loadModel: config\.json: rope_scaling\.type: "dynamic" is not supported \(expected "longrope"/],
+    [{ rope_scaling: { ...scaling, long_factor: [1, 2] } }, RangeError, /^loadModel: config\.json: rope_scaling\.long_factor: expected 3 numbers/],
+    [{ rope_scaling: { ...scaling, short_factor: [1, null, 2] } }, TypeError, /^loadModel: config\.json: rope_scaling\.short_factor\[1\]: expected a number, got null/],
+    [{ original_max_position_embeddings: -6 }, RangeError, /^loadModel: config\.json: original_max_position_embeddings: expected an integer from 2/],
+  ];
+  for (const [change, ErrorClass, message] of table) {
+    await assert.rejects(loadModel(withConfig('phi3-longrope-partial', { ...config, ...change })), (e) => e instanceof ErrorClass && message.test(e.message), JSON.stringify(change));
+  }
+  const model = await loadModel(folderOf('phi3-longrope-partial'));
+  assert.deepEqual(model.config.positions, { kind: 'rope', theta: 10000, rotaryDim: 6, scaling: { type: 'longrope', factor: 4096 / 6, originalMaxPositions: 6 } });
+  model.dispose();
+  // The long factors are read: with the short ones in their place, the 8-token input (past position 6) differs.
+  const input = referenceOf('phi3-longrope-partial').inputs.find((i) => i.input_ids.length > 6);
+  const short = await loadModel(withConfig('phi3-longrope-partial', { ...config, rope_scaling: { ...scaling, long_factor: scaling.short_factor } }));
+  assert.ok(maxRelativeError(short.forward(input.input_ids).hidden.data, input.hidden.data) > 1e-3);
+  short.dispose();
+});

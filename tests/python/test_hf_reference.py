@@ -72,6 +72,27 @@ class AgainstTorchLayers(unittest.TestCase):
         x = ref._layer_norm(x[0], sd["ln_f.weight"], sd["ln_f.bias"], eps)
         self.assertTrue(close(ref.forward(c, sd, ids)["hidden"], x))
 
+    def test_gpt_neox_sequential_without_rotary_is_a_causal_pre_ln_encoder(self):
+        # rotary_pct 0: no feature rotates, so a GPT-NeoX layer with use_parallel_residual false is torch's pre-LN
+        # layer once query_key_value's rows [heads, 3, head_size] are regrouped into in_proj's q | k | v.
+        c, sd = weights("gpt-neox-parallel", rotary_pct=0.0, use_parallel_residual=False)
+        sd = {k.removeprefix("gpt_neox."): v.to(F64) for k, v in sd.items()}
+        ids = case("gpt-neox-parallel")["inputs"][0]["input_ids"]
+        T, d, H, eps = len(ids), c["hidden_size"], c["num_attention_heads"], c["layer_norm_eps"]
+        x = sd["embed_in.weight"][ids].unsqueeze(0)
+        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=F64), 1)
+        for i in range(c["num_hidden_layers"]):
+            p = f"layers.{i}."
+            g = lambda n: (sd[p + n + ".weight"], sd[p + n + ".bias"])  # noqa: E731
+            w, b = g("attention.query_key_value")
+            qkv = (w.reshape(H, 3, d // H, d).transpose(0, 1).reshape(3 * d, d), b.reshape(H, 3, d // H).transpose(0, 1).reshape(3 * d))
+            layer = self.torch_layer(d, H, c["intermediate_size"], eps, torch.nn.functional.gelu, True, *qkv,
+                                     *g("attention.dense"), g("input_layernorm"), g("post_attention_layernorm"),
+                                     g("mlp.dense_h_to_4h"), g("mlp.dense_4h_to_h"))
+            x = layer(x, src_mask=mask)
+        x = ref._layer_norm(x[0], sd["final_layer_norm.weight"], sd["final_layer_norm.bias"], eps)
+        self.assertTrue(close(ref.forward(c, {"gpt_neox." + k: v for k, v in sd.items()}, ids)["hidden"], x))
+
     def test_bert_is_a_post_ln_encoder_with_key_padding(self):
         c, sd = weights("bert-mlm")
         sd = {k[5:] if k.startswith("bert.") else k: v.to(F64) for k, v in sd.items()}

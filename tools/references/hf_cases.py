@@ -93,6 +93,19 @@ def gemma_config(**kw):
     return c
 
 
+def gpt_neox_config(**kw):
+    # configuration_gpt_neox.GPTNeoXConfig's fields as Pythia's config.json has them (rotary_pct, rotary_emb_base)
+    c = {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "attention_bias": True,
+         "attention_dropout": 0.0, "bos_token_id": 0, "classifier_dropout": 0.1, "eos_token_id": 0,
+         "hidden_act": "gelu", "hidden_dropout": 0.0, "hidden_size": 32, "initializer_range": 0.02,
+         "intermediate_size": 40, "layer_norm_eps": 1e-5, "max_position_embeddings": 16, "num_attention_heads": 2,
+         "num_hidden_layers": 2, "rope_scaling": None, "rotary_emb_base": 10000, "rotary_pct": 0.25,
+         "tie_word_embeddings": False, "torch_dtype": "float32", "use_cache": True, "use_parallel_residual": True,
+         "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 def gemma2_config(**kw):
     # configuration_gemma2.Gemma2Config's fields (the Hub's configs also carry hidden_act)
     c = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "attention_bias": False,
@@ -107,6 +120,19 @@ def gemma2_config(**kw):
     return c
 
 
+def phi3_config(**kw):
+    # configuration_phi3.Phi3Config's fields as Phi-3-mini's config.json has them
+    c = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 2, "hidden_act": "silu",
+         "hidden_size": 32, "initializer_range": 0.02, "intermediate_size": 24, "max_position_embeddings": 16,
+         "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2,
+         "original_max_position_embeddings": 16, "pad_token_id": 0, "resid_pdrop": 0.0, "rms_norm_eps": 1e-5,
+         "rope_scaling": None, "rope_theta": 10000.0, "sliding_window": 5, "tie_word_embeddings": False,
+         "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
 def gemma3_text_config(**kw):
     # configuration_gemma3.Gemma3TextConfig's fields, as google/gemma-3-1b-pt's config.json has them
     c = {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "attention_bias": False,
@@ -117,6 +143,18 @@ def gemma3_text_config(**kw):
          "query_pre_attn_scalar": 8, "rms_norm_eps": 1e-6, "rope_local_base_freq": 100.0, "rope_scaling": None,
          "rope_theta": 10000.0, "sliding_window": 3, "sliding_window_pattern": 3, "torch_dtype": "float32",
          "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def olmo2_config(**kw):
+    # configuration_olmo2.Olmo2Config's fields as OLMo-2's config.json has them
+    c = {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "attention_bias": False,
+         "attention_dropout": 0.0, "bos_token_id": None, "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 24,
+         "initializer_range": 0.02, "intermediate_size": 32, "max_position_embeddings": 64,
+         "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2, "pad_token_id": 1,
+         "rms_norm_eps": 1e-6, "rope_scaling": None, "rope_theta": 500000, "tie_word_embeddings": False,
+         "torch_dtype": "float32", "use_cache": True, "vocab_size": 48}
     c.update(kw)
     return c
 
@@ -265,4 +303,48 @@ CASES = [
                                                 layer_types=["sliding_attention", "full_attention"],
                                                 attn_logit_softcapping=3.0, final_logit_softcapping=5.0).items()
             if k not in ("sliding_window_pattern", "rope_theta")}, {"prefix": "model."}),
+    causal("gpt-neox-parallel", 703, "GPTNeoXForCausalLM as Pythia: `gpt_neox.` prefix, parallel residual, rotary_pct "
+           "0.25 (4 of 16 features rotate), query_key_value rows [heads, 3, head_size], LayerNorm with biases, GELU, "
+           "untied embed_out, the attention.bias / masked_bias / rotary_emb.inv_freq buffers (to be skipped)",
+           ["parallel-residual", "rotary_pct", "per-head-qkv", "untied-head", "layernorm-bias", "gelu", "neox-buffers"],
+           gpt_neox_config(), {"prefix": "gpt_neox.", "lm_head": True, "buffers": True}),
+    causal("gpt-neox-sequential", 713, "GPTNeoXForCausalLM with use_parallel_residual false (attention, then the "
+           "MLP on its sum), rotary_pct 0.5 with rotary_emb_base 100, attention_bias false, 3 heads of 8",
+           ["sequential-residual", "rotary_pct", "rotary_emb_base", "attention_bias-false"],
+           gpt_neox_config(use_parallel_residual=False, rotary_pct=0.5, rotary_emb_base=100, attention_bias=False,
+                           hidden_size=24, num_attention_heads=3), {"prefix": "gpt_neox.", "lm_head": True}),
+    causal("gpt2-lm-noprefix", 131, "GPT2LMHeadModel saved as openai-community/gpt2's own model.safetensors: no "
+           "`transformer.` prefix (h.0.attn.c_attn.weight, wte.weight), architectures GPT2LMHeadModel, so the head is "
+           "tied to wte", ["no-prefix", "tied-head", "architectures-head"],
+           gpt2_config(vocab_size=48), {"prefix": ""}, ids=[3, 40, 7, 7, 21, 0, 47, 12]),
+    causal("phi3-fused", 803, "Phi3ForCausalLM as Phi-3-mini: qkv_proj (q | k | v rows, 4 query heads and 2 KV heads "
+           "of 8) and gate_up_proj (gate rows first) fused, no biases, sliding_window 5 on every layer, untied head",
+           ["fused-qkv", "fused-gate-up", "gqa", "sliding-window", "untied-head"], phi3_config(),
+           {"prefix": "model.", "lm_head": True}),
+    # 6 of 8 features of each head rotate (partial_rotary_factor 0.75: 3 frequencies); inputs of 5 and 8 tokens on
+    # either side of original_max_position_embeddings 6 (short_factor, then long_factor, with the attention factor
+    # sqrt(1 + ln(4096 / 6) / ln 6) = 2.15 on cos and sin), and greedy decoding from 5 tokens crosses it: at the 7th
+    # position every earlier key changes, so a decoder that kept its cache there gives other tokens
+    causal("phi3-longrope-partial", 813, "Phi3ForCausalLM as Phi-4-mini: partial_rotary_factor 0.75, rope_scaling "
+           "longrope (short_factor below original_max_position_embeddings 6, long_factor above, attention factor from "
+           "max_position_embeddings 4096 / 6), no sliding window, tied head",
+           ["partial_rotary_factor", "rope-longrope", "tied-head"],
+           phi3_config(partial_rotary_factor=0.75, max_position_embeddings=4096, original_max_position_embeddings=6,
+                       sliding_window=None, tie_word_embeddings=True,
+                       rope_scaling={"type": "longrope", "short_factor": [1.0, 1.5, 2.0],
+                                     "long_factor": [0.25, 0.5, 4.0]}),
+           {"prefix": "model."}, inputs=[{"input_ids": LLAMA_IDS[:5]}, {"input_ids": LLAMA_IDS}]),
+    causal("olmo2-outnorm", 903, "Olmo2ForCausalLM: no norm on a sublayer's input, post_attention_layernorm and "
+           "post_feedforward_layernorm on the sublayers' outputs before each residual sum; q_norm / k_norm RMSNorms "
+           "over the whole q (4 heads of 6) and k (2 heads) projections before RoPE; untied head",
+           ["output-norms", "qk-norm-whole", "gqa", "untied-head"], olmo2_config(),
+           {"prefix": "model.", "lm_head": True}),
+    causal("olmo2-bias-tied", 913, "Olmo2ForCausalLM with attention_bias (q, k, v and o_proj biases) and a tied "
+           "head", ["attention_bias", "tied-head", "output-norms", "qk-norm-whole"],
+           olmo2_config(attention_bias=True, tie_word_embeddings=True, rope_theta=10000.0), {"prefix": "model."}),
+    causal("gpt-neox-bf16", 723, "GPTNeoXForCausalLM stored in BF16 (torch_dtype bfloat16), as Pythia's deduped "
+           "checkpoints; the reference runs on the BF16 values widened", ["dtype-bf16"],
+           gpt_neox_config(torch_dtype="bfloat16"), {"prefix": "gpt_neox.", "lm_head": True}),
+    causal("phi3-f16", 823, "Phi3ForCausalLM stored in F16 (torch_dtype float16); the reference runs on the F16 "
+           "values widened", ["dtype-f16"], phi3_config(torch_dtype="float16"), {"prefix": "model.", "lm_head": True}),
 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2 and qwen3 models, written from
-HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
+"""A float64 PyTorch forward pass of Hugging Face's gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox, phi3 and olmo2
+models, written from HF's published semantics (transformers/src/transformers/models/<family>/modeling_<family>.py and
 configuration_<family>.py, modeling_rope_utils.py, masking_utils.py) without the `transformers` package.
 
 Entry points: `forward(config, state_dict, input_ids, ...)` -> {"hidden", "logits" (if the checkpoint has a head),
@@ -121,7 +121,7 @@ def gpt2_forward(config, state_dict, input_ids):
     hidden = _layer_norm(x, sd["ln_f.weight"], sd["ln_f.bias"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
     head = sd.get("lm_head.weight")
-    if head is None and _prefix_of(state_dict, "transformer."):  # GPT2LMHeadModel; a bare GPT2Model has no head
+    if head is None and _has_lm_head(config, _prefix_of(state_dict, "transformer.")):  # GPT2LMHeadModel, not GPT2Model
         if not _tied(config, True):
             raise KeyError("lm_head.weight (tie_word_embeddings is false)")
         head = sd["wte.weight"]
@@ -132,6 +132,17 @@ def gpt2_forward(config, state_dict, input_ids):
 
 def _prefix_of(state_dict, prefix):
     return prefix if any(k.startswith(prefix) for k in state_dict) else ""
+
+
+def _has_lm_head(config, prefix):
+    """Whether the model has an LM head: the class `architectures` names (from_pretrained builds that class whatever
+    the file's prefix, so GPT2LMHeadModel over openai-community/gpt2's unprefixed file still ties lm_head to wte);
+    without `architectures`, a prefixed file is a task model's."""
+    arch = config.get("architectures")
+    if arch:
+        # GPT2LMHeadModel, *ForCausalLM, *ForMaskedLM have one; the base classes (GPT2Model, LlamaModel, ...) none
+        return "LMHead" in arch[0] or "For" in arch[0]
+    return bool(prefix)
 
 
 # ---- BERT (modeling_bert.py, configuration_bert.py) ---------------------------------------------------------------
@@ -447,6 +458,188 @@ def gemma_forward(config, state_dict, input_ids):
     return out
 
 
+# ---- GPT-NeoX, Pythia (modeling_gpt_neox.py, configuration_gpt_neox.py) -------------------------------------------
+
+def gpt_neox_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("gpt_neox.",))
+    # hidden_size: width; num_attention_heads: heads of head_size = hidden_size / heads (no grouped K/V);
+    # intermediate_size is read from dense_h_to_4h's shape; max_position_embeddings bounds nothing (RoPE has no table)
+    d, H = config["hidden_size"], config["num_attention_heads"]
+    hd = d // H
+    eps = config.get("layer_norm_eps", 1e-5)  # input_layernorm, post_attention_layernorm, final_layer_norm
+    act = _act(config.get("hidden_act", "gelu"))  # GPTNeoXMLP: dense_h_to_4h -> act -> dense_4h_to_h
+    bias = config.get("attention_bias", True)  # query_key_value and dense biases (the MLP always has them)
+    # GPTNeoXAttention: rotary_ndims = int(head_size * rotary_pct); GPTNeoXRotaryEmbedding(rotary_ndims,
+    # base=rotary_emb_base): inv_freq = 1 / base^(arange(0, dim, 2) / dim) over the rotated features only
+    rot = int(hd * config.get("rotary_pct", 0.25))
+    if rot % 2:
+        raise ValueError("odd rotary_ndims")
+    if config.get("rope_scaling"):
+        raise NotImplementedError("rope_scaling")  # linear and dynamic exist in HF; not in these fixtures
+    base = config.get("rotary_emb_base", 10000)
+    inv_freq = 1.0 / (base ** (torch.arange(0, rot, 2, dtype=F64) / rot))
+    T = len(input_ids)
+    pos = torch.arange(T)
+    x = sd["embed_in.weight"][torch.tensor(input_ids)]
+    causal = _window_mask(T, None)
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        h = _layer_norm(x, sd[p + "input_layernorm.weight"], sd[p + "input_layernorm.bias"], eps)
+        # query_key_value's output viewed [T, heads, 3 * head_size]: per head its q, then k, then v
+        qkv = _linear(h, sd, p + "attention.query_key_value", bias).reshape(T, H, 3 * hd).transpose(0, 1)
+        q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
+        # apply_rotary_pos_emb on q[..., :rotary_ndims] (rotate_half within those), the rest concatenated back
+        q = torch.cat((apply_rope(q[..., :rot], pos, inv_freq), q[..., rot:]), dim=-1)
+        k = torch.cat((apply_rope(k[..., :rot], pos, inv_freq), k[..., rot:]), dim=-1)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, causal)  # norm_factor = head_size ** -0.5
+        attn.append(probs)
+        a = _linear(ctx.transpose(0, 1).reshape(T, d), sd, p + "attention.dense", bias)
+        ln2 = (sd[p + "post_attention_layernorm.weight"], sd[p + "post_attention_layernorm.bias"], eps)
+
+        def mlp(y):
+            return _linear(act(_linear(y, sd, p + "mlp.dense_h_to_4h")), sd, p + "mlp.dense_4h_to_h")
+        if config.get("use_parallel_residual", True):
+            x = x + a + mlp(_layer_norm(x, *ln2))  # GPTNeoXLayer: x + attn(ln1(x)) + mlp(ln2(x))
+        else:
+            x = x + a  # x = x + attn(ln1(x)); x = x + mlp(ln2(x))
+            x = x + mlp(_layer_norm(x, *ln2))
+    hidden = _layer_norm(x, sd["final_layer_norm.weight"], sd["final_layer_norm.bias"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("embed_out.weight")  # GPTNeoXForCausalLM.embed_out: Linear(hidden, vocab, bias=False)
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # GPTNeoXConfig: tie_word_embeddings defaults to False
+            raise KeyError("embed_out.weight (tie_word_embeddings is false)")
+        head = sd["embed_in.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
+# ---- Phi-3, Phi-4-mini (modeling_phi3.py, configuration_phi3.py, modeling_rope_utils.py) -------------------------
+
+def phi3_rope(config, seq_len):
+    """(inv_freq, attention_scaling) of Phi3RotaryEmbedding for an input of seq_len positions: the rotated features
+    dim = int(head_dim * partial_rotary_factor); rope_scaling null -> default; "longrope" (Phi3Config renames the
+    older "su" and "yarn" to it) -> _compute_longrope_parameters with longrope_frequency_update's choice of factors."""
+    hd = head_dim(config)
+    dim = int(hd * config.get("partial_rotary_factor", 1.0))
+    base = config.get("rope_theta", 10000.0)
+    shape = torch.arange(0, dim, 2, dtype=F64) / dim
+    rs = config.get("rope_scaling")
+    kind = rope_type(config)
+    if kind == "default":
+        return 1.0 / (base ** shape), 1.0, dim
+    if kind not in ("longrope", "su", "yarn"):
+        raise NotImplementedError(f"phi3 rope_type {kind!r}")
+    orig = config.get("original_max_position_embeddings", 4096)
+    # factor = max_position_embeddings / original_max_position_embeddings (Phi3Config always has the latter)
+    factor = config["max_position_embeddings"] / orig
+    attention_factor = rs.get("attention_factor")
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(orig))
+    # longrope_frequency_update: seq_len = max(position_ids) + 1; longer than orig -> long_factor
+    ext = torch.tensor(rs["long_factor"] if seq_len > orig else rs["short_factor"], dtype=F64)
+    return 1.0 / (ext * base ** shape), attention_factor, dim
+
+
+def phi3_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("model.",))
+    if config.get("hidden_act", "silu") != "silu":
+        raise NotImplementedError("hidden_act " + config["hidden_act"])
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads") or H
+    hd = head_dim(config)
+    eps = config.get("rms_norm_eps", 1e-5)  # Phi3RMSNorm: input_layernorm, post_attention_layernorm, norm
+    T = len(input_ids)
+    pos = torch.arange(T)
+    inv_freq, scaling, rot = phi3_rope(config, T)
+    window = config.get("sliding_window")  # Phi3Model: a sliding-window causal mask on every layer unless null
+    x = sd["embed_tokens.weight"][torch.tensor(input_ids)]
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        h = _rms_norm(x, sd[p + "input_layernorm.weight"], eps)
+        # qkv_proj (no bias): q's H * hd rows, then k's KV * hd, then v's KV * hd
+        qkv = _linear(h, sd, p + "self_attn.qkv_proj", False)
+        q, k, v = qkv.split([H * hd, KV * hd, KV * hd], dim=-1)
+        q, k, v = (t.reshape(T, n, hd).transpose(0, 1) for t, n in ((q, H), (k, KV), (v, KV)))
+        # apply_rotary_pos_emb: the first rotary_dim features rotate (rotate_half within them), cos and sin times
+        # the attention scaling; the rest pass
+        def rope(t):
+            freqs = pos.to(F64)[:, None] * inv_freq[None, :]
+            emb = torch.cat((freqs, freqs), dim=-1)
+            r = t[..., :rot]
+            return torch.cat((r * emb.cos() * scaling + _rotate_half(r) * emb.sin() * scaling, t[..., rot:]), dim=-1)
+        q, k = rope(q), rope(k)
+        rep = H // KV
+        k, v = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, _window_mask(T, window))
+        attn.append(probs)
+        x = x + _linear(ctx.transpose(0, 1).reshape(T, H * hd), sd, p + "self_attn.o_proj", False)
+        h = _rms_norm(x, sd[p + "post_attention_layernorm.weight"], eps)
+        # Phi3MLP: gate, up = gate_up_proj(h).chunk(2); down_proj(up * silu(gate))
+        gate, up = _linear(h, sd, p + "mlp.gate_up_proj", False).chunk(2, dim=-1)
+        x = x + _linear(up * (gate * torch.sigmoid(gate)), sd, p + "mlp.down_proj", False)
+    hidden = _rms_norm(x, sd["norm.weight"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("lm_head.weight")
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # Phi3Config: tie_word_embeddings defaults to False
+            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
+        head = sd["embed_tokens.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
+# ---- OLMo 2 (modeling_olmo2.py, configuration_olmo2.py) ----------------------------------------------------------
+
+def olmo2_forward(config, state_dict, input_ids):
+    sd, prefix = _strip(state_dict, ("model.",))
+    if config.get("hidden_act", "silu") != "silu":
+        raise NotImplementedError("hidden_act " + config["hidden_act"])
+    H = config["num_attention_heads"]
+    KV = config.get("num_key_value_heads") or H
+    hd = head_dim(config)
+    eps = config.get("rms_norm_eps", 1e-5)  # Olmo2RMSNorm: every norm, q_norm and k_norm too
+    bias = config.get("attention_bias", False)  # q, k, v and o_proj biases; the MLP has none
+    inv_freq = rope_inv_freq(config)
+    T = len(input_ids)
+    pos = torch.arange(T)
+    x = sd["embed_tokens.weight"][torch.tensor(input_ids)]
+    attn = []
+    for i in range(config["num_hidden_layers"]):
+        p = f"layers.{i}."
+        # Olmo2Attention: no norm on the layer's input; q_norm over all of q_proj's H * hd outputs and k_norm over
+        # k_proj's KV * hd, before the heads are split and before RoPE
+        q = _rms_norm(_linear(x, sd, p + "self_attn.q_proj", bias), sd[p + "self_attn.q_norm.weight"], eps)
+        k = _rms_norm(_linear(x, sd, p + "self_attn.k_proj", bias), sd[p + "self_attn.k_norm.weight"], eps)
+        v = _linear(x, sd, p + "self_attn.v_proj", bias)
+        q, k, v = (t.reshape(T, n, hd).transpose(0, 1) for t, n in ((q, H), (k, KV), (v, KV)))
+        q, k = apply_rope(q, pos, inv_freq), apply_rope(k, pos, inv_freq)
+        rep = H // KV
+        k, v = k.repeat_interleave(rep, dim=0), v.repeat_interleave(rep, dim=0)
+        ctx, probs = _softmax_attention(q, k, v, hd ** -0.5, _window_mask(T, None))
+        attn.append(probs)
+        a = _linear(ctx.transpose(0, 1).reshape(T, H * hd), sd, p + "self_attn.o_proj", bias)
+        # Olmo2DecoderLayer: x + post_attention_layernorm(attn(x)), then x + post_feedforward_layernorm(mlp(x))
+        x = x + _rms_norm(a, sd[p + "post_attention_layernorm.weight"], eps)
+        g = _linear(x, sd, p + "mlp.gate_proj", False)
+        m = _linear((g * torch.sigmoid(g)) * _linear(x, sd, p + "mlp.up_proj", False), sd, p + "mlp.down_proj", False)
+        x = x + _rms_norm(m, sd[p + "post_feedforward_layernorm.weight"], eps)
+    hidden = _rms_norm(x, sd["norm.weight"], eps)
+    out = {"hidden": hidden, "attention": torch.stack(attn)}
+    head = sd.get("lm_head.weight")
+    if head is None and _has_lm_head(config, prefix):
+        if not _tied(config, False):  # Olmo2Config: tie_word_embeddings defaults to False
+            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
+        head = sd["embed_tokens.weight"]
+    if head is not None:
+        out["logits"] = hidden @ head.T
+    return out
+
+
 # ---- dispatch ------------------------------------------------------------------------------------------------------
 
 def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=None):
@@ -459,6 +652,12 @@ def forward(config, state_dict, input_ids, attention_mask=None, token_type_ids=N
         return llama_forward(config, state_dict, input_ids)
     if mt in ("gemma", "gemma2", "gemma3_text"):
         return gemma_forward(config, state_dict, input_ids)
+    if mt == "gpt_neox":
+        return gpt_neox_forward(config, state_dict, input_ids)
+    if mt == "phi3":
+        return phi3_forward(config, state_dict, input_ids)
+    if mt == "olmo2":
+        return olmo2_forward(config, state_dict, input_ids)
     raise NotImplementedError(f"model_type {mt!r}")
 
 

@@ -154,10 +154,86 @@ def gemma_weights(c, init, prefix, lm_head):
     return sd
 
 
+def gpt_neox_weights(c, init, prefix, lm_head, buffers):
+    d, f, H = c["hidden_size"], c["intermediate_size"], c["num_attention_heads"]
+    bias, P, hd = c.get("attention_bias", True), c["max_position_embeddings"], d // H
+    sd = {prefix + "embed_in.weight": init.normal(c["vocab_size"], d)}
+
+    def linear(name, out_dim, in_dim, with_bias=True):
+        sd[name + ".weight"] = init.matrix(out_dim, in_dim)
+        if with_bias:
+            sd[name + ".bias"] = init.bias(out_dim)
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        sd[p + "input_layernorm.weight"], sd[p + "input_layernorm.bias"] = init.norm(d), init.bias(d)
+        linear(p + "attention.query_key_value", 3 * d, d, bias)  # rows [heads, 3, head_size]
+        linear(p + "attention.dense", d, d, bias)
+        if buffers:
+            # GPTNeoXAttention's buffers, persistent in the transformers that saved Pythia (4.24): the causal mask
+            # `bias` [1, 1, P, P] (bool), `masked_bias` (-1e9) and the rotary inv_freq. Never loaded.
+            sd[p + "attention.bias"] = torch.tril(torch.ones(P, P)).view(1, 1, P, P)
+            sd[p + "attention.masked_bias"] = torch.tensor(-1e9)
+            rot = int(hd * c.get("rotary_pct", 0.25))
+            sd[p + "attention.rotary_emb.inv_freq"] = 1.0 / (c.get("rotary_emb_base", 10000) ** (torch.arange(0, rot, 2).float() / rot))
+        sd[p + "post_attention_layernorm.weight"], sd[p + "post_attention_layernorm.bias"] = init.norm(d), init.bias(d)
+        linear(p + "mlp.dense_h_to_4h", f, d)
+        linear(p + "mlp.dense_4h_to_h", d, f)
+    sd[prefix + "final_layer_norm.weight"], sd[prefix + "final_layer_norm.bias"] = init.norm(d), init.bias(d)
+    if lm_head:
+        sd["embed_out.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
+def phi3_weights(c, init, prefix, lm_head):
+    d, H, f = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    KV, hd = c.get("num_key_value_heads") or H, hf_reference.head_dim(c)
+    sd = {prefix + "embed_tokens.weight": init.normal(c["vocab_size"], d)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        sd[p + "input_layernorm.weight"] = init.norm(d)
+        sd[p + "self_attn.qkv_proj.weight"] = init.matrix((H + 2 * KV) * hd, d)  # q, k, v rows; no bias
+        sd[p + "self_attn.o_proj.weight"] = init.matrix(d, H * hd)
+        sd[p + "post_attention_layernorm.weight"] = init.norm(d)
+        sd[p + "mlp.gate_up_proj.weight"] = init.matrix(2 * f, d)  # gate rows, then up rows
+        sd[p + "mlp.down_proj.weight"] = init.matrix(d, f)
+    sd[prefix + "norm.weight"] = init.norm(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
+def olmo2_weights(c, init, prefix, lm_head):
+    d, H, f = c["hidden_size"], c["num_attention_heads"], c["intermediate_size"]
+    KV, hd, bias = c.get("num_key_value_heads") or H, hf_reference.head_dim(c), c.get("attention_bias", False)
+    sd = {prefix + "embed_tokens.weight": init.normal(c["vocab_size"], d)}
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        for n, rows, cols in (("q_proj", H * hd, d), ("k_proj", KV * hd, d), ("v_proj", KV * hd, d), ("o_proj", d, H * hd)):
+            sd[p + "self_attn." + n + ".weight"] = init.matrix(rows, cols)
+            if bias:
+                sd[p + "self_attn." + n + ".bias"] = init.bias(rows)
+        # q_norm and k_norm as wide as the whole projections (not per head)
+        sd[p + "self_attn.q_norm.weight"], sd[p + "self_attn.k_norm.weight"] = init.norm(H * hd), init.norm(KV * hd)
+        sd[p + "post_attention_layernorm.weight"] = init.norm(d)
+        for n, rows, cols in (("gate_proj", f, d), ("up_proj", f, d), ("down_proj", d, f)):
+            sd[p + "mlp." + n + ".weight"] = init.matrix(rows, cols)
+        sd[p + "post_feedforward_layernorm.weight"] = init.norm(d)
+    sd[prefix + "norm.weight"] = init.norm(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(c["vocab_size"], d)
+    return sd
+
+
 def weights(case, init):
     c, w = case["config"], case["weights"]
     if c["model_type"] == "gpt2":
         return gpt2_weights(c, init, w.get("prefix", ""), w.get("buffers", False))
+    if c["model_type"] == "gpt_neox":
+        return gpt_neox_weights(c, init, w.get("prefix", ""), w.get("lm_head", False), w.get("buffers", False))
+    if c["model_type"] == "phi3":
+        return phi3_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
+    if c["model_type"] == "olmo2":
+        return olmo2_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
     if c["model_type"] == "bert":
         return bert_weights(c, init, w.get("prefix", ""), w.get("mlm", False), w.get("pooler", False))
     if c["model_type"] in ("gemma", "gemma2", "gemma3_text"):

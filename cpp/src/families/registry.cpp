@@ -10,13 +10,15 @@ namespace families {
 // Hugging Face checkpoints, by config.json's model_type.
 extern const Family gpt2_family, bert_family, llama_family, mistral_family, qwen2_family, qwen3_family;
 extern const Family gemma_family, gemma2_family, gemma3_text_family;
+extern const Family gpt_neox_family, phi3_family, olmo2_family;
 // Our own model files, by __metadata__.kind (tools/MODEL_FORMAT.md).
 extern const Family decoder_lm_family, seq2seq_family;
 
 namespace {
 
 const Family* const checkpoints[] = {&gpt2_family, &bert_family, &llama_family, &mistral_family, &qwen2_family, &qwen3_family,
-                                     &gemma_family, &gemma2_family, &gemma3_text_family};
+                                     &gemma_family, &gemma2_family, &gemma3_text_family,
+                                     &gpt_neox_family, &phi3_family, &olmo2_family};
 const Family* const ours[] = {&decoder_lm_family, &seq2seq_family};
 
 }  // namespace

@@ -63,7 +63,7 @@ plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family)
     refuse_unsupported(f);
     f.require_absent("attn_logit_softcapping", "score capping is not part of this family");
     f.require_absent("final_logit_softcapping", "logit capping is not part of this family");
-    if (f.has("partial_rotary_factor") && f.real("partial_rotary_factor", 1, 0, 1) != 1.0)
+    if (!family.partial_rotary && f.has("partial_rotary_factor") && f.real("partial_rotary_factor", 1, 0, 1) != 1.0)
         f.fail({"partial_rotary_factor: ", f.get("partial_rotary_factor").excerpt(), " is not supported (this family rotates whole heads)"});
     plan::Plan p;
     p.family = family.family;
@@ -85,13 +85,18 @@ plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family)
         check_divides(f, "num_attention_heads", heads, "hidden_size", d);
         head_dim = d / heads;
     }
-    if (head_dim % 2 != 0) f.fail({"head_dim: expected an even number (RoPE rotates pairs of features), got ", Num(head_dim)});
+    // partial_rotary_factor: RoPE on the first int(head_dim · factor) features of each head (the rest pass through).
+    const std::size_t rotary = family.partial_rotary ? std::size_t(double(head_dim) * f.real("partial_rotary_factor", 1, 0, 1)) : head_dim;
+    if (rotary % 2 != 0 && rotary == head_dim) f.fail({"head_dim: expected an even number (RoPE rotates pairs of features), got ", Num(head_dim)});
+    if (rotary % 2 != 0)
+        f.fail({"partial_rotary_factor: ", f.get("partial_rotary_factor").excerpt(), " rotates ", Num(rotary), " features of a head of ",
+                Num(head_dim), "; RoPE rotates pairs, so it must be even"});
     const std::size_t positions = f.size("max_position_embeddings", 2048, 1, Limits::positions);
-    const plan::Norm norm = rms_norm(float(f.real("rms_norm_eps", 1e-6, 0, 1)));
+    const plan::Norm norm = rms_norm(float(f.real("rms_norm_eps", family.rms_norm_eps, 0, 1)));
     if (f.has("pretraining_tp")) f.size("pretraining_tp", 1, 1, Limits::heads);  // only slices the same products
 
     plan::Layer layer;
-    layer.attn_norms.in = norm;  // input_layernorm
+    (family.output_norms ? layer.attn_norms.out : layer.attn_norms.in) = norm;  // input_layernorm, or OLMo 2's post_attention_layernorm
     plan::Attention& a = layer.self;
     a.heads = heads;
     a.kv_heads = kv_heads;
@@ -100,15 +105,15 @@ plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family)
     a.scale = float(1.0 / std::sqrt(double(head_dim)));
     a.causal = true;
     a.rope = true;
-    a.rotary = read_rope(f, head_dim);
+    a.rotary = family.rope ? family.rope(f, rotary) : read_rope(f, rotary);
     // Biases: `attention_bias` on q, k, v and o; or always on q, k and v and never on o_proj (RotaryDecoder::qkv_bias).
     a.qkv_bias = family.qkv_bias || (family.attention_bias && f.flag("attention_bias", false));
     a.out_bias = !family.qkv_bias && family.attention_bias && f.flag("attention_bias", false);
-    if (family.qk_norm) {  // q_norm and k_norm over head_dim, before RoPE
-        a.qk_norm = plan::QkNorm::per_head;
+    if (family.qk_norm || family.qk_norm_whole) {  // q_norm and k_norm over head_dim, or over the whole projections; before RoPE
+        a.qk_norm = family.qk_norm_whole ? plan::QkNorm::whole : plan::QkNorm::per_head;
         a.qk_norm_eps = norm.eps;
     }
-    layer.mlp_norms.in = norm;  // post_attention_layernorm
+    (family.output_norms ? layer.mlp_norms.out : layer.mlp_norms.in) = norm;  // post_attention_layernorm, or post_feedforward_layernorm
     layer.mlp = {true, activation(f, "hidden_act", "silu"), inner, family.mlp_bias && f.flag("mlp_bias", false)};
 
     plan::Stack s;

@@ -16,6 +16,12 @@ struct RotaryDecoder {
     bool mlp_bias = false;          ///< `mlp_bias` gives the MLP's three biases
     bool qk_norm = false;           ///< an RMSNorm over every q and k head
     enum class Window { none, every_layer, from_max_window_layers } window = Window::none;
+    bool qk_norm_whole = false;     ///< an RMSNorm over all of q's features and all of k's (OLMo 2)
+    bool output_norms = false;      ///< the two norms on the sublayers' outputs, before each residual sum (OLMo 2)
+    double rms_norm_eps = 1e-6;     ///< the config class's default
+    bool partial_rotary = false;    ///< `partial_rotary_factor`: RoPE on int(head_dim · factor) features of each head
+    /// rope_theta and rope_scaling read for `dims` rotated features by the family's own rule; null: read_rope's.
+    plan::Rope (*rope)(const Config& f, std::size_t dims) = nullptr;
 };
 
 plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family);

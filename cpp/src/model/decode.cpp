@@ -59,7 +59,13 @@ std::vector<std::int32_t> Transformer::generate(const std::vector<std::int32_t>&
     model::check_budget(call, cache_floats * sizeof(float), max_new_tokens, "maxNewTokens");
     std::vector<float> keys = model::floats(cache_floats / 2, call, "key cache"), values = model::floats(cache_floats / 2, call, "value cache");
     // The prompt in one pass (its GEMMs over every row at once), then one position per step.
-    std::vector<float> hidden = model::floats(std::uint64_t(prompt.size()) * s.width(), call, "hidden states");
+    // LongRoPE changes every position's frequencies once the input is longer than original_max_position_embeddings:
+    // at that step the whole sequence runs again, as HF's Phi3ForCausalLM drops its cache there.
+    std::size_t rerun_at = 0;
+    for (const plan::Layer& k : s.kinds)
+        if (k.self.rope && k.self.rotary.scaling == plan::RopeScaling::longrope && prompt.size() <= k.self.rotary.original_max_positions)
+            rerun_at = k.self.rotary.original_max_positions;
+    std::vector<float> hidden = model::floats(std::uint64_t(rerun_at ? capacity : prompt.size()) * s.width(), call, "hidden states");
     std::vector<float> scratch(s.width()), logits = model::floats(p.head.vocab, call, "logits");
     model::StackStep step;
     step.capacity = capacity;
@@ -80,6 +86,18 @@ std::vector<std::int32_t> Transformer::generate(const std::vector<std::int32_t>&
         const std::int32_t next = model::argmax(logits.data(), logits.size());
         generated.push_back(next);
         if (next == stop_token || position == s.max_positions) break;
+        if (position == rerun_at) {
+            std::vector<std::int32_t> all = prompt;
+            all.insert(all.end(), generated.begin(), generated.end());
+            step.tokens = all.data();
+            step.rows = all.size();
+            step.first_position = 0;
+            model::run_stack(*impl_, 0, step);
+            model::run_head(*impl_, hidden.data() + (all.size() - 1) * s.width(), 1, scratch.data(), logits.data());
+            step.rows = 1;
+            ++position;
+            continue;
+        }
         step.tokens = &generated.back();
         step.first_position = position++;
         model::run_stack(*impl_, 0, step);
