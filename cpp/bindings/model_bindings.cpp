@@ -180,6 +180,34 @@ val Model::forward(const val& request)
     });
 }
 
+val Model::forwardCached(const val& request, double id)
+{
+    return guarded([&] {
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("forward");
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // A new cache joins the model's only once its first pass succeeded: a refused request leaves nothing behind.
+        std::unique_ptr<ForwardCache> fresh = id == 0 ? std::make_unique<ForwardCache>() : nullptr;
+        const auto found = caches_.find(id);
+        if (!fresh && found == caches_.end())
+            fail(Status::type_error, "%: options.cache: expected a cache of this model (a result.cache of its forward), got one it does not hold", {call});
+        ForwardCache& cache = fresh ? *fresh : *found->second;
+        const Transformer::Output& out = m.forward(r, cache);
+        static double last_id = 0;
+        if (fresh) caches_.emplace(id = ++last_id, std::move(fresh));
+        val result = val::object();
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention}, {"heads", &out.heads}});
+        val info = val::object();
+        set_numbers(info, {{"id", id}, {"positions", double(cache.positions())}, {"reused", double(cache.reused())},
+                           {"bytes", double(cache.bytes())}});
+        result.set("cache", info);
+        return result;
+    });
+}
+
+void Model::releaseCache(double id) { caches_.erase(id); }
+
 val Model::generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {
     return guarded([&] {

@@ -2,6 +2,7 @@
 // checkpoint loader's streaming protocol, and safetensors headers read from the heap.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,10 @@ public:
     // request: {call, tokens, attentionMask, tokenTypeIds, source, sourceMask: number[], needAttention, keepHeads:
     // boolean, ablate, ablateCross, ablateEncoder: headLists, ablation: 'zero' | 'mean', patch, patchFrom: {data, shape} | null}
     val forward(const val& request);
+    // forward() through cache `id` of this model (0: a new one): the result also has {cache: {id, positions, reused,
+    // bytes}}. An id this model does not hold is a TypeError naming options.cache.
+    val forwardCached(const val& request, double id);
+    void releaseCache(double id);  // frees cache `id`; idempotent
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     // maxSteps undefined: the most the model's positions allow
     val translate(const val& request, double start, double eos, const val& max_steps);
@@ -48,6 +53,7 @@ private:
     ModelFile file_;
     std::unique_ptr<Transformer> checkpoint_;
     Transformer* model_ = nullptr;  // the file's transformer, or the checkpoint
+    std::map<double, std::unique_ptr<ForwardCache>> caches_;  // forwardCached's, by id (ids are never reused)
 };
 
 // CheckpointLoader behind a two-step start (as Model::loadFile): created empty, then open() with config.json's text

@@ -9,6 +9,8 @@ export function modelHandle(model) {
     config: (caller) => call(caller, () => model.config()),
     parameterBytes: () => model.parameterBytes(),
     forward: (request) => call(request.call, () => model.forward(request)),
+    forwardCached: (request, id) => call(request.call, () => model.forwardCached(request, id)),
+    releaseCache: (id) => isBroken() || model.isDeleted() || model.releaseCache(id),
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),
     trace: (request, attention, layer, head, query) => call(request.call, () => model.trace(request, attention, layer, head, query)),
