@@ -67,7 +67,7 @@ bool extendable(const Transformer::Request& r)
 std::size_t reusable_rows(const plan::Plan& p, const ForwardCache::State& st, const Transformer::Request& r)
 {
     const std::size_t T = r.tokens.size(), kept = st.tokens.size();
-    if (!st.extendable || !extendable(r) || st.ablate != r.ablate || (r.need_attention && st.out.attention.empty())) return 0;
+    if (!st.extendable || !extendable(r) || st.ablate != r.ablate || (r.need_attention && st.out.attention.data.empty())) return 0;
     for (const plan::Layer& kind : p.main().kinds) {  // longrope's factors are chosen by the input's length
         const plan::Rope& rope = kind.self.rotary;
         if (kind.self.rope && rope.scaling == plan::RopeScaling::longrope &&
@@ -114,7 +114,7 @@ bool resumable(const ForwardCache::State& st, const Transformer::Request& r)
 {
     return !st.layer_inputs.data.empty() && !r.keep_heads && st.tokens == r.tokens && st.types == r.token_type_ids &&
            st.mask == r.attention_mask && st.ablate == r.ablate && st.ablation == r.ablation &&
-           (!r.need_attention || !st.out.attention.empty());
+           (!r.need_attention || !st.out.attention.data.empty());
 }
 
 // The patched pass of `r` from its lowest patched layer (resumable), or a fresh one.
