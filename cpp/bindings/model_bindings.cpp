@@ -165,22 +165,7 @@ val Model::config() const
 
 double Model::parameterBytes() const { return model_ ? double(model_->parameter_bytes()) : 0; }
 
-val Model::forward(const val& request)
-{
-    return guarded([&] {
-        Tensor kept;
-        std::string call;
-        Transformer& m = transformer("forward");
-        const Transformer::Output out = m.forward(request_of(request, kept, call, m.plan()));
-        val result = val::object();
-        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
-                             {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
-                             {"crossAttention", &out.cross_attention}});
-        return result;
-    });
-}
-
-val Model::forwardCached(const val& request, double id)
+val Model::forward(const val& request, double id)
 {
     return guarded([&] {
         Tensor kept;
@@ -189,24 +174,42 @@ val Model::forwardCached(const val& request, double id)
         const Transformer::Request r = request_of(request, kept, call, m.plan());
         // A new cache joins the model's only once its first pass succeeded: a refused request leaves nothing behind.
         std::unique_ptr<ForwardCache> fresh = id == 0 ? std::make_unique<ForwardCache>() : nullptr;
-        const auto found = caches_.find(id);
-        if (!fresh && found == caches_.end())
+        ForwardCache* through = fresh ? fresh.get() : cache(id);
+        if (id > 0 && !through)
             fail(Status::type_error, "%: options.cache: expected a cache of this model (a result.cache of its forward), got one it does not hold", {call});
-        ForwardCache& cache = fresh ? *fresh : *found->second;
-        const Transformer::Output& out = m.forward(r, cache);
+        Transformer::Output plain;
+        const Transformer::Output& out = through ? m.forward(r, *through) : (plain = m.forward(r));
         static double last_id = 0;
-        if (fresh) caches_.emplace(id = ++last_id, std::move(fresh));
+        if (fresh) caches_.emplace_back(id = ++last_id, std::move(fresh));
         val result = val::object();
-        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention}, {"heads", &out.heads}});
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
+                             {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
+                             {"crossAttention", &out.cross_attention}});
+        if (!through) return result;
         val info = val::object();
-        set_numbers(info, {{"id", id}, {"positions", double(cache.positions())}, {"reused", double(cache.reused())},
-                           {"bytes", double(cache.bytes())}});
+        set_numbers(info, {{"id", id}, {"positions", double(through->positions())}, {"reused", double(through->reused())},
+                           {"bytes", double(through->bytes())}});
         result.set("cache", info);
         return result;
     });
 }
 
-void Model::releaseCache(double id) { caches_.erase(id); }
+ForwardCache* Model::cache(double id) const
+{
+    for (const auto& c : caches_)
+        if (c.first == id) return c.second.get();
+    return nullptr;
+}
+
+void Model::releaseCache(double id)
+{
+    for (auto& c : caches_)
+        if (c.first == id) {
+            std::swap(c, caches_.back());
+            caches_.pop_back();
+            return;
+        }
+}
 
 val Model::generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {

@@ -2,7 +2,6 @@
 // checkpoint loader's streaming protocol, and safetensors headers read from the heap.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 
@@ -34,10 +33,9 @@ public:
     double parameterBytes() const;
     // request: {call, tokens, attentionMask, tokenTypeIds, source, sourceMask: number[], needAttention, keepHeads:
     // boolean, ablate, ablateCross, ablateEncoder: headLists, ablation: 'zero' | 'mean', patch, patchFrom: {data, shape} | null}
-    val forward(const val& request);
-    // forward() through cache `id` of this model (0: a new one): the result also has {cache: {id, positions, reused,
-    // bytes}}. An id this model does not hold is a TypeError naming options.cache.
-    val forwardCached(const val& request, double id);
+    // id < 0: a plain pass; else through cache `id` of this model (0: a new one), and the result also has {cache: {id,
+    // positions, reused, bytes}}. An id this model does not hold is a TypeError naming options.cache.
+    val forward(const val& request, double id);
     void releaseCache(double id);  // frees cache `id`; idempotent
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     // maxSteps undefined: the most the model's positions allow
@@ -53,7 +51,9 @@ private:
     ModelFile file_;
     std::unique_ptr<Transformer> checkpoint_;
     Transformer* model_ = nullptr;  // the file's transformer, or the checkpoint
-    std::map<double, std::unique_ptr<ForwardCache>> caches_;  // forwardCached's, by id (ids are never reused)
+    // forwardCached's, by id: ids count every model's caches, so another model's id is none of these.
+    std::vector<std::pair<double, std::unique_ptr<ForwardCache>>> caches_;
+    ForwardCache* cache(double id) const;
 };
 
 // CheckpointLoader behind a two-step start (as Model::loadFile): created empty, then open() with config.json's text

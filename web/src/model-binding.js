@@ -8,8 +8,8 @@ export function modelHandle(model) {
   return {
     config: (caller) => call(caller, () => model.config()),
     parameterBytes: () => model.parameterBytes(),
-    forward: (request) => call(request.call, () => model.forward(request)),
-    forwardCached: (request, id) => call(request.call, () => model.forwardCached(request, id)),
+    forward: (request) => call(request.call, () => model.forward(request, -1)),
+    forwardCached: (request, id) => call(request.call, () => model.forward(request, id)),
     releaseCache: (id) => isBroken() || model.isDeleted() || model.releaseCache(id),
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),

@@ -117,54 +117,71 @@ bool resumable(const ForwardCache::State& st, const Transformer::Request& r)
            (!r.need_attention || !st.out.attention.data.empty());
 }
 
+// The outputs of `r`'s pass, zeros (without hidden states and logits unless `rows`).
+Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Request& r, bool rows = true)
+{
+    const bool head = m.config.has_lm_head;
+    const RequestBuffers sizes = request_buffers(m.plan, r.tokens.size(), 0, r.need_attention, r.keep_heads, head);
+    Transformer::Output out;
+    if (rows) out.hidden = Tensor(sizes.hidden);
+    if (rows && head) out.logits = Tensor(sizes.logits);
+    if (r.keep_heads) out.heads = Tensor(sizes.heads);
+    if (r.need_attention) out.attention = Tensor(sizes.attention);
+    return out;
+}
+
+// Rows from step.first_position of `r` (from step.first_layer) into their rows of out's hidden states and logits;
+// the caller set the step's caches, maps, heads, layer inputs and resume.
+void run_rows(const Transformer::Impl& m, const Transformer::Request& r, StackStep& step, Transformer::Output& out)
+{
+    const std::size_t c = step.first_position, n = r.tokens.size() - c, d = m.plan.main().width();
+    step.tokens = r.tokens.data() + c;
+    step.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data() + c;
+    step.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
+    step.rows = n;
+    step.out = out.hidden.data.data() + c * d;
+    step.call = r.call;
+    run_stack(m, 0, step);
+    if (!m.config.has_lm_head) return;
+    std::vector<float> scratch = floats(std::uint64_t(n) * d, r.call, "the head's input");
+    run_head(m, step.out, n, scratch.data(), out.logits.data.data() + c * m.plan.head.vocab);
+}
+
 // The patched pass of `r` from its lowest patched layer (resumable), or a fresh one.
 Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State& st, const Transformer::Request& r)
 {
     st.resumed_layer = 0;
-    if (!resumable(st, r)) return run_request(m, r, nullptr, false);
     const plan::Stack& s = m.plan.main();
-    const std::size_t T = r.tokens.size(), L = s.layers(), H = s.layer(0).self.heads, d = s.width();
+    const std::size_t T = r.tokens.size(), L = s.layers(), H = s.layer(0).self.heads;
     const auto flagged = std::find_if(r.patch.begin(), r.patch.end(), [](std::uint8_t f) { return f != 0; });
     const std::size_t first = std::size_t(flagged - r.patch.begin()) / H;
-    if (first >= L) return run_request(m, r, nullptr, false);  // no head flagged
-    const bool head = m.config.has_lm_head, maps = r.need_attention;
-    const RequestBuffers sizes = request_buffers(m.plan, T, 0, maps, false, head);
-    Transformer::Output out;
-    out.hidden = Tensor(sizes.hidden);
-    if (head) out.logits = Tensor(sizes.logits);
-    if (maps) {
-        out.attention = Tensor(sizes.attention);
-        std::copy_n(st.out.attention.data.begin(), first * H * T * T, out.attention.data.begin());
-    }
+    if (!resumable(st, r) || first >= L) return run_request(m, r, nullptr, false);
+    Transformer::Output out = outputs(m, r);
+    if (r.need_attention) std::copy_n(st.out.attention.data.begin(), first * H * T * T, out.attention.data.begin());
     const std::uint64_t kv = std::uint64_t(L) * T * s.layer(0).self.kv_width();
     std::vector<float> keys = floats(kv, r.call, "key cache"), values = floats(kv, r.call, "value cache");
     StackStep step;
-    step.tokens = r.tokens.data();
-    step.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data();
-    step.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
-    step.rows = step.capacity = T;
+    step.capacity = T;
     step.key_cache = keys.data();
     step.value_cache = values.data();
     step.self = {&r.ablate, r.ablation, &r.patch, r.patch_from->data.data(), nullptr};
-    step.attention = maps ? out.attention.data.data() : nullptr;
+    step.attention = r.need_attention ? out.attention.data.data() : nullptr;
     step.first_layer = first;
-    step.resume = st.layer_inputs.data.data() + first * T * d;
-    step.out = out.hidden.data.data();
-    step.call = r.call;
-    run_stack(m, 0, step);
-    if (head) {
-        std::vector<float> scratch = floats(std::uint64_t(T) * d, r.call, "the head's input");
-        run_head(m, step.out, T, scratch.data(), out.logits.data.data());
-    }
+    step.resume = st.layer_inputs.data.data() + first * T * s.width();
+    run_rows(m, r, step, out);
     st.resumed_layer = first;
     return out;
 }
 
-// The first `rows` rows of a [rows…, width] tensor's data into `to`.
-void copy_rows(const Tensor& from, std::size_t rows, Tensor& to)
+// A kept [rows, width] tensor as one of `rows` rows, its first rows kept: a row-major prefix, so it grows in place,
+// with room for a few more (the logits of a typist's next keys are not copied again).
+Tensor grown(Tensor t, std::size_t rows)
 {
-    if (!from.data.empty() && !to.data.empty())
-        std::copy_n(from.data.begin(), rows * (from.numel() / from.shape[0]), to.data.begin());
+    const std::size_t width = t.numel() / t.shape[0];
+    if (t.data.capacity() < rows * width) t.data.reserve(rows * width + std::max<std::size_t>(rows / 4, query_block) * width);
+    t.data.resize(rows * width);
+    t.shape[0] = rows;
+    return t;
 }
 
 }  // namespace
@@ -195,15 +212,12 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     st.reused = 0;
     model::make_room(st, s, T, c, call);
 
-    const bool head = impl_->config.has_lm_head, maps = r.need_attention;
-    const model::RequestBuffers sizes = model::request_buffers(p, T, 0, maps, r.keep_heads, head);
-    Output out;
-    out.hidden = Tensor(sizes.hidden);
-    if (head) out.logits = Tensor(sizes.logits);
-    if (r.keep_heads) out.heads = Tensor(sizes.heads);
-    if (maps) out.attention = Tensor(sizes.attention);
-    model::copy_rows(st.out.hidden, c, out.hidden);
-    model::copy_rows(st.out.logits, c, out.logits);
+    const bool maps = r.need_attention;
+    Output out = model::outputs(*impl_, r, c == 0);
+    if (c) {
+        out.hidden = model::grown(std::move(st.out.hidden), T);
+        if (impl_->config.has_lm_head) out.logits = model::grown(std::move(st.out.logits), T);
+    }
     Tensor layer_inputs({L, T, d});
     for (std::size_t l = 0; l < L && c; ++l)
         std::copy_n(st.layer_inputs.data.data() + l * old_T * d, c * d, layer_inputs.data.data() + l * T * d);
@@ -212,10 +226,6 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     std::vector<float> rows_maps = maps && c ? model::floats(std::uint64_t(L) * H * n * T, call, "attention maps") : std::vector<float>();
     if (n) {
         model::StackStep step;
-        step.tokens = r.tokens.data() + c;
-        step.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data() + c;
-        step.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
-        step.rows = n;
         step.first_position = c;
         step.capacity = st.capacity;
         step.key_cache = st.keys.data();
@@ -224,13 +234,7 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
         step.layer_inputs = layer_inputs.data.data();
         step.layer_input_rows = T;
         step.attention = !maps ? nullptr : c ? rows_maps.data() : out.attention.data.data();
-        step.out = out.hidden.data.data() + c * d;
-        step.call = call;
-        model::run_stack(*impl_, 0, step);
-        if (head) {
-            std::vector<float> scratch = model::floats(std::uint64_t(n) * d, call, "the head's input");
-            model::run_head(*impl_, step.out, n, scratch.data(), out.logits.data.data() + c * p.head.vocab);
-        }
+        model::run_rows(*impl_, r, step, out);
     }
     if (maps && c)
         for (std::size_t lh = 0; lh < L * H; ++lh) {
