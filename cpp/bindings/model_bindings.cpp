@@ -165,51 +165,34 @@ val Model::config() const
 
 double Model::parameterBytes() const { return model_ ? double(model_->parameter_bytes()) : 0; }
 
-val Model::forward(const val& request, double id)
+val Model::forward(const val& request, double cache)
 {
     return guarded([&] {
         Tensor kept;
         std::string call;
         Transformer& m = transformer("forward");
         const Transformer::Request r = request_of(request, kept, call, m.plan());
-        // A new cache joins the model's only once its first pass succeeded: a refused request leaves nothing behind.
-        std::unique_ptr<ForwardCache> fresh = id == 0 ? std::make_unique<ForwardCache>() : nullptr;
-        ForwardCache* through = fresh ? fresh.get() : cache(id);
-        if (id > 0 && !through)
-            fail(Status::type_error, "%: options.cache: expected a cache of this model (a result.cache of its forward), got one it does not hold", {call});
+        // A new cache is handed out only once its first pass succeeded: a refused request leaves nothing behind.
+        std::unique_ptr<ForwardCache> fresh = cache == 0 ? std::make_unique<ForwardCache>() : nullptr;
+        ForwardCache* through = fresh ? fresh.get() : cache > 0 ? reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : nullptr;
         Transformer::Output plain;
         const Transformer::Output& out = through ? m.forward(r, *through) : (plain = m.forward(r));
-        static double last_id = 0;
-        if (fresh) caches_.emplace_back(id = ++last_id, std::move(fresh));
         val result = val::object();
         set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
                              {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
                              {"crossAttention", &out.cross_attention}});
         if (!through) return result;
+        fresh.release();  // the wrapper owns a new cache from here
         val info = val::object();
-        set_numbers(info, {{"id", id}, {"positions", double(through->positions())}, {"reused", double(through->reused())},
+        set_numbers(info, {{"id", double(reinterpret_cast<std::uintptr_t>(through))},
+                           {"positions", double(through->positions())}, {"reused", double(through->reused())},
                            {"bytes", double(through->bytes())}});
         result.set("cache", info);
         return result;
     });
 }
 
-ForwardCache* Model::cache(double id) const
-{
-    for (const auto& c : caches_)
-        if (c.first == id) return c.second.get();
-    return nullptr;
-}
-
-void Model::releaseCache(double id)
-{
-    for (auto& c : caches_)
-        if (c.first == id) {
-            std::swap(c, caches_.back());
-            caches_.pop_back();
-            return;
-        }
-}
+void release_forward_cache(double address) { delete reinterpret_cast<ForwardCache*>(std::uintptr_t(address)); }
 
 val Model::generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {

@@ -10,6 +10,8 @@
 namespace attnscope::bindings {
 
 val read_safetensors_raw(std::uintptr_t file, double size);
+// Frees the ForwardCache at `address` (Model::forward's cache.id), whether or not its model is still alive.
+void release_forward_cache(double address);
 // [{modelType, label}] of every checkpoint family the core reads, in the registry's order.
 val families_value();
 // A trace as the wrapper returns it, for every model: {layer, head, query, kvHead, layerInput, attentionInput,
@@ -33,10 +35,10 @@ public:
     double parameterBytes() const;
     // request: {call, tokens, attentionMask, tokenTypeIds, source, sourceMask: number[], needAttention, keepHeads:
     // boolean, ablate, ablateCross, ablateEncoder: headLists, ablation: 'zero' | 'mean', patch, patchFrom: {data, shape} | null}
-    // id < 0: a plain pass; else through cache `id` of this model (0: a new one), and the result also has {cache: {id,
-    // positions, reused, bytes}}. An id this model does not hold is a TypeError naming options.cache.
-    val forward(const val& request, double id);
-    void releaseCache(double id);  // frees cache `id`; idempotent
+    // cache < 0: a plain pass; else through the ForwardCache at that address (0: a new one), and the result also has
+    // {cache: {id (its address), positions, reused, bytes}}. The wrapper (forward-cache.js) holds each address, passes
+    // it only to its model and frees it once with release_forward_cache().
+    val forward(const val& request, double cache);
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     // maxSteps undefined: the most the model's positions allow
     val translate(const val& request, double start, double eos, const val& max_steps);
@@ -51,9 +53,6 @@ private:
     ModelFile file_;
     std::unique_ptr<Transformer> checkpoint_;
     Transformer* model_ = nullptr;  // the file's transformer, or the checkpoint
-    // forwardCached's, by id: ids count every model's caches, so another model's id is none of these.
-    std::vector<std::pair<double, std::unique_ptr<ForwardCache>>> caches_;
-    ForwardCache* cache(double id) const;
 };
 
 // CheckpointLoader behind a two-step start (as Model::loadFile): created empty, then open() with config.json's text

@@ -82,7 +82,7 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   const { cache } = ours.forward([1, 2, 3], { cache: true });
   assert.throws(() => ours.forward([1, 2], { cache: 'yes' }), { name: 'TypeError', message: /^LanguageModel\.forward: options\.cache: expected true \(a new cache\) or a result\.cache/ });
   assert.throws(() => ours.forward([1, 2], { cache: {} }), { name: 'TypeError', message: /options\.cache: expected true/ });
-  assert.throws(() => llama.forward([1, 2], { cache }), { name: 'TypeError', message: /options\.cache: expected a cache of this model/ });
+  assert.throws(() => llama.forward([1, 2], { cache }), { name: 'TypeError', message: /options\.cache: expected a cache of this model, got another model's/ });
   assert.throws(() => ours.trace([1, 2], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /options/ });
   // A refused request: no cache is made, the given one still works.
   assert.throws(() => ours.forward([1, -2], { cache: true }), { name: 'RangeError', message: /tokens\[1\]/ });

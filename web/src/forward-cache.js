@@ -1,6 +1,7 @@
 // LanguageModel.forward's `cache` option: the core's kept pass of a causal model (ForwardCache, cpp/src/model/
-// incremental.cpp), held by the model's raw handle under an id and freed by dispose(), by the garbage collector if
-// dropped undisposed, or with its model. The core decides what a next input can reuse; this file converts types.
+// incremental.cpp), known to the binding by its address, which this object alone holds, passes only to its own model
+// and frees once: by dispose() or by the garbage collector if dropped undisposed. The core decides what a next input
+// can reuse; this file converts types.
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe } from './runtime.js';
 
@@ -11,11 +12,13 @@ import { describe } from './runtime.js';
 export class ForwardCache {
   #owned;
   #id;
+  #handle;
   #disposed = false;
 
   /** @param {ReturnType<import('./model-binding.js').modelHandle>} handle its model's raw handle; @param {number} id */
   constructor(handle, id) {
     this.#id = id;
+    this.#handle = handle;
     let freed = false;
     const held = { isDeleted: () => freed, delete: () => { freed = true; handle.releaseCache(id); } };
     this.#owned = new OwnedHandle(this, held, 'this cache was disposed');
@@ -27,9 +30,10 @@ export class ForwardCache {
     this.bytes = 0;
   }
 
-  /** @internal The binding's id, for `caller`; a TypeError once disposed. */
-  idFor(caller) {
+  /** @internal The binding's id, for `caller` on `handle`; a TypeError once disposed or on another model. */
+  idFor(caller, handle) {
     if (this.#disposed) throw new TypeError(`${caller}: options.cache: this cache was disposed; pass true for a new one`);
+    if (handle !== this.#handle) throw new TypeError(`${caller}: options.cache: expected a cache of this model, got another model's`);
     return this.#id;
   }
 
@@ -54,7 +58,7 @@ export function forwardThrough(handle, request, cache, caller) {
   if (cache !== true && !(cache instanceof ForwardCache)) {
     throw new TypeError(`${caller}: options.cache: expected true (a new cache) or a result.cache of this model's forward, got ${describe(cache)}`);
   }
-  const out = handle.forwardCached(request, cache === true ? 0 : cache.idFor(caller));
+  const out = handle.forwardCached(request, cache === true ? 0 : cache.idFor(caller, handle));
   const kept = cache === true ? new ForwardCache(handle, out.cache.id) : cache;
   kept.update(out.cache);
   return { ...out, cache: kept };
