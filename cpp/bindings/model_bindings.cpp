@@ -165,20 +165,34 @@ val Model::config() const
 
 double Model::parameterBytes() const { return model_ ? double(model_->parameter_bytes()) : 0; }
 
-val Model::forward(const val& request)
+val Model::forward(const val& request, double cache)
 {
     return guarded([&] {
         Tensor kept;
         std::string call;
         Transformer& m = transformer("forward");
-        const Transformer::Output out = m.forward(request_of(request, kept, call, m.plan()));
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // A new cache is handed out only once its first pass succeeded: a refused request leaves nothing behind.
+        std::unique_ptr<ForwardCache> fresh = cache == 0 ? std::make_unique<ForwardCache>() : nullptr;
+        ForwardCache* through = fresh ? fresh.get() : cache > 0 ? reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : nullptr;
+        Transformer::Output plain;
+        const Transformer::Output& out = through ? m.forward(r, *through) : (plain = m.forward(r));
         val result = val::object();
         set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
                              {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
                              {"crossAttention", &out.cross_attention}});
+        if (!through) return result;
+        fresh.release();  // the wrapper owns a new cache from here
+        val info = val::object();
+        set_numbers(info, {{"id", double(reinterpret_cast<std::uintptr_t>(through))},
+                           {"positions", double(through->positions())}, {"reused", double(through->reused())},
+                           {"bytes", double(through->bytes())}});
+        result.set("cache", info);
         return result;
     });
 }
+
+void release_forward_cache(double address) { delete reinterpret_cast<ForwardCache*>(std::uintptr_t(address)); }
 
 val Model::generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate)
 {

@@ -10,6 +10,8 @@
 namespace attnscope::bindings {
 
 val read_safetensors_raw(std::uintptr_t file, double size);
+// Frees the ForwardCache at `address` (Model::forward's cache.id), whether or not its model is still alive.
+void release_forward_cache(double address);
 // [{modelType, label}] of every checkpoint family the core reads, in the registry's order.
 val families_value();
 // A trace as the wrapper returns it, for every model: {layer, head, query, kvHead, layerInput, attentionInput,
@@ -33,7 +35,10 @@ public:
     double parameterBytes() const;
     // request: {call, tokens, attentionMask, tokenTypeIds, source, sourceMask: number[], needAttention, keepHeads:
     // boolean, ablate, ablateCross, ablateEncoder: headLists, ablation: 'zero' | 'mean', patch, patchFrom: {data, shape} | null}
-    val forward(const val& request);
+    // cache < 0: a plain pass; else through the ForwardCache at that address (0: a new one), and the result also has
+    // {cache: {id (its address), positions, reused, bytes}}. The wrapper (forward-cache.js) holds each address, passes
+    // it only to its model and frees it once with release_forward_cache().
+    val forward(const val& request, double cache);
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     // maxSteps undefined: the most the model's positions allow
     val translate(const val& request, double start, double eos, const val& max_steps);

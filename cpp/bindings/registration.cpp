@@ -31,6 +31,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_lastError", &get_last_error);
     function("_lastStatus", &get_last_status);
     function("_heapBytesInUse", &heap_bytes_in_use);
+    function("_releaseForwardCache", &release_forward_cache);
     // Threads (attnscope/threads.hpp): 1 in the single-threaded module, up to its worker pool + 1 in the threaded one.
     function("_setNumThreads", optional_override([](double n) { return double(set_num_threads(std::size_t(n))); }));
 

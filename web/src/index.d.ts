@@ -277,12 +277,13 @@ export function scaledDotProductAttention(q: TensorLike, k: TensorLike, v: Tenso
 
 // The models' types live beside their classes (model.d.ts, seq2seq-model.d.ts, rnn-model.d.ts, load-model.d.ts).
 export type {
-  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, ModelArchitecture, ModelForwardOptions, ModelForwardResult, PretrainedConfig,
+  AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelForwardOptions, LanguageModelForwardResult, ModelArchitecture,
+  ModelForwardOptions, ModelForwardResult, PretrainedConfig,
   PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions, StackArchitecture, Trace, TraceOptions,
   TrainedLanguageModel,
 } from './model.js';
 export type { LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab } from './model-header.js';
-export { EncoderModel, LanguageModel, Model, PretrainedLanguageModel } from './model.js';
+export { EncoderModel, ForwardCache, LanguageModel, Model, PretrainedLanguageModel } from './model.js';
 export type { Seq2SeqTraceOptions, TrainedSeq2SeqModel } from './seq2seq-model.js';
 export { Seq2SeqModel } from './seq2seq-model.js';
 export type { RnnSeq2SeqModelConfig, RnnTranslation } from './rnn-model.js';

@@ -4,6 +4,7 @@ export { MultiHeadAttention } from './multihead-attention.js';
 export { scaledDotProductAttention } from './scaled-dot-product-attention.js';
 export { loadModel, supportedFamilies } from './load-model.js';
 export { EncoderModel, LanguageModel, Model } from './model.js';
+export { ForwardCache } from './forward-cache.js';
 // PretrainedLanguageModel: the name of LanguageModel for checkpoints until 0.2 (CHANGELOG): one class serves both.
 export { LanguageModel as PretrainedLanguageModel } from './model.js';
 export { Seq2SeqModel } from './seq2seq-model.js';

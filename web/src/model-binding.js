@@ -8,7 +8,10 @@ export function modelHandle(model) {
   return {
     config: (caller) => call(caller, () => model.config()),
     parameterBytes: () => model.parameterBytes(),
-    forward: (request) => call(request.call, () => model.forward(request)),
+    forward: (request) => call(request.call, () => model.forward(request, -1)),
+    forwardCached: (request, id) => call(request.call, () => model.forward(request, id)),
+    // A cache outlives its model's handle: it is freed by its own call, not through the model.
+    releaseCache: (id) => isBroken() || call('ForwardCache.dispose', (wasm) => wasm._releaseForwardCache(id)),
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),
     trace: (request, attention, layer, head, query) => call(request.call, () => model.trace(request, attention, layer, head, query)),

@@ -183,6 +183,42 @@ export interface ModelForwardResult {
   heads: Tensor | null;
 }
 
+/**
+ * A causal model's kept forward pass (`LanguageModel.forward(input, { cache: true })` makes one, `{ cache:
+ * result.cache }` extends it): every layer's keys and values, the input and options it ran with, and its output. When
+ * the next input starts with the same tokens (same `attentionMask` and `ablate` over them), their keys, values and
+ * rows of logits, hidden states and attention are taken from it and only the positions after them are computed, in
+ * whole blocks of 32 positions (a prefix of 506 tokens reuses 480); any other input is one fresh pass. Either way the
+ * result is a fresh pass's, bit for bit, and the cache then holds it. Patching, `keepHeads` and mean ablation run
+ * fresh (their rows depend on the whole input). Freed by `dispose()`, by the garbage collector if dropped, or with its
+ * model; its memory is not counted in the model's memory plan.
+ */
+export declare class ForwardCache {
+  /** Tokens of the pass it holds. */
+  readonly positions: number;
+  /** Positions the last forward() through it reused instead of computing (0: a fresh pass). */
+  readonly reused: number;
+  /** Bytes of WebAssembly memory it holds: keys and values (with room for a few more positions) and the last output. */
+  readonly bytes: number;
+  /** Frees its memory. Idempotent; passing it again is a TypeError. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A causal model's forward options: the input's, and a {@link ForwardCache} to extend. */
+export interface LanguageModelForwardOptions extends ModelForwardOptions {
+  /**
+   * `true`: keep this pass in a new {@link ForwardCache} (`result.cache`); a ForwardCache of this model: reuse what
+   * it holds, then hold this pass. @throws TypeError for anything else, a disposed cache or another model's.
+   */
+  cache?: true | ForwardCache;
+}
+
+/** A causal model's forward result: with the {@link ForwardCache} the call went through, when it was given one. */
+export interface LanguageModelForwardResult extends ModelForwardResult {
+  cache?: ForwardCache;
+}
+
 /** @deprecated The names of {@link ModelForwardOptions} and {@link ModelForwardResult} before 0.2. */
 export type PretrainedForwardOptions = ModelForwardOptions;
 export type PretrainedForwardResult = ModelForwardResult;
@@ -251,9 +287,10 @@ export declare class LanguageModel extends Model {
   readonly eosTokenId: number | null;
   /**
    * Text (tokenized; ours keeps the last `config.maxLen` tokens, `<bos>` first) or token ids (used as given) → logits,
-   * the last hidden state and every layer's attention `[layers, heads, T, T]`.
+   * the last hidden state and every layer's attention `[layers, heads, T, T]`. With `cache`, the positions a kept
+   * pass shares with this input are reused ({@link ForwardCache}).
    */
-  forward(input: string | ArrayLike<number>, options?: ModelForwardOptions): ModelForwardResult;
+  forward(input: string | ArrayLike<number>, options?: LanguageModelForwardOptions): LanguageModelForwardResult;
   /**
    * Head `head` of layer `layer` at token `query` (from 0), as {@link forward} computes it (its weights row bit for
    * bit); RangeError for a layer, head or query the model does not have.

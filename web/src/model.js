@@ -2,6 +2,7 @@
 // masked-LM head) and, in seq2seq-model.js, Seq2SeqModel, over one raw model of the binding. Inputs are converted to
 // the types the core takes; the core checks every value and size, and its messages name the call and the option.
 import { headLists } from './ablation.js';
+import { forwardThrough } from './forward-cache.js';
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
@@ -171,9 +172,14 @@ export class Model {
    */
   forward(input, options) {
     const caller = `${this.className}.forward`;
-    const { handle, ids, request } = this.request(input, options, caller, this.inputOptions);
-    const { logits, hidden, attention, heads } = handle.forward(request);
-    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads };
+    const { handle, ids, opts, request } = this.request(input, options, caller, this.inputOptions);
+    const { logits, hidden, attention, heads, cache } = this.pass(handle, request, opts, caller);
+    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads, ...(cache ? { cache } : {}) };
+  }
+
+  /** @protected One forward pass of a converted request (LanguageModel's may go through a cache). */
+  pass(handle, request) {
+    return handle.forward(request);
   }
 
   /**
@@ -184,7 +190,7 @@ export class Model {
   trace(input, options) {
     const caller = `${this.className}.trace`;
     if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
-    const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
+    const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads', 'cache'].includes(o))];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const index = (key) => integerOption(opts[key], `${caller}: options.${key}`, { min: 0 });
     return { ids, tokens: this.tokenStrings(ids), ...handle.trace(request, 'self', index('layer'), index('head'), index('query')) };
@@ -208,6 +214,15 @@ export class LanguageModel extends Model {
     super(handle, { className: 'LanguageModel', ...parts });
     this.kind = parts.header ? 'decoder_lm' : 'causal_lm';
     this.#stop = parts.tokenizer?.eosTokenId ?? null;
+  }
+
+  get inputOptions() {
+    return [...super.inputOptions, 'cache'];
+  }
+
+  /** `cache: true` starts a ForwardCache, `cache: result.cache` extends one (forward-cache.js). */
+  pass(handle, request, opts, caller) {
+    return opts.cache === undefined || opts.cache === false ? handle.forward(request) : forwardThrough(handle, request, opts.cache, caller);
   }
 
   /** The token generate() stops after by default: our `<bos>` (which starts every document), a checkpoint's `eos_token`, or null. */

@@ -68,6 +68,32 @@ constexpr std::size_t default_translate_steps = 512;
 /// The input length a plan is made for unless the caller names one (capped at the model's positions).
 constexpr std::size_t default_plan_tokens = 512;
 
+/// What one forward() of a causal language model keeps for the next call on the same model (forward's second
+/// overload): the key/value caches of every layer, the input and options the pass ran with, and its output. A next
+/// input that starts with the same tokens (and the same mask and heads switched off) reuses the keys, values, rows of
+/// logits, hidden states and attention of that prefix and computes only the positions after it; any other input is
+/// one fresh pass, which the cache then keeps. A patched call (Request::patch) of the kept input and options starts at
+/// its lowest patched layer, from the kept pass's input to it, and leaves the kept pass as it was: patching every head
+/// in turn runs each from its own layer. Either way the output is the one a fresh pass gives, bit for bit.
+class ForwardCache {
+public:
+    ForwardCache();
+    ~ForwardCache();
+    ForwardCache(const ForwardCache&) = delete;
+    ForwardCache& operator=(const ForwardCache&) = delete;
+    /// The tokens of the pass it holds (0: none yet).
+    std::size_t positions() const;
+    /// The positions the last call took from it instead of computing them.
+    std::size_t reused() const;
+    /// The layer the last patched call through it started at (0: from the embeddings, a fresh pass).
+    std::size_t resumed_layer() const;
+    /// Bytes it holds: the key/value caches (with room for more positions), each layer's input and the last outputs.
+    std::uint64_t bytes() const;
+
+    struct State;  // cpp/src/model/incremental.cpp
+    std::unique_ptr<State> state;
+};
+
 class Transformer {
 public:
     struct Impl;
@@ -116,6 +142,11 @@ public:
     /// Throws std::invalid_argument naming the call and the field (the JS API's option names: attentionMask,
     /// tokenTypeIds, patchFrom…) for bad tokens, masks, type ids, ablation or patch flags.
     Output forward(const Request& request);
+    /// forward() through `cache` (causal language models): the positions its kept pass shares with `request` are
+    /// taken from it, the rest computed, and the cache then holds this call's pass. The output stays in the cache
+    /// until its next call. Throws as forward() does, and std::invalid_argument for a model that is not a causal
+    /// language model or a cache another model filled; a call that throws leaves the cache as it was or empty, never wrong.
+    const Output& forward(const Request& request, ForwardCache& cache);
 
     /// Greedy continuation of `prompt` (causal models with a head) with a key/value cache: up to `max_new_tokens`
     /// tokens, stopping after `stop_token` when it is ≥ 0 or at max_positions. Returns only the new tokens.

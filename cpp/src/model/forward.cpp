@@ -173,11 +173,13 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
     float *qkv = take(n_qkv), *context = take(n_context), *u = take(n_mlp), *scores = take(n_scores), *panels = take(n_panels);
     float *rope = take(n_rope), *cross_q = take(n_cross);
 
-    embed(m, si, s, x);
+    if (s.resume) std::memcpy(x, s.resume, T * d * sizeof(float));
+    else embed(m, si, s, x);
     const std::vector<std::size_t> rope_at = rope_tables(stack, s, rope);
     const std::size_t worker_scores = n_scores / std::max<std::size_t>(1, detail::worker_count());
 
-    for (std::size_t l = 0; l < stack.layers(); ++l) {
+    for (std::size_t l = s.first_layer; l < stack.layers(); ++l) {
+        if (s.layer_inputs) std::memcpy(s.layer_inputs + (l * s.layer_input_rows + s.first_position) * d, x, T * d * sizeof(float));
         const plan::Layer& layer = stack.layer(l);
         const LayerWeights& lw = sw.layers[l];
         const std::size_t k = stack.kind_of[l], half = layer.self.rotary.dims / 2;

@@ -56,6 +56,13 @@ struct StackStep {
     float* attention = nullptr;        ///< [layers, heads, rows, first_position + rows], or null
     float* cross_attention = nullptr;  ///< [layers, heads, rows, memory_rows], or null
     TraceSink* sink = nullptr;         ///< the pass ends after the traced attention
+    /// Each layer's input rows (the residual stream) at row first_position of [layers, layer_input_rows, width], or null.
+    float* layer_inputs = nullptr;
+    std::size_t layer_input_rows = 0;
+    /// Run from layer `first_layer`, its input rows [rows, width] taken from `resume` instead of the embeddings' (a
+    /// patched pass whose lower layers are a kept run's).
+    std::size_t first_layer = 0;
+    const float* resume = nullptr;
     float* out = nullptr;              ///< [rows, width]: the stack's output after its final norm
     const char* call = "forward";      ///< what a size error names
 };

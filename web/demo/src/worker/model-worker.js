@@ -5,6 +5,8 @@ import { randomIds, headScores } from './head-scores.js';
 import { patchingSweep } from './patching.js';
 
 let model = null;
+// A causal model's last pass, kept while the text is typed: an input that extends it computes only its new positions.
+let typing = null;
 let loading = null; // the AbortController of the load in progress
 let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
 // Started by the page's first message, `start`, which names the folder of the threaded files (the page's
@@ -73,6 +75,8 @@ const handlers = {
     try {
       await ready;
       signal.throwIfAborted();
+      typing?.dispose();
+      typing = null;
       model?.dispose();
       model = null;
       let first = true;
@@ -94,7 +98,9 @@ const handlers = {
   forward({ text, pair, ablate }) {
     const { ids, tokens, tokenTypeIds, total } = encode({ text, pair });
     const t0 = performance.now();
-    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    const causal = model.kind === 'causal_lm';
+    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true } : {}) });
+    if (causal) typing = r.cache;
     const ms = performance.now() - t0;
     let predictions = null;
     if (r.logits) {

@@ -1,5 +1,6 @@
 // The Patching tab's sweep, run in the model Worker: the corrupted prompt once per head with that head's context
-// taken from the clean run (forward's keepHeads / patch / patchFrom), and the logit difference each recovers.
+// taken from the clean run (forward's keepHeads / patch / patchFrom), and the logit difference each recovers. Each
+// patched pass goes through a cache of the corrupted run, so it starts at its head's layer.
 
 /** The ids of `text` without the special tokens the tokenizer adds to every text (those of the empty text). */
 function ownIds(model, text) {
@@ -35,7 +36,16 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
     answerIds.push(ids[0]);
   }
   const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false });
-  const base = model.forward(corruptedIds, { needAttention: false });
+  const base = model.forward(corruptedIds, { needAttention: false, cache: true });
+  try {
+    return await sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, cancelled });
+  } finally {
+    base.cache.dispose();
+  }
+}
+
+/** The sweep over every head, from the clean run's kept heads and the corrupted run `base` (its cache). */
+async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, cancelled }) {
   const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
   if (dClean === dCorrupted) return { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } };
   const { layers: L, heads: H } = model.config;
@@ -45,7 +55,7 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
       // A turn of the event loop between heads, so that a cancel message is read.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (cancelled()) return { cancelled: true };
-      const out = model.forward(corruptedIds, { needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads });
+      const out = model.forward(base.ids, { needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, cache: base.cache });
       recovered[layer * H + head] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
       onProgress(layer * H + head + 1, L * H);
     }

@@ -1,0 +1,119 @@
+// `npm run bench:incremental` (issue #35): the work a kept pass saves, on the GPT-2-small-shaped network of
+// tools/references/make_bench_models.py, in Node through the npm API (dist/):
+//   - append: 4 tokens appended to 512 through a ForwardCache (forward(ids, { cache })) against a fresh pass of the
+//     516, every layer's attention returned, and without maps;
+//   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against passes through a
+//     cache of the corrupted run, which start at the patched head's layer.
+// The two sides of each row alternate run by run in one process, at the same thread count; each row checks that both
+// sides gave the same bits. Markdown on stdout, progress on stderr.
+//
+//   /usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx   # once: build/bench-models/
+//   npm run bench:incremental [-- --threads=1 --runs=3 --prompt=512 --append=4 --patch-tokens=8 --rows=append,patching]
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from './node-paths.mjs';
+import { tokenIds } from './models-core.mjs';
+
+const { values: o } = parseArgs({
+  options: {
+    threads: { type: 'string', default: '1' },
+    runs: { type: 'string', default: '3' },
+    prompt: { type: 'string', default: '512' },
+    append: { type: 'string', default: '4' },
+    'patch-tokens': { type: 'string', default: '8' },
+    rows: { type: 'string', default: 'append,patching' },
+    model: { type: 'string', default: path.join(ROOT, 'build', 'bench-models', 'gpt2-small') },
+  },
+});
+const progress = (msg) => process.stderr.write(`${msg}\n`);
+const runs = Number(o.runs), rows = o.rows.split(',');
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const now = () => performance.now();
+const same = (a, b) => a === b || (a && b && Buffer.from(a.data.buffer).equals(Buffer.from(b.data.buffer)));
+
+if (!fs.existsSync(path.join(o.model, 'model.safetensors')))
+  throw new Error(`${o.model}: missing; run /usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx`);
+const a = await import(path.join(ROOT, 'dist', 'index.js'));
+await a.init({ threads: Number(o.threads) });
+const read = (f) => new Uint8Array(fs.readFileSync(path.join(o.model, f)));
+const model = await a.loadModel({ 'config.json': read('config.json'), 'model.safetensors': read('model.safetensors') });
+const { vocabSize: V, layers: L, heads: H } = model.architecture;
+progress(`${model.architecture.family}: ${L} layers × ${H} heads, ${a.runtimeInfo().threads} thread(s), ${a.runtimeInfo().simd}`);
+
+// CPU time of the process (every thread): on a loaded machine the wall clock measures the load, while the CPU time
+// stays close to what the wall clock would be on an idle core.
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** `run()`'s result and the wall and CPU milliseconds of the part `timed` (run's argument) wraps. */
+function measure(run) {
+  let ms = 0, cpu = 0;
+  const timed = (f) => {
+    const start = now(), cpu0 = cpuNow();
+    const out = f();
+    ms += now() - start;
+    cpu += cpuNow() - cpu0;
+    return out;
+  };
+  const out = run(timed);
+  return { out, ms, cpu };
+}
+
+/** Alternates `fresh` and `cached` `runs` times each; both return results (tensors) whose bits must agree. */
+function alternate(name, fresh, cached) {
+  const t = { fresh: [], cached: [], freshCpu: [], cachedCpu: [] };
+  for (let r = 0; r < runs; r++) {
+    for (const [side, run] of [['fresh', fresh], ['cached', cached]]) {
+      const { out, ms, cpu } = measure(run);
+      t[side].push(ms);
+      t[`${side}Cpu`].push(cpu);
+      t[`${side}Out`] = out;
+    }
+    progress(`${name} run ${r + 1}: fresh ${t.fresh.at(-1).toFixed(0)} ms (CPU ${t.freshCpu.at(-1).toFixed(0)}), ` +
+      `cached ${t.cached.at(-1).toFixed(0)} ms (CPU ${t.cachedCpu.at(-1).toFixed(0)})`);
+  }
+  const ok = t.freshOut.every((x, i) => same(x, t.cachedOut[i]));
+  const f = median(t.fresh), c = median(t.cached), fc = median(t.freshCpu), cc = median(t.cachedCpu);
+  return `| ${name} | ${f.toFixed(0)} ms (CPU ${fc.toFixed(0)}) | ${c.toFixed(0)} ms (CPU ${cc.toFixed(0)}) | ` +
+    `${(cc / fc * 100).toFixed(1)} % | ${(fc / cc).toFixed(2)}× | ${ok ? 'yes' : '**no**'} |`;
+}
+
+// Ratios by CPU time (medians of the runs).
+const table = ['| row | fresh: wall (CPU) | through a cache: wall (CPU) | cached / fresh, CPU | speed-up, CPU | same bits |',
+  '|---|---|---|---|---|---|'];
+if (rows.includes('append')) {
+  const P = Number(o.prompt), N = Number(o.append), ids = tokenIds(P + N, V);
+  for (const needAttention of [true, false]) {
+    table.push(alternate(`append ${N} to ${P}${needAttention ? ', every map' : ', no maps'}`,
+      (timed) => timed(() => { const r = model.forward(ids, { needAttention }); return [r.logits, r.attention]; }),
+      (timed) => {
+        const { cache } = model.forward(ids.slice(0, P), { needAttention, cache: true }); // set-up: not timed
+        const r = timed(() => model.forward(ids, { needAttention, cache }));
+        cache.dispose();
+        return [r.logits, r.attention];
+      }));
+  }
+}
+if (rows.includes('patching')) {
+  const T = Number(o['patch-tokens']);
+  const clean = model.forward(tokenIds(T, V, 3), { keepHeads: true, needAttention: false });
+  const corrupted = tokenIds(T, V, 4);
+  const sweep = (cache) => {
+    const out = [];
+    for (let layer = 0; layer < L; layer++)
+      for (let head = 0; head < H; head++)
+        out.push(model.forward(corrupted, { needAttention: false, patch: [{ layer, head }], patchFrom: clean.heads, cache }).logits);
+    return out;
+  };
+  // The cached side's time includes the corrupted run it keeps.
+  table.push(alternate(`patching all ${L * H} heads, ${T} tokens`, (timed) => timed(() => sweep(undefined)), (timed) => timed(() => {
+    const base = model.forward(corrupted, { needAttention: false, cache: true });
+    const out = sweep(base.cache);
+    base.cache.dispose();
+    return out;
+  })));
+}
+process.stdout.write(`${table.join('\n')}\n`);

@@ -1,0 +1,258 @@
+// forward() through a ForwardCache (model.hpp): a causal model's rows depend only on the tokens up to them, so when a
+// new input starts with the kept one's tokens, their keys, values and rows of output are the kept pass's, and only
+// the positions after them are run (run_stack from first_position, as generate() does). The reused prefix is a whole
+// number of attend_heads' query blocks: a block's softmax runs over the keys up to its last row, so a row of a block
+// the kept pass cut short would sum its weights in another order; from a block's start the new pass's blocks are the
+// fresh pass's, and so are their bits. A patched call of the kept input starts at its lowest patched layer, from
+// the kept pass's input to that layer: the layers below compute what they computed then.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "../json.hpp"
+#include "../sizes.hpp"
+#include "heads.hpp"
+#include "pass.hpp"
+
+namespace attnscope {
+
+struct ForwardCache::State {
+    const Transformer* model = nullptr;  ///< the model that filled it
+    Transformer::Output out;             ///< the last call's output
+    std::vector<std::int32_t> tokens, types;
+    std::vector<std::uint8_t> mask;      ///< as the request gave it (empty: every token real)
+    HeadMask ablate;                     ///< ablated heads
+    Ablation ablation = Ablation::zero;
+    bool extendable = false;             ///< no mean ablation or kept heads: its rows stand for any longer input
+    std::size_t capacity = 0, reused = 0, resumed_layer = 0;
+    std::vector<float> keys, values;     ///< [layers, capacity, kv_width]
+    Tensor layer_inputs;                 ///< [layers, T, width]: the residual stream entering each layer
+    Transformer::Output patched;         ///< the last patched call's output (patched calls leave the pass as it was)
+};
+
+ForwardCache::ForwardCache() : state(new State) {}
+ForwardCache::~ForwardCache() = default;
+std::size_t ForwardCache::positions() const { return state->tokens.size(); }
+std::size_t ForwardCache::reused() const { return state->reused; }
+std::size_t ForwardCache::resumed_layer() const { return state->resumed_layer; }
+std::uint64_t ForwardCache::bytes() const
+{
+    std::uint64_t floats = state->keys.size() + state->values.size() + state->layer_inputs.numel();
+    for (const Transformer::Output* o : {&state->out, &state->patched})
+        floats += o->logits.numel() + o->hidden.numel() + o->attention.numel() + o->heads.numel();
+    return floats * sizeof(float);
+}
+
+namespace model {
+
+void check_request(const plan::Plan& p, const Transformer::Request& r, const char* call);
+Transformer::Output run_request(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, bool encoder_trace);
+
+namespace {
+
+// Entry t of an optional per-token list (empty: every entry `fill`).
+template <class T>
+T entry(const std::vector<T>& v, std::size_t t, T fill)
+{
+    return v.empty() ? fill : v[t];
+}
+
+bool extendable(const Transformer::Request& r)
+{
+    return !r.keep_heads && (r.ablate.empty() || r.ablation == Ablation::zero);
+}
+
+// The rows of `r` the cache's pass already holds: its longest shared prefix (tokens, types, mask), in whole query
+// blocks; 0 when the kept pass cannot stand for this one's rows.
+std::size_t reusable_rows(const plan::Plan& p, const ForwardCache::State& st, const Transformer::Request& r)
+{
+    const std::size_t T = r.tokens.size(), kept = st.tokens.size();
+    if (!st.extendable || !extendable(r) || st.ablate != r.ablate || (r.need_attention && st.out.attention.data.empty())) return 0;
+    for (const plan::Layer& kind : p.main().kinds) {  // longrope's factors are chosen by the input's length
+        const plan::Rope& rope = kind.self.rotary;
+        if (kind.self.rope && rope.scaling == plan::RopeScaling::longrope &&
+            (kept > rope.original_max_positions) != (T > rope.original_max_positions))
+            return 0;
+    }
+    std::size_t shared = 0;
+    while (shared < std::min(T, kept) && st.tokens[shared] == r.tokens[shared] &&
+           entry(st.types, shared, 0) == entry(r.token_type_ids, shared, 0) &&
+           entry(st.mask, shared, std::uint8_t(1)) == entry(r.attention_mask, shared, std::uint8_t(1)))
+        ++shared;
+    return shared / query_block * query_block;
+}
+
+std::vector<float> floats(std::uint64_t n, const char* call, const char* what)
+{
+    if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(json::join({call, ": ", what, ": too large to address"}));
+    std::vector<float> v;
+    resize_floats(v, std::size_t(n), call, what);
+    return v;
+}
+
+// Room for `T` positions and the next few appended (a typist's next keys) without moving the first `keep` of each
+// layer again.
+void make_room(ForwardCache::State& st, const plan::Stack& s, std::size_t T, std::size_t keep, const char* call)
+{
+    if (T <= st.capacity) return;
+    const std::size_t capacity = std::min(s.max_positions, T + std::max<std::size_t>(T / 4, query_block));
+    const std::size_t kv = s.layer(0).self.kv_width(), L = s.layers();
+    std::vector<float> keys = floats(std::uint64_t(L) * capacity * kv, call, "key cache");
+    std::vector<float> values = floats(std::uint64_t(L) * capacity * kv, call, "value cache");
+    for (std::size_t l = 0; l < L && keep; ++l) {
+        std::memcpy(keys.data() + l * capacity * kv, st.keys.data() + l * st.capacity * kv, keep * kv * sizeof(float));
+        std::memcpy(values.data() + l * capacity * kv, st.values.data() + l * st.capacity * kv, keep * kv * sizeof(float));
+    }
+    st.keys = std::move(keys);
+    st.values = std::move(values);
+    st.capacity = capacity;
+}
+
+// A patched call of the kept pass's very input and options (its heads patched apart): its lower layers are the
+// kept pass's. Kept heads must come from every layer, so they run fresh.
+bool resumable(const ForwardCache::State& st, const Transformer::Request& r)
+{
+    return !st.layer_inputs.data.empty() && !r.keep_heads && st.tokens == r.tokens && st.types == r.token_type_ids &&
+           st.mask == r.attention_mask && st.ablate == r.ablate && st.ablation == r.ablation &&
+           (!r.need_attention || !st.out.attention.data.empty());
+}
+
+// The outputs of `r`'s pass, zeros (without hidden states and logits unless `rows`).
+Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Request& r, bool rows = true)
+{
+    const bool head = m.config.has_lm_head;
+    const RequestBuffers sizes = request_buffers(m.plan, r.tokens.size(), 0, r.need_attention, r.keep_heads, head);
+    Transformer::Output out;
+    if (rows) out.hidden = Tensor(sizes.hidden);
+    if (rows && head) out.logits = Tensor(sizes.logits);
+    if (r.keep_heads) out.heads = Tensor(sizes.heads);
+    if (r.need_attention) out.attention = Tensor(sizes.attention);
+    return out;
+}
+
+// Rows from step.first_position of `r` (from step.first_layer) into their rows of out's hidden states and logits;
+// the caller set the step's caches, maps, heads, layer inputs and resume.
+void run_rows(const Transformer::Impl& m, const Transformer::Request& r, StackStep& step, Transformer::Output& out)
+{
+    const std::size_t c = step.first_position, n = r.tokens.size() - c, d = m.plan.main().width();
+    step.tokens = r.tokens.data() + c;
+    step.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data() + c;
+    step.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
+    step.rows = n;
+    step.out = out.hidden.data.data() + c * d;
+    step.call = r.call;
+    run_stack(m, 0, step);
+    if (!m.config.has_lm_head) return;
+    std::vector<float> scratch = floats(std::uint64_t(n) * d, r.call, "the head's input");
+    run_head(m, step.out, n, scratch.data(), out.logits.data.data() + c * m.plan.head.vocab);
+}
+
+// The patched pass of `r` from its lowest patched layer (resumable), or a fresh one.
+Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State& st, const Transformer::Request& r)
+{
+    st.resumed_layer = 0;
+    const plan::Stack& s = m.plan.main();
+    const std::size_t T = r.tokens.size(), L = s.layers(), H = s.layer(0).self.heads;
+    const auto flagged = std::find_if(r.patch.begin(), r.patch.end(), [](std::uint8_t f) { return f != 0; });
+    const std::size_t first = std::size_t(flagged - r.patch.begin()) / H;
+    if (!resumable(st, r) || first >= L) return run_request(m, r, nullptr, false);
+    Transformer::Output out = outputs(m, r);
+    if (r.need_attention) std::copy_n(st.out.attention.data.begin(), first * H * T * T, out.attention.data.begin());
+    const std::uint64_t kv = std::uint64_t(L) * T * s.layer(0).self.kv_width();
+    std::vector<float> keys = floats(kv, r.call, "key cache"), values = floats(kv, r.call, "value cache");
+    StackStep step;
+    step.capacity = T;
+    step.key_cache = keys.data();
+    step.value_cache = values.data();
+    step.self = {&r.ablate, r.ablation, &r.patch, r.patch_from->data.data(), nullptr};
+    step.attention = r.need_attention ? out.attention.data.data() : nullptr;
+    step.first_layer = first;
+    step.resume = st.layer_inputs.data.data() + first * T * s.width();
+    run_rows(m, r, step, out);
+    st.resumed_layer = first;
+    return out;
+}
+
+// A kept [rows, width] tensor as one of `rows` rows, its first rows kept: a row-major prefix, so it grows in place,
+// with room for a few more (the logits of a typist's next keys are not copied again).
+Tensor grown(Tensor t, std::size_t rows)
+{
+    const std::size_t width = t.numel() / t.shape[0];
+    if (t.data.capacity() < rows * width) t.data.reserve(rows * width + std::max<std::size_t>(rows / 4, query_block) * width);
+    t.data.resize(rows * width);
+    t.shape[0] = rows;
+    return t;
+}
+
+}  // namespace
+}  // namespace model
+
+const Transformer::Output& Transformer::forward(const Request& request, ForwardCache& cache)
+{
+    Request r = request;
+    if (!r.call) r.call = "forward";
+    const char* call = r.call;
+    const plan::Plan& p = impl_->plan;
+    ForwardCache::State& st = *cache.state;
+    if (p.kind != plan::Kind::causal_lm)
+        throw std::invalid_argument(json::join({call, ": cache: only a causal language model's pass can be extended"}));
+    if (st.model && st.model != this) throw std::invalid_argument(json::join({call, ": cache: it holds another model's pass"}));
+    model::check_request(p, r, call);
+    if (!r.patch.empty()) {
+        st.patched = model::patched_pass(*impl_, st, r);
+        return st.patched;
+    }
+    st.patched = Output();
+    const plan::Stack& s = p.main();
+    const std::size_t T = r.tokens.size(), c = model::reusable_rows(p, st, r), n = T - c, L = s.layers();
+    const std::size_t H = s.layer(0).self.heads, d = s.width(), old_T = st.tokens.size();
+    // Until this call's pass is whole, the cache holds nothing: a throw must not leave it claiming rows it overwrote.
+    st.tokens.clear();
+    st.extendable = false;
+    st.reused = 0;
+    model::make_room(st, s, T, c, call);
+
+    const bool maps = r.need_attention;
+    Output out = model::outputs(*impl_, r, c == 0);
+    if (c) {
+        out.hidden = model::grown(std::move(st.out.hidden), T);
+        if (impl_->config.has_lm_head) out.logits = model::grown(std::move(st.out.logits), T);
+    }
+    Tensor layer_inputs({L, T, d});
+    for (std::size_t l = 0; l < L && c; ++l)
+        std::copy_n(st.layer_inputs.data.data() + l * old_T * d, c * d, layer_inputs.data.data() + l * T * d);
+    // New rows' maps: [layers, heads, n, T] as the pass writes them, then row by row into [layers, heads, T, T]
+    // beside the kept rows (whose keys past the prefix are later ones, hidden from them: zeros).
+    std::vector<float> rows_maps = maps && c ? model::floats(std::uint64_t(L) * H * n * T, call, "attention maps") : std::vector<float>();
+    if (n) {
+        model::StackStep step;
+        step.first_position = c;
+        step.capacity = st.capacity;
+        step.key_cache = st.keys.data();
+        step.value_cache = st.values.data();
+        step.self = {&r.ablate, r.ablation, nullptr, nullptr, r.keep_heads ? out.heads.data.data() : nullptr};  // kept heads: c is 0
+        step.layer_inputs = layer_inputs.data.data();
+        step.layer_input_rows = T;
+        step.attention = !maps ? nullptr : c ? rows_maps.data() : out.attention.data.data();
+        model::run_rows(*impl_, r, step, out);
+    }
+    if (maps && c)
+        for (std::size_t lh = 0; lh < L * H; ++lh) {
+            float* to = out.attention.data.data() + lh * T * T;
+            for (std::size_t q = 0; q < c; ++q) std::copy_n(st.out.attention.data.data() + (lh * old_T + q) * old_T, c, to + q * T);
+            std::copy_n(rows_maps.data() + lh * n * T, n * T, to + c * T);
+        }
+    st.out = std::move(out);
+    st.layer_inputs = std::move(layer_inputs);
+    st.model = this;
+    st.tokens = r.tokens;
+    st.types = r.token_type_ids;
+    st.mask = r.attention_mask;
+    st.ablate = r.ablate;
+    st.ablation = r.ablation;
+    st.extendable = model::extendable(r);
+    st.reused = c;
+    return st.out;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,208 @@
+// forward() through a ForwardCache against a fresh forward() of the same request: the same bits of logits, hidden
+// states and attention maps, for our char LM and Hugging Face families (learned positions, RoPE with GQA, a sliding
+// window), at lengths around the query block of 32, with appended, changed and shortened inputs, padding, zero
+// ablation and two threads; and the rows it reused, which say the prefix was not recomputed.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "attnscope/threads.hpp"
+#include "model_files.hpp"
+#include "pretrained_files.hpp"
+
+using namespace attnscope;
+
+namespace {
+
+std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::int32_t> ids(n);
+    for (auto& id : ids) id = std::int32_t(rng() % vocab);
+    return ids;
+}
+
+Transformer::Request request_of(std::vector<std::int32_t> ids, bool attention = true)
+{
+    Transformer::Request r;
+    r.tokens = std::move(ids);
+    r.need_attention = attention;
+    return r;
+}
+
+// Bit-for-bit equality of what a fresh pass returns and what the cache returned (NaN-free, so == is exact).
+void require_same(Transformer& m, const Transformer::Request& r, const Transformer::Output& got)
+{
+    const Transformer::Output fresh = m.forward(r);
+    REQUIRE(got.logits.shape == fresh.logits.shape);
+    CHECK(got.logits.data == fresh.logits.data);
+    REQUIRE(got.hidden.shape == fresh.hidden.shape);
+    CHECK(got.hidden.data == fresh.hidden.data);
+    REQUIRE(got.attention.shape == fresh.attention.shape);
+    CHECK(got.attention.data == fresh.attention.data);
+}
+
+// Appends, a changed token, a shorter input, maps turned off and on, from `first` tokens.
+void check_model(Transformer& m, std::size_t first, unsigned seed)
+{
+    const std::size_t V = m.config().vocab, P = m.config().max_positions;
+    const std::vector<std::int32_t> ids = random_ids(P, V, seed);
+    const auto prefix = [&](std::size_t n) { return std::vector<std::int32_t>(ids.begin(), ids.begin() + std::min(n, P)); };
+    ForwardCache cache;
+    auto r = request_of(prefix(first));
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+    CHECK(cache.positions() == first);
+    for (std::size_t more : {1, 4, 37}) {
+        const std::size_t before = r.tokens.size();
+        if (before + more > P) break;
+        r = request_of(prefix(before + more));
+        INFO(before << " tokens + " << more);
+        require_same(m, r, m.forward(r, cache));
+        CHECK(cache.reused() == before / 32 * 32);
+    }
+    // A changed token: only the rows before its block are kept.
+    const std::size_t T = r.tokens.size(), changed = T * 2 / 3;
+    r.tokens[changed] = std::int32_t((std::size_t(r.tokens[changed]) + 1) % V);
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == changed / 32 * 32);
+    // Shorter: every row is a kept one when the new end is a block's.
+    if (T > 32) {
+        r.tokens.resize(32);
+        require_same(m, r, m.forward(r, cache));
+        CHECK(cache.reused() == 32);
+    }
+    // Without maps, then with them again: the second cannot reuse rows whose maps were not kept.
+    r = request_of(prefix(T), false);
+    require_same(m, r, m.forward(r, cache));
+    r = request_of(prefix(T + 2));
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("forward through a cache gives a fresh pass's bits: our char LM", "[incremental]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    for (std::size_t first : {1, 31, 32, 33, 64, 70}) {
+        INFO("first " << first);
+        check_model(m, first, unsigned(first));
+    }
+}
+
+TEST_CASE("forward through a cache gives a fresh pass's bits: Hugging Face families", "[incremental][pretrained]")
+{
+    for (const char* name : {"gpt2-lm", "llama-gqa", "mistral-window", "qwen2-window-layers", "llama-bf16"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            for (std::size_t first : {3, 33}) {
+                if (first >= model->config().max_positions) continue;
+                INFO("first " << first);
+                check_model(*model, first, 7);
+            }
+        }
+    }
+}
+
+TEST_CASE("forward through a cache: padding, zero ablation and two threads", "[incremental][threads]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::vector<std::int32_t> ids = random_ids(100, m.config().vocab, 3);
+    ForwardCache cache;
+    auto r = request_of({ids.begin(), ids.begin() + 70});
+    r.attention_mask.assign(70, 1);
+    r.attention_mask[0] = r.attention_mask[40] = 0;
+    r.ablate.assign(m.config().layers * m.config().heads, 0);
+    r.ablate[5] = 1;
+    require_same(m, r, m.forward(r, cache));
+    r.tokens.assign(ids.begin(), ids.end());
+    r.attention_mask.resize(100, 1);
+    {
+        const std::size_t threads = set_num_threads(2);
+        require_same(m, r, m.forward(r, cache));
+        set_num_threads(1);
+        CHECK(threads >= 1);
+    }
+    CHECK(cache.reused() == 64);
+    // A different mask inside the prefix, other heads switched off, mean ablation: nothing is reused.
+    r.attention_mask[3] = 0;
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+    r.ablate[5] = 0;
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+    r.ablate[6] = 1;
+    r.ablation = Ablation::mean;
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+    require_same(m, r, m.forward(r, cache));
+    CHECK(cache.reused() == 0);
+}
+
+TEST_CASE("forward through a cache refuses what it cannot extend, and stays usable", "[incremental]")
+{
+    Transformer& lm = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    Transformer& dates = attnscope_test::shipped_model("dates-seq2seq.safetensors").file.seq2seq->transformer();
+    ForwardCache cache;
+    auto r = request_of(random_ids(40, lm.config().vocab, 5));
+    lm.forward(r, cache);
+    auto other = request_of({1, 2, 3});
+    other.source = {1, 2};
+    CHECK_THROWS_WITH(dates.forward(other, cache), Catch::Contains("forward: cache: only a causal language model's pass can be extended"));
+    // Another model's pass: refused, and the cache still extends its own.
+    const auto c = attnscope_test::read_hf_case("llama-gqa");
+    auto llama = load_checkpoint(c.config, c.views());
+    CHECK_THROWS_WITH(llama->forward(request_of({1, 2}), cache), Catch::Contains("cache: it holds another model's pass"));
+    // A bad token: the request's own message; the cache then holds nothing, and the next call is a fresh pass.
+    auto bad = r;
+    bad.tokens.push_back(-1);
+    CHECK_THROWS_WITH(lm.forward(bad, cache), Catch::Contains("tokens[40]: expected a token id from 0"));
+    r.tokens.push_back(2);
+    require_same(lm, r, lm.forward(r, cache));
+    CHECK(cache.bytes() > 0);
+}
+
+TEST_CASE("patched calls through a cache start at the patched layer and give a fresh patched pass's bits", "[incremental][patching]")
+{
+    for (const char* name : {"gpt2-lm", "llama-gqa"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t L = model->config().layers, H = model->config().heads, V = model->config().vocab;
+            auto clean = request_of(random_ids(9, V, 1), false);
+            clean.keep_heads = true;
+            const Transformer::Output kept = model->forward(clean);
+            for (const Ablation ablation : {Ablation::zero, Ablation::mean}) {
+                auto corrupted = request_of(random_ids(9, V, 2));
+                corrupted.ablate.assign(L * H, 0);
+                corrupted.ablate[H - 1] = 1;  // the last head of layer 0 switched off below and above every patch
+                corrupted.ablation = ablation;
+                ForwardCache cache;
+                model->forward(corrupted, cache);
+                corrupted.patch_from = &kept.heads;
+                for (std::size_t l = 0; l < L; ++l)
+                    for (std::size_t h = 0; h < H; ++h) {
+                        INFO("layer " << l << " head " << h);
+                        corrupted.patch.assign(L * H, 0);
+                        corrupted.patch[l * H + h] = 1;
+                        if (h % 2) corrupted.patch[(L - 1) * H] = 1;  // and one head higher up
+                        require_same(*model, corrupted, model->forward(corrupted, cache));
+                        CHECK(cache.resumed_layer() == l);
+                    }
+                // The kept pass is still the unpatched one.
+                corrupted.patch.clear();
+                require_same(*model, corrupted, model->forward(corrupted, cache));
+                // Another input: a fresh patched pass, and the kept pass is left alone.
+                auto other = corrupted;
+                other.tokens[0] = std::int32_t((std::size_t(other.tokens[0]) + 1) % V);
+                other.patch.assign(L * H, 0);
+                other.patch[H] = 1;
+                require_same(*model, other, model->forward(other, cache));
+                CHECK(cache.resumed_layer() == 0);
+                CHECK(cache.positions() == 9);
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+// LanguageModel.forward's `cache` through the JS API: appended input gives a fresh pass's bits (logits, hidden states,
+// maps) for our char LM and a Hugging Face family, patched calls through a cache give today's patched bits and
+// PyTorch's logits, and misuse is a TypeError naming options.cache with nothing leaked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { ForwardCache, init, loadModel, memoryUsage } from 'attnscope';
+import { maxRelativeError, shippedModel } from './helpers.js';
+
+const fixtures = new URL('../fixtures/hf/', import.meta.url);
+const models = {};
+
+before(async () => {
+  await init();
+  models.ours = await loadModel(shippedModel('char-lm.safetensors'));
+  for (const name of ['gpt2-lm', 'llama-gqa']) models[name] = await loadModel(new URL(`${name}/`, fixtures));
+});
+after(() => Object.values(models).forEach((m) => m.dispose()));
+
+/** Ids 0..n-1 of a fixed pseudo-random walk over the vocabulary. */
+const idsOf = (n, vocab) => Array.from({ length: n }, (_, i) => (i * 7919 + 13) % vocab);
+
+function assertSame(got, fresh, what) {
+  for (const key of ['logits', 'hidden', 'attention']) {
+    if (fresh[key] === null) {
+      assert.equal(got[key], null, `${what}: ${key}`);
+      continue;
+    }
+    assert.deepEqual(got[key].shape, fresh[key].shape, `${what}: ${key} shape`);
+    assert.ok(Buffer.from(got[key].data.buffer).equals(Buffer.from(fresh[key].data.buffer)), `${what}: ${key} bits`);
+  }
+}
+
+for (const name of ['ours', 'llama-gqa']) {
+  test(`${name}: forward through a cache gives a fresh pass's bits as the input grows and changes`, () => {
+    const model = models[name];
+    const ids = idsOf(model.architecture.maxPositions, model.architecture.vocabSize);
+    let result = model.forward(ids.slice(0, 30), { cache: true });
+    const { cache } = result;
+    assert.ok(cache instanceof ForwardCache);
+    assert.equal(cache.reused, 0);
+    for (const [n, reused] of [[33, 0], [40, 32], [44, 32], [64, 32], [63, 32]]) {
+      result = model.forward(ids.slice(0, n), { cache });
+      assert.equal(result.cache, cache, 'the same cache object');
+      assert.equal(cache.positions, n);
+      assert.equal(cache.reused, reused, `${n} tokens`);
+      assertSame(result, model.forward(ids.slice(0, n)), `${n} tokens`);
+    }
+    assert.ok(cache.bytes > 0);
+    cache.dispose();
+    cache.dispose();
+    assert.throws(() => model.forward(ids.slice(0, 8), { cache }), { name: 'TypeError', message: /options\.cache: this cache was disposed/ });
+  });
+}
+
+test('gpt2-lm: patching every head through a cache gives the patched bits of a fresh pass, and PyTorch\'s logits', () => {
+  const model = models['gpt2-lm'];
+  const p = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));
+  const clean = model.forward(p.clean_ids, { keepHeads: true, needAttention: false });
+  const base = model.forward(p.corrupted_ids, { cache: true });
+  const { layers, heads } = model.config;
+  for (let layer = 0; layer < layers; layer++) {
+    for (let head = 0; head < heads; head++) {
+      const options = { patch: [{ layer, head }], patchFrom: clean.heads };
+      const got = model.forward(p.corrupted_ids, { ...options, cache: base.cache });
+      assertSame(got, model.forward(p.corrupted_ids, options), `layer ${layer} head ${head}`);
+    }
+  }
+  for (const run of p.patched) {
+    const patch = run.heads.map(([layer, head]) => ({ layer, head }));
+    const out = model.forward(p.corrupted_ids, { needAttention: false, patch, patchFrom: clean.heads, cache: base.cache });
+    const last = out.logits.data.subarray(out.logits.data.length - out.logits.shape[1]);
+    assert.ok(maxRelativeError(last, run.logits) < 1e-4, `patched ${JSON.stringify(run.heads)}`);
+  }
+  // The kept pass is still the unpatched one: extending the input reuses it.
+  assertSame(model.forward(p.corrupted_ids, { cache: base.cache }), model.forward(p.corrupted_ids), 'after patching');
+  base.cache.dispose();
+});
+
+test('forward through a cache: misuse is a TypeError naming options.cache, and memory stays flat', () => {
+  const ours = models.ours, llama = models['llama-gqa'];
+  const { cache } = ours.forward([1, 2, 3], { cache: true });
+  const expected = /^LanguageModel\.forward: options\.cache: expected true \(a new cache\) or a result\.cache/;
+  assert.throws(() => ours.forward([1, 2], { cache: 'yes' }), { name: 'TypeError', message: expected });
+  assert.throws(() => ours.forward([1, 2], { cache: {} }), { name: 'TypeError', message: /options\.cache: expected true/ });
+  assert.throws(() => llama.forward([1, 2], { cache }), { name: 'TypeError', message: /options\.cache: expected a cache of this model, got another model's/ });
+  assert.throws(() => ours.trace([1, 2], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /options/ });
+  // A refused request: no cache is made, the given one still works.
+  assert.throws(() => ours.forward([1, -2], { cache: true }), { name: 'RangeError', message: /tokens\[1\]/ });
+  const before = memoryUsage().heapBytesInUse;
+  for (let i = 0; i < 5; i++) ours.forward([1, 2, 3, 4 + i], { cache: true }).cache.dispose();
+  for (let i = 0; i < 5; i++) ours.forward([1, 2, 3, 4 + i], { cache });
+  assert.ok(memoryUsage().heapBytesInUse - before < 1 << 16, 'no cache left behind');
+  cache.dispose();
+  assert.ok(memoryUsage().heapBytesInUse <= before, 'dispose frees it');
+});
