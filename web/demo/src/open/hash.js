@@ -1,6 +1,6 @@
 // The opened model's part of the state and of the URL: its text, sentence B, layer, head, query, heads off, and the
 // folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
-import { parseAblate } from '../state.js';
+import { parseAblate } from '../heads-off.js';
 
 export const OPEN_TEXT = 'The animal didn’t cross the street because it was too tired.';
 /** An encoder's first sentence: a word to fill in. */
