@@ -61,8 +61,17 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   // Switched off: the head's context is zero (its weights are still shown), and the link carries it.
   await page.click('#open-ablate');
   await page.waitForFunction(() => document.querySelector('#open-ablate').getAttribute('aria-pressed') === 'true');
-  await page.waitForFunction(() => /^\[(-?0\.0000(, )?)+\]$/.test(document.querySelector('#open-steps li:has(+ li:last-child) .nums')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(() => {
+    const cells = [...document.querySelectorAll('#open-steps li:has(+ li:last-child) .nums .vec span')];
+    return cells.length > 0 && cells.every((c) => /\s-?0\.000000$/.test(c.title));
+  }, null, { timeout: 20_000 });
   await page.waitForFunction(() => location.hash.includes('oablate=1.1'), null, { timeout: 5000 });
+  // The next token with every head beside the one without layer 2 head 2: the side with every head is reference.json's.
+  await page.waitForFunction(() => document.querySelectorAll('#open-predict .abl-side .next-tok').length === 10, null, { timeout: 20_000 });
+  assert.match(await page.textContent('#open-predict .abl-side.off > b'), /^Without layer 2 H2$/);
+  const allTitle = await page.getAttribute('#open-predict .abl-side:not(.off) .next-tok', 'title');
+  assert.ok(Math.abs(parseFloat(allTitle) - p * 100) < 0.01, `all heads: top next token ${allTitle} shown, ${(p * 100).toFixed(2)}% from reference.json`);
+  await shot(page, 'open-gpt2-ablated-desktop', { fullPage: true });
   assert.deepEqual(problems, []);
   await close();
 });
@@ -97,8 +106,24 @@ test('llama-gqa: key/value heads grouped and named; RoPE is a step of its own; t
   await page.setInputFiles('#open-files', filesOf('llama-gqa'));
   await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
   assert.match(await page.textContent('#open-hint'), /no tokenizer\.json/);
-  await page.fill('#open-text', '1 5 9 3 7 2');
+  // Without tokenizer.json the load is a success: sample ids (eight, then the same eight) replace the sentence, and
+  // the maps are drawn with no typing.
   await loaded(page);
+  assert.match(await page.textContent('#open-status'), /Loaded: .*No tokenizer\.json: type token ids/);
+  const sample = (await page.inputValue('#open-text')).split(' ').map(Number);
+  assert.equal(sample.length, 16);
+  assert.deepEqual(sample.slice(8), sample.slice(0, 8));
+  assert.ok(sample.every((id) => Number.isInteger(id) && id >= 0 && id < 48), `sample ids ${sample} within the vocabulary of 48`);
+  assert.equal(await page.locator('#open-tokens .tok').count(), 16);
+  assert.equal(await page.getAttribute('#open-status', 'class'), 'open-status');
+  // An id outside the vocabulary: the input is wrong, not the load.
+  await page.fill('#open-text', '1 5 99');
+  await page.waitForSelector('#open-input-error:not([hidden])', { timeout: 20_000 });
+  assert.match(await page.textContent('#open-input-error'), /^The model is loaded, but this input cannot be run: token ids are whole numbers from 0 to 47/);
+  assert.doesNotMatch(await page.textContent('#open-status'), /could not be opened/);
+  await page.fill('#open-text', '1 5 9 3 7 2');
+  await page.waitForSelector('#open-input-error', { state: 'hidden', timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length === 6, null, { timeout: 20_000 });
   assert.match(await page.textContent('#open-grid-note'), /4 query heads share 2 key\/value heads/);
   assert.match(await page.textContent('#open-steps'), /RoPE \(θ = 10000\)/);
   assert.match(await page.$eval('#open-head', (s) => s.options[1].textContent), /KV1/);
