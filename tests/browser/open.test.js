@@ -29,6 +29,20 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T);
   assert.deepEqual(await page.$$eval('#open-tokens .tok', (els) => els.map((e) => e.textContent)), ['the', '␣cat', '␣sat', '␣on', '␣the', '␣', 'm', 'at']);
   await checkWeights(page, ref, 0, 0, T - 1);
+  // One colour-map and scale picker with its legend for every model, here over the opened model's maps: the legend's
+  // top is the enlarged map's largest weight outside the first column (the default scale), from reference.json.
+  assert.equal(await page.locator('#open-tools .map-tools #scale').count(), 1);
+  const [, H] = ref.attention.shape;
+  const map00 = ref.attention.data.slice(0, T * T);
+  const restTop = Math.max(...map00.filter((_, k) => k % T));
+  assert.equal(await page.textContent('#legend-max'), restTop.toFixed(restTop >= 0.1 ? 2 : 3));
+  await page.selectOption('#scale', 'one');
+  await page.waitForFunction(() => document.querySelector('#legend-max').textContent === '1.00');
+  await page.selectOption('#scale', 'rest');
+  assert.equal(H, 2);
+  // Patching is prefilled with a pair that runs as it is.
+  assert.equal(await page.inputValue('#open-patch-clean'), 'When Mary and John went to the store, John gave a drink to');
+  assert.equal(await page.inputValue('#open-patch-a'), ' Mary');
   // The next token's probability: the softmax of reference.json's last row of logits.
   const V = ref.logits.shape[1];
   const last = ref.logits.data.slice((T - 1) * V, T * V);
@@ -93,6 +107,8 @@ test('bert-mlm by a synthetic drop: [MASK] filled, sentence B gets token type 1,
   await checkWeights(page, ref, 0, 0, T - 1);
   await page.fill('#open-text', 'The dogs [MASK]!');
   await page.waitForSelector('#open-predict .open-fill .next-tok');
+  // Patching compares next-token logits, which an encoder has not: it is not offered.
+  assert.equal(await page.locator('#open-patch').isHidden(), true);
   assert.match(await page.textContent('#open-predict'), /\[MASK\] at \d+:/);
   await page.fill('#open-pair', 'played');
   await page.waitForSelector('#open-tokens .tok.type-b');

@@ -160,6 +160,11 @@ export function createOpenFrameView({ continueTokens }) {
       if (r.error) text(bad, t('open.inputError', { msg: r.error.message }));
       if (r.empty) { $('#open-tokens').innerHTML = ''; html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
       text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
+      // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
+      const sec = $('#open-section');
+      sec.classList.toggle('busy', !!r.stale);
+      sec.setAttribute('aria-busy', String(!!r.stale));
+      text($('#open-busy'), r.stale ? t('open.computing') : '');
       tokens(r);
       $('#open-truncated').hidden = !(r.run.total > r.T);
       if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });
