@@ -26,7 +26,7 @@ const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan
 /** The host of a folder URL as people read it (an internationalized domain in its own script). */
 const hostOf = (url) => { try { return new URL(url).host; } catch { return url; } };
 
-function status(load) {
+function status(load, fromFiles) {
   const st = $('#open-status');
   const row = $('#open-progress-row');
   row.hidden = load.status !== 'loading';
@@ -54,7 +54,7 @@ function status(load) {
     st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
       !load.info.hasTokenizer && t('open.loadedNoTokenizer')]);
   }
-  else st.textContent = '';
+  else st.textContent = fromFiles ? t('open.linkFiles') : '';
 }
 
 function info(r) {
@@ -143,7 +143,7 @@ export function createOpenFrameView({ continueTokens }) {
         b.tabIndex = on ? 0 : -1;
       }
       document.body.dataset.kind = 'hf';
-      status(r.load);
+      status(r.load, !!state.open.fromFiles);
       const ready = r.load.status === 'ready';
       $('#open-text-row').hidden = !ready;
       $('#open-section').hidden = !ready || r.empty;
