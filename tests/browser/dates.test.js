@@ -205,6 +205,10 @@ test('decoding step by step: Step adds one token, Play runs to the end, Pause st
   assert.ok(await page.isDisabled('#dec-pause'));
   assert.ok(await page.isDisabled('#dec-step'));
   assert.equal((await demo(page)).state.step, d.N);
+  // One step counter: the step the text and the weights are of (the one that wrote the last character, not <eos>).
+  await settled(page);
+  const stepText = Number((await page.textContent('#decode')).match(/Step (\d+):/)[1]);
+  assert.equal(await page.textContent('#dec-counter'), `step ${stepText} of ${d.N}`);
 
   // Reset, play slowly, pause: nothing moves any more.
   await page.click('#dec-reset');

@@ -35,13 +35,21 @@ export async function tracedAt(page, l, h, q) {
   }, [l, h, q], { timeout: 20_000 });
 }
 
-/** The weights the steps panel shows for the current query against the reference map's row (first 8 keys). */
+/**
+ * The weights the steps panel's table shows for the current query (every key: the table every model's panel shares,
+ * draw/stepsview.js) against the reference map's row; the panel's own checks pass.
+ */
 export async function checkWeights(page, ref, l, h, q) {
   const [, H, T] = ref.attention.shape;
-  const text = await page.textContent('#open-steps li:has-text("Softmax") .nums');
-  const shown = numbers(text).slice(0, Math.min(8, T));
+  const shown = await page.$$eval('#open-steps .steps-table td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
   const row = ref.attention.data.slice(((l * H + h) * T + q) * T, ((l * H + h) * T + q + 1) * T);
+  // One table row per key of the page's input; a reference run on a longer, padded batch gives its padding no weight.
+  assert.ok(shown.length > 0 && shown.length <= T, `${shown.length} table rows for ${T} reference keys`);
+  assert.ok(row.slice(shown.length).reduce((a, b) => a + b, 0) < 1e-6, 'the reference weighs no key the page does not show');
   shown.forEach((x, j) => assert.ok(Math.abs(x - row[j]) <= 6e-5 + 0.01 * Math.abs(row[j]), `layer ${l} head ${h} query ${q} key ${j}: ${x} shown, ${row[j]} in reference.json`));
-  // The panel checks itself against the map: the same numbers, to the last bit.
+  // The panel checks itself against the map: the trace's weights are the map's row, to the last bit, and the float64
+  // walkthrough of the traced q, keys and values agrees with them.
   assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);
+  assert.equal(await page.locator('#open-steps .check.ok').count(), 1);
+  assert.equal(await page.locator('#open-steps .check.bad').count(), 0);
 }

@@ -47,7 +47,7 @@ test('bert-mlm in Chinese on a phone: [MASK] filled, sentence B has token type 1
   await loaded(page);
   assert.match(await page.textContent('#open-status'), /^所需内存：.*已加载：参数 [\d.]+ KB；WebAssembly 内存共/);
   assert.match(await page.textContent('#open-info'), /^bert：2 层 × 2 头（MHA），隐藏维度 16，头维度 8，学习的位置编码/);
-  assert.match(await page.textContent('#open-hint'), /^BERT：每个词元都看到所有其他词元。在要填词的位置输入 \[MASK\]/);
+  assert.match(await page.textContent('#open-hint'), /^编码器：每个词元都看到所有其他词元。在要填词的位置输入 \[MASK\]/);
   assert.equal(await page.isVisible('#open-pair'), true);
 
   await page.fill('#open-text', 'the cat [MASK]');
@@ -73,7 +73,7 @@ test('bert-mlm in Chinese on a phone: [MASK] filled, sentence B has token type 1
   await page.click('#open-tokens .tok[data-i="3"]');
   await tracedAt(page, 1, 1, 3);
   await checkWeights(page, ref, 1, 1, 3);
-  assert.match(await page.textContent('#open-steps'), /注意力之前没有归一化（BERT 在残差相加之后归一化）/);
+  assert.match(await page.textContent('#open-steps'), /注意力之前没有归一化（此模型在残差相加之后归一化）/);
   await page.selectOption('#open-layer', '0');
   await page.selectOption('#open-head', '0');
   await page.click('#open-tokens .tok[data-i="6"]');

@@ -29,6 +29,20 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T);
   assert.deepEqual(await page.$$eval('#open-tokens .tok', (els) => els.map((e) => e.textContent)), ['the', '␣cat', '␣sat', '␣on', '␣the', '␣', 'm', 'at']);
   await checkWeights(page, ref, 0, 0, T - 1);
+  // One colour-map and scale picker with its legend for every model, here over the opened model's maps: the legend's
+  // top is the enlarged map's largest weight outside the first column (the default scale), from reference.json.
+  assert.equal(await page.locator('#open-tools .map-tools #scale').count(), 1);
+  const [, H] = ref.attention.shape;
+  const map00 = ref.attention.data.slice(0, T * T);
+  const restTop = Math.max(...map00.filter((_, k) => k % T));
+  assert.equal(await page.textContent('#legend-max'), restTop.toFixed(restTop >= 0.1 ? 2 : 3));
+  await page.selectOption('#scale', 'one');
+  await page.waitForFunction(() => document.querySelector('#legend-max').textContent === '1.00');
+  await page.selectOption('#scale', 'rest');
+  assert.equal(H, 2);
+  // Patching is prefilled with a pair that runs as it is.
+  assert.equal(await page.inputValue('#open-patch-clean'), 'When Mary and John went to the store, John gave a drink to');
+  assert.equal(await page.inputValue('#open-patch-a'), ' Mary');
   // The next token's probability: the softmax of reference.json's last row of logits.
   const V = ref.logits.shape[1];
   const last = ref.logits.data.slice((T - 1) * V, T * V);
@@ -61,8 +75,17 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   // Switched off: the head's context is zero (its weights are still shown), and the link carries it.
   await page.click('#open-ablate');
   await page.waitForFunction(() => document.querySelector('#open-ablate').getAttribute('aria-pressed') === 'true');
-  await page.waitForFunction(() => /^\[(-?0\.0000(, )?)+\]$/.test(document.querySelector('#open-steps li:has(+ li:last-child) .nums')?.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(() => {
+    const cells = [...document.querySelectorAll('#open-steps li:has(+ li:last-child) .nums .vec span')];
+    return cells.length > 0 && cells.every((c) => /\s-?0\.000000$/.test(c.title));
+  }, null, { timeout: 20_000 });
   await page.waitForFunction(() => location.hash.includes('oablate=1.1'), null, { timeout: 5000 });
+  // The next token with every head beside the one without layer 2 head 2: the side with every head is reference.json's.
+  await page.waitForFunction(() => document.querySelectorAll('#open-predict .abl-side .next-tok').length === 10, null, { timeout: 20_000 });
+  assert.match(await page.textContent('#open-predict .abl-side.off > b'), /^Without layer 2 H2$/);
+  const allTitle = await page.getAttribute('#open-predict .abl-side:not(.off) .next-tok', 'title');
+  assert.ok(Math.abs(parseFloat(allTitle) - p * 100) < 0.01, `all heads: top next token ${allTitle} shown, ${(p * 100).toFixed(2)}% from reference.json`);
+  await shot(page, 'open-gpt2-ablated-desktop', { fullPage: true });
   assert.deepEqual(problems, []);
   await close();
 });
@@ -84,6 +107,8 @@ test('bert-mlm by a synthetic drop: [MASK] filled, sentence B gets token type 1,
   await checkWeights(page, ref, 0, 0, T - 1);
   await page.fill('#open-text', 'The dogs [MASK]!');
   await page.waitForSelector('#open-predict .open-fill .next-tok');
+  // Patching compares next-token logits, which an encoder has not: it is not offered.
+  assert.equal(await page.locator('#open-patch').isHidden(), true);
   assert.match(await page.textContent('#open-predict'), /\[MASK\] at \d+:/);
   await page.fill('#open-pair', 'played');
   await page.waitForSelector('#open-tokens .tok.type-b');
@@ -97,8 +122,24 @@ test('llama-gqa: key/value heads grouped and named; RoPE is a step of its own; t
   await page.setInputFiles('#open-files', filesOf('llama-gqa'));
   await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
   assert.match(await page.textContent('#open-hint'), /no tokenizer\.json/);
-  await page.fill('#open-text', '1 5 9 3 7 2');
+  // Without tokenizer.json the load is a success: sample ids (eight, then the same eight) replace the sentence, and
+  // the maps are drawn with no typing.
   await loaded(page);
+  assert.match(await page.textContent('#open-status'), /Loaded: .*No tokenizer\.json: type token ids/);
+  const sample = (await page.inputValue('#open-text')).split(' ').map(Number);
+  assert.equal(sample.length, 16);
+  assert.deepEqual(sample.slice(8), sample.slice(0, 8));
+  assert.ok(sample.every((id) => Number.isInteger(id) && id >= 0 && id < 48), `sample ids ${sample} within the vocabulary of 48`);
+  assert.equal(await page.locator('#open-tokens .tok').count(), 16);
+  assert.equal(await page.getAttribute('#open-status', 'class'), 'open-status');
+  // An id outside the vocabulary: the input is wrong, not the load.
+  await page.fill('#open-text', '1 5 99');
+  await page.waitForSelector('#open-input-error:not([hidden])', { timeout: 20_000 });
+  assert.match(await page.textContent('#open-input-error'), /^The model is loaded, but this input cannot be run: token ids are whole numbers from 0 to 47/);
+  assert.doesNotMatch(await page.textContent('#open-status'), /could not be opened/);
+  await page.fill('#open-text', '1 5 9 3 7 2');
+  await page.waitForSelector('#open-input-error', { state: 'hidden', timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length === 6, null, { timeout: 20_000 });
   assert.match(await page.textContent('#open-grid-note'), /4 query heads share 2 key\/value heads/);
   assert.match(await page.textContent('#open-steps'), /RoPE \(θ = 10000\)/);
   assert.match(await page.$eval('#open-head', (s) => s.options[1].textContent), /KV1/);

@@ -423,3 +423,28 @@ test('switching a head off changes the prediction and the continuation to what f
   assert.deepEqual(problems, []);
   await close();
 });
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`the first screen shows attention: the sentence box and a live map at 1280 × 800, the sentence box at 390 × 844 (${lang})`, async () => {
+    const { page, problems, close } = await open(`#lang=${lang}`, { locale, width: 1280, height: 800 });
+    // Top and bottom of an element in the first viewport (before any scroll).
+    const box = (sel) => page.$eval(sel, (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; });
+    const [, textBottom] = await box('#text');
+    assert.ok(textBottom <= 800, `the sentence box ends at ${textBottom} px`);
+    // The first layer's maps, drawn (a canvas with its pixels), start within the first screen.
+    const [mapTop] = await box('#modelview .mv-cell[data-layer="0"] canvas');
+    assert.ok(mapTop + 40 <= 800, `the first map starts at ${mapTop} px`);
+    await shot(page, `first-screen-${lang}-desktop`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settled(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const [phoneTextTop] = await box('#text');
+    assert.ok(phoneTextTop + 30 <= 844, `on a phone the sentence box starts at ${phoneTextTop} px`);
+    // The four mode tabs: two even rows of two.
+    const rows = await page.$$eval('#mode-tabs [data-mode]', (els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    assert.equal(new Set(rows).size, 2, `tab rows at ${rows}`);
+    await shot(page, `first-screen-${lang}-phone`);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}

@@ -269,14 +269,17 @@ function bind() {
     history.replaceState(null, '', toHash(state));
     const btn = $('#copy-link');
     btn.dataset.url = url;
+    // A model opened from files on a disk: the link carries its text, not the files, and says so.
+    const withoutFiles = state.mode === 'open' && !state.open.url && session.load.status === 'ready';
     try {
       await navigator.clipboard.writeText(url);
-      btn.textContent = t('btn.linkDone');
+      btn.textContent = t(withoutFiles ? 'open.linkCopiedFiles' : 'btn.linkDone');
     } catch {
       // No clipboard here (plain http, no permission): the address bar holds the same link.
       btn.textContent = t('btn.linkInBar');
     }
-    setTimeout(() => { btn.textContent = t('btn.link'); }, 1500);
+    if (withoutFiles && btn.textContent === t('btn.linkInBar')) btn.textContent = t('open.linkCopiedFiles');
+    setTimeout(() => { btn.textContent = t('btn.link'); }, withoutFiles ? 4000 : 1500);
   });
   on('#export-json', 'click', () => exportJson(state, app.result(), location.origin + location.pathname + toHash(state)));
 
@@ -315,6 +318,8 @@ async function main() {
   setLang(state.lang);
   // A link to a model opened from a folder URL offers to reopen it from that URL: a link never downloads by itself.
   if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url }); }
+  // A link made with a model from files on a disk: it says the files must be picked again (open/frame.js).
+  else if (state.mode === 'open' && /[#&]otext=/.test(location.hash)) state.open.fromFiles = true;
   scheduler.invalidate();
   await new Promise((ok) => { const wait = () => (scheduler.status.consistentVersion === scheduler.version ? ok() : setTimeout(wait, 10)); wait(); });
   document.body.classList.add('ready');

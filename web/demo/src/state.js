@@ -1,6 +1,10 @@
 // The view's whole state, and its round trip through the URL hash so a link reproduces the view.
 import { SCALES } from './scales.js';
 import { defaultOpen, parseOpen, writeOpen } from './open/hash.js';
+import { parseAblate } from './heads-off.js';
+
+// Where the views have always found them (the lists of heads themselves are heads-off.js's, which open/hash.js shares).
+export { parseAblate, sortHeads } from './heads-off.js';
 
 export const EMBED_SIZES = [16, 32, 48, 64, 96, 128, 192, 256];
 export const HEAD_COUNTS = [1, 2, 3, 4, 6, 8];
@@ -123,16 +127,3 @@ export function toHash(s) {
   if (s.mode === 'self' && s.model === 'trained' && s.ablate.length) p.set('ablate', s.ablate.map(({ layer, head }) => `${layer}.${head}`).join(','));
   return '#' + p.toString();
 }
-
-/** Heads switched off, sorted and without repeats: layer and head as written in the hash (`1.2,0.3`), at most 63 each. */
-export function parseAblate(text) {
-  const seen = new Set();
-  for (const x of String(text).split(',')) {
-    if (/^\d{1,2}\.\d{1,2}$/.test(x) && seen.size < 256) seen.add(x.split('.').map(Number).join('.'));
-  }
-  return sortHeads([...seen].map((x) => { const [layer, head] = x.split('.').map(Number); return { layer, head }; }).filter((x) => x.layer < 64 && x.head < 64));
-}
-
-/** Heads in layer order, then head order. */
-export const sortHeads = (heads) => [...heads].sort((a, b) => a.layer - b.layer || a.head - b.head);
-

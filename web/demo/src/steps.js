@@ -85,28 +85,8 @@ export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal
 
   const heads = [];
   for (let h = 0; h < numHeads; h++) {
-    const scores = new Float64Array(S);
-    const scaled = new Float64Array(S);
-    const weights = new Float64Array(S);
-    const masked = new Uint8Array(S);
-    let max = -Infinity;
-    for (let j = 0; j < S; j++) {
-      let s = 0;
-      for (let c = 0; c < d; c++) s += Q[qi * E + h * d + c] * K[j * E + h * d + c];
-      scores[j] = s;
-      scaled[j] = s * scale;
-      masked[j] = causal && j > qi ? 1 : 0;
-      if (!masked[j]) max = Math.max(max, scaled[j]);
-    }
-    // exp(s − max): the same softmax, without overflow; the page shows these and their sum Σ.
-    const exps = new Float64Array(S);
-    let z = 0;
-    for (let j = 0; j < S; j++) z += exps[j] = masked[j] ? 0 : Math.exp(scaled[j] - max);
-    // A row whose keys are all masked has zero weights (the package's convention, as torch SDPA ≥ 2.5).
-    for (let j = 0; j < S; j++) weights[j] = z > 0 ? exps[j] / z : 0;
-    const context = new Float64Array(d);
-    for (let j = 0; j < S; j++) for (let c = 0; c < d; c++) context[c] += weights[j] * V[j * E + h * d + c];
-    heads.push({ scores, scaled, exps, z, max, weights, masked, context });
+    const masked = Uint8Array.from({ length: S }, (_, j) => (causal && j > qi ? 1 : 0));
+    heads.push(headSteps({ q: Q.subarray(qi * E + h * d, qi * E + (h + 1) * d), K, V, stride: E, base: h * d, d, S, scale, masked }));
   }
 
   const concat = new Float64Array(E);
@@ -115,6 +95,34 @@ export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal
   const bo = stateDict['out_proj.bias']?.data;
   const output = yield* project(concat, 1, E, wo, bo, 0, E);
   return { L, S, E, d, numHeads, qi, scale, Q, K, V, heads, concat, output };
+}
+
+/**
+ * One head at one query in float64: q·kⱼ, the scaling, the mask, exp(s − max), the weights and the context. Key and
+ * value j are `d` numbers at `base + j * stride` of K and V (every head's columns of a [S, E] matrix, or one head's
+ * [S, d] from a trace); `masked[j]` = 1 hides key j.
+ */
+export function headSteps({ q, K, V, stride, base, d, S, scale, masked }) {
+  const scores = new Float64Array(S);
+  const scaled = new Float64Array(S);
+  const weights = new Float64Array(S);
+  let max = -Infinity;
+  for (let j = 0; j < S; j++) {
+    let s = 0;
+    for (let c = 0; c < d; c++) s += q[c] * K[base + j * stride + c];
+    scores[j] = s;
+    scaled[j] = s * scale;
+    if (!masked[j]) max = Math.max(max, scaled[j]);
+  }
+  // exp(s − max): the same softmax, without overflow; the page shows these and their sum Σ.
+  const exps = new Float64Array(S);
+  let z = 0;
+  for (let j = 0; j < S; j++) z += exps[j] = masked[j] ? 0 : Math.exp(scaled[j] - max);
+  // A row whose keys are all masked has zero weights (the package's convention, as torch SDPA ≥ 2.5).
+  for (let j = 0; j < S; j++) weights[j] = z > 0 ? exps[j] / z : 0;
+  const context = new Float64Array(d);
+  for (let j = 0; j < S; j++) for (let c = 0; c < d; c++) context[c] += weights[j] * V[base + j * stride + c];
+  return { scores, scaled, exps, z, max, weights, masked, context };
 }
 
 /**

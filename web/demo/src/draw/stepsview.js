@@ -12,7 +12,7 @@ const sci = (x) => (x === 0 ? '0' : x.toExponential(1));
 // Differences up to this are float32 rounding (the WASM side computes in float32, we in float64).
 export const CHECK_TOL = 1e-4;
 
-function maxAbs(a, from = 0, to = a.length, stride = 1, width = 1) {
+export function maxAbs(a, from = 0, to = a.length, stride = 1, width = 1) {
   let m = 1e-12;
   for (let k = from; k < to; k += stride) for (let c = 0; c < width; c++) m = Math.max(m, Math.abs(a[k + c]));
   return m;
@@ -29,7 +29,7 @@ function valueRowStyle(V, off, d, scale, opacity) {
 }
 
 /** Cells with numbers on a diverging background (hover for more digits). */
-function vectorCells(values, scale, cls = '') {
+export function vectorCells(values, scale, cls = '') {
   let html = `<div class="vec ${cls}">`;
   for (let c = 0; c < values.length; c++) {
     const rgb = divRgb(values[c] / scale);
@@ -39,7 +39,7 @@ function vectorCells(values, scale, cls = '') {
 }
 
 /** A strip of E cells (colour only) with head blocks marked underneath; values on hover. */
-function stripCanvas(canvas, values, scale, numHeads, width) {
+export function stripCanvas(canvas, values, scale, numHeads, width) {
   const E = values.length;
   const cw = Math.max(1, Math.floor(width / E));
   const w = cw * E, h = 26;
@@ -97,69 +97,46 @@ function canvasWidths(width) {
 }
 
 /**
- * Render the panel: a generator that builds it off the document in small pieces (yielding between them) and puts
- * it on the page in one swap at the end, so no piece is long and the page never shows half a panel. Nothing here
- * reads layout: `width` is the panel's content width, measured by the caller.
- * @param {HTMLElement} root
- * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights (the forward pass's weights of this
- *   head and query: [S]), fwdOutput (its attention output at this query: [E]), inputs, inputNote (where k and v come
- *   from, when not from the same input), width, onScreen (whether the panel is in view now) }
- * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
+ * One head at one query, the part every model's panel shares: q and the strongest key worked out, then the table of
+ * every key (q × kⱼ, the score, the scaling, exp(s − max), the weight, the value faded by its weight), the context
+ * vector and the check of the weights against the forward pass. Added to `box` (off the document); the table's first
+ * rows go in here, the others by `rest` once the panel is on the page.
+ * @param {(html: string) => void} add  appends to `box`
+ * @param {HTMLElement} box
+ * @param {object} a  { hd (steps.js headSteps' result), q (the query's d numbers), K, V, stride, base (key and value
+ *   j: d numbers at base + j * stride), d, S, qi, head, tok, rows, cols, fwdWeights ([S], the forward pass's row),
+ *   scaleText (how the scaling is written: 1/√d unless the model scales otherwise) }
+ * @returns {Generator<void, { weightSum: number, wDiff: number, rest: (onScreen: () => boolean) => Generator }>}
  */
-export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width, onScreen = () => false }) {
-  const { S, E, d, numHeads, qi } = ex;
-  const hd = ex.heads[head];
-  const tok = rows[qi];
+export function* renderHeadSteps(add, box, { hd, q: qv, K, V, stride, base, d, S, qi, head, tok, rows, cols, fwdWeights, scaleText = `1/√${d}` }) {
   const maxScore = maxAbs(hd.scores);
   const maxScaled = maxAbs(hd.scaled);
   let maxW = 1e-12;
   for (let j = 0; j < S; j++) maxW = Math.max(maxW, hd.weights[j]);
-  const vScale = maxAbs(ex.V, head * d, ex.V.length, E, d);
+  const vScale = maxAbs(V, base, V.length, stride, d);
   const weightSum = hd.weights.reduce((a, b) => a + b, 0);
   const wDiff = maxAbsDiff(hd.weights, fwdWeights);
-  const oDiff = maxAbsDiff(ex.output, fwdOutput);
-  const check = (x) => `<p class="check ${x <= CHECK_TOL ? 'ok' : 'bad'}">${x <= CHECK_TOL ? '✓ ' : '✗ '}${t(x <= CHECK_TOL ? 'checkOk' : 'checkBad', { x: sci(x) })}</p>`;
   const sbar = (v, m) => {
     const f = Math.min(1, Math.abs(v) / m) * 50;
     return `<span class="sbar"><span class="${v < 0 ? 'neg' : 'pos'}" style="${v < 0 ? `right:50%` : `left:50%`};width:${f}%"></span></span>`;
   };
-  const box = document.createElement('div'); // off the document: building it costs no style or layout
-  const add = (html) => box.insertAdjacentHTML('beforeend', html);
-
-  add(`<ol class="step-list">
-      <li><h4><span class="num">1</span>${t('step1.title')}</h4><p>${t('step1.text')}</p></li>
-      <li><h4><span class="num">2</span>${t('step2.title')}</h4><p>${t('step2.text', { d, s: fmt(ex.scale, 4) })}</p></li>
-      <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
-      <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
-    </ol>`);
-  if (inputs.length) {
-    add(`<div class="step-input"><h4><span class="num">0</span>${t('step0.title', { tok: escapeHtml(tok) })}</h4></div>`);
-    const at = box.lastElementChild;
-    // One vector per piece: at embed 256 each is 256 cells with their own colours.
-    for (const x of inputs) {
-      yield;
-      at.insertAdjacentHTML('beforeend', `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`);
-    }
-    at.insertAdjacentHTML('beforeend', `<p class="muted">${t('step0.then', { E, d })}${inputNote ? ` ${escapeHtml(inputNote)}` : ''}</p>`);
-  }
-  yield;
+  const keyOf = (j) => K.subarray(base + j * stride, base + j * stride + d);
 
   // The worked example: q and one key k_j as numbers, their element-wise product, its sum, the scaling.
-  const qv = ex.Q.subarray(qi * E + head * d, qi * E + (head + 1) * d);
   let jx = 0;
   for (let j = 1; j < S; j++) if (hd.weights[j] > hd.weights[jx]) jx = j;
-  const kv = ex.K.subarray(jx * E + head * d, jx * E + (head + 1) * d);
+  const kv = keyOf(jx);
   const prod = Float64Array.from(qv, (x, c) => x * kv[c]);
   const qkScale = Math.max(maxAbs(qv), maxAbs(kv));
   add(`<div class="worked">
       <div class="vec-row"><span class="vec-label">q <span class="muted">(${escapeHtml(tok)}, ${t('head', { n: head + 1 })})</span></span>${vectorCells(qv, qkScale, 'small')}</div>
       <div class="vec-row"><span class="vec-label">k<sub>${jx}</sub> <span class="muted">(${escapeHtml(cols[jx])})</span></span>${vectorCells(kv, qkScale, 'small')}</div>
       <div class="vec-row"><span class="vec-label">q × k<sub>${jx}</sub></span>${vectorCells(prod, maxAbs(prod), 'small')}</div>
-      <p class="sum-line">q · k<sub>${jx}</sub> = Σ (q × k<sub>${jx}</sub>) = <b>${fmt(hd.scores[jx], 4)}</b>; × 1/√${d} = <b>${fmt(hd.scaled[jx], 4)}</b>${hd.masked[jx] ? '' : `; exp(${fmt(hd.scaled[jx], 3)} − ${fmt(hd.max, 3)}) = <b>${fmt(hd.exps[jx], 4)}</b>; ÷ Σ ${fmt(hd.z, 4)} = <b>${fmt(hd.weights[jx], 4)}</b>`}</p>
+      <p class="sum-line">q · k<sub>${jx}</sub> = Σ (q × k<sub>${jx}</sub>) = <b>${fmt(hd.scores[jx], 4)}</b>; × ${scaleText} = <b>${fmt(hd.scaled[jx], 4)}</b>${hd.masked[jx] ? '' : `; exp(${fmt(hd.scaled[jx], 3)} − ${fmt(hd.max, 3)}) = <b>${fmt(hd.exps[jx], 4)}</b>; ÷ Σ ${fmt(hd.z, 4)} = <b>${fmt(hd.weights[jx], 4)}</b>`}</p>
     </div>`);
   const prodScale = maxAbs(prod) * 1.5;
   const prodRowStyle = (j) => {
-    const k = ex.K.subarray(j * E + head * d, j * E + (head + 1) * d);
+    const k = keyOf(j);
     return valueRowStyle(Float64Array.from(qv, (x, c) => x * k[c]), 0, d, prodScale, 1);
   };
 
@@ -184,23 +161,75 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
       <td class="n">${m ? `<span class="mask-tag">${t('masked')}</span>` : sbar(hd.scaled[j], maxScaled)}<span>${m ? '−∞' : fmt(hd.scaled[j])}</span></td>
       <td class="n exp">${m ? '0' : fmt(hd.exps[j], 4)}</td>
       <td class="n w" data-value="${w.toPrecision(9)}"><span class="wbar"><span style="width:${(w / maxW) * 100}%"></span></span><span>${fmt(w, 4)}</span></td>
-      <td class="vcol"><span class="vrow" style="${valueRowStyle(ex.V, j * E + head * d, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
+      <td class="vcol"><span class="vrow" style="${valueRowStyle(V, base + j * stride, d, vScale, m ? 0.06 : 0.08 + 0.92 * (w / maxW))}"></span></td></tr>`;
     }
     return html;
   };
-  // The rows the table's scroll window shows at first go in before the swap; the rest follow it (below).
-  const tbody = box.querySelector('tbody');
+  // The rows the table's scroll window shows at first go in before the swap; the rest follow it (rest).
+  const tbody = box.lastElementChild.querySelector('tbody');
   const first = Math.min(S, FIRST_ROWS);
   for (let j0 = 0; j0 < first; j0 += ROWS_PER_PIECE) {
     yield;
     tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(first, j0 + ROWS_PER_PIECE)));
   }
   yield;
+  add(`<div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
+    ${check(wDiff)}`);
+  // The other rows, a piece at a time into the table on the page: on screen, each piece gets its own frame, so the
+  // browser lays out a few rows at a time instead of a hundred in one frame (off screen they cost nothing).
+  function* rest(onScreen) {
+    for (let j0 = first; j0 < S; j0 += ROWS_PER_PIECE) {
+      yield onScreen() ? 'frame' : undefined;
+      tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(S, j0 + ROWS_PER_PIECE)));
+    }
+  }
+  return { weightSum, wDiff, rest };
+}
+
+/** ✓ or ✗: a difference against the forward pass, within float32 rounding or not. */
+const check = (x) => `<p class="check ${x <= CHECK_TOL ? 'ok' : 'bad'}">${x <= CHECK_TOL ? '✓ ' : '✗ '}${t(x <= CHECK_TOL ? 'checkOk' : 'checkBad', { x: sci(x) })}</p>`;
+
+/**
+ * Render the panel: a generator that builds it off the document in small pieces (yielding between them) and puts
+ * it on the page in one swap at the end, so no piece is long and the page never shows half a panel. Nothing here
+ * reads layout: `width` is the panel's content width, measured by the caller.
+ * @param {HTMLElement} root
+ * @param {object} a  { ex (explainQuery result), rows, cols, head, fwdWeights (the forward pass's weights of this
+ *   head and query: [S]), fwdOutput (its attention output at this query: [E]), inputs, inputNote (where k and v come
+ *   from, when not from the same input), width, onScreen (whether the panel is in view now) }
+ * @returns {Generator<void, { weightSum: number, wDiff: number, oDiff: number }>}
+ */
+export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput, inputs = [], inputNote = '', width, onScreen = () => false }) {
+  const { S, E, d, numHeads, qi } = ex;
+  const hd = ex.heads[head];
+  const tok = rows[qi];
+  const oDiff = maxAbsDiff(ex.output, fwdOutput);
+  const box = document.createElement('div'); // off the document: building it costs no style or layout
+  const add = (html) => box.insertAdjacentHTML('beforeend', html);
+
+  add(`<ol class="step-list">
+      <li><h4><span class="num">1</span>${t('step1.title')}</h4><p>${t('step1.text')}</p></li>
+      <li><h4><span class="num">2</span>${t('step2.title')}</h4><p>${t('step2.text', { d, s: fmt(ex.scale, 4) })}</p></li>
+      <li><h4><span class="num">3</span>${t('step3.title')}</h4><p>${t('step3.text')}${hd.masked.some((x) => x) ? ' ' + t('step3.masked') : ''}</p></li>
+      <li><h4><span class="num">4</span>${t('step4.title')}</h4><p>${t('step4.text')}</p></li>
+    </ol>`);
+  if (inputs.length) {
+    add(`<div class="step-input"><h4><span class="num">0</span>${t('step0.title', { tok: escapeHtml(tok) })}</h4></div>`);
+    const at = box.lastElementChild;
+    // One vector per piece: at embed 256 each is 256 cells with their own colours.
+    for (const x of inputs) {
+      yield;
+      at.insertAdjacentHTML('beforeend', `<div class="vec-row"><span class="vec-label">${x.label}</span>${vectorCells(x.values, maxAbs(x.values), 'small')}</div>`);
+    }
+    at.insertAdjacentHTML('beforeend', `<p class="muted">${t('step0.then', { E, d })}${inputNote ? ` ${escapeHtml(inputNote)}` : ''}</p>`);
+  }
+  yield;
+
+  const qv = ex.Q.subarray(qi * E + head * d, qi * E + (head + 1) * d);
+  const { weightSum, wDiff, rest } = yield* renderHeadSteps(add, box, { hd, q: qv, K: ex.K, V: ex.V, stride: E, base: head * d, d, S, qi, head, tok, rows, cols, fwdWeights });
 
   const ctxScale = maxAbs(ex.concat);
-  add(`<div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
-    ${check(wDiff)}
-    <h3 class="mh-title">${t('mh.title')}</h3>
+  add(`<h3 class="mh-title">${t('mh.title')}</h3>
     <div class="mh-split">
       <div class="mh-step"><h4><span class="num">5</span>${t('mh.split')}</h4><p>${t('mh.splitText', { E, H: numHeads, d })}</p></div>
       <div class="qkv">
@@ -236,12 +265,7 @@ export function* renderSteps(root, { ex, rows, cols, head, fwdWeights, fwdOutput
   }
   yield;
   root.replaceChildren(...box.childNodes);
-  // The other rows, a piece at a time into the table on the page: on screen, each piece gets its own frame, so the
-  // browser lays out a few rows at a time instead of a hundred in one frame (off screen they cost nothing).
-  for (let j0 = first; j0 < S; j0 += ROWS_PER_PIECE) {
-    yield onScreen() ? 'frame' : undefined;
-    tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(S, j0 + ROWS_PER_PIECE)));
-  }
+  yield* rest(onScreen);
   return { weightSum, wDiff, oDiff };
 }
 

@@ -110,6 +110,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
     },
     forward: (input) => request('forward', input),
     trace: (input) => request('trace', input),
+    predict: (input) => request('predict', input),
     generate: (input) => request('generate', input),
     findHeads: () => request('findHeads'),
     patching: (input) => request('patching', input),

@@ -26,7 +26,7 @@ const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan
 /** The host of a folder URL as people read it (an internationalized domain in its own script). */
 const hostOf = (url) => { try { return new URL(url).host; } catch { return url; } };
 
-function status(load) {
+function status(load, fromFiles) {
   const st = $('#open-status');
   const row = $('#open-progress-row');
   row.hidden = load.status !== 'loading';
@@ -50,8 +50,11 @@ function status(load) {
     const e = load.error;
     st.textContent = e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
       : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
-  } else if (load.status === 'ready') st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) })]);
-  else st.textContent = '';
+  } else if (load.status === 'ready') {
+    st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
+      !load.info.hasTokenizer && t('open.loadedNoTokenizer')]);
+  }
+  else st.textContent = fromFiles ? t('open.linkFiles') : '';
 }
 
 function info(r) {
@@ -94,19 +97,28 @@ const text = (el, s) => { if (el.textContent !== s) el.textContent = s; };
 const written = new WeakMap();
 const html = (el, s) => { if (written.get(el) !== s) { el.innerHTML = s; written.set(el, s); } };
 
+/** Heads as the page names them: L2 H1. */
+const shortHeads = (heads) => heads.map((x) => t('abl.short', { l: x.layer + 1, h: x.head + 1 })).join(', ');
+
 function predictions(r, continueTokens) {
   const el = $('#open-predict');
   const p = r.run.predictions;
   if (!p) { html(el, `<p class="hint">${escapeHtml(t('open.noHead'))}</p>`); return; }
   const list = (top) => top.map((x) => `<span class="next-tok" title="${(x.p * 100).toFixed(2)}%"><b>${escapeHtml(x.token)}</b><span class="next-bar"><span style="width:${(x.p * 100).toFixed(1)}%"></span></span><span class="next-p">${pct(x.p)}</span></span>`).join('');
-  if (r.info.kind === 'encoder') {
-    html(el, p.length
-      ? p.map((x) => `<div class="open-fill"><span>${escapeHtml(t('open.maskAt', { i: x.t }))}</span> ${list(x.top)}</div>`).join('')
-      : `<p class="hint">${escapeHtml(t('open.maskHint'))}</p>`);
-  } else {
-    html(el, `<div class="open-fill"><span>${escapeHtml(t('open.next'))}</span> ${list(p[0].top)}</div>`
-      + `<button type="button" class="btn" id="open-continue">${escapeHtml(t('open.continue', { n: continueTokens }))}</button>`);
-  }
+  const enc = r.info.kind === 'encoder';
+  /** One model's predictions: the next token, or each [MASK]'s filling. */
+  const rows = (preds) => (enc
+    ? preds.map((x) => `<div class="open-fill"><span>${escapeHtml(t('open.maskAt', { i: x.t }))}</span> ${list(x.top)}</div>`).join('')
+    : `<div class="open-fill"><span>${escapeHtml(t('open.next'))}</span> ${list(preds[0].top)}</div>`);
+  let body;
+  if (enc && !p.length) body = `<p class="hint">${escapeHtml(t('open.maskHint'))}</p>`;
+  else if (r.ablate.length) {
+    // Heads switched off: the model with every head beside the one without them, as for the included model.
+    const all = r.allHeads ? rows(r.allHeads) : `<p class="hint">${escapeHtml(t('open.computing'))}</p>`;
+    body = `<div class="ablation-compare open-compare"><div class="abl-side"><b>${escapeHtml(t('abl.all'))}</b>${all}</div>`
+      + `<div class="abl-side off"><b>${escapeHtml(t('abl.without', { list: shortHeads(r.ablate) }))}</b>${rows(p)}</div></div>`;
+  } else body = rows(p);
+  html(el, body + (enc ? '' : `<button type="button" class="btn" id="open-continue">${escapeHtml(t('open.continue', { n: continueTokens }))}</button>`));
 }
 
 export function createOpenFrameView({ continueTokens }) {
@@ -115,6 +127,10 @@ export function createOpenFrameView({ continueTokens }) {
     render(state, r) {
       const isOpen = state.mode === 'open';
       $('#open-inputs').hidden = !isOpen;
+      // One colour map and scale picker with its legend for every model: in this tab it stands over the opened
+      // model's maps (open/layer.js writes its ticks), elsewhere over the included models' maps.
+      const tools = $('.map-tools'), home = isOpen ? $('#open-tools') : $('#maps-section .section-head');
+      if (tools.parentElement !== home) home.append(tools);
       if (!isOpen) {
         $('#open-section').hidden = true;
         for (const sel of ['#export-json', '#honesty', '#tokens-hint', '#guide-section', '#why-section']) $(sel).hidden = false;
@@ -127,7 +143,7 @@ export function createOpenFrameView({ continueTokens }) {
         b.tabIndex = on ? 0 : -1;
       }
       document.body.dataset.kind = 'hf';
-      status(r.load);
+      status(r.load, !!state.open.fromFiles);
       const ready = r.load.status === 'ready';
       $('#open-text-row').hidden = !ready;
       $('#open-section').hidden = !ready || r.empty;
@@ -138,9 +154,17 @@ export function createOpenFrameView({ continueTokens }) {
       text($('#open-hint'), sentences([t(enc ? 'open.hintBert' : 'open.hintLm'), !r.info.hasTokenizer && t('open.noTokenizer')]));
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
-      if (r.error) { $('#open-status').textContent = t('open.failed', { msg: r.error.message }); $('#open-status').classList.add('error'); }
+      // The model loaded: an input it cannot run (ids out of range) is said as such, beside the text box, not as a failed load.
+      const bad = $('#open-input-error');
+      bad.hidden = !r.error;
+      if (r.error) text(bad, t('open.inputError', { msg: r.error.message }));
       if (r.empty) { $('#open-tokens').innerHTML = ''; html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
       text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
+      // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
+      const sec = $('#open-section');
+      sec.classList.toggle('busy', !!r.stale);
+      sec.setAttribute('aria-busy', String(!!r.stale));
+      text($('#open-busy'), r.stale ? t('open.computing') : '');
       tokens(r);
       $('#open-truncated').hidden = !(r.run.total > r.T);
       if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });

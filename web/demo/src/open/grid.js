@@ -35,7 +35,11 @@ function labels(ctx, c, xs, cell, dpr) {
       ctx.beginPath(); ctx.moveTo(x0, TOP - 3); ctx.lineTo(x0, TOP - 7); ctx.lineTo(x1, TOP - 7); ctx.lineTo(x1, TOP - 3); ctx.stroke();
       if (x1 - x0 > 30) ctx.fillText(`KV${g + 1}`, x0 + 2, TOP - 13);
     }
-  } else if (cell >= 18) for (let h = 0; h < H; h++) ctx.fillText(t('mv.headShort', { n: h + 1 }), xs[h] + 1, TOP - 8);
+  } else {
+    // Every head's name where it fits over its map, else every k-th (H1, H5, H9 …): the columns stay findable on a phone.
+    const every = Math.ceil(ctx.measureText(t('mv.headShort', { n: H })).width / (cell + GAP) + 0.2);
+    for (let h = 0; h < H; h += every) ctx.fillText(t('mv.headShort', { n: h + 1 }), xs[h] + 1, TOP - 8);
+  }
 }
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void }} app */

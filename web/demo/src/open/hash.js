@@ -1,10 +1,21 @@
 // The opened model's part of the state and of the URL: its text, sentence B, layer, head, query, heads off, and the
 // folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
-import { parseAblate } from '../state.js';
+import { parseAblate } from '../heads-off.js';
 
 export const OPEN_TEXT = 'The animal didn’t cross the street because it was too tired.';
 /** An encoder's first sentence: a word to fill in. */
 export const OPEN_MASK_TEXT = 'The animal didn’t cross the street because [MASK] was too tired.';
+
+/**
+ * What a checkpoint without tokenizer.json starts with: eight ids spread over its vocabulary, then the same eight
+ * again, so a previous-token or induction head has something to show.
+ */
+export function sampleIds(vocabSize) {
+  const eight = [...Array(8).keys()].map((i) => Math.floor(((2 * i + 1) * vocabSize) / 16) % vocabSize);
+  return [...eight, ...eight].join(' ');
+}
+/** Whether `text` is token ids written out (`15496 11 995`), as the page takes them without a tokenizer. */
+export const isIdList = (text) => /^[\s,]*\d[\d\s,]*$/.test(text);
 
 export const defaultOpen = () => ({ text: OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });
 

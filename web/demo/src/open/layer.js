@@ -1,10 +1,19 @@
 // The selected layer of an opened model: its heads' maps side by side on one canvas, the selected head enlarged
 // with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml } from '../dom.js';
+import { $, escapeHtml, fmtTick } from '../dom.js';
+import { gradientCss } from '../colors.js';
 import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../tooltip.js';
 import { cellSize, headImage, mapTop, paintMap, placeImage } from './paint.js';
+
+/** The enlarged map's margin above it, for the keys' indices (CSS pixels). */
+const AXIS_TOP = 14;
+/** Every how many rows or columns an index is written: a round step, at least 24 CSS pixels apart. */
+export function tickStep(cell) {
+  for (const s of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) if (s * cell >= 24) return s;
+  return 2000;
+}
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
 export const MAX_LINES = 1500;
@@ -44,7 +53,8 @@ export function createOpenLayerView(app) {
   let width = 0, shown = null;
   // What the enlarged map and the head view last drew: a pass that changes neither (the trace arriving, another
   // query's steps) leaves them as they are.
-  let bigKey = null, hvKey = null;
+  let bigKey = null, hvKey = null, linesOf = null;
+  const hvBase = { canvas: document.createElement('canvas'), key: null };
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -59,8 +69,8 @@ export function createOpenLayerView(app) {
   big.addEventListener('mousemove', (e) => {
     if (!shown) return;
     const [x, y] = point(big, e);
-    const { r, cell, left } = shown;
-    const i = Math.floor(y / cell), j = Math.floor((x - left) / cell);
+    const { r, cell, left, top } = shown;
+    const i = Math.floor((y - top) / cell), j = Math.floor((x - left) / cell);
     if (i < 0 || j < 0 || i >= r.T || j >= r.T) return hideTip();
     const v = r.run.attention.data[((r.layer * r.config.heads + r.head) * r.T + i) * r.T + j];
     showTip(e.clientX, e.clientY, `${t('tip.cell', { q: `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`, k: `<b>${escapeHtml(r.cols[j])}</b><sub>${j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`);
@@ -68,69 +78,124 @@ export function createOpenLayerView(app) {
   big.addEventListener('mouseleave', hideTip);
   big.addEventListener('click', (e) => {
     if (!shown) return;
-    const i = Math.floor(point(big, e)[1] / shown.cell);
+    const i = Math.floor((point(big, e)[1] - shown.top) / shown.cell);
     if (i >= 0 && i < shown.r.T) app.select(i);
   });
 
   function drawBig(state, r, data, offset, T) {
     const dpr = window.devicePixelRatio || 1;
     const avail = Math.max(200, width || 600);
-    const left = Math.min(110, 8 + 7 * Math.max(...r.rows.map((s) => Math.min(14, s.length))));
-    const cell = Math.max(0.25, Math.min(24, (Math.min(avail, 720) - left) / T));
+    const cell = Math.max(0.25, Math.min(24, (Math.min(avail, 720) - 110) / T));
+    // Every token where a row has room for its text; else indices at a round step (the token is on hover), and the
+    // selected query's token always.
+    const named = cell >= 8;
+    const left = named ? Math.min(110, 8 + 7 * Math.max(...r.rows.map((s) => Math.min(14, s.length)))) : Math.min(110, 30 + 7 * Math.min(14, r.rows[r.qi].length));
+    const top = AXIS_TOP;
     const side = cell * T;
     big.width = Math.ceil((left + side) * dpr);
-    big.height = Math.ceil(side * dpr);
+    big.height = Math.ceil((top + side) * dpr);
     big.style.width = `${left + side}px`;
-    big.style.height = `${side}px`;
+    big.style.height = `${top + side}px`;
     const ctx = big.getContext('2d');
     const img = ctx.createImageData(big.width, big.height);
-    paintMap(new Uint32Array(img.data.buffer), big.width, Math.round(left * dpr), 0, Math.floor(side * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale, top: mapTop(state.scale, data, offset, T) });
+    paintMap(new Uint32Array(img.data.buffer), big.width, Math.round(left * dpr), Math.round(top * dpr), Math.floor(side * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale, top: mapTop(state.scale, data, offset, T) });
     ctx.putImageData(img, 0, 0);
     ctx.scale(dpr, dpr);
-    // Row labels where there is room for them (every k-th otherwise), and always the selected query.
     ctx.font = `${Math.min(11, Math.max(8, cell - 1))}px ${FONT_FAMILY}`;
-    ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    const step = Math.max(1, Math.ceil(10 / cell));
+    const step = tickStep(cell);
+    ctx.textAlign = 'right';
     for (let i = 0; i < T; i++) {
-      if (i % step && i !== r.qi) continue;
-      ctx.fillStyle = i === r.qi ? '#000' : '#595959';
-      ctx.fillText(r.rows[i].slice(0, 14), left - 4, (i + 0.5) * cell);
+      if (i === r.qi) continue;
+      if (named) { ctx.fillStyle = '#595959'; ctx.fillText(r.rows[i].slice(0, 14), left - 4, top + (i + 0.5) * cell); }
+      else if (i % step === 0) { ctx.fillStyle = '#595959'; ctx.fillText(String(i), left - 4, top + (i + 0.5) * cell); }
     }
+    ctx.fillStyle = '#000';
+    ctx.fillText(named ? r.rows[r.qi].slice(0, 14) : `${r.rows[r.qi].slice(0, 14)} ${r.qi}`, left - 4, top + (r.qi + 0.5) * cell);
+    // The keys: their index at the same round step, over the columns.
+    ctx.font = `10px ${FONT_FAMILY}`;
+    ctx.textAlign = 'center';
+    ctx.fillStyle = '#595959';
+    for (let j = 0; j < T; j += step) ctx.fillText(String(j), left + (j + 0.5) * cell, top / 2);
     ctx.strokeStyle = '#d55e00';
-    ctx.strokeRect(left, r.qi * cell, side, Math.max(1, cell));
-    return { cell, left };
+    ctx.strokeRect(left, top + r.qi * cell, side, Math.max(1, cell));
+    return { cell, left, top };
   }
 
-  /** The head view of `lines` (strongestLines' result) on its canvas. */
-  function drawHeadView(r, { lines, of }, T) {
+  /** The shared legend (index.html's .map-tools) for the enlarged map: its colour scale's top, and how it is scaled. */
+  function legend(state, data, offset, T) {
+    const top = state.scale === 'row' ? 1 : mapTop(state.scale, data, offset, T);
+    $('#legend .legend-bar').style.background = gradientCss(state.cmap);
+    $('#legend-mid').textContent = fmtTick(top / 2);
+    $('#legend-max').textContent = fmtTick(top);
+    $('#legend-note').textContent = [t(`scaleNote.${state.scale}`), t('open.scaleEach')].filter(Boolean).join(' ');
+    $('#cmap').value = state.cmap;
+    $('#scale').value = state.scale;
+  }
+
+  /**
+   * The head view of `lines` (strongestLines' result) on its canvas, at most about 600 px tall whatever T: every line
+   * faint, the selected query's in the head's colour over them, with its token and its strongest keys' tokens written
+   * beside them (all tokens where rows are tall enough).
+   */
+  function drawHeadView(r, { lines, of }, T, data, offset) {
     const dpr = window.devicePixelRatio || 1;
-    const w = Math.min(Math.max(200, width || 600), 560), rowH = Math.max(2, Math.min(16, 600 / T)), h = rowH * T + 8;
+    const w = Math.min(Math.max(200, width || 600), 560), rowH = Math.min(16, 600 / T), h = rowH * T + 8;
     hv.width = Math.ceil(w * dpr); hv.height = Math.ceil(h * dpr);
     hv.style.width = `${w}px`; hv.style.height = `${h}px`;
     const ctx = hv.getContext('2d');
-    ctx.scale(dpr, dpr);
     const x0 = 120, x1 = w - 120, y = (i) => 4 + (i + 0.5) * rowH;
-    ctx.strokeStyle = HEAD_COLORS[r.head % HEAD_COLORS.length];
-    // Opacity in 32 steps: one path per step, not one stroke per line.
-    const levels = Array.from({ length: 32 }, () => []);
-    for (const [i, j, v] of lines) levels[Math.min(31, Math.floor(v * 32))].push([i, j]);
-    ctx.lineWidth = T > 128 ? 1 / dpr : 1.5;
-    levels.forEach((ls, k) => {
-      if (!ls.length) return;
-      ctx.globalAlpha = (k + 1) / 32;
-      ctx.beginPath();
-      for (const [i, j] of ls) { ctx.moveTo(x0, y(i)); ctx.lineTo(x1, y(j)); }
-      ctx.stroke();
-    });
+    const colour = HEAD_COLORS[r.head % HEAD_COLORS.length];
+    // Every line, faint, drawn once per run, head and size on a canvas off the page: another query only copies it.
+    const baseKey = [lines, hv.width, hv.height];
+    if (!hvBase.key || hvBase.key.some((x, i) => x !== baseKey[i])) {
+      hvBase.canvas.width = hv.width; hvBase.canvas.height = hv.height;
+      const b = hvBase.canvas.getContext('2d');
+      b.scale(dpr, dpr);
+      b.strokeStyle = colour;
+      // Opacity in 32 steps: one path per step, not one stroke per line.
+      const levels = Array.from({ length: 32 }, () => []);
+      for (const [i, j, v] of lines) levels[Math.min(31, Math.floor(v * 32))].push([i, j]);
+      b.lineWidth = T > 128 ? 1 / dpr : 1.5;
+      levels.forEach((ls, k) => {
+        if (!ls.length) return;
+        b.globalAlpha = ((k + 1) / 32) * 0.45;
+        b.beginPath();
+        for (const [i, j] of ls) { b.moveTo(x0, y(i)); b.lineTo(x1, y(j)); }
+        b.stroke();
+      });
+      hvBase.key = baseKey;
+    }
+    ctx.drawImage(hvBase.canvas, 0, 0);
+    ctx.scale(dpr, dpr);
+    ctx.strokeStyle = colour;
+    // The selected query: every key it weighs, at full strength.
+    const row = data.subarray(offset + r.qi * T, offset + (r.qi + 1) * T);
+    ctx.lineWidth = 2;
+    for (let j = 0; j < T; j++) {
+      if (!(row[j] > 0.005)) continue;
+      ctx.globalAlpha = Math.min(1, 0.15 + row[j]);
+      ctx.beginPath(); ctx.moveTo(x0, y(r.qi)); ctx.lineTo(x1, y(j)); ctx.stroke();
+    }
     ctx.globalAlpha = 1;
+    ctx.fillStyle = '#333';
+    ctx.textBaseline = 'middle';
+    const label = (side, i, s, bold) => {
+      ctx.font = `${bold ? 'bold ' : ''}${Math.max(9, Math.min(12, rowH - 1))}px ${FONT_FAMILY}`;
+      ctx.textAlign = side === 'q' ? 'right' : 'left';
+      ctx.fillText(s, side === 'q' ? x0 - 4 : x1 + 4, y(i));
+    };
     if (rowH >= 8) {
-      ctx.font = `${Math.min(12, rowH - 1)}px ${FONT_FAMILY}`;
-      ctx.fillStyle = '#333';
-      ctx.textBaseline = 'middle';
-      for (let i = 0; i < T; i++) {
-        ctx.textAlign = 'right'; ctx.fillText(r.rows[i].slice(0, 14), x0 - 4, y(i));
-        ctx.textAlign = 'left'; ctx.fillText(r.cols[i].slice(0, 14), x1 + 4, y(i));
+      for (let i = 0; i < T; i++) { label('q', i, r.rows[i].slice(0, 14), i === r.qi); label('k', i, r.cols[i].slice(0, 14), false); }
+    } else {
+      // Rows too thin for text: the query's token and the keys it weighs most, apart enough to read.
+      label('q', r.qi, `${r.rows[r.qi].slice(0, 12)} ${r.qi}`, true);
+      const best = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 8).filter((j) => row[j] > 0.02);
+      const placed = [];
+      for (const j of best) {
+        if (placed.some((p) => Math.abs(y(p) - y(j)) < 12)) continue;
+        placed.push(j);
+        label('k', j, `${j} ${r.cols[j].slice(0, 10)}`, false);
       }
     }
     $('#open-hv-note').textContent = lines.length < of
@@ -175,17 +240,18 @@ export function createOpenLayerView(app) {
       if (!same(bigKey)) {
         yield 'paint';
         const at = drawBig(state, r, data, offset, T);
+        legend(state, data, offset, T);
         big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
         shown = { r, small, ...at };
         bigKey = key;
       } else shown = { ...shown, r, small };
-      // The head view does not depend on the query or the colours.
-      const hk = [r.run, r.layer, r.head, width, window.devicePixelRatio, getLang()];
+      // The head view does not depend on the colours; the strongest lines not on the query either.
+      const hk = [r.run, r.layer, r.head, r.qi, width, window.devicePixelRatio, getLang()];
       if (hvKey && hvKey.every((x, i) => x === hk[i])) return;
       yield 'paint';
-      const lines = strongestLines(data, offset, T, MAX_LINES);
+      if (linesOf?.key.some((x, i) => x !== hk[i] && i !== 3) ?? true) linesOf = { key: hk, lines: strongestLines(data, offset, T, MAX_LINES) };
       yield; // the lines' choice and their drawing in two pieces
-      drawHeadView(r, lines, T);
+      drawHeadView(r, linesOf.lines, T, data, offset);
       hvKey = hk;
     },
   };

@@ -2,8 +2,8 @@
 // of the opened model (text, sentence B, tokens, layer, head, a head off, continue, export). Handlers only change
 // the state or start a load; drawing is the views'.
 import { $ } from '../dom.js';
-import { sortHeads } from '../state.js';
-import { OPEN_TEXT, OPEN_MASK_TEXT } from './hash.js';
+import { sortHeads } from '../heads-off.js';
+import { OPEN_TEXT, OPEN_MASK_TEXT, sampleIds, isIdList } from './hash.js';
 
 /** The files of a checkpoint that the loader reads; others in a folder are left out. */
 const WANTED = /^(config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors\.index\.json|.*\.safetensors)$/;
@@ -58,8 +58,14 @@ export function bindOpenPanel(app) {
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
     o().url = source.url ?? '';
     session.open(source).then(() => {
+      const info = session.load.info;
+      // Without tokenizer.json the page reads token ids: a sentence is replaced by sample ids, so the maps show at once.
+      if (info && !info.hasTokenizer) {
+        if (!isIdList(o().text)) { o().text = sampleIds(info.config.vocabSize); o().query = -1; app.invalidate(); }
+        return;
+      }
       // The example sentence follows the kind of model: an encoder gets a word to fill in.
-      const enc = session.load.info?.kind === 'encoder';
+      const enc = info?.kind === 'encoder';
       if (o().text === (enc ? OPEN_TEXT : OPEN_MASK_TEXT)) { o().text = enc ? OPEN_MASK_TEXT : OPEN_TEXT; app.invalidate(); }
     });
   };

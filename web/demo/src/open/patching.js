@@ -4,6 +4,10 @@
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { drawHeadMap, strongest } from './headmap.js';
+import { sampleIds } from './hash.js';
+
+/** The prefilled prompts: who gets the drink is the name that was not repeated. */
+const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
 
 const LEFT = 30, TOP = 16;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
@@ -26,12 +30,30 @@ export function createPatchingView(app) {
   });
   $('#open-patch-cancel').addEventListener('click', () => app.cancel());
   let drawn = null;
+  let filled = null; // the loaded model the fields were prefilled for
+  /**
+   * A pair that works as it is: the indirect-object prompts (the names swapped, so both have the same tokens in any
+   * tokenizer), or without a tokenizer an induction pair of ids (A B C D A B C → D, with E for D in the corrupted one).
+   */
+  function prefill(info) {
+    if (filled === info) return;
+    filled = info;
+    const ids = info.hasTokenizer ? null : sampleIds(info.config.vocabSize).split(' ').slice(0, 5);
+    const pair = ids
+      ? { clean: [...ids.slice(0, 4), ...ids.slice(0, 3)], corrupted: [...ids.slice(0, 3), ids[4], ...ids.slice(0, 3)], a: ids[3], b: ids[4] }
+      : { clean: PROMPT.replace('{x}', 'John'), corrupted: PROMPT.replace('{x}', 'Mary'), a: ' Mary', b: ' John' };
+    for (const [k, v] of Object.entries(pair)) { const el = $(`#open-patch-${k}`); if (!el.value) el.value = Array.isArray(v) ? v.join(' ') : v; }
+  }
   // The view's shape (name, root, wants, render) is the scheduler's, which is why the Open tab's views look alike.
   return {
     name: 'openPatch',
     root,
     wants: (r) => r.kind === 'hf' && r.load.status === 'ready',
     render(state, r) {
+      // Patching compares next-token logits: an encoder has none to compare.
+      root.hidden = r.info.kind === 'encoder';
+      if (root.hidden) return;
+      prefill(r.info);
       const s = r.patch;
       const running = s?.status === 'running';
       $('#open-patch-btn').disabled = running;

@@ -11,8 +11,8 @@ export function createOpenSession({ invalidate }) {
   // status: 'none' | 'ask' (a link named a folder URL: nothing is fetched until the person agrees) | 'loading' | 'ready'
   // | 'error'; the memory plan, then progress while loading; info once loaded.
   const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0 };
-  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
-  let asked = { forward: null, trace: null };
+  const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
+  let asked = { forward: null, trace: null, predict: null };
 
   const worker = () => (client ??= createModelClient({
     onPlan: (plan) => {
@@ -54,10 +54,11 @@ export function createOpenSession({ invalidate }) {
       Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
       runs.trace = { key: null, value: null, error: null };
+      runs.predict = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };
       runs.heads = null;
       runs.patch = null;
-      asked = { forward: null, trace: null };
+      asked = { forward: null, trace: null, predict: null };
       invalidate();
       try {
         load.info = await worker().load(source);
@@ -125,8 +126,15 @@ export function createOpenSession({ invalidate }) {
       const tkey = JSON.stringify([fw.key, layer, head, qi]);
       ask('trace', tkey, { text: o.text, pair, layer, head, query: qi, ablate: JSON.parse(fw.key)[2] });
       const trace = runs.trace.key === tkey ? runs.trace.value : null;
+      // With heads switched off, the predictions with every head too: the two side by side (open/frame.js).
+      let allHeads = null;
+      if (ablate.length && run.predictions) {
+        const pkey = JSON.stringify([o.text, pair]);
+        ask('predict', pkey, { text: o.text, pair });
+        allHeads = runs.predict.key === pkey ? runs.predict.value?.predictions ?? null : null;
+      }
       const tokens = run.tokens ?? run.ids.map((id) => `#${id}`);
-      return { ...out, empty: false, run, T, layer, head, qi, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
+      return { ...out, empty: false, run, T, layer, head, qi, allHeads, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
     },
   };
 }

@@ -124,10 +124,11 @@ export function createWhyView(app) {
       const cur = focusIndex(state, at.tokens, s);
       const tok = at.tokens[cur] === '<eos>' ? t('why.eos') : at.tokens[cur] ?? '';
       $('#why-attn-row').innerHTML = cur >= 0
-        ? `<p class="why-step">${t('why.stepOf', { t: cur + 1, n })} · ${escapeHtml(t('why.writing', { tok }))}</p>${weightWords(run.sourceTokens, at.weights[cur], { cmap: state.cmap, label: t('why.weightsLabel', { t: cur + 1, tok }) })}`
+        ? `<p class="why-step">${escapeHtml(t('why.writing', { tok }))}</p>${weightWords(run.sourceTokens, at.weights[cur], { cmap: state.cmap, label: t('why.weightsLabel', { t: cur + 1, tok }) })}`
         : '';
       $('#why-attn-answer').innerHTML = answerChars(at.tokens, { shown: s, current: cur });
-      updateButtons(root, state, n, t('why.stepOf', { t: s, n }));
+      // One step counter, the step whose weights are shown (finished, the last character before <eos>).
+      updateButtons(root, state, n, t('why.stepOf', { t: cur >= 0 ? cur + 1 : s, n }));
       drawnFor = { sig, models: models.attention };
     },
   };

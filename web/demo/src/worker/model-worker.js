@@ -36,6 +36,16 @@ function topK(logits, t, k, model) {
   return best.map((id, j) => ({ id, token: strings ? strings[j] : `#${id}`, p: Math.exp(x[id] - m) / z }));
 }
 
+/**
+ * What the model predicts from logits [T, V] of `tokens`: a causal model, what comes after the last token; a
+ * masked-LM encoder, what fills each [MASK]. Null without a language-model head.
+ */
+function predictionsOf(logits, tokens) {
+  if (!logits) return null;
+  const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [tokens.length - 1];
+  return rows.map((t) => ({ t, top: topK(logits, t, 5, model) }));
+}
+
 /** Tells the page's watchdog (open/client.js) what runs next: the checkpoint's tokenizer, or the core. */
 const phase = (name) => self.postMessage({ type: 'phase', phase: name });
 
@@ -102,14 +112,13 @@ const handlers = {
     const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true } : {}) });
     if (causal) typing = r.cache;
     const ms = performance.now() - t0;
-    let predictions = null;
-    if (r.logits) {
-      const T = ids.length;
-      // A causal model: what comes after the last token. A masked-LM encoder: what fills each [MASK].
-      const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [T - 1];
-      predictions = rows.map((t) => ({ t, top: topK(r.logits, t, 5, model) }));
-    }
-    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions, ms } };
+    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms } };
+  },
+  /** The predictions with every head, without the maps: the side "all heads" beside a run with heads switched off. */
+  predict({ text, pair }) {
+    const { ids, tokens, tokenTypeIds } = encode({ text, pair });
+    const r = model.forward(ids, { needAttention: false, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    return { value: { ids, predictions: predictionsOf(r.logits, tokens) } };
   },
   trace({ text, pair, layer, head, query, ablate }) {
     const { ids, tokenTypeIds } = encode({ text, pair });
@@ -147,7 +156,7 @@ const handlers = {
 // The newest forward and trace asked for. At 512 tokens each is a whole forward pass of seconds; clicks and keys
 // that came meanwhile have queued one each, and only the newest is still wanted: the others are answered with null
 // (the page ignores replies it no longer waits for) instead of being computed.
-const newest = { forward: 0, trace: 0 };
+const newest = { forward: 0, trace: 0, predict: 0 };
 /** A macrotask: messages already queued behind this one are delivered first (Chromium runs its tasks in order). */
 const queued = () => new Promise((ok) => setTimeout(ok, 0));
 
