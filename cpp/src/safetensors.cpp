@@ -23,9 +23,17 @@ std::uint64_t index_of(const json::Value& v, std::initializer_list<std::string_v
     return out;
 }
 
+// A name as a message quotes it: at most 200 bytes, the length said when cut (a header may hold a 1 MB name).
+std::string short_name(std::string_view name)
+{
+    constexpr std::size_t most = 200;
+    if (name.size() <= most) return std::string(name);
+    return json::join({name.substr(0, most), "… (", Num(name.size()), " bytes)"});
+}
+
 SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name, std::uint64_t data_size, bool half)
 {
-    const std::string field = "header['" + name + "']";
+    const std::string field = "header['" + short_name(name) + "']";
     if (!entry.is(json::Type::object)) type_error({field}, "an object with dtype, shape and data_offsets", entry);
     std::string duplicate;
     if (entry.has_duplicate_keys(duplicate)) range_error({field, ": the key '", duplicate, "' appears twice"});
@@ -33,7 +41,7 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     for (std::size_t i = 0, n = entry.size(); i < n; ++i, k = k.following().following()) {
         const std::string key = k.string();
         if (key != "dtype" && key != "shape" && key != "data_offsets")
-            range_error({field, ": unknown field '", key, "' (expected dtype, shape and data_offsets)"});
+            range_error({field, ": unknown field '", short_name(key), "' (expected dtype, shape and data_offsets)"});
     }
 
     SafetensorsTensor t;
@@ -153,7 +161,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
             json::Value mk = value.first();
             for (std::size_t j = 0, n = value.size(); j < n; ++j, mk = mk.following().following()) {
                 const json::Value mv = mk.following();
-                if (!mv.is(json::Type::string)) type_error({"header.__metadata__['", mk.string(), "']"}, "a string", mv);
+                if (!mv.is(json::Type::string)) type_error({"header.__metadata__['", short_name(mk.string()), "']"}, "a string", mv);
                 header.metadata.emplace_back(mk.string(), mv.string());
             }
             continue;
@@ -176,7 +184,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     std::size_t covered = 0;
     for (const SafetensorsTensor& t : header.tensors) {
         if (t.begin != covered)
-            range_error({"header['", t.name, "'].data_offsets: begins at ", Num(t.begin), ", expected ", Num(covered),
+            range_error({"header['", short_name(t.name), "'].data_offsets: begins at ", Num(t.begin), ", expected ", Num(covered),
                          t.begin < covered ? " (it overlaps the tensor before)" : " (a gap before it)"});
         covered = t.end;
     }
