@@ -126,7 +126,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
 }
 
 SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t available, std::uint64_t size,
-                                          bool half_precision)
+                                          bool half_precision, std::size_t max_tensors)
 {
     const std::size_t header_end = safetensors_header_bytes(file, available, size);
     if (available < header_end)
@@ -143,13 +143,15 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     std::string error;
     if (!doc.parse(text, error)) range_error({"header: invalid JSON: ", error});
     const json::Value root = doc.root();
+    const std::size_t members = root.size();
+    if (members > max_tensors && members - 1 > max_tensors)  // __metadata__ is not a tensor
+        range_error({"header: ", Num(members), " entries, more than the ", Num(max_tensors), " tensors a checkpoint with this config can hold"});
     std::string duplicate;
     if (root.has_duplicate_keys(duplicate)) range_error({"header: the key '", duplicate, "' appears twice"});
 
     SafetensorsHeader header;
     header.data_begin = 8 + std::size_t(header_length);
     const std::size_t data_size = std::size_t(size) - header.data_begin;
-    const std::size_t members = root.size();
     json::Value key = root.first();
     for (std::size_t i = 0; i < members; ++i, key = key.following().following()) {
         const std::string name = key.string();

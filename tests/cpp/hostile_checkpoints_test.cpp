@@ -205,3 +205,22 @@ TEST_CASE("a megabyte-long tensor name is quoted in at most a few hundred charac
         CHECK_THAT(message, Catch::Contains(" (1000000 "));
     }
 }
+
+TEST_CASE("a header with far more entries than the config can mean is refused before any is read", "[pretrained][hostile]")
+{
+    // Issue 32: a million ignored tensors took 10.5 s natively (100 s in WASM) and 1.25 GB.
+    HfCase gpt2 = attnscope_test::read_hf_case("gpt2-lm");
+    std::string& file = gpt2.files.at("model.safetensors");
+    file = attnscope_test::rewrite_header(file, [](nlohmann::ordered_json& h) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (int i = 0; i < 20000; ++i)
+            out["transformer.h." + std::to_string(i) + ".attn.bias"] = {{"dtype", "F32"}, {"shape", {0}}, {"data_offsets", {0, 0}}};
+        for (auto& item : h.items()) out[item.key()] = item.value();
+        h = out;
+    });
+    const std::string message = error_of([&] { load_checkpoint(gpt2.config, gpt2.views()); });
+    CHECK_THAT(message, Catch::Matches("loadModel: model\\.safetensors: header: 200\\d\\d entries, more than the \\d+ tensors a checkpoint with this config can hold"));
+    // The fixture itself, with GPT-2's ignored attn.bias of each layer, is within it.
+    const HfCase plain = attnscope_test::read_hf_case("gpt2-lm");
+    CHECK(error_of([&] { load_checkpoint(plain.config, plain.views()); }) == "(accepted)");
+}

@@ -167,3 +167,17 @@ test("our own format's metadata that is not an object is refused at its first by
   const ms = performance.now() - t0;
   assert.ok(ms < 2 * LIMIT_MS, `took ${ms.toFixed(0)} ms`);
 });
+
+test('a header with 100,000 entries the config cannot mean is refused once parsed, before any is read', async () => {
+  const file = fixture('gpt2-lm', 'model.safetensors');
+  const n = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + n).toString('utf8'));
+  const extra = {};
+  for (let i = 0; i < 1e5; ++i) extra[`transformer.h.${i}.attn.bias`] = { dtype: 'F32', shape: [0], data_offsets: [0, 0] };
+  const text = bytes({ ...extra, ...header });
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  // An 8 MB header, parsed once (issue 32: every entry was read; a million took 10.5 s natively, 100 s in WASM, 10 s now).
+  await refused('1e5 ignored entries', () => loadModel({ ...gpt2(), 'model.safetensors': Buffer.concat([length, text, file.subarray(8 + n)]) }), RangeError,
+    /^loadModel: model\.safetensors: header: 100031 entries, more than the \d+ tensors a checkpoint with this config can hold$/);
+});

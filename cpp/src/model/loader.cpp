@@ -170,8 +170,12 @@ std::size_t CheckpointLoader::add_header(const std::string& name, const std::uin
     model::FileState& f = known->second;
     if (f.has_header) s.fail(name, {"its header was added twice"});
     SafetensorsHeader header;
+    // At most every tensor of the family's table and every buffer it ignores, at each layer the config has.
+    std::size_t ignored = 0, layers = 0;
+    for (const char* const* p = s.family->ignored; *p; ++p) ++ignored;
+    for (const plan::Stack& st : s.plan.stacks) layers = std::max(layers, st.layers());
     try {
-        header = read_safetensors_header(bytes, size, file_size, true);
+        header = read_safetensors_header(bytes, size, file_size, true, s.present.size() + ignored * layers + 16);
     } catch (const FileError& e) {
         throw FileError(e.kind(), json::join({s.call, ": ", name, ": ", e.what()}));
     }
