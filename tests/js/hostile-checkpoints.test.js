@@ -181,3 +181,12 @@ test('a header with 100,000 entries the config cannot mean is refused once parse
   await refused('1e5 ignored entries', () => loadModel({ ...gpt2(), 'model.safetensors': Buffer.concat([length, text, file.subarray(8 + n)]) }), RangeError,
     /^loadModel: model\.safetensors: header: 100031 entries, more than the \d+ tensors a checkpoint with this config can hold$/);
 });
+
+test("a tokenizer.json with more entries than config.json's vocabulary is refused before the library builds it", async () => {
+  const tokenizer = json('gpt2-lm', 'tokenizer.json');
+  for (let i = 0; i < 1e5; ++i) tokenizer.model.vocab[`tok${i}`] = 268 + i;
+  const text = bytes(tokenizer);
+  // Issue 32: a 2-million-entry vocabulary took 17 s to load, most of it in the library's constructor.
+  await refused('100,000 vocabulary entries', () => loadModel({ ...gpt2(), 'tokenizer.json': text }), RangeError,
+    /^loadModel: tokenizer\.json: model\.vocab: expected at most 268 entries \(config\.json's vocabulary\), got 100,268$/);
+});

@@ -111,7 +111,10 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
     const tokenizerConfig = tokenizerJson === null ? null : await text('tokenizer_config.json', true);
     aborted();
     // Read before any weights: a broken tokenizer.json fails the load before gigabytes are fetched for nothing.
-    const tokenizer = tokenizerJson === null ? null : await readTokenizer({ json: tokenizerJson, config: tokenizerConfig });
+    // The model's vocabulary bounds the tokenizer's entries (an encoder–decoder's larger side; a stand-in may have none).
+    const { config } = loader;
+    const vocabSize = config?.vocabSize === undefined ? undefined : Math.max(config.vocabSize, config.encoder?.vocabSize ?? 0);
+    const tokenizer = tokenizerJson === null ? null : await readTokenizer({ json: tokenizerJson, config: tokenizerConfig, vocabSize });
     aborted();
 
     // Every header before any data: the core checks all of them against the config before it allocates.
