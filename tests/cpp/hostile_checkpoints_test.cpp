@@ -155,7 +155,8 @@ TEST_CASE("an index's shard names are plain file names: no '.', '..', folders or
 {
     const HfCase sharded = attnscope_test::read_hf_case("llama-sharded");
     const std::string long_name = std::string(256, 'a');
-    for (const std::string shard : {"..", ".", "../model.safetensors", "sub/model.safetensors", "sub\\model.safetensors", "/etc/passwd", "", long_name.c_str()}) {
+    for (const std::string shard :
+         {"..", ".", "../model.safetensors", "sub/model.safetensors", "sub\\model.safetensors", "/etc/passwd", "", long_name.c_str()}) {
         Json index = Json::parse(sharded.files.at("model.safetensors.index.json"));
         index["weight_map"]["model.norm.weight"] = shard;
         CAPTURE(shard);
@@ -219,7 +220,8 @@ TEST_CASE("a header with far more entries than the config can mean is refused be
         h = out;
     });
     const std::string message = error_of([&] { load_checkpoint(gpt2.config, gpt2.views()); });
-    CHECK_THAT(message, Catch::Matches("loadModel: model\\.safetensors: header: 200\\d\\d entries, more than the \\d+ tensors a checkpoint with this config can hold"));
+    CHECK_THAT(message, Catch::Matches("loadModel: model\\.safetensors: header: 200\\d\\d entries, "
+                                       "more than the \\d+ tensors a checkpoint with this config can hold"));
     // The fixture itself, with GPT-2's ignored attn.bias of each layer, is within it.
     const HfCase plain = attnscope_test::read_hf_case("gpt2-lm");
     CHECK(error_of([&] { load_checkpoint(plain.config, plain.views()); }) == "(accepted)");

@@ -13,8 +13,8 @@ const out = path.join(here, 'checkpoint_files_corpus');
 mkdirSync(out, { recursive: true });
 
 const text = (value) => (typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value));
-const seed = (name, config, index = '', tokenizer = '') =>
-  writeFileSync(path.join(out, name), Buffer.concat([Buffer.from(text(config)), Buffer.from([0]), Buffer.from(text(index)), Buffer.from([0]), Buffer.from(text(tokenizer))]));
+const seed = (name, config, index = '', tokenizer = '') => writeFileSync(path.join(out, name),
+  Buffer.concat([Buffer.from(text(config)), Buffer.from([0]), Buffer.from(text(index)), Buffer.from([0]), Buffer.from(text(tokenizer))]));
 const read = (c, f) => readFileSync(path.join(fixtures, c, f));
 const json = (c, f) => JSON.parse(read(c, f));
 

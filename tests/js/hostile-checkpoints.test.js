@@ -114,7 +114,8 @@ test('JSON files past their limits are refused before they are read whole, namin
     await refused(`${file} of ${size} bytes as ${kind}`, () => loadModel(files(data)), RangeError,
       new RegExp(`^loadModel: ${file.replace('.', '\\.')}: ${size} bytes, more than the ${limit} bytes a ${file.replace('.', '\\.')} may have`));
   }
-  const sharded = { 'config.json': fixture('llama-sharded', 'config.json'), 'model.safetensors.index.json': padded('llama-sharded', 'model.safetensors.index.json', big) };
+  const sharded = { 'config.json': fixture('llama-sharded', 'config.json'),
+    'model.safetensors.index.json': padded('llama-sharded', 'model.safetensors.index.json', big) };
   await refused('an index of 100 MB', () => loadModel(sharded), RangeError,
     /^loadModel: model\.safetensors\.index\.json: 100000000 bytes, more than the 67108864 bytes/);
   // A server that sends a config without its size, and never stops: refused once 4 MiB have arrived.
