@@ -110,6 +110,14 @@ val families_value()
     return list;
 }
 
+val check_file_size(const std::string& call, const std::string& file, double bytes, bool complete)
+{
+    return guarded([&] {
+        check_checkpoint_file_size(call.c_str(), file, std::uint64_t(bytes), complete);
+        return no_value();
+    });
+}
+
 val Loader::open(const std::string& config_json, const std::string& call, bool allow_non_finite)
 {
     return guarded([&] {

@@ -14,6 +14,9 @@ val read_safetensors_raw(std::uintptr_t file, double size);
 void release_forward_cache(double address);
 // [{modelType, label}] of every checkpoint family the core reads, in the registry's order.
 val families_value();
+// A checkpoint's JSON file of `bytes` bytes (at least, when not `complete`) against its limit: undefined, or null with a
+// RangeError recorded naming the file, the size and the limit. JS asks before it copies the file into memory.
+val check_file_size(const std::string& call, const std::string& file, double bytes, bool complete);
 // A trace as the wrapper returns it, for every model: {layer, head, query, kvHead, layerInput, attentionInput,
 // keyInput (null in self-attention), queryRaw, queryVector, keysRaw, keys, values, scores, scale, visible, weights,
 // context, headOutput, attentionOutput}.

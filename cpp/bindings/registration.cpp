@@ -85,6 +85,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
 
     function("_readSafetensors", &read_safetensors_raw);
     function("_families", &families_value);
+    function("_checkFileSize", &check_file_size);
     // Every model, ours and Hugging Face's, is one class (web/src/model.js); the GRU models' two calls are its too.
     class_<Model>("_Model")
         .constructor<>()

@@ -45,10 +45,7 @@ namespace {
 std::size_t value_end(std::string_view s, std::size_t pos)
 {
     if (pos >= s.size()) return pos;
-    const auto string_end = [&](std::size_t p) {  // p: the opening quote
-        for (++p; s[p] != '"'; p += s[p] == '\\' ? 2 : 1) {}
-        return p + 1;
-    };
+    const auto string_end = [&](std::size_t p) { return text::closing_quote(s, p + 1) + 1; };  // p: the opening quote
     switch (s[pos]) {
     case '"': return string_end(pos);
     case '{':

@@ -59,7 +59,7 @@ private:
     bool string_value()
     {
         const std::size_t begin = ++pos_;  // past the opening quote
-        while (pos_ < s_.size() && s_[pos_] != '"') pos_ += s_[pos_] == '\\' ? 2 : 1;
+        pos_ = text::closing_quote(s_, begin);
         if (pos_ >= s_.size()) return fail("unterminated string");
         if (!decode_string(s_.substr(begin, pos_ - begin), nullptr)) return fail("invalid string (control character or bad escape)");
         ++pos_;

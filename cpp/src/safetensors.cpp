@@ -23,9 +23,17 @@ std::uint64_t index_of(const json::Value& v, std::initializer_list<std::string_v
     return out;
 }
 
+// A name as a message quotes it: at most 200 bytes, the length said when cut (a header may hold a 1 MB name).
+std::string short_name(std::string_view name)
+{
+    constexpr std::size_t most = 200;
+    if (name.size() <= most) return std::string(name);
+    return json::join({name.substr(0, most), "… (", Num(name.size()), " bytes)"});
+}
+
 SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name, std::uint64_t data_size, bool half)
 {
-    const std::string field = "header['" + name + "']";
+    const std::string field = "header['" + short_name(name) + "']";
     if (!entry.is(json::Type::object)) type_error({field}, "an object with dtype, shape and data_offsets", entry);
     std::string duplicate;
     if (entry.has_duplicate_keys(duplicate)) range_error({field, ": the key '", duplicate, "' appears twice"});
@@ -33,7 +41,7 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     for (std::size_t i = 0, n = entry.size(); i < n; ++i, k = k.following().following()) {
         const std::string key = k.string();
         if (key != "dtype" && key != "shape" && key != "data_offsets")
-            range_error({field, ": unknown field '", key, "' (expected dtype, shape and data_offsets)"});
+            range_error({field, ": unknown field '", short_name(key), "' (expected dtype, shape and data_offsets)"});
     }
 
     SafetensorsTensor t;
@@ -118,7 +126,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
 }
 
 SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t available, std::uint64_t size,
-                                          bool half_precision)
+                                          bool half_precision, std::size_t max_tensors)
 {
     const std::size_t header_end = safetensors_header_bytes(file, available, size);
     if (available < header_end)
@@ -135,13 +143,15 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     std::string error;
     if (!doc.parse(text, error)) range_error({"header: invalid JSON: ", error});
     const json::Value root = doc.root();
+    const std::size_t members = root.size();
+    if (members > max_tensors && members - 1 > max_tensors)  // __metadata__ is not a tensor
+        range_error({"header: ", Num(members), " entries, more than the ", Num(max_tensors), " tensors a checkpoint with this config can hold"});
     std::string duplicate;
     if (root.has_duplicate_keys(duplicate)) range_error({"header: the key '", duplicate, "' appears twice"});
 
     SafetensorsHeader header;
     header.data_begin = 8 + std::size_t(header_length);
     const std::size_t data_size = std::size_t(size) - header.data_begin;
-    const std::size_t members = root.size();
     json::Value key = root.first();
     for (std::size_t i = 0; i < members; ++i, key = key.following().following()) {
         const std::string name = key.string();
@@ -153,7 +163,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
             json::Value mk = value.first();
             for (std::size_t j = 0, n = value.size(); j < n; ++j, mk = mk.following().following()) {
                 const json::Value mv = mk.following();
-                if (!mv.is(json::Type::string)) type_error({"header.__metadata__['", mk.string(), "']"}, "a string", mv);
+                if (!mv.is(json::Type::string)) type_error({"header.__metadata__['", short_name(mk.string()), "']"}, "a string", mv);
                 header.metadata.emplace_back(mk.string(), mv.string());
             }
             continue;
@@ -176,7 +186,7 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     std::size_t covered = 0;
     for (const SafetensorsTensor& t : header.tensors) {
         if (t.begin != covered)
-            range_error({"header['", t.name, "'].data_offsets: begins at ", Num(t.begin), ", expected ", Num(covered),
+            range_error({"header['", short_name(t.name), "'].data_offsets: begins at ", Num(t.begin), ", expected ", Num(covered),
                          t.begin < covered ? " (it overlaps the tensor before)" : " (a gap before it)"});
         covered = t.end;
     }

@@ -95,20 +95,26 @@ export async function streamCheckpoint(files, createLoader, readTokenizer, { onP
   aborted();
   const sources = [];
   let loader = null;
+  // Each JSON file's size against the core's limit for it, before its text is copied whole (or into WebAssembly).
+  const check = (name) => (bytes, complete) => call(caller, (m) => m._checkFileSize(caller, name, bytes, complete));
+  const text = (name, optional = false) => files.text(name, { optional, check: check(name) });
   try {
-    loader = createLoader(await files.text('config.json'));
+    loader = createLoader(await text('config.json'));
     // The memory plan from config.json alone (the least it can mean): a model too large is refused here, before
     // its index, tokenizer or headers are read. 0 planTokens: the core's default.
     loader.plan(planTokens);
     aborted();
-    const index = await files.text(INDEX, { optional: true });
+    const index = await text(INDEX, true);
     aborted();
     if (index !== null) loader.setIndex(index);
-    const tokenizerJson = await files.text('tokenizer.json', { optional: true });
-    const tokenizerConfig = tokenizerJson === null ? null : await files.text('tokenizer_config.json', { optional: true });
+    const tokenizerJson = await text('tokenizer.json', true);
+    const tokenizerConfig = tokenizerJson === null ? null : await text('tokenizer_config.json', true);
     aborted();
     // Read before any weights: a broken tokenizer.json fails the load before gigabytes are fetched for nothing.
-    const tokenizer = tokenizerJson === null ? null : await readTokenizer({ json: tokenizerJson, config: tokenizerConfig });
+    // The model's vocabulary bounds the tokenizer's entries (an encoder–decoder's larger side; a stand-in may have none).
+    const { config } = loader;
+    const vocabSize = config?.vocabSize === undefined ? undefined : Math.max(config.vocabSize, config.encoder?.vocabSize ?? 0);
+    const tokenizer = tokenizerJson === null ? null : await readTokenizer({ json: tokenizerJson, config: tokenizerConfig, vocabSize });
     aborted();
 
     // Every header before any data: the core checks all of them against the config before it allocates.

@@ -159,7 +159,10 @@ export class CheckpointTokenizer {
   }
 }
 
-/** Builds the tokenizer of `tokenizer.json` (+ `tokenizer_config.json`) texts; errors name `caller` and the file. */
+/**
+ * Builds the tokenizer of `tokenizer.json` (+ `tokenizer_config.json`) texts; errors name `caller` and the file.
+ * `files.vocabSize` (optional): the model's vocabulary, which the tokenizer's entries may not outnumber.
+ */
 export async function loadTokenizer(files, caller) {
   const parse = (text, name) => {
     try {
@@ -171,7 +174,7 @@ export async function loadTokenizer(files, caller) {
   const json = parse(files.json, 'tokenizer.json');
   const config = files.config === null ? {} : parse(files.config, 'tokenizer_config.json');
   const prefix = `${caller}: tokenizer.json`;
-  const { regexes, longestToken } = checkTokenizerJson(json, prefix);
+  const { regexes, longestToken } = checkTokenizerJson(json, prefix, { vocabSize: files.vocabSize });
   let lib;
   try {
     lib = await import('@huggingface/tokenizers'); // only checkpoints with a tokenizer pay for it

@@ -187,18 +187,44 @@ async function urlSource(url, label, signal) {
  * A JSON file at a URL, whole: no Content-Length needed (servers often compress JSON, and then send none), read
  * with fs in Node for file: URLs.
  */
-async function urlText(url, label, signal) {
+async function urlText(url, label, signal, check) {
   const fs = url.protocol === 'file:' ? nodeFs() : undefined;
-  if (fs) return sourceText(await fileSource(fs, url, label), label);
+  if (fs) return sourceText(await fileSource(fs, url, label), label, check);
   const response = await fetched(url, label, signal);
-  let bytes;
+  // The size, when sent for the file as it is, is checked before the body; without one (or compressed), each part
+  // as it arrives: a file past its limit stops there, not after gigabytes.
+  const length = response.headers.get('content-length');
+  const encoding = response.headers.get('content-encoding');
+  const reader = response.body.getReader();
+  const parts = [];
+  let total = 0;
   try {
-    bytes = new Uint8Array(await response.arrayBuffer());
-  } catch (cause) {
-    if (signal?.aborted) throw signal.reason;
-    throw new Error(`${label}: ${url} failed while it was read (${cause.message})`, { cause });
+    if (check && length !== null && /^\d+$/.test(length) && (!encoding || encoding === 'identity')) check(Number(length), true);
+    for (;;) {
+      let read;
+      try {
+        read = await reader.read();
+      } catch (cause) {
+        if (signal?.aborted) throw signal.reason;
+        throw new Error(`${label}: ${url} failed while it was read (${cause.message})`, { cause });
+      }
+      if (read.done) break;
+      total += read.value.length;
+      check?.(total, false);
+      parts.push(read.value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
   }
-  return decodeText(bytes, label);
+  return decodeText(joined(parts, total), label);
+}
+
+function joined(parts, total) {
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) bytes.set(part, (at += part.length) - part.length);
+  return bytes;
 }
 
 function decodeText(bytes, label) {
@@ -209,19 +235,21 @@ function decodeText(bytes, label) {
   }
 }
 
-async function sourceText(source, label) {
-  const parts = [];
-  for await (const chunk of source.chunks(0)) parts.push(chunk.slice());
-  source.close();
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) bytes.set(part, (at += part.length) - part.length);
-  return decodeText(bytes, label);
+async function sourceText(source, label, check) {
+  try {
+    check?.(source.size, true); // before a byte of it is read
+    const parts = [];
+    for await (const chunk of source.chunks(0)) parts.push(chunk.slice());
+    return decodeText(joined(parts, parts.reduce((n, p) => n + p.length, 0)), label);
+  } finally {
+    source.close();
+  }
 }
 
 /**
- * The files of a checkpoint: `text(name)` (JSON files; null when an optional one is absent) and `open(name)` (a
- * weight file's source). `files` is an object of named files or a folder URL; `label` starts every error.
+ * The files of a checkpoint: `text(name, { optional, check })` (JSON files; null when an optional one is absent;
+ * `check(bytes, complete)` throws for a size past the file's limit, and is asked before the text is copied whole)
+ * and `open(name)` (a weight file's source). `files` is an object of named files or a folder URL; `label` starts every error.
  */
 export function checkpointFiles(files, caller, signal) {
   if (isFolderUrl(files)) {
@@ -230,9 +258,9 @@ export function checkpointFiles(files, caller, signal) {
     return {
       where: (name) => String(at(name)),
       async open(name) { return urlSource(at(name), caller, signal); },
-      async text(name, { optional = false } = {}) {
+      async text(name, { optional = false, check } = {}) {
         try {
-          return await urlText(at(name), caller, signal);
+          return await urlText(at(name), caller, signal, check);
         } catch (error) {
           // A file the folder does not have: 404 from a server, ENOENT from a disk.
           if (optional && (error.status === 404 || error.code === 'ENOENT')) return null;
@@ -265,15 +293,15 @@ export function checkpointFiles(files, caller, signal) {
       if (!named.has(name)) throw new TypeError(`${caller}: files['${name}']: missing (given: ${[...named.keys()].join(', ') || 'no files'})`);
       return open(name, `${caller}: files['${name}']`);
     },
-    async text(name, { optional = false } = {}) {
+    async text(name, { optional = false, check } = {}) {
       if (!named.has(name)) {
         if (optional) return null;
         throw new TypeError(`${caller}: files['${name}']: missing: a Hugging Face checkpoint needs ${name} (given: ${[...named.keys()].join(', ') || 'no files'})`);
       }
       const label = `${caller}: files['${name}']`;
       const value = named.get(name);
-      if (typeof value === 'string' || value instanceof URL) return urlText(toUrl(value, label), label, signal);
-      return sourceText(await open(name, label), label);
+      if (typeof value === 'string' || value instanceof URL) return urlText(toUrl(value, label), label, signal, check);
+      return sourceText(await open(name, label), label, check);
     },
   };
 }

@@ -52,7 +52,7 @@ const list = (names) => names.map((n) => `"${n}"`).join(', ');
  * token can stand for (the longest vocabulary entry or added token, or WordPiece's longest word, which one [UNK]
  * covers). Errors start with `prefix` (`loadModel: tokenizer.json`).
  */
-export function checkTokenizerJson(json, prefix) {
+export function checkTokenizerJson(json, prefix, { vocabSize } = {}) {
   const fail = (Kind, path, what, value) => {
     throw new Kind(`${prefix}: ${path}: expected ${what}, got ${excerpt(value)}`);
   };
@@ -147,7 +147,22 @@ export function checkTokenizerJson(json, prefix) {
   if (!isObject(json.model)) fail(TypeError, 'model', 'an object with a "type"', json.model);
   if (!MODELS.includes(json.model.type)) fail(TypeError, 'model.type', `one of ${list(MODELS)} (the models @huggingface/tokenizers implements)`, json.model.type);
   if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) fail(TypeError, 'added_tokens', 'an array', json.added_tokens);
+  if (vocabSize !== undefined) checkEntries(json, vocabSize, prefix);
   return { regexes, longestToken: longestToken(json, fail) };
+}
+
+/**
+ * More entries than the model has embedding rows cannot all be ids it reads, and each costs the library's
+ * constructor time (a million took 10 s): refused before the library sees them. `vocabSize` is config.json's, as
+ * the core read it.
+ */
+function checkEntries({ model }, vocabSize, prefix) {
+  const vocab = model?.vocab;
+  const entries = Array.isArray(vocab) ? vocab.length : isObject(vocab) ? Object.keys(vocab).length : 0;
+  if (entries > vocabSize) {
+    throw new RangeError(`${prefix}: model.vocab: expected at most ${vocabSize.toLocaleString('en-US')} entries (config.json's vocabulary), `
+      + `got ${entries.toLocaleString('en-US')}`);
+  }
 }
 
 /** The longest token's characters, every token checked against TOKENIZER_LIMITS.tokenChars. */

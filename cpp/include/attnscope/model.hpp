@@ -61,6 +61,18 @@ struct MemoryPlan {
 /// Size limits of a checkpoint's JSON files: far beyond any real one (a config is a few KB, the largest index a few MB).
 constexpr std::size_t max_config_bytes = std::size_t(4) << 20;
 constexpr std::size_t max_index_bytes = std::size_t(64) << 20;
+/// tokenizer.json: the largest real one (Gemma 3's, 262,144 entries) is about 33 MB.
+constexpr std::size_t max_tokenizer_bytes = std::size_t(64) << 20;
+/// tokenizer_config.json: a few KB, or some hundred KB with a chat template and the added tokens listed.
+constexpr std::size_t max_tokenizer_config_bytes = std::size_t(4) << 20;
+
+/// The size limit of a checkpoint's JSON file `file` (config.json, model.safetensors.index.json, tokenizer.json,
+/// tokenizer_config.json); 0 for a file that has none here (a weight file: its header has its own limit).
+std::size_t checkpoint_file_limit(const std::string& file);
+/// Refuses `file` of `bytes` bytes when they pass its limit: a FileError (range) "<call>: <file>: <bytes> bytes, more
+/// than the <limit> …". `complete` false: a file still arriving (no size was sent), of at least `bytes`. The reader
+/// asks before it copies the file whole, and again as each part of a file of unknown size arrives.
+void check_checkpoint_file_size(const char* call, const std::string& file, std::uint64_t bytes, bool complete);
 
 /// translate()'s steps by default at most: HF's generation configs for translation stop at 512 too.
 constexpr std::size_t default_translate_steps = 512;

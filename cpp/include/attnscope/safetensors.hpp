@@ -56,8 +56,10 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
 
 /// The same checks over a header alone: `file` holds the first `available` bytes of a `size`-byte file (at least
 /// the whole header), and with `half_precision` the dtypes F16 and BF16 (2-byte elements) are accepted besides F32.
+/// More than `max_tensors` tensors are refused once the JSON is parsed, before any is read (a checkpoint's loader
+/// knows how many its config can mean; a million ignored entries took 100 s in WASM).
 SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t available, std::uint64_t size,
-                                          bool half_precision);
+                                          bool half_precision, std::size_t max_tensors = std::size_t(-1));
 
 /// 8 + the header length read from a `size`-byte file's first bytes (`available` ≥ 8 of them), checked against the
 /// file's size and the limit: how many bytes the header readers need.

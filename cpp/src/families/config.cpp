@@ -98,8 +98,11 @@ double Config::real_of(const Value& v, const char* name, double low, double high
     if (!v.is(Type::number)) type_fail(name, "a number", v);
     const double x = decimal_value(v.raw());
     if (!std::isfinite(x) || x > high || x < low || (low_open && x == low)) {
-        // Bounds as integers (every bound here is one); an upper bound beyond any real value goes unsaid.
-        const auto bound = [](double b) { return b >= 0 ? std::string(Num(std::uint64_t(b))) : "-" + std::string(Num(std::uint64_t(-b))); };
+        // Bounds as integers, or 1/n below 1; an upper bound beyond any real value goes unsaid.
+        const auto bound = [](double b) {
+            if (b > 0 && b < 1) return "1/" + std::string(Num(std::uint64_t(1 / b + 0.5)));  // a fraction as written: 1/1024
+            return b >= 0 ? std::string(Num(std::uint64_t(b))) : "-" + std::string(Num(std::uint64_t(-b)));
+        };
         fail({name, ": expected a number ", low_open ? "above " : "from ", bound(low), high < 1e15 ? " to " : "",
               high < 1e15 ? bound(high) : "", ", got ", v.excerpt()});
     }

@@ -29,6 +29,23 @@ bool CheckpointLoader::Impl::head() const
     return plan.head.tied && plan.kind != plan::Kind::encoder ? prefixed || own : own;
 }
 
+std::size_t checkpoint_file_limit(const std::string& file)
+{
+    if (file == "config.json") return max_config_bytes;
+    if (file == "model.safetensors.index.json") return max_index_bytes;
+    if (file == "tokenizer.json") return max_tokenizer_bytes;
+    if (file == "tokenizer_config.json") return max_tokenizer_config_bytes;
+    return 0;
+}
+
+void check_checkpoint_file_size(const char* call, const std::string& file, std::uint64_t bytes, bool complete)
+{
+    const std::size_t limit = checkpoint_file_limit(file);
+    if (limit && bytes > limit)
+        file_errors::range_error({call, ": ", file, ": ", complete ? "" : "at least ", Num(bytes), " bytes, more than the ", Num(limit),
+                                  " bytes a ", file, " may have (a real one is far smaller)"});
+}
+
 CheckpointLoader::CheckpointLoader(const std::string& text) : CheckpointLoader(text, "loadModel") {}
 
 CheckpointLoader::CheckpointLoader(const std::string& text, const char* call) : impl_(std::make_unique<Impl>())
@@ -37,9 +54,7 @@ CheckpointLoader::CheckpointLoader(const std::string& text, const char* call) : 
     s.call = call;
     const std::string prefix = "config.json: ";
     // Each JSON file a checkpoint's loader reads has a size limit: a real config is a few KB.
-    if (text.size() > max_config_bytes)
-        file_errors::range_error({call, ": config.json: ", Num(text.size()), " bytes, more than the ", Num(max_config_bytes),
-                                  " a config may have"});
+    check_checkpoint_file_size(call, "config.json", text.size(), true);
     json::Document doc;
     std::string error;
     if (!doc.parse(text, error)) file_errors::range_error({call, ": ", prefix, "invalid JSON: ", error});
@@ -98,8 +113,7 @@ void CheckpointLoader::set_index(const std::string& text)
     Impl& s = *impl_;
     const std::string file = "model.safetensors.index.json";
     if (s.has_index || s.files.begin()->second.has_header) s.fail(file, {"set_index must come once, before any header"});
-    if (text.size() > max_index_bytes)
-        s.fail(file, {Num(text.size()), " bytes, more than the ", Num(max_index_bytes), " an index may have"});
+    check_checkpoint_file_size(s.call.c_str(), file, text.size(), true);
     json::Document doc;
     std::string error;
     if (!doc.parse(text, error)) s.fail(file, {"invalid JSON: ", error});
@@ -116,9 +130,10 @@ void CheckpointLoader::set_index(const std::string& text)
         const std::string name = k.string();
         if (!v.is(json::Type::string)) file_errors::type_error({s.call, ": ", file, ": ", "weight_map[", model::quoted(name), "]"}, "a file name", v);
         const std::string shard = v.string();
-        // A shard is a plain file name in the checkpoint's folder: no path, no "." or "..".
+        // A shard is a plain file name in the checkpoint's folder: no path, no "." or "..", at most the 255 bytes a
+        // file system allows (every later message names it).
         if (shard.empty() || shard == "." || shard == ".." || shard.find_first_of("/\\") != std::string::npos ||
-            shard.find('\0') != std::string::npos)
+            shard.find('\0') != std::string::npos || shard.size() > 255)
             s.fail(file, {"weight_map[", model::quoted(name), "]: expected a file name, got ", v.excerpt()});
         const auto added = s.files.emplace(shard, model::FileState());
         if (added.second) {
@@ -155,8 +170,12 @@ std::size_t CheckpointLoader::add_header(const std::string& name, const std::uin
     model::FileState& f = known->second;
     if (f.has_header) s.fail(name, {"its header was added twice"});
     SafetensorsHeader header;
+    // At most every tensor of the family's table and every buffer it ignores, at each layer the config has.
+    std::size_t ignored = 0, layers = 0;
+    for (const char* const* p = s.family->ignored; *p; ++p) ++ignored;
+    for (const plan::Stack& st : s.plan.stacks) layers = std::max(layers, st.layers());
     try {
-        header = read_safetensors_header(bytes, size, file_size, true);
+        header = read_safetensors_header(bytes, size, file_size, true, s.present.size() + ignored * layers + 16);
     } catch (const FileError& e) {
         throw FileError(e.kind(), json::join({s.call, ": ", name, ": ", e.what()}));
     }

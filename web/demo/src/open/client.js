@@ -66,6 +66,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
         const E = { TypeError, RangeError }[data.error.name] ?? Error;
         const err = new E(data.error.message);
         if (data.error.name === 'AbortError') err.name = 'AbortError';
+        if (data.error.memory) err.memory = data.error.memory; // a failed load's WebAssembly memory before and after
         p.reject(err);
       } else p.resolve(data.value);
     };

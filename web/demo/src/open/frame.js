@@ -23,6 +23,10 @@ const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { 
 /** The core's memory plan (loadModel's onPlan): the parameters, a forward pass's workspace, what is left. */
 const planText = (plan) => t('open.plan', { total: mb(plan.bytes), n: count(plan.parameters), params: mb(plan.parameterBytes), work: mb(plan.workspaceBytes), T: plan.tokens, free: mb(plan.availableBytes) });
 
+/** What a failed load left in WebAssembly memory, measured in the Worker (memory never shrinks: say so when it grew). */
+const memoryText = ({ before, after }) => (after > before ? t('open.memoryGrew', { grown: mb(after - before), wasm: mb(after) })
+  : t('open.memoryKept', { wasm: mb(after) }));
+
 /** The host of a folder URL as people read it (an internationalized domain in its own script). */
 const hostOf = (url) => { try { return new URL(url).host; } catch { return url; } };
 
@@ -49,7 +53,7 @@ function status(load, fromFiles) {
   } else if (load.status === 'error') {
     const e = load.error;
     st.textContent = e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
-      : t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message });
+      : sentences([t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message }), e.memory && memoryText(e.memory)]);
   } else if (load.status === 'ready') {
     st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
       !load.info.hasTokenizer && t('open.loadedNoTokenizer')]);

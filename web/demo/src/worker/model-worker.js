@@ -82,8 +82,10 @@ const handlers = {
     // on a slow or busy machine) must not be dropped for want of a load to abort.
     loading = new AbortController();
     const signal = loading.signal;
+    let before = null;
     try {
       await ready;
+      before = memoryUsage().wasmBytes;
       signal.throwIfAborted();
       typing?.dispose();
       typing = null;
@@ -100,6 +102,10 @@ const handlers = {
           first = false;
         },
       });
+    } catch (error) {
+      // What the failed load left in WebAssembly memory, which never shrinks: the page says it as it is.
+      if (before !== null) error.memory = { before, after: memoryUsage().wasmBytes };
+      throw error;
     } finally {
       loading = null;
     }
@@ -174,6 +180,6 @@ self.onmessage = async ({ data }) => {
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
     self.postMessage({ type: 'reply', id: data.id, value }, transfer);
   } catch (error) {
-    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message } });
+    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory } });
   }
 };
