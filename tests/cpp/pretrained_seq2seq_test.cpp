@@ -29,7 +29,7 @@ double max_abs_error(const std::vector<float>& a, const std::vector<float>& e)
 }
 
 // The families read so far (each case of seq2seq-cases.json names its family).
-const std::vector<std::string> families = {"bart"};
+const std::vector<std::string> families = {"bart", "marian"};
 
 std::vector<std::string> seq2seq_cases()
 {
@@ -138,4 +138,21 @@ TEST_CASE("encoder-decoder checkpoints: logits, three attentions and greedy tran
 TEST_CASE("bart config: every field it reads is refused by name when hostile", "[pretrained][seq2seq][errors]")
 {
     refuses_bart_fields(config_of("bart-scaled"));
+}
+
+TEST_CASE("marian config: every field it reads is refused by name when hostile", "[pretrained][seq2seq][errors]")
+{
+    using K = FileError::Kind;
+    const Json marian = config_of("marian-mt");
+    refuses_bart_fields(marian);
+    refuses(with(marian, "share_encoder_decoder_embeddings", false), K::range, "share_encoder_decoder_embeddings: false is not supported");
+    refuses(with(marian, "share_encoder_decoder_embeddings", "no"), K::type, "share_encoder_decoder_embeddings: expected a boolean");
+    refuses(with(marian, "decoder_vocab_size", 40), K::range, "decoder_vocab_size: 40 is not supported");
+    refuses(with(marian, "decoder_vocab_size", "48"), K::type, "decoder_vocab_size: expected an integer");
+    refuses(with(with(marian, "decoder_start_token_id", nullptr), "pad_token_id", 1e9), K::range, "pad_token_id");
+    Json no_start = with(marian, "pad_token_id", 58100);
+    no_start.erase("decoder_start_token_id");
+    refuses(no_start, K::range, "pad_token_id: expected a token id from 0 to 47");
+    no_start.erase("pad_token_id");
+    refuses(no_start, K::range, "pad_token_id: missing, and its default 58100 is not a token id of vocab_size 48");
 }

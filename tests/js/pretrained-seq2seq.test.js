@@ -11,7 +11,7 @@ import { maxRelativeError } from './helpers.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 // The families read so far; each case of seq2seq-cases.json names its family.
-const FAMILIES = ['bart'];
+const FAMILIES = ['bart', 'marian'];
 const cases = JSON.parse(readFileSync(new URL('seq2seq-cases.json', fixtures), 'utf8')).filter((c) => FAMILIES.includes(c.family));
 const folderOf = (name) => new URL(`${name}/`, fixtures);
 const referenceOf = (name) => JSON.parse(readFileSync(new URL('reference.json', folderOf(name)), 'utf8'));
@@ -91,6 +91,32 @@ test('BART with its tokenizer.json: text in, the tokenizer\'s ids as the source,
   const out = model.forward(reference.text, reference.inputs[0].target_ids);
   assert.ok(maxRelativeError(out.logits.data, reference.inputs[0].logits.data) <= 1e-4);
   model.dispose();
+});
+
+test('a Marian folder with only source.spm and target.spm opens with token ids; text is refused, saying why', async () => {
+  const model = await loadModel(filesOf('marian-mt'));
+  assert.equal(model.hasTokenizer, false);
+  assert.throws(() => model.translate('Hello'), { name: 'TypeError', message: /^Seq2SeqModel\.translate: this checkpoint came without tokenizer\.json, so it takes token ids/ });
+  const t = model.translate([5, 17, 40], { maxSteps: 2 });
+  assert.equal(t.text, null);
+  assert.equal(t.outputTokens.length, t.outputIds.length);
+  model.dispose();
+});
+
+test('Marian: final_logits_bias of another shape than [1, vocab] is refused by name; memory stays flat', async () => {
+  const start = memoryUsage().heapBytesInUse;
+  const files = filesOf('marian-mt');
+  // The header names final_logits_bias [1, 48]; as [48] it is not the buffer's shape.
+  const bytes = files['model.safetensors'];
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  header.final_logits_bias.shape = [48];
+  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
+  const edited = new Uint8Array(bytes);
+  edited.set(text, 8);
+  await assert.rejects(loadModel({ ...files, 'model.safetensors': edited }),
+    { name: 'RangeError', message: /^loadModel: model\.safetensors: 'model\.final_logits_bias': expected shape \[1, 48\]/ });
+  assert.equal(memoryUsage().heapBytesInUse, start);
 });
 
 const withConfig = (name, config) => ({ ...filesOf(name), 'config.json': new TextEncoder().encode(JSON.stringify(config)) });
