@@ -29,7 +29,7 @@ double max_abs_error(const std::vector<float>& a, const std::vector<float>& e)
 }
 
 // The families read so far (each case of seq2seq-cases.json names its family).
-const std::vector<std::string> families = {"bart", "marian"};
+const std::vector<std::string> families = {"bart", "marian", "t5"};
 
 std::vector<std::string> seq2seq_cases()
 {
@@ -155,4 +155,33 @@ TEST_CASE("marian config: every field it reads is refused by name when hostile",
     refuses(no_start, K::range, "pad_token_id: expected a token id from 0 to 47");
     no_start.erase("pad_token_id");
     refuses(no_start, K::range, "pad_token_id: missing, and its default 58100 is not a token id of vocab_size 48");
+}
+
+TEST_CASE("t5 config: every field it reads is refused by name when hostile", "[pretrained][seq2seq][errors]")
+{
+    using K = FileError::Kind;
+    const Json t5 = config_of("t5-relu");
+    refuses(with(t5, "d_kv", 0), K::range, "d_kv: expected an integer from 1");
+    refuses(with(t5, "num_heads", "3"), K::type, "num_heads: expected an integer");
+    refuses(with(t5, "d_ff", -2), K::range, "d_ff");
+    refuses(with(t5, "num_layers", 0), K::range, "num_layers");
+    refuses(with(t5, "num_decoder_layers", 1.5), K::range, "num_decoder_layers");
+    refuses(with(t5, "relative_attention_num_buckets", 2), K::range, "relative_attention_num_buckets: expected an integer from 4");
+    refuses(with(t5, "relative_attention_num_buckets", 1 << 20), K::range, "relative_attention_num_buckets");
+    refuses(with(t5, "relative_attention_max_distance", 4), K::range,
+            "relative_attention_max_distance: expected more than relative_attention_num_buckets / 2 (4), got 4");
+    refuses(with(t5, "relative_attention_max_distance", "128"), K::type, "relative_attention_max_distance: expected an integer");
+    refuses(with(t5, "layer_norm_epsilon", -1), K::range, "layer_norm_epsilon");
+    refuses(with(t5, "feed_forward_proj", "gated-gelu-fast"), K::range, "feed_forward_proj: \"gated-gelu-fast\" is not supported");
+    refuses(with(t5, "feed_forward_proj", "double-relu"), K::range, "feed_forward_proj: \"double-relu\" is not supported");
+    refuses(with(t5, "feed_forward_proj", "gated-tanh"), K::range, "the activation \"tanh\" is not supported");
+    refuses(with(t5, "feed_forward_proj", 3), K::type, "feed_forward_proj: expected a string");
+    refuses(with(t5, "is_gated_act", true), K::range, "is_gated_act: true disagrees with feed_forward_proj \"relu\"");
+    refuses(with(t5, "dense_act_fn", "gelu"), K::range, "dense_act_fn: \"gelu\" disagrees with feed_forward_proj \"relu\"");
+    refuses(with(t5, "n_positions", 0), K::range, "n_positions");
+    refuses(with(t5, "tie_word_embeddings", "true"), K::type, "tie_word_embeddings: expected a boolean");
+    refuses(with(t5, "is_encoder_decoder", false), K::range, "is_encoder_decoder: false is not supported");
+    refuses(with(t5, "decoder_start_token_id", 100), K::range, "decoder_start_token_id: expected a token id from 0 to 47");
+    refuses(with(t5, "eos_token_id", Json::array({1})), K::type, "eos_token_id: expected a token id");
+    refuses(with(t5, "architectures", Json{"BartModel"}), K::range, "architectures: \"BartModel\" is not a class of model_type \"t5\"");
 }

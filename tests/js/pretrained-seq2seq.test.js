@@ -11,7 +11,7 @@ import { maxRelativeError } from './helpers.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 // The families read so far; each case of seq2seq-cases.json names its family.
-const FAMILIES = ['bart', 'marian'];
+const FAMILIES = ['bart', 'marian', 't5'];
 const cases = JSON.parse(readFileSync(new URL('seq2seq-cases.json', fixtures), 'utf8')).filter((c) => FAMILIES.includes(c.family));
 const folderOf = (name) => new URL(`${name}/`, fixtures);
 const referenceOf = (name) => JSON.parse(readFileSync(new URL('reference.json', folderOf(name)), 'utf8'));
@@ -90,6 +90,16 @@ test('BART with its tokenizer.json: text in, the tokenizer\'s ids as the source,
   assert.equal(typeof t.text, 'string');
   const out = model.forward(reference.text, reference.inputs[0].target_ids);
   assert.ok(maxRelativeError(out.logits.data, reference.inputs[0].logits.data) <= 1e-4);
+  model.dispose();
+});
+
+test('T5 with its Unigram tokenizer.json (Metaspace, </s> appended): text in, the tokenizer\'s ids, readable tokens', async () => {
+  const model = await loadModel(folderOf('t5-relu'));
+  const reference = referenceOf('t5-relu');
+  const t = model.translate(reference.text, { maxSteps: reference.translate.max_steps });
+  assert.deepEqual(t.sourceIds, reference.translate.source_ids);
+  assert.deepEqual(t.sourceTokens, ['␣the', '␣cat', '␣sat', '␣on', '␣the', '␣mat', '</s>']);
+  assert.deepEqual(t.outputIds, reference.translate.tokens);
   model.dispose();
 });
 

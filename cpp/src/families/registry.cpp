@@ -10,14 +10,14 @@ namespace families {
 // Hugging Face checkpoints, by config.json's model_type.
 extern const Family gpt2_family, bert_family, llama_family, mistral_family, qwen2_family, qwen3_family;
 // Hugging Face encoder–decoders.
-extern const Family bart_family, marian_family;
+extern const Family bart_family, marian_family, t5_family;
 // Our own model files, by __metadata__.kind (tools/MODEL_FORMAT.md).
 extern const Family decoder_lm_family, seq2seq_family;
 
 namespace {
 
 const Family* const checkpoints[] = {&gpt2_family, &bert_family, &llama_family, &mistral_family, &qwen2_family, &qwen3_family,
-                                     &bart_family, &marian_family};
+                                     &bart_family, &marian_family, &t5_family};
 const Family* const ours[] = {&decoder_lm_family, &seq2seq_family};
 
 }  // namespace
