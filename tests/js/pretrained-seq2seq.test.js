@@ -125,7 +125,7 @@ test('Marian: final_logits_bias of another shape than [1, vocab] is refused by n
   const edited = new Uint8Array(bytes);
   edited.set(text, 8);
   await assert.rejects(loadModel({ ...files, 'model.safetensors': edited }),
-    { name: 'RangeError', message: /^loadModel: model\.safetensors: 'model\.final_logits_bias': expected shape \[1, 48\]/ });
+    { name: 'RangeError', message: /^loadModel: model\.safetensors: 'final_logits_bias': expected shape \[1, 48\] \(from config\.json\), got \[48\]$/ });
   assert.equal(memoryUsage().heapBytesInUse, start);
 });
 
