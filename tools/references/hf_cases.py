@@ -348,3 +348,98 @@ CASES = [
     causal("phi3-f16", 823, "Phi3ForCausalLM stored in F16 (torch_dtype float16); the reference runs on the F16 "
            "values widened", ["dtype-f16"], phi3_config(torch_dtype="float16"), {"prefix": "model.", "lm_head": True}),
 ]
+
+
+# ---- Encoder-decoders (hf_reference.seq2seq_forward): tests/fixtures/hf/seq2seq-cases.json lists them ------------
+
+def bart_config(**kw):
+    # configuration_bart.BartConfig's fields; encoder and decoder with different heads and widths on purpose
+    c = {"architectures": ["BartForConditionalGeneration"], "model_type": "bart", "activation_dropout": 0.0,
+         "activation_function": "gelu", "attention_dropout": 0.0, "bos_token_id": 0, "classifier_dropout": 0.0,
+         "d_model": 16, "decoder_attention_heads": 4, "decoder_ffn_dim": 32, "decoder_layerdrop": 0.0,
+         "decoder_layers": 2, "decoder_start_token_id": 2, "dropout": 0.1, "encoder_attention_heads": 2,
+         "encoder_ffn_dim": 24, "encoder_layerdrop": 0.0, "encoder_layers": 2, "eos_token_id": 2,
+         "forced_eos_token_id": 2, "init_std": 0.02, "is_encoder_decoder": True, "max_position_embeddings": 16,
+         "num_hidden_layers": 2, "pad_token_id": 1, "scale_embedding": False, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def marian_config(**kw):
+    # configuration_marian.MarianConfig's fields as Helsinki-NLP's opus-mt configs write them (pad = decoder start)
+    c = {"architectures": ["MarianMTModel"], "model_type": "marian", "activation_dropout": 0.0,
+         "activation_function": "swish", "attention_dropout": 0.0, "bad_words_ids": [[47]], "bos_token_id": 0,
+         "classifier_dropout": 0.0, "d_model": 16, "decoder_attention_heads": 2, "decoder_ffn_dim": 32,
+         "decoder_layerdrop": 0.0, "decoder_layers": 2, "decoder_start_token_id": 47, "decoder_vocab_size": 48,
+         "dropout": 0.1, "encoder_attention_heads": 2, "encoder_ffn_dim": 32, "encoder_layerdrop": 0.0,
+         "encoder_layers": 2, "eos_token_id": 0, "forced_eos_token_id": 0, "init_std": 0.02,
+         "is_encoder_decoder": True, "max_length": 512, "max_position_embeddings": 32, "normalize_embedding": False,
+         "num_beams": 4, "num_hidden_layers": 2, "pad_token_id": 47, "scale_embedding": True,
+         "share_encoder_decoder_embeddings": True, "static_position_embeddings": True, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def t5_config(**kw):
+    # configuration_t5.T5Config's fields (dense_act_fn and is_gated_act are derived from feed_forward_proj, and
+    # saved); 8 buckets up to distance 20, so 7 source tokens reach the logarithmic buckets in both directions
+    c = {"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "classifier_dropout": 0.0, "d_ff": 24,
+         "d_kv": 6, "d_model": 16, "decoder_start_token_id": 0, "dense_act_fn": "relu", "dropout_rate": 0.1,
+         "eos_token_id": 1, "feed_forward_proj": "relu", "initializer_factor": 1.0, "is_encoder_decoder": True,
+         "is_gated_act": False, "layer_norm_epsilon": 1e-6, "num_decoder_layers": 2, "num_heads": 3,
+         "num_layers": 2, "pad_token_id": 0, "relative_attention_max_distance": 20,
+         "relative_attention_num_buckets": 8, "tie_word_embeddings": True, "torch_dtype": "float32",
+         "use_cache": True, "vocab_size": 48}
+    c.update(kw)
+    return c
+
+
+def seq2seq(case, seed, description, features, config, weights, source, target, **extra):
+    c = {"case": case, "family": config["model_type"], "seed": seed, "description": description,
+         "features": features, "config": config, "weights": weights,
+         "inputs": [{"source_ids": source, "target_ids": target}], "translate": {"max_steps": 6}}
+    c.update(extra)
+    return c
+
+
+SOURCE_IDS = [5, 17, 40, 3, 33, 41, 17, 40, 9, 2]
+SEQ2SEQ_CASES = [
+    seq2seq("bart-cg", 707, "BartForConditionalGeneration: `model.` prefix, learned positions from row 2, "
+            "layernorm_embedding, post-LayerNorm, encoder with 2 heads and decoder with 4, head tied to `shared` "
+            "plus final_logits_bias [1, vocab]; the tied embed_tokens saved too (older save_pretrained); "
+            "byte-level BPE tokenizer", ["bart", "learned-positions-offset", "layernorm_embedding", "post-norm",
+                                         "final_logits_bias", "tied-head", "tokenizer-bpe"],
+            bart_config(vocab_size=len(tkf.bpe_vocab()), bos_token_id=tkf.bpe_vocab()[tkf.BPE_EOS],
+                        eos_token_id=tkf.bpe_vocab()[tkf.BPE_EOS], forced_eos_token_id=tkf.bpe_vocab()[tkf.BPE_EOS],
+                        decoder_start_token_id=tkf.bpe_vocab()[tkf.BPE_EOS]),
+            {"prefix": "model.", "embed_tokens": True}, tkf.BPE_IDS, [tkf.bpe_vocab()[tkf.BPE_EOS], 266, 261, 263, 9],
+            tokenizer="bpe", text=tkf.BPE_TEXT),
+    seq2seq("bart-scaled", 714, "BartForConditionalGeneration with scale_embedding (embeddings times sqrt(16)) "
+            "and activation_function relu; only model.shared.weight saved", ["scale_embedding", "relu"],
+            bart_config(scale_embedding=True, activation_function="relu"), {"prefix": "model."}, SOURCE_IDS,
+            [2, 30, 7, 44, 12]),
+    seq2seq("marian-mt", 808, "MarianMTModel: sinusoidal positions (not stored), scale_embedding, swish, shared "
+            "embeddings tied to the head, final_logits_bias; decoder start = pad; SentencePiece files only "
+            "(source.spm, target.spm, vocab.json): no tokenizer.json", ["marian", "sinusoidal-positions",
+                                                                       "scale_embedding", "final_logits_bias",
+                                                                       "spm-only"],
+            marian_config(), {"prefix": "model."}, SOURCE_IDS, [47, 30, 7, 44, 12], spm=True),
+    seq2seq("marian-positions-saved", 811, "MarianMTModel whose file holds the embed_positions tables older "
+            "transformers saved (skipped: recomputed), max_position_embeddings 24",
+            ["sinusoidal-positions-saved"], marian_config(max_position_embeddings=24),
+            {"prefix": "model.", "positions": True}, SOURCE_IDS, [47, 30, 7, 44, 12]),
+    seq2seq("t5-relu", 908, "T5ForConditionalGeneration (v1.0): relative buckets (8, max_distance 20; "
+            "bidirectional in the encoder, causal in the decoder, from block 0), no score scaling, T5LayerNorm, "
+            "ReLU, tied head with the d_model ** -0.5 rescale, d_kv 6 x 3 heads != d_model 16; Unigram tokenizer "
+            "(Metaspace, </s> appended)",
+            ["t5", "relative-buckets", "rmsnorm", "relu", "tied-head-rescale", "tokenizer-unigram"], t5_config(), {},
+            tkf.UNI_IDS, [0, 30, 7, 44, 12, 7, 19], tokenizer="unigram", text=tkf.UNI_TEXT),
+    seq2seq("t5-gated", 911, "T5ForConditionalGeneration (v1.1): gated-gelu (gelu_new), untied lm_head (no "
+            "rescale), 3 decoder layers over 2 encoder layers, layer_norm_epsilon 1e-5",
+            ["gated-gelu", "untied-head", "num_decoder_layers"],
+            t5_config(feed_forward_proj="gated-gelu", dense_act_fn="gelu_new", is_gated_act=True,
+                      tie_word_embeddings=False, num_decoder_layers=3, layer_norm_epsilon=1e-5),
+            {"lm_head": True}, SOURCE_IDS, [0, 30, 7, 44, 12, 7, 19]),
+]

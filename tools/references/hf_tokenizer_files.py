@@ -118,3 +118,50 @@ def wp_files():
            "cls_token": "[CLS]", "mask_token": "[MASK]", "model_max_length": 512, "tokenize_chinese_chars": True,
            "strip_accents": None, "tokenizer_class": "BertTokenizer", "clean_up_tokenization_spaces": True}
     return tok, cfg
+
+
+# A Unigram tokenizer as T5's tokenizer.json is laid out (SentencePiece converted by transformers' T5Converter:
+# Metaspace pre-tokenizer and decoder, </s> appended by TemplateProcessing), with a vocabulary small enough for
+# the T5 fixtures (ids below 48).
+UNI_SPECIALS = ["<pad>", "</s>", "<unk>"]
+UNI_WORDS = ["▁the", "▁cat", "▁sat", "▁on", "▁mat"]
+
+
+def unigram_pieces():
+    """(piece, log-probability) in id order: the specials (0.0), '▁' (-3), the letters (-4), the words (-2)."""
+    return ([(p, 0.0) for p in UNI_SPECIALS] + [("▁", -3.0)] + [(chr(c), -4.0) for c in range(ord("a"), ord("z") + 1)]
+            + [(w, -2.0) for w in UNI_WORDS])
+
+
+# "the cat sat on the mat" by hand: Metaspace turns each space into '▁', prepends one and splits before each '▁':
+# ▁the ▁cat ▁sat ▁on ▁the ▁mat. Unigram takes the segmentation of highest total log-probability: each word is a
+# piece (-2), against -3 - 4 * 3 = -15 for '▁' and its letters. Ids: the words follow 3 specials, '▁' and 26
+# letters, so ▁the = 30, ▁cat = 31, ▁sat = 32, ▁on = 33, ▁mat = 34; then </s> = 1.
+UNI_TEXT = "the cat sat on the mat"
+UNI_IDS = [30, 31, 32, 33, 30, 34, 1]
+
+
+def unigram_files():
+    """(tokenizer.json, tokenizer_config.json) of the Unigram tokenizer, laid out as t5-small's (without its
+    Precompiled normalizer, whose charsmap is a binary blob)."""
+    pieces = unigram_pieces()
+    assert [pieces[i][0] for i in UNI_IDS] == UNI_WORDS[:4] + ["▁the", "▁mat", "</s>"], UNI_IDS
+    added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+              "special": True} for i, t in enumerate(UNI_SPECIALS)]
+    meta = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
+    tok = {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+        "pre_tokenizer": meta,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}},
+                     {"Sequence": {"id": "B", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+            "special_tokens": {"</s>": {"id": "</s>", "ids": [1], "tokens": ["</s>"]}},
+        },
+        "decoder": meta,
+        "model": {"type": "Unigram", "unk_id": 2, "vocab": [[p, s] for p, s in pieces], "byte_fallback": False},
+    }
+    cfg = {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "extra_ids": 0, "model_max_length": 512,
+           "tokenizer_class": "T5Tokenizer", "clean_up_tokenization_spaces": True}
+    return tok, cfg

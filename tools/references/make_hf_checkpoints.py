@@ -15,7 +15,7 @@ import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools import safetensors_file  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
 from references import hf_reference, hf_tokenizer_files as tkf  # noqa: E402
-from references.hf_cases import CASES  # noqa: E402
+from references.hf_cases import CASES, SEQ2SEQ_CASES  # noqa: E402
 
 OUT = os.path.join(ROOT, "tests", "fixtures", "hf")
 
@@ -224,6 +224,71 @@ def olmo2_weights(c, init, prefix, lm_head):
     return sd
 
 
+def bart_weights(c, init, prefix, embed_tokens, saved_positions):
+    """BartModel / MarianModel under `prefix`: shared, the stacks' layers, BART's learned positions (max + 2 rows)
+    and layernorm_embedding; final_logits_bias [1, vocab] outside it. Marian's sinusoidal tables are only saved
+    when `saved_positions` (older transformers did)."""
+    d, V, marian = c["d_model"], c["vocab_size"], c["model_type"] == "marian"
+    m = prefix
+    sd = {m + "shared.weight": init.normal(V, d)}
+    if embed_tokens:  # the same Parameter under the stacks' names, as older save_pretrained wrote it
+        sd[m + "encoder.embed_tokens.weight"] = sd[m + "shared.weight"]
+        sd[m + "decoder.embed_tokens.weight"] = sd[m + "shared.weight"]
+
+    def linear(name, out_dim, in_dim):
+        sd[name + ".weight"], sd[name + ".bias"] = init.matrix(out_dim, in_dim), init.bias(out_dim)
+
+    def norm(name):
+        sd[name + ".weight"], sd[name + ".bias"] = init.norm(d), init.bias(d)
+    for stack in ("encoder", "decoder"):
+        s = m + stack + "."
+        if marian:
+            if saved_positions:
+                sd[s + "embed_positions.weight"] = hf_reference.marian_sinusoids(c["max_position_embeddings"], d).float()
+        else:
+            sd[s + "embed_positions.weight"] = init.normal(c["max_position_embeddings"] + 2, d, std=0.5)
+            norm(s + "layernorm_embedding")
+        ffn = c[stack + "_ffn_dim"]
+        for i in range(c[stack + "_layers"]):
+            p = f"{s}layers.{i}."
+            for att in ("self_attn",) + (("encoder_attn",) if stack == "decoder" else ()):
+                for n in ("k_proj", "v_proj", "q_proj", "out_proj"):
+                    linear(p + att + "." + n, d, d)
+                norm(p + att + "_layer_norm")
+            linear(p + "fc1", ffn, d)
+            linear(p + "fc2", d, ffn)
+            norm(p + "final_layer_norm")
+    sd["final_logits_bias"] = init.bias(V).reshape(1, V)
+    return sd
+
+
+def t5_weights(c, init, lm_head):
+    d, H, dkv, ff, V = c["d_model"], c["num_heads"], c["d_kv"], c["d_ff"], c["vocab_size"]
+    gated, _ = hf_reference.t5_feed_forward(c)
+    sd = {"shared.weight": init.normal(V, d)}
+    layers = {"encoder": c["num_layers"], "decoder": c.get("num_decoder_layers") or c["num_layers"]}
+    for stack, L in layers.items():
+        for i in range(L):
+            p = f"{stack}.block.{i}.layer."
+            atts = ["0.SelfAttention"] + (["1.EncDecAttention"] if stack == "decoder" else [])
+            for a in atts:
+                sd[p + a[0] + ".layer_norm.weight"] = init.norm(d)
+                for n in ("q", "k", "v"):
+                    sd[f"{p}{a}.{n}.weight"] = init.matrix(H * dkv, d)
+                sd[f"{p}{a}.o.weight"] = init.matrix(d, H * dkv)
+            if i == 0:  # block 0's table, shared by its stack
+                sd[p + "0.SelfAttention.relative_attention_bias.weight"] = init.normal(c["relative_attention_num_buckets"], H)
+            f = p + str(len(atts)) + "."
+            sd[f + "layer_norm.weight"] = init.norm(d)
+            for n in (("wi_0", "wi_1") if gated else ("wi",)):
+                sd[f + "DenseReluDense." + n + ".weight"] = init.matrix(ff, d)
+            sd[f + "DenseReluDense.wo.weight"] = init.matrix(d, ff)
+        sd[stack + ".final_layer_norm.weight"] = init.norm(d)
+    if lm_head:
+        sd["lm_head.weight"] = init.normal(V, d)
+    return sd
+
+
 def weights(case, init):
     c, w = case["config"], case["weights"]
     if c["model_type"] == "gpt2":
@@ -234,6 +299,10 @@ def weights(case, init):
         return phi3_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
     if c["model_type"] == "olmo2":
         return olmo2_weights(c, init, w.get("prefix", ""), w.get("lm_head", False))
+    if c["model_type"] in ("bart", "marian"):
+        return bart_weights(c, init, w.get("prefix", ""), w.get("embed_tokens", False), w.get("positions", False))
+    if c["model_type"] == "t5":
+        return t5_weights(c, init, w.get("lm_head", False))
     if c["model_type"] == "bert":
         return bert_weights(c, init, w.get("prefix", ""), w.get("mlm", False), w.get("pooler", False))
     if c["model_type"] in ("gemma", "gemma2", "gemma3_text"):
@@ -311,6 +380,50 @@ def make_case(case):
     return files, f"{case['case']}: {size / 1024:.1f} KB, " + ", ".join(stats)
 
 
+def make_seq2seq_case(case):
+    """An encoder-decoder's folder: its files, and reference.json with every input's logits and three attentions
+    (hf_reference.seq2seq_forward) and the greedy translation of the first input's source."""
+    init = Init(case["seed"])
+    c = case["config"]
+    sd = weights(case, init)
+    files = shard_files(sd, 1, {})
+    files["config.json"] = (json.dumps(c, indent=2) + "\n").encode()
+    ref_inputs, stats = [], []
+    for inp in case["inputs"]:
+        r = hf_reference.seq2seq_forward(c, sd, inp["source_ids"], inp["target_ids"])
+        entry = dict(inp)
+        for key in ("hidden", "logits", "encoder_attention", "decoder_attention", "cross_attention"):
+            if key in r:
+                entry[key] = tensor_json(r[key])
+        stats.append(f"logit std {float(r['logits'].std()):.2f}" if "logits" in r else "no head")
+        for key in ("encoder_attention", "decoder_attention", "cross_attention"):
+            stats.append(f"{key.split('_')[0]} max {float(r[key].max(-1).values.mean()):.2f}")
+        ref_inputs.append(entry)
+    ref = {"case": case["case"], "description": case["description"], "inputs": ref_inputs}
+    if "text" in case:
+        ref["text"] = case["text"]
+    if "translate" in case:
+        steps = case["translate"]["max_steps"]
+        source = case["inputs"][0]["source_ids"]
+        ref["translate"] = {"source_ids": source, "max_steps": steps,
+                            "tokens": hf_reference.translate_greedy(c, sd, source, steps)}
+    files["reference.json"] = (json.dumps(ref, separators=(",", ":")) + "\n").encode()
+    tok = {"bpe": tkf.bpe_files, "unigram": tkf.unigram_files}.get(case.get("tokenizer"))
+    if tok:
+        tj, tc = tok()
+        files["tokenizer.json"] = (json.dumps(tj, ensure_ascii=False, indent=1) + "\n").encode()
+        files["tokenizer_config.json"] = (json.dumps(tc, indent=2) + "\n").encode()
+    if case.get("spm"):
+        # What a Helsinki-NLP folder holds instead of tokenizer.json: SentencePiece models (stand-ins here: attnscope
+        # does not read them) and the shared vocab.json.
+        files["source.spm"] = files["target.spm"] = b"\x0a\x00 SentencePiece model stand-in (not read)\n"
+        files["vocab.json"] = (json.dumps({f"t{i}": i for i in range(c["vocab_size"])}) + "\n").encode()
+        files["tokenizer_config.json"] = (json.dumps({"tokenizer_class": "MarianTokenizer", "source_lang": "en",
+                                                      "target_lang": "de", "model_max_length": 512}) + "\n").encode()
+    size = sum(len(b) for b in files.values())
+    return files, f"{case['case']}: {size / 1024:.1f} KB, " + ", ".join(stats)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--only", nargs="*", help="case names")
@@ -318,10 +431,10 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     bad = 0
-    for case in CASES:
+    for case in CASES + SEQ2SEQ_CASES:
         if args.only and case["case"] not in args.only:
             continue
-        files, summary = make_case(case)
+        files, summary = (make_seq2seq_case if case in SEQ2SEQ_CASES else make_case)(case)
         folder = os.path.join(OUT, case["case"])
         print(summary)
         if args.check:
@@ -341,6 +454,10 @@ def main():
     if not args.check and not args.only:
         index = [{"case": c["case"], "family": c["config"]["model_type"], "features": c["features"]} for c in CASES]
         with open(os.path.join(OUT, "cases.json"), "w") as f:
+            f.write(json.dumps(index, indent=2) + "\n")
+    if not args.check:  # the encoder-decoders' own index (the tests of Seq2SeqModel read it), written every time
+        index = [{"case": c["case"], "family": c["config"]["model_type"], "features": c["features"]} for c in SEQ2SEQ_CASES]
+        with open(os.path.join(OUT, "seq2seq-cases.json"), "w") as f:
             f.write(json.dumps(index, indent=2) + "\n")
     sys.exit(1 if bad else 0)
 

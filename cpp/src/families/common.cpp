@@ -72,6 +72,20 @@ plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field)
     return r;
 }
 
+std::int32_t token_id(const Config& f, const char* name, std::int32_t fallback, std::size_t vocab)
+{
+    if (!f.has(name)) {
+        if (fallback < 0 || std::size_t(fallback) >= vocab)
+            f.fail({name, ": missing, and its default ", Num(std::uint64_t(fallback < 0 ? 0 : fallback)), " is not a token id of vocab_size ", Num(vocab)});
+        return fallback;
+    }
+    const json::Value v = f.get(name);
+    if (!v.is(json::Type::number)) f.type_fail(name, "a token id (an integer)", v);
+    std::uint64_t id = 0;
+    if (!v.to_index(vocab - 1, id)) f.fail({name, ": expected a token id from 0 to ", Num(vocab - 1), " (vocab_size - 1), got ", v.excerpt()});
+    return std::int32_t(id);
+}
+
 void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers)
 {
     s.kinds = {layer};

@@ -41,6 +41,9 @@ void check_divides(const Config& f, const char* field, std::size_t divisor, cons
 /// rope_theta at most 1 (every position the same angle), a factor below 1/1024.
 plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field = "rope_theta");
 
+/// A token id field (decoder_start_token_id, eos_token_id): from 0 to vocab - 1; `fallback` when absent or null.
+std::int32_t token_id(const Config& f, const char* name, std::int32_t fallback, std::size_t vocab);
+
 /// A stack of `layers` layers all of kind `layer`.
 void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers);
 

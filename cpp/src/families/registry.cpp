@@ -11,6 +11,8 @@ namespace families {
 extern const Family gpt2_family, bert_family, llama_family, mistral_family, qwen2_family, qwen3_family;
 extern const Family gemma_family, gemma2_family, gemma3_text_family;
 extern const Family gpt_neox_family, phi3_family, olmo2_family;
+// Hugging Face encoder–decoders.
+extern const Family bart_family, marian_family, t5_family;
 // Our own model files, by __metadata__.kind (tools/MODEL_FORMAT.md).
 extern const Family decoder_lm_family, seq2seq_family;
 
@@ -18,7 +20,8 @@ namespace {
 
 const Family* const checkpoints[] = {&gpt2_family, &bert_family, &llama_family, &mistral_family, &qwen2_family, &qwen3_family,
                                      &gemma_family, &gemma2_family, &gemma3_text_family,
-                                     &gpt_neox_family, &phi3_family, &olmo2_family};
+                                     &gpt_neox_family, &phi3_family, &olmo2_family,
+                                     &bart_family, &marian_family, &t5_family};
 const Family* const ours[] = {&decoder_lm_family, &seq2seq_family};
 
 }  // namespace

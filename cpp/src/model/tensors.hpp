@@ -41,6 +41,7 @@ enum class Layout : std::uint8_t {
     standard,      ///< nn.Linear's weight [out, in]; a vector or table as it is
     conv1d,        ///< GPT-2's Conv1D: a weight [in, out]
     per_head_qkv,  ///< GPT-NeoX's query_key_value: rows (and bias) [heads, 3, head_dim]
+    row,           ///< a vector saved as one row [1, n] (an encoder–decoder's final_logits_bias buffer)
 };
 
 /// One run of a tensor's rows going to one place. A matrix: the file's rows (its output features) [0, rows) of this

@@ -240,7 +240,11 @@ Destination destination_of(const Plan& p, Weights& w, Part part, std::size_t si,
             return in_vector(sw.relative_bias, 0, sw.relative_bias.size, {s.relative.buckets, s.relative.buckets ? s.layer(0).self.heads : 0});
         case Part::head:
             return w.tied_table >= 0 ? Destination{} : in_matrix(w.head, 0, w.head.out, layout);
-        case Part::head_bias: return in_bias(w.head, 0, w.head.out);
+        case Part::head_bias: {
+            Destination d = in_bias(w.head, 0, w.head.out);
+            if (layout == Layout::row && d.exists()) d.shape = {1, w.head.out};
+            return d;
+        }
         case Part::mlm_dense: return in_matrix(w.mlm_dense, 0, w.mlm_dense.out, layout);
         case Part::mlm_dense_bias: return in_bias(w.mlm_dense, 0, w.mlm_dense.out);
         case Part::mlm_norm: return norm(w.mlm_norm, p.head.mlm_norm, false);

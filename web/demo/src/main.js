@@ -30,6 +30,7 @@ import { createFindHeadsView } from './open/findheads.js';
 import { createPatchingView } from './open/patching.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
+import { createOpenTranslationView } from './open/translation.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -85,6 +86,7 @@ const views = [
   createOpenGridView(openApp),
   createOpenLayerView(openApp),
   createOpenTraceView(),
+  createOpenTranslationView(openApp),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
 ];

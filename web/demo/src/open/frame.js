@@ -63,7 +63,8 @@ function status(load, fromFiles) {
 
 function info(r) {
   const c = r.config;
-  const pos = c.positions.kind === 'rope' ? t('open.rope', { theta: c.positions.theta }) : t('open.learned');
+  const kind = c.positions.kind;
+  const pos = kind === 'rope' ? t('open.rope', { theta: c.positions.theta }) : t(kind === 'sinusoidal' ? 'open.sinusoidal' : kind === 'relative' ? 'open.relative' : 'open.learned');
   const attn = c.kvHeads === c.heads ? 'MHA' : c.kvHeads === 1 ? 'MQA' : `GQA ${c.heads}/${c.kvHeads}`;
   const el = $('#open-info');
   el.hidden = false;
@@ -155,7 +156,9 @@ export function createOpenFrameView({ continueTokens }) {
       info(r);
       const enc = r.info.kind === 'encoder';
       $('#open-pair-row').hidden = !enc;
-      text($('#open-hint'), sentences([t(enc ? 'open.hintBert' : 'open.hintLm'), !r.info.hasTokenizer && t('open.noTokenizer')]));
+      const s2s = r.info.kind === 'seq2seq';
+      const noTokenizer = r.load.source?.spm ? 'open.spmOnly' : 'open.noTokenizer';
+      text($('#open-hint'), sentences([t(enc ? 'open.hintBert' : s2s ? 'open.hintS2s' : 'open.hintLm'), !r.info.hasTokenizer && t(noTokenizer)]));
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
       // The model loaded: an input it cannot run (ids out of range) is said as such, beside the text box, not as a failed load.

@@ -72,7 +72,9 @@ export function bindOpenPanel(app) {
   const fromFiles = (list) => {
     const files = checkpointFiles(list);
     if (!files['config.json']) { app.onError('open.noConfig'); return; }
-    start({ files });
+    // Some translation checkpoints hold only SentencePiece models (source.spm, target.spm), which the page cannot read.
+    const spm = !files['tokenizer.json'] && [...list].some((f) => /\.spm$/.test(f.name));
+    start(spm ? { files, spm } : { files });
   };
   $('#open-files').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
   $('#open-folder').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });

@@ -118,6 +118,8 @@ export function createOpenSession({ invalidate }) {
       const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: fw.error };
       if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
       const run = fw.value;
+      // A translation model's run is its translation: open/translation.js draws it; the single-stack views draw nothing.
+      if (run.translation) return { ...out, translation: run.translation, ms: run.ms };
       const T = run.ids.length;
       const layer = Math.min(Math.max(0, o.layer), c.layers - 1);
       const head = Math.min(Math.max(0, o.head), c.heads - 1);

@@ -47,7 +47,8 @@ export function createWhyView(app) {
       <h3 class="why-curve-title">${t('why.curveTitle')}</h3>
       <p class="lead">${t('why.curveText')}</p>
       <div id="why-curve"></div>
-      <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>`;
+      <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>
+      <p><a id="why-to-open" class="why-link" href="#">${t('why.toOpen')}</a></p>`;
     skeletonLang = getLang();
     curveHtml = '';
     drawnFor = { sig: '', models: null };
@@ -61,6 +62,11 @@ export function createWhyView(app) {
       e.preventDefault();
       app.setMode('s2s');
       $('#s2s-inputs').closest('section').scrollIntoView({ block: 'start' });
+    });
+    $('#why-to-open').addEventListener('click', (e) => {
+      e.preventDefault();
+      app.setMode('open');
+      $('#open-inputs').scrollIntoView({ block: 'start' });
     });
   }
 
@@ -87,6 +93,7 @@ export function createWhyView(app) {
       const input = $('#why-date');
       if (document.activeElement !== input && input.value !== state.date) input.value = state.date;
       $('#why-to-s2s').href = s2sHash(state);
+      $('#why-to-open').href = `#${new URLSearchParams({ lang: state.lang, mode: 'open' })}`;
       const ex = EXAMPLES.dates.indexOf(state.date);
       $('#why-examples').value = ex < 0 ? '' : String(ex);
       const models = rnnModels(() => app.invalidate());

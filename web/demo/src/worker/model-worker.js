@@ -71,6 +71,18 @@ function encodeAll({ text, pair }) {
   return { ...model.tokenize(text), tokenTypeIds: null };
 }
 
+/** A translation model: its greedy translation of the text and the three attentions (encoder, decoder, cross). */
+function translation(text) {
+  const { ids, tokens, total } = encode({ text });
+  const t0 = performance.now();
+  // The decoder's positions bound the steps (config is the decoder's stack).
+  const r = model.translate(ids, { maxSteps: Math.min(TRANSLATE_STEPS, model.config.maxPositions) });
+  const ms = performance.now() - t0;
+  const maps = [r.encoderAttention, r.decoderAttention, r.crossAttention];
+  return { transfer: maps.map((m) => m.data.buffer), value: { ids, tokens, total, ms, translation: { ...r, tokens } } };
+}
+const TRANSLATE_STEPS = 32;
+
 const handlers = {
   async start({ threadsUrl }) {
     start({ threadsUrl });
@@ -112,6 +124,7 @@ const handlers = {
     return { kind: model.kind, config: model.config, parameterBytes: model.parameterBytes, hasTokenizer: model.hasTokenizer, eosTokenId: model.eosTokenId ?? null, wasmBytes: memoryUsage().wasmBytes };
   },
   forward({ text, pair, ablate }) {
+    if (model.kind === 'seq2seq') return translation(text);
     const { ids, tokens, tokenTypeIds, total } = encode({ text, pair });
     const t0 = performance.now();
     const causal = model.kind === 'causal_lm';
