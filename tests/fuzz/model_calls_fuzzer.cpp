@@ -11,7 +11,8 @@
 //   [3] bit 0 need_attention; bit 1 ablate every other head; bits 2..7 seed the token ids
 // Checks:
 //   - a call whose worst-case result cannot be addressed (a product of sizes × 4 bytes above SIZE_MAX) throws
-//     std::length_error before it runs; any other call succeeds, and throws nothing;
+//     std::length_error before it runs; generate and translate may instead refuse a worst case past their budget
+//     (std::invalid_argument naming the option to lower); any other call succeeds, and throws nothing;
 //   - a call runs only when its worst case fits a budget (kBudgetBytes), or else with small options: the 64-bit
 //     build would compute it for minutes. A translation that stops at <eos> within 32 steps also runs with the
 //     default max_steps, and must give the same tokens within the same small memory (decoding buffers grow with
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -123,6 +125,13 @@ bool counted(Call call, bool unaddressable, const char* what)
             finding("length_error", what);
         }
         return false;
+    } catch (const std::invalid_argument& e) {
+        // generate's and translate's budget (model/decode.cpp): a worst case of caches and maps past it is refused
+        // before the first step, naming the option to lower. A refusal like length_error, for any size of result.
+        g_counting = false;
+        if (std::strstr(e.what(), "; pass a smaller ") != nullptr) return false;
+        std::fprintf(stderr, "%s\n", e.what());
+        finding("exception", what);
     } catch (const std::exception& e) {
         g_counting = false;
         std::fprintf(stderr, "%s\n", e.what());
