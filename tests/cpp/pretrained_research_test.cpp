@@ -1,5 +1,5 @@
 // The research outputs of the one pass against tools/references/hf_research_reference.py (float64 PyTorch from the
-// fixtures' weights): the residual stream, the values' norms, the logit lens and the QK/OV circuits (a GQA head).
+// fixtures' weights): the residual stream, the values' norms, the logit lens and a head's weights (a GQA head's).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -59,15 +59,25 @@ TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
                 }
             }
 
+            // The head's weights give PyTorch's QK = W_Q·W_Kᵀ and OV = W_V·W_O (multiplied here in double).
             const auto& circuit = ref.at("circuit");
-            const auto cs = model->circuits(circuit.at("layer"), circuit.at("head"));
-            CHECK(relative_to_max(cs.qk.data, circuit.at("qk").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(cs.ov.data, circuit.at("ov").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(cs.qk_singular.data, circuit.at("qk_singular").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(cs.ov_singular.data, circuit.at("ov_singular").get<std::vector<double>>()) < 1e-5);
-            const auto norms = model->circuit_norms();
-            CHECK(relative_to_max(norms.first.data, ref.at("qk_norms").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(norms.second.data, ref.at("ov_norms").get<std::vector<double>>()) < 1e-5);
+            const std::size_t head = circuit.at("head");
+            const auto w = model->head_weights(circuit.at("layer"), head);
+            CHECK(w.kv_head == head / (model->config().heads / model->config().kv_heads));
+            const std::size_t hd = model->config().head_dim;
+            REQUIRE(w.q.shape == Shape{d, hd});
+            const auto times = [&](const Tensor& x, const Tensor& y) {
+                std::vector<float> p(d * d);
+                for (std::size_t i = 0; i < d; ++i)
+                    for (std::size_t j = 0; j < d; ++j) {
+                        double sum = 0;
+                        for (std::size_t c = 0; c < hd; ++c) sum += double(x.data[i * hd + c]) * y.data[j * hd + c];
+                        p[i * d + j] = float(sum);
+                    }
+                return p;
+            };
+            CHECK(relative_to_max(times(w.q, w.k), circuit.at("qk").get<std::vector<double>>()) < 1e-5);
+            CHECK(relative_to_max(times(w.v, w.o), circuit.at("ov").get<std::vector<double>>()) < 1e-5);
         }
     }
 }

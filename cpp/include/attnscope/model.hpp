@@ -176,17 +176,15 @@ public:
     /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
     Lens logit_lens(const Request& request, std::size_t k);
 
-    /// A head's weight circuits (biases left out): W_Q·W_Kᵀ and W_V·W_O over the residual stream, [d, d], with the
-    /// key/value head that query head reads under grouped-query attention.
-    struct Circuits {
+    /// One head's weights as its QK and OV circuits read them (biases left out), each [d, head_dim]: W_Q, and W_K
+    /// and W_V of the key/value head it reads under grouped-query attention (kv_head), and W_Oᵀ, so that
+    /// QK = q·kᵀ and OV = v·oᵀ.
+    struct HeadWeights {
         std::size_t kv_head = 0;
-        Tensor qk, ov;                    ///< [d, d]
-        Tensor qk_singular, ov_singular;  ///< the largest singular values, up to head_dim of them, largest first
+        Tensor q, k, v, o;
     };
     /// Throws std::invalid_argument for a layer or head out of range.
-    Circuits circuits(std::size_t layer, std::size_t head, const char* call = "circuits") const;
-    /// Frobenius norms of every head's W_Q·W_Kᵀ and W_V·W_O: [layers, heads] each.
-    std::pair<Tensor, Tensor> circuit_norms() const;
+    HeadWeights head_weights(std::size_t layer, std::size_t head, const char* call = "headWeights") const;
 
 private:
     std::unique_ptr<Impl> impl_;

@@ -3,7 +3,6 @@
 // included), and each row's softmax gives its most probable tokens. One layer's logits at a time: T × vocab floats.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 
 #include "../json.hpp"
@@ -31,7 +30,7 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k)
     lens.probabilities = Tensor({L + 1, T, k});
     lens.ids.resize((L + 1) * T * k);
     std::vector<float> normed(T * d), scratch(T * d), logits(T * vocab);
-    std::vector<std::int32_t> order(vocab);
+    std::vector<std::int32_t> order(k);
     for (std::size_t l = 0; l <= L; ++l) {
         const float* x = out.residual.data.data() + l * T * d;
         if (main.final_norm.present()) model::steps::norm_rows(main.final_norm, m.weights.stacks.back().final_norm, x, T, d, normed.data());
@@ -39,10 +38,14 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k)
         model::run_head(m, normed.data(), T, scratch.data(), logits.data());
         for (std::size_t t = 0; t < T; ++t) {
             const float* row = logits.data() + t * vocab;
-            std::iota(order.begin(), order.end(), 0);
-            // Ties keep the lower id first, so the order does not depend on the sort.
-            std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(k), order.end(),
-                              [row](std::int32_t a, std::int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+            // The k largest by insertion into a sorted list (small code; k ≤ 100): ties keep the lower id first.
+            std::size_t kept = 0;
+            for (std::size_t v = 0; v < vocab; ++v) {
+                if (kept == k && !(row[v] > row[order[k - 1]])) continue;
+                std::size_t at = kept < k ? kept++ : k - 1;
+                for (; at > 0 && row[v] > row[order[at - 1]]; --at) order[at] = order[at - 1];
+                order[at] = std::int32_t(v);
+            }
             const double top = row[order[0]];
             double sum = 0;
             for (std::size_t v = 0; v < vocab; ++v) sum += std::exp(double(row[v]) - top);
