@@ -73,6 +73,8 @@ val stack_value(const plan::Stack& s)
     v.set("norm", std::string(norm_name(norm)));
     v.set("normEps", double(norm.eps));
     v.set("postNorm", first.attn_norms.after.present());
+    v.set("finalNorm", s.final_norm.present());
+    v.set("parallel", first.parallel);
     v.set("positions", positions_value(s));
     v.set("mlp", std::string(mlp_name(first.mlp)));
     v.set("qkNorm", first.self.qk_norm != plan::QkNorm::none);

@@ -84,6 +84,10 @@ Transformer::Request request_of(const val& r, Tensor& kept, std::string& call, c
     }
     const val keep_heads = o["keepHeads"];
     request.keep_heads = !keep_heads.isUndefined() && keep_heads.as<bool>();
+    const auto flag = [&](const char* name) { return !o[name].isUndefined() && o[name].as<bool>(); };
+    request.keep_residual = flag("keepResidual");
+    request.keep_qkv = flag("keepQkv");
+    request.value_norms = flag("valueNorms");
     request.patch = heads_of(o["patch"], "options.patch", p.main(), false);
     const val from = o["patchFrom"];
     if (!from.isNull() && !from.isUndefined()) {
@@ -180,7 +184,8 @@ val Model::forward(const val& request, double cache)
         val result = val::object();
         set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
                              {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
-                             {"crossAttention", &out.cross_attention}});
+                             {"crossAttention", &out.cross_attention}, {"residual", &out.residual},
+                             {"residualMid", &out.residual_mid}, {"qkv", &out.qkv}, {"valueNorms", &out.value_norms}});
         if (!through) return result;
         fresh.release();  // the wrapper owns a new cache from here
         val info = val::object();
@@ -188,6 +193,31 @@ val Model::forward(const val& request, double cache)
                            {"positions", double(through->positions())}, {"reused", double(through->reused())},
                            {"bytes", double(through->bytes())}});
         result.set("cache", info);
+        return result;
+    });
+}
+
+val Model::logitLens(const val& request, double k)
+{
+    return guarded([&] {
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("logitLens");
+        const Transformer::Lens lens = m.logit_lens(request_of(request, kept, call, m.plan()), to_size(k, "options.k"));
+        val result = val::object();
+        set_tensors(result, {{"probabilities", &lens.probabilities}});
+        result.set("ids", int_array(lens.ids));
+        return result;
+    });
+}
+
+val Model::headWeights(const std::string& call, double layer, double head)
+{
+    return guarded([&] {
+        const Transformer::HeadWeights w = transformer(call.c_str()).head_weights(to_size(layer, "layer"), to_size(head, "head"), call.c_str());
+        val result = val::object();
+        result.set("kvHead", double(w.kv_head));
+        set_tensors(result, {{"q", &w.q}, {"k", &w.k}, {"v", &w.v}, {"o", &w.o}});
         return result;
     });
 }

@@ -42,6 +42,10 @@ public:
     // {cache: {id (its address), positions, reused, bytes}}. The wrapper (forward-cache.js) holds each address, passes
     // it only to its model and frees it once with release_forward_cache().
     val forward(const val& request, double cache);
+    // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}
+    val logitLens(const val& request, double k);
+    // One head's {kvHead, q, k, v, o}: W_Q, W_K, W_V of the key/value head it reads, W_Oᵀ, each [d, headDim]
+    val headWeights(const std::string& call, double layer, double head);
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);
     // maxSteps undefined: the most the model's positions allow
     val translate(const val& request, double start, double eos, const val& max_steps);

@@ -96,6 +96,8 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("generate", &Model::generate)
         .function("translate", &Model::translate)
         .function("trace", &Model::trace)
+        .function("logitLens", &Model::logitLens)
+        .function("headWeights", &Model::headWeights)
         .function("rnnForward", &Model::rnnForward)
         .function("rnnTranslate", &Model::rnnTranslate);
     class_<Loader>("_Loader")

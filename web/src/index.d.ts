@@ -280,8 +280,12 @@ export type {
   AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelForwardOptions, LanguageModelForwardResult, ModelArchitecture,
   ModelForwardOptions, ModelForwardResult, PretrainedConfig,
   PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions, StackArchitecture, Trace, TraceOptions,
-  TrainedLanguageModel,
+  TrainedLanguageModel, LensToken, LogitLens, HeadCircuits,
 } from './model.js';
+export type { AttentionView, SinkMassOptions } from './research.js';
+export { hideKeys, sinkMass, valueWeighted } from './research.js';
+export type { CacheHook, CachePlan, CacheOptions, ExportedCache } from './cache-export.js';
+export { cachePlan, exportCache } from './cache-export.js';
 export type { LanguageModelConfig, LanguageModelVocab, ModelHeader, NamedHead, Seq2SeqModelConfig, Seq2SeqModelVocab } from './model-header.js';
 export { EncoderModel, ForwardCache, LanguageModel, Model, PretrainedLanguageModel } from './model.js';
 export type { Seq2SeqTraceOptions, TrainedSeq2SeqModel } from './seq2seq-model.js';

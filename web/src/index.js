@@ -10,3 +10,5 @@ export { LanguageModel as PretrainedLanguageModel } from './model.js';
 export { Seq2SeqModel } from './seq2seq-model.js';
 export { RnnSeq2SeqModel } from './rnn-model.js';
 export { readSafetensors } from './safetensors.js';
+export { hideKeys, sinkMass, valueWeighted } from './research.js';
+export { cachePlan, exportCache } from './cache-export.js';

@@ -14,6 +14,8 @@ export function modelHandle(model) {
     releaseCache: (id) => isBroken() || call('ForwardCache.dispose', (wasm) => wasm._releaseForwardCache(id)),
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),
+    logitLens: (request, k) => call(request.call, () => model.logitLens(request, k)),
+    headWeights: (caller, layer, head) => call(caller, () => model.headWeights(caller, layer, head)),
     trace: (request, attention, layer, head, query) => call(request.call, () => model.trace(request, attention, layer, head, query)),
     rnnForward: (caller, source, target) => call(caller, () => model.rnnForward(source, target)),
     rnnTranslate: (caller, source, bos, eos, maxSteps) => call(caller, () => model.rnnTranslate(source, bos, eos, maxSteps)),

@@ -97,6 +97,10 @@ export interface StackArchitecture {
   normEps: number;
   /** The norm comes after each residual sum (and after the embeddings). */
   postNorm: boolean;
+  /** The stack ends with a norm of its own (TransformerLens's `ln_final`); BERT's does not. */
+  finalNorm: boolean;
+  /** Attention and MLP read the same layer input and add to the stream together (no point between them). */
+  parallel: boolean;
   positions: { kind: 'learned' | 'sinusoidal' | 'relative' | 'none' } | RopePositions;
   /** The MLP: its activation, and `swiglu` / `geglu` / `gegluErf` / `reglu` when a gate multiplies it. */
   mlp: 'geluTanh' | 'geluErf' | 'relu' | 'silu' | 'swiglu' | 'geglu' | 'gegluErf' | 'reglu';
@@ -167,6 +171,20 @@ export interface ModelForwardOptions {
    * the opposite polarity of MultiHeadAttention's `keyPaddingMask`, where nonzero means blocked.
    */
   attentionMask?: ArrayLike<number>;
+  /**
+   * Return the residual stream: `result.residual` `[layers + 1, T, hiddenSize]`, entering each layer (after the
+   * embeddings and their norm) and leaving the last one, before the final norm (TransformerLens's `hook_resid_pre`
+   * of each layer, `hook_resid_post` of the last); `result.residualMid` `[layers, T, hiddenSize]` between each
+   * layer's attention and its MLP (null for parallel layers). After a post-norm (BERT), the stream after that norm.
+   */
+  keepResidual?: boolean;
+  /**
+   * Return `result.qkv` `[layers, T, heads·headDim + 2·kvHeads·headDim]`: each row q | k | v after the projection and
+   * its bias, before QK-norm and RoPE; k and v per key/value head.
+   */
+  keepQkv?: boolean;
+  /** Return `result.valueNorms` `[layers, heads, T]`: ‖v_j‖ of the values each query head reads (for {@link valueWeighted}). */
+  valueNorms?: boolean;
 }
 
 /** What a forward pass returns. `tokens` are readable strings (see {@link Model.tokenize}), null without a tokenizer. */
@@ -181,6 +199,49 @@ export interface ModelForwardResult {
   attention: Tensor | null;
   /** `[layers, T, heads, headDim]` every head's context (see `keepHeads`); null without `keepHeads: true`. */
   heads: Tensor | null;
+  /** See `keepResidual`; null without it. */
+  residual: Tensor | null;
+  residualMid: Tensor | null;
+  /** See `keepQkv`; null without it. */
+  qkv: Tensor | null;
+  /** See `valueNorms`; null without it. */
+  valueNorms: Tensor | null;
+}
+
+/** One of the logit lens's tokens at a layer and position. */
+export interface LensToken {
+  id: number;
+  /** Readable, as {@link Model.tokenize} shows it; null without a tokenizer. */
+  token: string | null;
+  probability: number;
+}
+
+/** What {@link Model.logitLens} returns. */
+export interface LogitLens {
+  ids: number[];
+  tokens: string[] | null;
+  k: number;
+  /** layers + 1 rows: row l is the stream entering layer l (row 0: the embeddings), the last the model's prediction. */
+  layers: number;
+  /** `[layers + 1, T, k]`, each row's most probable tokens' probabilities, largest first. */
+  probabilities: Tensor;
+  /** `[layers + 1, T, k]` their ids. */
+  topIds: { data: Int32Array; shape: number[] };
+  /** The `k` tokens of row `layer` at `position`, most probable first. */
+  at(layer: number, position: number): LensToken[];
+}
+
+/** One head's weight circuits, from {@link Model.circuits}. */
+export interface HeadCircuits {
+  /** The key/value head whose W_K and W_V this query head reads (grouped-query attention: head / (heads / kvHeads)). */
+  kvHead: number;
+  /** `[hiddenSize, hiddenSize]` W_Q·W_Kᵀ: a query's stream (rows) against a key's (columns). */
+  qk: Tensor;
+  /** `[hiddenSize, hiddenSize]` W_V·W_O: a key's stream (rows) to what the head writes (columns). */
+  ov: Tensor;
+  /** `[headDim]` their singular values, largest first (the product's rank is at most headDim). */
+  qkSingularValues: Tensor;
+  ovSingularValues: Tensor;
 }
 
 /**
@@ -273,6 +334,20 @@ export declare abstract class Model {
   detokenize(ids: ArrayLike<number>): string;
   /** The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
   tokenStrings(ids: ArrayLike<number>): string[] | null;
+  /**
+   * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
+   * head (an MLM head's transform included), softmaxed; the `k` (default 10, at most 100) most probable tokens of
+   * each. Takes forward()'s input options. @throws TypeError for a model without a head, RangeError for such a `k`.
+   */
+  logitLens(input: string | ArrayLike<number>, options?: { k?: number; attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>;
+    ablate?: AblatedHead[]; ablation?: 'zero' | 'mean'; patch?: AblatedHead[]; patchFrom?: Tensor | null }): LogitLens;
+  /**
+   * Head `head` of layer `layer`'s QK and OV circuits (W_Q·W_Kᵀ and W_V·W_O, raw weights: no bias, no norm folded
+   * in). @throws RangeError for a layer or head the model does not have.
+   */
+  circuits(layer: number, head: number): HeadCircuits;
+  /** Frobenius norms of every head's circuits, each `[layers, heads]`. */
+  circuitNorms(): { qk: Tensor; ov: Tensor };
   /** Frees the model's WebAssembly memory. Idempotent; any later call throws. */
   dispose(): void;
   [Symbol.dispose](): void;

@@ -2,6 +2,7 @@
 // masked-LM head) and, in seq2seq-model.js, Seq2SeqModel, over one raw model of the binding. Inputs are converted to
 // the types the core takes; the core checks every value and size, and its messages name the call and the option.
 import { headLists } from './ablation.js';
+import { circuitNorms, headCircuits } from './circuits.js';
 import { forwardThrough } from './forward-cache.js';
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
@@ -50,6 +51,9 @@ export function requestOf(base, options) {
 
 /** The options every model's forward() and trace() take about its input and its heads. */
 const INPUT_OPTIONS = ['needAttention', 'keepHeads', 'attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom'];
+
+/** What forward() may keep besides the maps, for the research tools (research.js, cache-export.js). */
+const KEEP_OPTIONS = ['keepResidual', 'keepQkv', 'valueNorms'];
 
 export class Model {
   #handle;
@@ -154,6 +158,7 @@ export class Model {
         ablate: this.ablation(opts.ablate, caller),
         ablation: ablationKind(opts.ablation, `${caller}: options.ablation`),
         keepHeads: booleanOption(opts.keepHeads, `${caller}: options.keepHeads`, false),
+        ...Object.fromEntries(KEEP_OPTIONS.map((key) => [key, booleanOption(opts[key], `${caller}: options.${key}`, false)])),
         patch: this.ablation(opts.patch, caller, 'patch'),
         patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
       }),
@@ -172,14 +177,52 @@ export class Model {
    */
   forward(input, options) {
     const caller = `${this.className}.forward`;
-    const { handle, ids, opts, request } = this.request(input, options, caller, this.inputOptions);
-    const { logits, hidden, attention, heads, cache } = this.pass(handle, request, opts, caller);
-    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads, ...(cache ? { cache } : {}) };
+    const { handle, ids, opts, request } = this.request(input, options, caller, [...this.inputOptions, ...KEEP_OPTIONS]);
+    const { logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, cache } = this.pass(handle, request, opts, caller);
+    return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, ...(cache ? { cache } : {}) };
   }
 
   /** @protected One forward pass of a converted request (LanguageModel's may go through a cache). */
   pass(handle, request) {
     return handle.forward(request);
+  }
+
+  /**
+   * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
+   * head, softmaxed; the `k` (default 10) most probable tokens of each layer and position. Row `layers` is the
+   * model's own prediction.
+   */
+  logitLens(input, options) {
+    const caller = `${this.className}.logitLens`;
+    const known = ['k', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
+    const { handle, ids, opts, request } = this.request(input, options, caller, known);
+    const k = opts.k === undefined ? 10 : integerOption(opts.k, `${caller}: options.k`, { min: 0 });
+    const { probabilities, ids: top } = handle.logitLens(request, k);
+    const [rows, positions] = probabilities.shape;
+    const at = (layer, position) => Array.from({ length: k }, (_, i) => {
+      const index = (layer * positions + position) * k + i;
+      const id = top[index];
+      return { id, token: this.tokenStrings([id])?.[0] ?? null, probability: probabilities.data[index] };
+    });
+    return { ids, tokens: this.tokenStrings(ids), k, layers: rows, probabilities, topIds: { data: top, shape: probabilities.shape }, at };
+  }
+
+  /**
+   * One head's weight circuits: `qk` = W_Q·W_Kᵀ and `ov` = W_V·W_O, `[hiddenSize, hiddenSize]` (biases and norms
+   * left out), their largest singular values, and `kvHead`, the key/value head whose W_K and W_V it reads.
+   */
+  circuits(layer, head) {
+    const caller = `${this.className}.circuits`;
+    const handle = this.handle(caller);
+    return headCircuits(handle.headWeights(caller, integerOption(layer, `${caller}: layer`, { min: 0 }), integerOption(head, `${caller}: head`, { min: 0 })));
+  }
+
+  /** Frobenius norms of every head's QK and OV circuits: `{ qk, ov }`, each `[layers, heads]` (the main stack's). */
+  circuitNorms() {
+    const caller = `${this.className}.circuitNorms`;
+    const handle = this.handle(caller);
+    const { layers, heads } = this.architecture;
+    return circuitNorms(layers, heads, (l, h) => handle.headWeights(caller, l, h));
   }
 
   /**

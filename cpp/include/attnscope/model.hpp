@@ -142,6 +142,12 @@ public:
         /// `patch_from` (a kept run's Output::heads of the same T; not owned) instead of being computed.
         HeadMask patch;
         const Tensor* patch_from = nullptr;
+        /// Keep the main stack's residual stream (Output::residual, residual_mid): what research tools read.
+        bool keep_residual = false;
+        /// Keep every layer's q|k|v projections of the main stack (Output::qkv).
+        bool keep_qkv = false;
+        /// Return ‖v_j‖ of every position for every query head (Output::value_norms).
+        bool value_norms = false;
     };
     struct Output {
         Tensor logits;            ///< [T, vocab]; empty without an LM head
@@ -150,6 +156,18 @@ public:
         Tensor heads;             ///< [layers, T, heads, head_dim] with keep_heads: each head's context (TransformerLens's hook_z)
         Tensor encoder_attention; ///< an encoder–decoder's [encoder layers, heads, S, S]
         Tensor cross_attention;   ///< an encoder–decoder's [layers, heads, T, S]
+        /// With keep_residual: [layers + 1, T, d], the main stack's residual stream entering each layer (after its
+        /// embeddings and their norm), then leaving the last one (before the final norm): TransformerLens's
+        /// hook_resid_pre of each layer, hook_resid_post of the last. After a post-norm, the stream after it.
+        Tensor residual;
+        /// With keep_residual: [layers, T, d], the stream between each layer's attention and its MLP (hook_resid_mid);
+        /// empty for a model whose layers run attention and MLP in parallel, which has no such point.
+        Tensor residual_mid;
+        /// With keep_qkv: [layers, T, heads·hd + 2·kv_heads·hd], each row q | k | v after the projection and its bias,
+        /// before QK-norm and RoPE (TransformerLens's hook_q, hook_k, hook_v; k and v per key/value head).
+        Tensor qkv;
+        /// With value_norms: [layers, heads, T], ‖v_j‖ of the values each query head reads (its key/value head's).
+        Tensor value_norms;
     };
     /// Throws std::invalid_argument naming the call and the field (the JS API's option names: attentionMask,
     /// tokenTypeIds, patchFrom…) for bad tokens, masks, type ids, ablation or patch flags.
@@ -191,6 +209,25 @@ public:
     /// The numbers of one head at one query of one layer of attention `kind`, recorded by forward() itself.
     /// Throws std::invalid_argument for a layer, head or query out of range.
     AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query);
+
+    /// The logit lens: the residual stream entering every layer and leaving the last (Output::residual) through the
+    /// main stack's final norm and the head, softmaxed; per row, its `k` most probable tokens.
+    struct Lens {
+        Tensor probabilities;             ///< [layers + 1, T, k], largest first
+        std::vector<std::int32_t> ids;    ///< [layers + 1, T, k]
+    };
+    /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
+    Lens logit_lens(const Request& request, std::size_t k);
+
+    /// One head's weights as its QK and OV circuits read them (biases left out), each [d, head_dim]: W_Q, and W_K
+    /// and W_V of the key/value head it reads under grouped-query attention (kv_head), and W_Oᵀ, so that
+    /// QK = q·kᵀ and OV = v·oᵀ.
+    struct HeadWeights {
+        std::size_t kv_head = 0;
+        Tensor q, k, v, o;
+    };
+    /// Throws std::invalid_argument for a layer or head out of range.
+    HeadWeights head_weights(std::size_t layer, std::size_t head, const char* call = "headWeights") const;
 
 private:
     std::unique_ptr<Impl> impl_;

@@ -98,6 +98,7 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
     const std::size_t query = trace ? trace->query - s.first_position : 0;  // the trace's row in this call
     if (trace) copy_rows(trace->attention_input, {T, width}, in, width, T, width);
     apply(lw.qkv, in, T, b.qkv);
+    if (s.qkv) std::memcpy(s.qkv + l * T * qkv_cols, b.qkv, T * qkv_cols * sizeof(float));
     if (trace) {
         copy_rows(trace->query_raw, {hd}, b.qkv + query * qkv_cols + trace->head * hd, 0, 1, hd);
         copy_rows(trace->keys_raw, {T, hd}, b.qkv + q_cols + trace->kv_head * hd, qkv_cols, T, hd);

@@ -186,6 +186,7 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
         const Scratch b{qkv, context, scores, worker_scores, cross_q, blocked.data(), panels,
                         layer.self.rope ? rope + rope_at[k] : nullptr, layer.self.rope ? rope + rope_at[k] + T * half : nullptr};
         AttentionTrace* trace = s.sink && s.sink->trace->layer == l ? s.sink->trace : nullptr;
+        if (s.residual) std::memcpy(s.residual + l * T * d, x, T * d * sizeof(float));
         if (trace && !s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
         const plan::Norms& an = layer.attn_norms;
         if (self_attention(m, si, l, s, sublayer_input(an.in, lw.attn_in, x, T, d, h), b, a)) return;
@@ -196,6 +197,7 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
             continue;
         }
         residual(an, lw.attn_out, lw.attn_after, x, a, T, d);
+        if (s.residual_mid) std::memcpy(s.residual_mid + l * T * d, x, T * d * sizeof(float));
         if (layer.has_cross) {
             if (trace && s.sink->cross) copy_rows_into(trace->layer_input, x, T, d);
             const plan::Norms& cn = layer.cross_norms;
@@ -206,6 +208,7 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
         mlp(layer.mlp, lw, sublayer_input(mn.in, lw.mlp_in, x, T, d, h), T, u, a);
         residual(mn, lw.mlp_out, lw.mlp_after, x, a, T, d);
     }
+    if (s.residual) std::memcpy(s.residual + stack.layers() * T * d, x, T * d * sizeof(float));
     if (stack.final_norm.present()) steps::norm_rows(stack.final_norm, sw.final_norm, x, T, d, s.out);
     else std::memcpy(s.out, x, T * d * sizeof(float));
 }

@@ -197,6 +197,8 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     if (p.kind != plan::Kind::causal_lm)
         throw std::invalid_argument(json::join({call, ": cache: only a causal language model's pass can be extended"}));
     if (st.model && st.model != this) throw std::invalid_argument(json::join({call, ": cache: it holds another model's pass"}));
+    if (r.keep_residual || r.keep_qkv || r.value_norms)
+        throw std::invalid_argument(json::join({call, ": cache: keepResidual, keepQkv and valueNorms run without a cache"}));
     model::check_request(p, r, call);
     if (!r.patch.empty()) {
         st.patched = model::patched_pass(*impl_, st, r);

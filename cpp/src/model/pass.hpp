@@ -55,6 +55,9 @@ struct StackStep {
     Heads self, cross;
     float* attention = nullptr;        ///< [layers, heads, rows, first_position + rows], or null
     float* cross_attention = nullptr;  ///< [layers, heads, rows, memory_rows], or null
+    float* residual = nullptr;         ///< [layers + 1, rows, width]: x entering each layer, then leaving the last; or null
+    float* residual_mid = nullptr;     ///< [layers, rows, width]: x after each layer's attention sum; or null
+    float* qkv = nullptr;              ///< [layers, rows, qkv columns]: q|k|v as projected; or null
     TraceSink* sink = nullptr;         ///< the pass ends after the traced attention
     /// Each layer's input rows (the residual stream) at row first_position of [layers, layer_input_rows, width], or null.
     float* layer_inputs = nullptr;

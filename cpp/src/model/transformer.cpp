@@ -1,6 +1,7 @@
 // Transformer: the request checks, forward() (every stack over its whole input, caches as long as it) and trace()
 // (the same pass with a sink, ending after the traced attention).
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "../json.hpp"
@@ -103,6 +104,45 @@ Tensor tensor(const Shape& shape)
     return shape.empty() ? Tensor() : Tensor(shape);
 }
 
+// The research outputs a request asks for (keep_residual, keep_qkv), allocated and handed to the main stack's pass.
+// Opt-in like keep_heads: the memory plan counts the maps every view needs, not these.
+void keep_layers(const plan::Stack& main, const Transformer::Request& r, std::size_t T, Transformer::Output& out, StackStep& d)
+{
+    const std::size_t L = main.layers(), width = main.width();
+    const plan::Attention& a = main.layer(0).self;
+    if (r.keep_residual) {
+        out.residual = Tensor({L + 1, T, width});
+        d.residual = out.residual.data.data();
+        bool parallel = false;
+        for (std::size_t l = 0; l < L; ++l) parallel = parallel || main.layer(l).parallel;
+        if (!parallel) {
+            out.residual_mid = Tensor({L, T, width});
+            d.residual_mid = out.residual_mid.data.data();
+        }
+    }
+    if (r.keep_qkv) {
+        out.qkv = Tensor({L, T, a.q_width() + 2 * a.kv_width()});
+        d.qkv = out.qkv.data.data();
+    }
+}
+
+// ‖v_j‖ per layer, query head and position from the value cache ([layers, T, kv_width]), each query head reading
+// its key/value head's values (h / (heads / kv_heads)); summed in double.
+Tensor value_norms(const plan::Attention& a, std::size_t L, std::size_t T, const float* values)
+{
+    const std::size_t H = a.heads, hd = a.head_dim, kv_cols = a.kv_width(), group = a.heads / a.kv_heads;
+    Tensor norms({L, H, T});
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t t = 0; t < T; ++t) {
+                const float* v = values + (l * T + t) * kv_cols + (h / group) * hd;
+                double sum = 0;
+                for (std::size_t i = 0; i < hd; ++i) sum += double(v[i]) * v[i];
+                norms.data[(l * H + h) * T + t] = float(std::sqrt(sum));
+            }
+    return norms;
+}
+
 }  // namespace
 
 // forward() and trace(): every stack over its whole input, caches as long as it. With a sink the pass ends after the
@@ -165,6 +205,7 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
     d.self = {&r.ablate, r.ablation, &r.patch, r.patch.empty() ? nullptr : r.patch_from->data.data(), data(out.heads)};
     d.attention = data(out.attention);
     d.sink = encoder_trace ? nullptr : sink;
+    if (whole) keep_layers(main, r, T, out, d);
     std::vector<float> hidden;
     if (!whole) hidden = floats(std::uint64_t(T) * main.width(), call);  // a trace keeps no hidden state
     d.out = whole ? out.hidden.data.data() : hidden.data();
@@ -174,6 +215,7 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
         std::vector<float> scratch = floats(sizes.scratch, call);
         run_head(m, out.hidden.data.data(), T, scratch.data(), out.logits.data.data());
     }
+    if (whole && r.value_norms) out.value_norms = value_norms(main.layer(0).self, main.layers(), T, d.value_cache);
     return out;
 }
 

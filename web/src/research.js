@@ -1,0 +1,96 @@
+// Attention sinks read off forward()'s maps: each head's sink mass, a map with one key hidden and every row
+// renormalised (a view, not the model), and value-weighted attention α_ij·‖v_j‖ renormalised per row (the values'
+// norms are the core's, forward's `valueNorms`). Plain arithmetic over the returned tensors, in float64.
+import { describe } from './runtime.js';
+
+/** `{ data: Float32Array, shape: [layers, heads, queries, keys] }`, else a TypeError naming `name`. */
+function maps(value, name) {
+  const ok = value && typeof value === 'object' && value.data instanceof Float32Array && Array.isArray(value.shape) && value.shape.length === 4;
+  if (!ok) throw new TypeError(`${name}: expected forward's attention ({ data: Float32Array, shape: [layers, heads, T, T] }), got ${describe(value)}`);
+  const [layers, heads, queries, keys] = value.shape;
+  if (value.data.length !== layers * heads * queries * keys) throw new RangeError(`${name}: its data (${value.data.length} floats) do not match its shape`);
+  return { layers, heads, queries, keys };
+}
+
+/** Key positions: one whole number or an array of them, each below `keys`. */
+function positions(value, keys, name) {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0) throw new RangeError(`${name}: expected at least one key position, got none`);
+  for (const p of list) {
+    if (typeof p !== 'number') throw new TypeError(`${name}: expected a key position (a whole number), got ${describe(p)}`);
+    if (!Number.isInteger(p) || p < 0 || p >= keys) throw new RangeError(`${name}: expected a key position from 0 to ${keys - 1}, got ${p}`);
+  }
+  return [...new Set(list)];
+}
+
+/**
+ * Per head, the mean over query rows `fromQuery` to the last of the weight each row puts on the key position(s)
+ * `key` (default 0, the first token): `{ data: Float32Array, shape: [layers, heads] }`. With several positions (every
+ * `[SEP]`, say) a row's weights on them are summed first. A causal query before `key` gives it 0: pass
+ * `fromQuery: key` to average only the rows that can see it.
+ */
+export function sinkMass(attention, options = {}) {
+  const name = 'sinkMass';
+  const { layers, heads, queries, keys } = maps(attention, `${name}: attention`);
+  const cols = positions(options.key ?? 0, keys, `${name}: options.key`);
+  const from = options.fromQuery ?? 0;
+  if (!Number.isInteger(from) || from < 0 || from >= queries) throw new RangeError(`${name}: options.fromQuery: expected 0 to ${queries - 1}, got ${describe(from)}`);
+  const out = new Float32Array(layers * heads);
+  for (let m = 0; m < layers * heads; m++) {
+    let sum = 0;
+    for (let q = from; q < queries; q++) {
+      const row = (m * queries + q) * keys;
+      for (const c of cols) sum += attention.data[row + c];
+    }
+    out[m] = sum / (queries - from);
+  }
+  return { data: out, shape: [layers, heads] };
+}
+
+/** Each row of `data` ([rows, keys] blocks) scaled by its sum; a row that sums to 0 stays 0. */
+function renormalise(data, keys) {
+  for (let row = 0; row < data.length; row += keys) {
+    let sum = 0;
+    for (let j = 0; j < keys; j++) sum += data[row + j];
+    for (let j = 0; j < keys; j++) data[row + j] = sum > 0 ? data[row + j] / sum : 0;
+  }
+  return data;
+}
+
+/**
+ * A view of the maps with the key position(s) `key` hidden: their weights set to 0 and every row renormalised over
+ * the keys left, so the rest of a map a sink blinds can be read. Not what the model computes: the result says so
+ * (`view: 'hiddenKeys'`, with the positions hidden). A row that gave all its weight to the hidden keys is all 0.
+ */
+export function hideKeys(attention, key) {
+  const name = 'hideKeys';
+  const { keys } = maps(attention, `${name}: attention`);
+  const cols = positions(key, keys, `${name}: key`);
+  const data = new Float64Array(attention.data);
+  for (let row = 0; row < data.length; row += keys) for (const c of cols) data[row + c] = 0;
+  return { data: Float32Array.from(renormalise(data, keys)), shape: [...attention.shape], view: 'hiddenKeys', hiddenKeys: cols };
+}
+
+/**
+ * Value-weighted attention (Kobayashi et al. 2020): α_ij·‖v_j‖ renormalised per row, how much of a query's output
+ * comes from each key, with `valueNorms` forward's `[layers, heads, T]` (`valueNorms: true`). A view derived from the
+ * model (`view: 'valueWeighted'`); a sink whose value is near 0 loses its weight here.
+ */
+export function valueWeighted(attention, valueNorms) {
+  const name = 'valueWeighted';
+  const { layers, heads, queries, keys } = maps(attention, `${name}: attention`);
+  const ok = valueNorms && valueNorms.data instanceof Float32Array && Array.isArray(valueNorms.shape);
+  if (!ok) throw new TypeError(`${name}: valueNorms: expected forward's valueNorms ({ data, shape: [layers, heads, T] }), got ${describe(valueNorms)}`);
+  const [vl, vh, vt] = valueNorms.shape;
+  if (vl !== layers || vh !== heads || vt !== keys) {
+    throw new RangeError(`${name}: valueNorms: expected shape [${layers}, ${heads}, ${keys}] (the maps' layers, heads and keys), got [${valueNorms.shape.join(', ')}]`);
+  }
+  const data = new Float64Array(attention.data.length);
+  for (let m = 0; m < layers * heads; m++) {
+    for (let q = 0; q < queries; q++) {
+      const row = (m * queries + q) * keys;
+      for (let j = 0; j < keys; j++) data[row + j] = attention.data[row + j] * valueNorms.data[m * keys + j];
+    }
+  }
+  return { data: Float32Array.from(renormalise(data, keys)), shape: [...attention.shape], view: 'valueWeighted' };
+}
