@@ -61,7 +61,7 @@ struct MemoryPlan {
 /// Size limits of a checkpoint's JSON files: far beyond any real one (a config is a few KB, the largest index a few MB).
 constexpr std::size_t max_config_bytes = std::size_t(4) << 20;
 constexpr std::size_t max_index_bytes = std::size_t(64) << 20;
-/// tokenizer.json: the largest real one (Gemma 3's, 262,144 entries) is about 33 MB.
+/// tokenizer.json: the largest real ones (262,144 entries) are about 33 MB.
 constexpr std::size_t max_tokenizer_bytes = std::size_t(64) << 20;
 /// tokenizer_config.json: a few KB, or some hundred KB with a chat template and the added tokens listed.
 constexpr std::size_t max_tokenizer_config_bytes = std::size_t(4) << 20;
