@@ -100,9 +100,9 @@ export function* explainQuerySteps({ stateDict, numHeads, query, key, qi, causal
 /**
  * One head at one query in float64: q·kⱼ, the scaling, the mask, exp(s − max), the weights and the context. Key and
  * value j are `d` numbers at `base + j * stride` of K and V (every head's columns of a [S, E] matrix, or one head's
- * [S, d] from a trace); `masked[j]` = 1 hides key j.
+ * [S, d] from a trace); `masked[j]` = 1 hides key j; `softcap` > 0 soft-caps the scaled scores, as the trace says.
  */
-export function headSteps({ q, K, V, stride, base, d, S, scale, masked }) {
+export function headSteps({ q, K, V, stride, base, d, S, scale, masked, softcap = 0 }) {
   const scores = new Float64Array(S);
   const scaled = new Float64Array(S);
   const weights = new Float64Array(S);
@@ -111,7 +111,8 @@ export function headSteps({ q, K, V, stride, base, d, S, scale, masked }) {
     let s = 0;
     for (let c = 0; c < d; c++) s += q[c] * K[base + j * stride + c];
     scores[j] = s;
-    scaled[j] = s * scale;
+    // A soft-capped model (trace.softcap > 0: Gemma 2's attn_logit_softcapping) squashes the scaled score first.
+    scaled[j] = softcap > 0 ? softcap * Math.tanh((s * scale) / softcap) : s * scale;
     if (!masked[j]) max = Math.max(max, scaled[j]);
   }
   // exp(s − max): the same softmax, without overflow; the page shows these and their sum Σ.

@@ -77,7 +77,7 @@ export function createOpenTraceView() {
       yield;
       // The shared table, from the traced q, keys and values, in float64: its weights are checked against the map's.
       const masked = Uint8Array.from(tr.visible, (v) => (v ? 0 : 1));
-      const hd = headSteps({ q: tr.queryVector.data, K: tr.keys.data, V: tr.values.data, stride: d, base: 0, d, S: T, scale: tr.scale, masked });
+      const hd = headSteps({ q: tr.queryVector.data, K: tr.keys.data, V: tr.values.data, stride: d, base: 0, d, S: T, scale: tr.scale, masked, softcap: tr.softcap ?? 0 });
       const { rest } = yield* renderHeadSteps(add, box, {
         hd, q: tr.queryVector.data, K: tr.keys.data, V: tr.values.data, stride: d, base: 0, d, S: T, qi: q, head: tr.head,
         tok: r.rows[q], rows: r.rows, cols: r.cols, fwdWeights: tr.weights.data, scaleText: fmt(tr.scale),
