@@ -1,14 +1,14 @@
 """The float64 references of the decoder families written after the first six (hf_reference.py): Gemma 1-3,
 GPT-NeoX, Phi-3 and OLMo 2, each from its modeling_*.py.
 
-The shared pieces (norms, linear layers, the softmax attention, RoPE) are hf_reference's, called through the module
-so that hf_patching_reference and hf_research_reference can wrap them; hf_reference.forward dispatches here."""
+The shared pieces (norms, linear layers, the softmax attention, RoPE) are hf_base's, called through the module so
+that hf_patching_reference and hf_research_reference can wrap them; hf_reference.forward dispatches here."""
 
 import math  # noqa: F401
 
 import torch
 
-from references import hf_reference as ref
+from references import hf_base as ref
 
 # ---- Gemma, Gemma 2, Gemma 3's text model (modeling_gemma.py, modeling_gemma2.py, modeling_gemma3.py) ----------
 

@@ -5,7 +5,7 @@ writes tests/fixtures/hf/<case>/patching.json. Run: /usr/bin/python3 tools/refer
 A head's output is its context softmax(q·kᵀ)·v before the output projection (TransformerLens's hook_z). Patching
 head (l, h) runs the corrupted ids with that head's context, at every position, taken from the clean run; mean
 ablation replaces a head's context by its mean over the run's positions. Both are applied by wrapping
-hf_reference._softmax_attention, the one place every family computes the context [H, T, hd] (after repeat_kv, so
+hf_base._softmax_attention, the one place every family computes the context [H, T, hd] (after repeat_kv, so
 per query head), counting its calls to know the layer: the reference's own forward pass is not touched.
 """
 
@@ -20,10 +20,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools import safetensors_file  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
-from references import hf_reference  # noqa: E402
+from references import hf_base, hf_reference  # noqa: E402
 
 HF = os.path.join(ROOT, "tests", "fixtures", "hf")
-_plain_attention = hf_reference._softmax_attention
+_plain_attention = hf_base._softmax_attention
 
 # gpt2-lm has a tokenizer: its texts are what the demo's Patching tab is given ("the", " cat", ... one token each,
 # "m"/"h" + "at" at the end), and the answers "on" and "b" are single tokens of its vocabulary: the pair of letter
@@ -51,11 +51,11 @@ def run(config, sd, ids, edit=None, keep=None):
         layer[0] += 1
         return ctx, probs
 
-    hf_reference._softmax_attention = attention
+    hf_base._softmax_attention = attention
     try:
         return hf_reference.forward(config, sd, ids)["logits"][-1]
     finally:
-        hf_reference._softmax_attention = _plain_attention
+        hf_base._softmax_attention = _plain_attention
 
 
 def patch_edit(heads, clean):

@@ -5,10 +5,10 @@ tests/fixtures/hf/<case>/research.json. Run: /usr/bin/python3 tools/references/h
 - The residual stream: every [T, d] input of a norm in the order the reference calls them is, for a pre-norm model
   (GPT-2, Llama), the stream entering layer l's attention (resid_pre), entering its MLP (resid_mid), and entering
   the final norm (the last resid_post); a post-norm model's (BERT) stream is the output of those norms instead.
-  Both are recorded by wrapping hf_reference's norm functions; its forward pass is not touched.
+  Both are recorded by wrapping hf_base's norm functions; its forward pass is not touched.
 - The logit lens at layer l: the same model cut to its first l layers (num_hidden_layers = l), whose output goes
   through the final norm and the head as the whole model's does; softmaxed over the vocabulary.
-- ‖v_j‖: the values each query head reads (hf_reference._softmax_attention's v, after repeat_kv), per position.
+- ‖v_j‖: the values each query head reads (hf_base._softmax_attention's v, after repeat_kv), per position.
 - QK = W_Q·W_Kᵀ and OV = W_V·W_O of each head, from the tensors as the file names them, the key/value head of query
   head h being h // (heads / kv_heads) (repeat_interleave); Frobenius norms, and one head's matrices and singular values.
 """
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools import safetensors_file  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
-from references import hf_reference  # noqa: E402
+from references import hf_base, hf_reference  # noqa: E402
 
 HF = os.path.join(ROOT, "tests", "fixtures", "hf")
 # gpt2-lm: pre-norm LayerNorm, learned positions; llama-gqa: RMSNorm, RoPE, 4 query heads over 2 key/value heads
@@ -51,7 +51,7 @@ class _Torch:
 def run(config, sd, ids, T, d):
     """forward() with the norms' [T, d] inputs and outputs and the attention's values recorded."""
     seen = {"in": [], "out": [], "v": []}
-    plain = {n: getattr(hf_reference, n) for n in ("_layer_norm", "_rms_norm", "_softmax_attention")}
+    plain = {n: getattr(hf_base, n) for n in ("_layer_norm", "_rms_norm", "_softmax_attention")}
 
     def norm(name):
         def wrapped(x, *args):
@@ -66,15 +66,15 @@ def run(config, sd, ids, T, d):
         seen["v"].append(v)
         return plain["_softmax_attention"](q, k, v, scale, allowed)
 
-    hf_reference._layer_norm, hf_reference._rms_norm = norm("_layer_norm"), norm("_rms_norm")
-    hf_reference._softmax_attention = attention
-    hf_reference.torch = _Torch()
+    hf_base._layer_norm, hf_base._rms_norm = norm("_layer_norm"), norm("_rms_norm")
+    hf_base._softmax_attention = attention
+    hf_base.torch = _Torch()
     try:
         return hf_reference.forward(config, sd, ids), seen
     finally:
         for n, f in plain.items():
-            setattr(hf_reference, n, f)
-        hf_reference.torch = torch
+            setattr(hf_base, n, f)
+        hf_base.torch = torch
 
 
 def layers_key(config):

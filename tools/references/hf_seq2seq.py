@@ -1,14 +1,14 @@
 """The float64 references of Hugging Face's encoder-decoders (BART, Marian, T5), from modeling_bart.py,
 modeling_marian.py and modeling_t5.py: seq2seq_forward and translate_greedy.
 
-The shared pieces (norms, linear layers, the softmax attention, RoPE) are hf_reference's, called through the module
-so that hf_patching_reference and hf_research_reference can wrap them; hf_reference.forward dispatches here."""
+The shared pieces (norms, linear layers, the softmax attention, RoPE) are hf_base's, called through the module so
+that hf_patching_reference and hf_research_reference can wrap them; hf_reference.forward dispatches here."""
 
 import math  # noqa: F401
 
 import torch
 
-from references import hf_reference as ref
+from references import hf_base as ref
 
 # ---- Encoder-decoders: BART, Marian, T5 (modeling_bart.py, modeling_marian.py, modeling_t5.py) --------------------
 #
