@@ -111,7 +111,7 @@ export function headSteps({ q, K, V, stride, base, d, S, scale, masked, softcap 
     let s = 0;
     for (let c = 0; c < d; c++) s += q[c] * K[base + j * stride + c];
     scores[j] = s;
-    // A soft-capped model (trace.softcap > 0: Gemma 2's attn_logit_softcapping) squashes the scaled score first.
+    // A soft-capped model (trace.softcap > 0: attn_logit_softcapping) squashes the scaled score first.
     scaled[j] = softcap > 0 ? softcap * Math.tanh((s * scale) / softcap) : s * scale;
     if (!masked[j]) max = Math.max(max, scaled[j]);
   }
