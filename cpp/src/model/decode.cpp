@@ -138,7 +138,7 @@ Transformer::Translation Transformer::translate(const std::vector<std::int32_t>&
     // model writes: the [L, H, n, n] and [L, H, n, S] maps of `steps` steps and the caches.
     const std::uint64_t result = fixed + sizeof(float) * std::uint64_t(L) * H * steps * (std::uint64_t(steps) + S);
     if (result > (std::uint64_t(4) << 30))
-        throw std::invalid_argument(json::join({call, ": maxSteps ", Num(steps), ": the caches and attention maps of ", Num(steps),
+        throw std::length_error(json::join({call, ": maxSteps ", Num(steps), ": the caches and attention maps of ", Num(steps),
                                                 " steps would need ", Num(result >> 20), " MiB, more than WebAssembly's 4 GiB; pass a smaller maxSteps"}));
     model::check_budget(call, fixed + maps(1), steps, "maxSteps");
     Translation out;
