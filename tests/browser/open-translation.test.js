@@ -15,9 +15,15 @@ useBrowser();
 const filesOf = (name) => ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'source.spm', 'target.spm', 'vocab.json']
   .map((n) => join(HF, name, n)).filter(existsSync);
 const referenceOf = (name) => JSON.parse(readFileSync(join(HF, name, 'reference.json'), 'utf8'));
-/** Waits for the translation view; returns how many tokens the page's greedy translation has. */
-async function ready(page) {
-  await page.waitForFunction(() => document.querySelector('#open-translation')?.dataset.ready && !document.querySelector('#open-translation').hidden, null, { timeout: 20_000 });
+/**
+ * Waits for the translation view of a source of `sourceLength` tokens (the page may first show the example text's,
+ * or sample ids'); returns how many tokens the page's greedy translation has.
+ */
+async function ready(page, sourceLength) {
+  await page.waitForFunction((n) => {
+    const view = document.querySelector('#open-translation');
+    return view?.dataset.ready && !view.hidden && document.querySelector('#open-s2s-cross')?.dataset.cols === String(n);
+  }, sourceLength, { timeout: 20_000 });
   return Number(await page.getAttribute('#open-translation', 'data-ready'));
 }
 
@@ -30,7 +36,7 @@ test('BART in English: the translation, and cross-attention (output × source) b
   assert.match(await page.textContent('#open-info'), /^bart: 2 layers × 4 heads/);
   await page.fill('#open-text', ref.text);
   // The page decodes up to the decoder's positions (no end token here): the reference's greedy steps come first.
-  const N = await ready(page);
+  const N = await ready(page, ref.translate.source_ids.length);
   assert.ok(N >= ref.translate.tokens.length);
   // Cross-attention: one row per output token, one column per source token.
   assert.equal(await page.getAttribute('#open-s2s-cross', 'data-rows'), String(N));
@@ -60,7 +66,7 @@ test('Marian with only source.spm and target.spm, in Chinese on a phone: token i
   await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
   assert.match(await page.textContent('#open-hint'), /此文件夹只有 SentencePiece 模型（source\.spm、target\.spm），没有 tokenizer\.json/);
   await page.fill('#open-text', ref.translate.source_ids.join(' '));
-  await ready(page);
+  await ready(page, ref.translate.source_ids.length);
   const shown = (await page.textContent('#open-s2s-text')).split(' ').map(Number);
   assert.deepEqual(shown.slice(0, ref.translate.tokens.length), ref.translate.tokens, 'the reference\'s greedy tokens first');
   assert.match(await page.textContent('#open-s2s-cross-title'), /^交叉注意力 · 第 1 层 · 头 1$/);
