@@ -2,6 +2,7 @@
 // configure, build and test a CMake preset (CMakePresets.json).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -103,9 +104,12 @@ export function cmakeBuild(preset, targets = [], options = {}) {
   return run('cmake', ['--build', '--preset', preset, ...targetArgs], options);
 }
 
-/** ctest over one preset's build folder; its test preset makes a folder without tests an error, not a pass. */
+/**
+ * ctest over one preset's build folder, as many tests at once as there are cores (each Catch2 source file is a test
+ * of its own, CMakeLists.txt); its test preset makes a folder without tests an error, not a pass.
+ */
 export function ctest(preset, extra = []) {
-  return run('ctest', ['--preset', preset, ...extra]);
+  return run('ctest', ['--preset', preset, '--parallel', String(availableParallelism()), ...extra]);
 }
 
 /** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */

@@ -45,7 +45,8 @@ const suites = {
   },
   // The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer.
   asan: () => steps(() => cmakeBuild('asan'), () => ctest('asan')),
-  // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial).
+  // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial;
+  // CMakeLists.txt builds only their files).
   tsan: () => steps(() => cmakeBuild('tsan'),
     () => run(path.join(root, presetDir('tsan'), 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
   // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no

@@ -9,6 +9,12 @@
 
 #include "../sizes.hpp"
 
+// The WebAssembly builds compile the sources without the GEMM once for both their SIMD128 and relaxed-SIMD cores
+// (CMakeLists.txt, ATTNSCOPE_GEMM_SOURCES), and those sources only with this macro.
+#ifdef ATTNSCOPE_NO_GEMM
+#error "this source includes the GEMM: add it to ATTNSCOPE_GEMM_SOURCES in CMakeLists.txt"
+#endif
+
 namespace attnscope {
 namespace kernels {
 
