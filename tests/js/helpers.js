@@ -1,5 +1,6 @@
 // Shared by the JS tests: the error measure of the project's tolerances, seeded random tensors, a fresh process, and
 // the shipped models.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,23 @@ export function runIsolated(code) {
     encoding: 'utf8',
   });
 }
+/**
+ * Runs `fn` (sync or async) and fails the test if it takes `limitMs` or more: the hostile-input tests' bound on a
+ * call that must refuse or finish, not a speed measurement. Returns its value, or the error it threw.
+ */
+export async function withinTime(label, limitMs, fn) {
+  const t0 = performance.now();
+  let out;
+  try {
+    out = await fn();
+  } catch (error) {
+    out = error;
+  }
+  const ms = performance.now() - t0;
+  assert.ok(ms < limitMs, `${label}: took ${ms.toFixed(0)} ms`);
+  return out;
+}
+
 /** max |actual − expected| / max |expected|; NaN anywhere gives Infinity so it cannot pass. */
 export function maxRelativeError(actual, expected) {
   if (actual.length !== expected.length) return Infinity;

@@ -10,25 +10,14 @@ import { SplitPreTokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from '../../dist/hf-tokenizer.js';
 import { KNOWN_PATTERNS } from '../../dist/tokenizer-patterns.js';
 import { TokenizerBudget } from '../../dist/tokenizer-guards.js';
+import { withinTime } from './helpers.js';
 
 const BASE = JSON.parse(readFileSync(new URL('../fixtures/hf/gpt2-lm/tokenizer.json', import.meta.url), 'utf8'));
 const SENTENCE = 'The cat sat on the mat and then it went to sleep'; // issue #32's 48 characters
 const LONG = `${'aaaa bbbb!! 12 '.repeat(2000)}${' '.repeat(5000)}${'x'.repeat(20000)}`;
 const LIMIT_MS = 2000;
 
-/** Runs `fn`, failing if it takes more than LIMIT_MS; returns its value or the error it threw. */
-async function timed(label, fn) {
-  const t0 = performance.now();
-  let out;
-  try {
-    out = await fn();
-  } catch (error) {
-    out = error;
-  }
-  const ms = performance.now() - t0;
-  assert.ok(ms < LIMIT_MS, `${label}: took ${ms.toFixed(0)} ms`);
-  return out;
-}
+const timed = (label, fn) => withinTime(label, LIMIT_MS, fn);
 
 /** A message a person can read: it names the call and the file, and quotes at most a few hundred characters. */
 function assertNamed(error, label, field) {

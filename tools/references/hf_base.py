@@ -76,6 +76,17 @@ def _tied(config, default):
 
 # ---- GPT-2 (modeling_gpt2.py, configuration_gpt2.py) --------------------------------------------------------------
 
+def _lm_head(config, sd, has_head, tied_default, name="lm_head.weight", embedding="embed_tokens.weight"):
+    """The LM head's weight: its own tensor, else the token embedding for a class with a head saved tied (the
+    config's tie_word_embeddings, whose default is the config class's), else None (a bare *Model: hidden states)."""
+    head = sd.get(name)
+    if head is None and has_head:
+        if not _tied(config, tied_default):
+            raise KeyError(f"{name} (tie_word_embeddings is false)")
+        head = sd[embedding]
+    return head
+
+
 def gpt2_forward(config, state_dict, input_ids):
     sd, _ = _strip(state_dict, ("transformer.",))
     # reorder_and_upcast_attn only changes float16 numerics (scores in float32), not the function: nothing in float64
@@ -114,11 +125,8 @@ def gpt2_forward(config, state_dict, input_ids):
         x = x + h @ sd[p + "mlp.c_proj.weight"] + sd[p + "mlp.c_proj.bias"]
     hidden = _layer_norm(x, sd["ln_f.weight"], sd["ln_f.bias"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("lm_head.weight")
-    if head is None and _has_lm_head(config, _prefix_of(state_dict, "transformer.")):  # GPT2LMHeadModel, not GPT2Model
-        if not _tied(config, True):
-            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
-        head = sd["wte.weight"]
+    # GPT2LMHeadModel, not GPT2Model
+    head = _lm_head(config, sd, _has_lm_head(config, _prefix_of(state_dict, "transformer.")), True, embedding="wte.weight")
     if head is not None:
         out["logits"] = hidden @ head.T  # GPT2LMHeadModel.lm_head has no bias
     return out
@@ -332,11 +340,7 @@ def llama_forward(config, state_dict, input_ids):
         x = x + _linear(h, sd, p + "mlp.down_proj", mb)
     hidden = _rms_norm(x, sd["norm.weight"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("lm_head.weight")
-    if head is None and _prefix_of(state_dict, "model."):  # *ForCausalLM; a bare *Model has no head
-        if not _tied(config, False):
-            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
-        head = sd["embed_tokens.weight"]
+    head = _lm_head(config, sd, _prefix_of(state_dict, "model."), False)  # *ForCausalLM; a bare *Model has no head
     if head is not None:
         out["logits"] = hidden @ head.T  # lm_head has no bias
     return out

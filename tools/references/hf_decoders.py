@@ -107,11 +107,7 @@ def gemma_forward(config, state_dict, input_ids):
         x = x + (h if gen == 1 else _gemma_rms_norm(h, sd[p + "post_feedforward_layernorm.weight"], eps))
     hidden = _gemma_rms_norm(x, sd["norm.weight"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("lm_head.weight")
-    if head is None and ref._prefix_of(state_dict, "model."):  # *ForCausalLM; tie_word_embeddings defaults to True
-        if not ref._tied(config, True):
-            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
-        head = sd["embed_tokens.weight"]
+    head = ref._lm_head(config, sd, ref._prefix_of(state_dict, "model."), True)  # *ForCausalLM; tied by default
     if head is not None:
         logits = hidden @ head.T
         if final_cap is not None:  # Gemma2ForCausalLM: logits / cap, tanh, * cap
@@ -168,11 +164,8 @@ def gpt_neox_forward(config, state_dict, input_ids):
             x = x + mlp(ref._layer_norm(x, *ln2))
     hidden = ref._layer_norm(x, sd["final_layer_norm.weight"], sd["final_layer_norm.bias"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("embed_out.weight")  # GPTNeoXForCausalLM.embed_out: Linear(hidden, vocab, bias=False)
-    if head is None and ref._has_lm_head(config, prefix):
-        if not ref._tied(config, False):  # GPTNeoXConfig: tie_word_embeddings defaults to False
-            raise KeyError("embed_out.weight (tie_word_embeddings is false)")
-        head = sd["embed_in.weight"]
+    # GPTNeoXForCausalLM.embed_out: Linear(hidden, vocab, bias=False); GPTNeoXConfig: untied by default
+    head = ref._lm_head(config, sd, ref._has_lm_head(config, prefix), False, "embed_out.weight", "embed_in.weight")
     if head is not None:
         out["logits"] = hidden @ head.T
     return out
@@ -245,11 +238,7 @@ def phi3_forward(config, state_dict, input_ids):
         x = x + ref._linear(up * (gate * torch.sigmoid(gate)), sd, p + "mlp.down_proj", False)
     hidden = ref._rms_norm(x, sd["norm.weight"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("lm_head.weight")
-    if head is None and ref._has_lm_head(config, prefix):
-        if not ref._tied(config, False):  # Phi3Config: tie_word_embeddings defaults to False
-            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
-        head = sd["embed_tokens.weight"]
+    head = ref._lm_head(config, sd, ref._has_lm_head(config, prefix), False)  # Phi3Config: untied by default
     if head is not None:
         out["logits"] = hidden @ head.T
     return out
@@ -292,11 +281,7 @@ def olmo2_forward(config, state_dict, input_ids):
         x = x + ref._rms_norm(m, sd[p + "post_feedforward_layernorm.weight"], eps)
     hidden = ref._rms_norm(x, sd["norm.weight"], eps)
     out = {"hidden": hidden, "attention": torch.stack(attn)}
-    head = sd.get("lm_head.weight")
-    if head is None and ref._has_lm_head(config, prefix):
-        if not ref._tied(config, False):  # Olmo2Config: tie_word_embeddings defaults to False
-            raise KeyError("lm_head.weight (tie_word_embeddings is false)")
-        head = sd["embed_tokens.weight"]
+    head = ref._lm_head(config, sd, ref._has_lm_head(config, prefix), False)  # Olmo2Config: untied by default
     if head is not None:
         out["logits"] = hidden @ head.T
     return out

@@ -9,7 +9,6 @@ hf_base._softmax_attention, the one place every family computes the context [H, 
 per query head), counting its calls to know the layer: the reference's own forward pass is not touched.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -19,10 +18,9 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (tools/README.md, "Imports")
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools import safetensors_file  # noqa: E402
-from attnscope_tools.paths import ROOT  # noqa: E402
-from references import hf_base, hf_reference  # noqa: E402
+from references import fixture_cli, hf_base, hf_reference  # noqa: E402
 
-HF = os.path.join(ROOT, "tests", "fixtures", "hf")
+HF = fixture_cli.HF
 _plain_attention = hf_base._softmax_attention
 
 # gpt2-lm has a tokenizer: its texts are what the demo's Patching tab is given ("the", " cat", ... one token each,
@@ -118,18 +116,7 @@ def make(case):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--check", action="store_true", help="compare with the files instead of writing")
-    args = ap.parse_args()
-    for case in CASES:
-        text = json.dumps(make(case), separators=(",", ":")) + "\n"
-        path = os.path.join(HF, case["case"], "patching.json")
-        if args.check:
-            if open(path).read() != text:
-                sys.exit(f"{path}: differs from what the script makes")
-        else:
-            open(path, "w").write(text)
-    print("ok" if args.check else "written")
+    fixture_cli.write_case_files(CASES, make, "patching.json")
 
 
 if __name__ == "__main__":

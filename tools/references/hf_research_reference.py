@@ -13,7 +13,6 @@ tests/fixtures/hf/<case>/research.json. Run: /usr/bin/python3 tools/references/h
   head h being h // (heads / kv_heads) (repeat_interleave); Frobenius norms, and one head's matrices and singular values.
 """
 
-import argparse
 import copy
 import json
 import os
@@ -24,10 +23,9 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (tools/README.md, "Imports")
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools import safetensors_file  # noqa: E402
-from attnscope_tools.paths import ROOT  # noqa: E402
-from references import hf_base, hf_reference  # noqa: E402
+from references import fixture_cli, hf_base, hf_reference  # noqa: E402
 
-HF = os.path.join(ROOT, "tests", "fixtures", "hf")
+HF = fixture_cli.HF
 # gpt2-lm: pre-norm LayerNorm, learned positions; llama-gqa: RMSNorm, RoPE, 4 query heads over 2 key/value heads
 # (its circuits' head 3 reads key/value head 1); bert-mlm: post-norm, an MLM head with its own transform.
 CASES = [
@@ -164,19 +162,8 @@ def out_width(config):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--check", action="store_true", help="compare with the files instead of writing")
-    args = ap.parse_args()
     torch.set_num_threads(1)
-    for case in CASES:
-        text = json.dumps(make(case), separators=(",", ":")) + "\n"
-        path = os.path.join(HF, case["case"], "research.json")
-        if args.check:
-            if open(path).read() != text:
-                sys.exit(f"{path}: differs from what the script makes")
-        else:
-            open(path, "w").write(text)
-    print("ok" if args.check else "written")
+    fixture_cli.write_case_files(CASES, make, "research.json")
 
 
 if __name__ == "__main__":
