@@ -44,7 +44,9 @@ test('npm pack → npm install → import and tsc in a new project', { timeout: 
       '--ignore-rules', 'cjs-resolves-to-esm', '--exclude-entrypoints', 'attnscope.wasm', '--format', 'ascii'], root);
 
     writeFileSync(path.join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    sh('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], work);
+    // --prefer-offline, not --offline: the package's own dependencies resolve from their registry documents, which
+    // `npm ci` (tarballs by URL from the lock file) may never have put in the cache; they are fetched once if not.
+    sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(work, packed.filename)], work);
 
     writeFileSync(path.join(work, 'consumer.mjs'), `
       import { init, MultiHeadAttention } from 'attnscope';
