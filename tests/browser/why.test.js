@@ -287,3 +287,70 @@ test('the guide follows the step-by-step panel: another head there, other number
   assert.deepEqual(problems, []);
   await close();
 });
+
+// The long examples: the fixed vector loses part of the date, attention reads it (why/compare.js says how they were
+// found). Each answer's truth is the date written in the sentence, not either model's output.
+const LONG = [
+  { pick: 'L0', date: '2024-09-13', words: 52 },
+  { pick: 'L1', date: '1905-10-12', words: 54 },
+];
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`a long sentence: both answers side by side, the fixed vector wrong and attention right (${lang}, 1280 and 390 px, axe)`, async () => {
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
+    const answer = (tokens) => tokens.filter((x) => x !== '<eos>').join('');
+    for (const [i, ex] of LONG.entries()) {
+      if (i === 1) { await page.setViewportSize({ width: 390, height: 844 }); await settled(page); }
+      await page.selectOption('#why-examples', ex.pick);
+      await settled(page);
+      const d = (await demo(page)).why;
+      assert.equal(d.sourceTokens.length, ex.words);
+      assert.equal(answer(d.attention.tokens), ex.date, 'attention reads the date');
+      assert.notEqual(answer(d.bottleneck.tokens), ex.date, 'the fixed vector loses it');
+      // Side by side, with the truth marked: one line per model, then the verdict.
+      const sides = await page.$$eval('#why-compare .why-cmp-side', (els) => els.map((e) => ({
+        answer: e.querySelector('.why-cmp-answer').textContent, ok: !!e.querySelector('.why-ok'), bad: !!e.querySelector('.why-bad'),
+      })));
+      assert.deepEqual(sides, [
+        { answer: answer(d.bottleneck.tokens), ok: false, bad: true },
+        { answer: ex.date, ok: true, bad: false },
+      ]);
+      const verdict = await page.textContent('#why-compare .why-verdict');
+      assert.ok(verdict.includes(String(ex.words)) && verdict.includes(ex.date), verdict);
+      assert.match(verdict, lang === 'zh' ? /两个答案不同/ : /the two answers differ/);
+      assert.match(await page.textContent('#why-compare'), lang === 'zh' ? /没有注意力.*有注意力/s : /Without attention.*With attention/s);
+      assert.equal(await sideways(page), false);
+      assert.deepEqual(await axe(page), []);
+      await page.locator('#why-section').screenshot({ path: join(ART, `why-long-${lang}-${i ? 'phone' : 'desktop'}.png`) });
+    }
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+test('the sentence box takes a long sentence; "Add ten words" lengthens your own; a short one shows the same answer twice', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  let d = (await demo(page)).why;
+  assert.equal(d.sourceTokens.length, 6);
+  assert.match(await page.textContent('#why-compare .why-verdict'), /^6 words: both models give the same answer\.$/);
+  assert.equal(await page.locator('#why-compare .why-ok, #why-compare .why-bad').count(), 0, 'no truth to mark for a sentence of yours');
+  for (const n of [16, 26]) {
+    await page.click('#why-more');
+    await settled(page);
+    d = (await demo(page)).why;
+    assert.equal(d.sourceTokens.length, n);
+    assert.equal((await page.inputValue('#why-date')).split(' ').length, n);
+  }
+  assert.deepEqual(d.sourceTokens.slice(0, 6), ['the', 'fifth', 'of', 'march', 'nineteen', 'ninety']);
+  // Typed (pasted) in full, as long as the example: the same run as picking it.
+  const long = 'On 13 September 2024 the company held its annual meeting at the hotel by the harbour and the mayor opened the '
+    + 'festival and then the band played until late in the evening while the children ate dinner in the garden with '
+    + 'their teachers and their friends and the crew of the ship';
+  await page.fill('#why-date', long);
+  await settled(page);
+  d = (await demo(page)).why;
+  assert.equal(d.sourceTokens.length, 52);
+  assert.equal(await page.inputValue('#why-examples'), 'L0', 'the picker shows the example the sentence is');
+  assert.equal(await page.textContent('#why-compare .why-cmp-side.attn .why-cmp-answer'), '2024-09-13');
+  assert.deepEqual(problems, []);
+  await close();
+});
