@@ -3,6 +3,7 @@ import { WHY_MESSAGES } from './why/i18n.js';
 import { OPEN_MESSAGES } from './open/messages.js';
 import { HEAD_MESSAGES } from './head-words.js';
 import { STEPS_MESSAGES } from './steps-words.js';
+import { COPY_MESSAGES } from './copying/words.js';
 
 const en = {
   'doc.title': 'attnscope — see what each attention head looks at',
@@ -366,7 +367,7 @@ const zh = {
 
 // The heads' definitions and names, the step-by-step panel, the "Why attention" section and the guided path keep
 // their words in files of their own.
-const merged = (lang, table) => ({ ...table, ...HEAD_MESSAGES[lang], ...STEPS_MESSAGES[lang], ...WHY_MESSAGES[lang] });
+const merged = (lang, table) => ({ ...table, ...HEAD_MESSAGES[lang], ...STEPS_MESSAGES[lang], ...WHY_MESSAGES[lang], ...COPY_MESSAGES[lang] });
 export const MESSAGES = { en: merged('en', en), zh: merged('zh', zh) };
 export const LANGS = ['en', 'zh'];
 

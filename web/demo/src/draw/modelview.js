@@ -131,7 +131,8 @@ export class ModelView {
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
-      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${n ? `, ${n.label}` : ''}${off ? `, ${t('mv.off')}` : ''}. `
+      // The words it shows, in their order ("switched off" over the map, then the badge), as axe asks of a name.
+      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${off ? `, ${t('mv.off')}` : ''}${n ? `, ${n.label}` : ''}. `
         + (L && S ? `${t('a11y.strongest')}: ${strongest(m.data, m.offset, m.rows, m.cols, 3)}` : t('mv.empty')));
       const empty = c.el.querySelector('.mv-empty');
       empty.hidden = !!(L && S);
