@@ -31,6 +31,7 @@ import { createPatchingView } from './open/patching.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
+import { openTextFor } from './open/hash.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -265,6 +266,8 @@ function bind() {
   on('#lang-btn', 'click', change(() => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';
     setLang(state.lang);
+    // Open a model's first sentence follows the language (one the reader typed stays).
+    state.open = { ...state.open, text: openTextFor(state.open.text, state.lang, session.load.info?.kind === 'encoder') };
   }));
   on('#copy-link', 'click', async () => {
     const url = location.origin + location.pathname + location.search + toHash(state);
