@@ -187,8 +187,10 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       const d = await demo(page);
       assert.equal(d.state.guide, step);
       if (step >= 3) {
-        assert.equal(d.state.mode, 's2s');
-        assert.equal(d.state.attn, step <= 4 ? 'cross' : 'enc');
+        // The reader's own sentence in the trained character model: the page stays on it.
+        assert.equal(d.state.mode, 'self');
+        assert.equal(d.state.model, 'trained');
+        assert.match(await page.textContent('#guide-live'), lang === 'zh' ? /你的句子/ : /Your sentence/);
         // The guide's numbers are the step-by-step panel's: the same query, head and weights.
         assert.equal(d.guide.step, step);
         assert.equal(d.guide.qi, d.last.qi);
@@ -209,7 +211,15 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         assert.ok(live.includes(`= ${d2.guide.scaled[j].toFixed(3)}`), live);
         assert.match(live, /Context = Σ/);
       }
-      if (step === 6) assert.match(live, /W_Oᵀ/);
+      if (step === 6) {
+        assert.match(live, /W_Oᵀ/);
+        // Every head drawn: one strip per head, a cell per key; the picked head's strongest key named beside it.
+        const strips = await page.$$eval('#guide-live .guide-head-row', (rows) => rows.map((r) => ({ tag: r.textContent, cells: r.querySelectorAll('i').length })));
+        assert.equal(strips.length, 4);
+        assert.ok(strips.every((x) => x.cells === d.guide.weights.length));
+        const w = d.guide.weights, j = w.indexOf(Math.max(...w));
+        assert.ok(strips[d.guide.head].tag.includes(w[j].toFixed(2)), strips[d.guide.head].tag);
+      }
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         await settled(page);
@@ -351,6 +361,20 @@ test('the sentence box takes a long sentence; "Add ten words" lengthens your own
   assert.equal(d.sourceTokens.length, 52);
   assert.equal(await page.inputValue('#why-examples'), 'L0', 'the picker shows the example the sentence is');
   assert.equal(await page.textContent('#why-compare .why-cmp-side.attn .why-cmp-answer'), '2024-09-13');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('from a view without a trained model the guide takes the dates model at steps 3–6, and says so', async () => {
+  const { page, problems, close } = await openWhy('#lang=en&mode=cross&guide=2');
+  await page.click('#guide-next');
+  await settled(page);
+  const d = await demo(page);
+  assert.equal(d.state.guide, 3);
+  assert.equal(d.state.mode, 's2s');
+  assert.equal(d.state.attn, 'cross');
+  assert.equal(d.guide.qi, d.last.qi);
+  assert.doesNotMatch(await page.textContent('#guide-live'), /Your sentence/);
   assert.deepEqual(problems, []);
   await close();
 });
