@@ -57,7 +57,10 @@ for (const [lang, locale] of LANGS) {
     const legend = await page.textContent('#modelview .mv-legend');
     for (const c of named) assert.ok(legend.includes(c.badge), `${c.badge} is not in the legend`);
     // The four tabs: two rows of two, each row's buttons of one height and the rows of equal height.
-    const tabs = await page.$$eval('#mode-tabs [role="tab"]', (els) => els.map((e) => { const r = e.getBoundingClientRect(); return { top: Math.round(r.top), h: Math.round(r.height) }; }));
+    const tabs = await page.$$eval('#mode-tabs [role="tab"]', (els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { top: Math.round(r.top), h: Math.round(r.height) };
+    }));
     assert.equal(new Set(tabs.map((x) => x.top)).size, 2, JSON.stringify(tabs));
     assert.equal(new Set(tabs.map((x) => x.h)).size, 1, JSON.stringify(tabs));
     assert.ok(tabs[0].h <= 60, `tabs ${tabs[0].h} px tall`);

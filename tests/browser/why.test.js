@@ -214,7 +214,9 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       if (step === 6) {
         assert.match(live, /W_Oᵀ/);
         // Every head drawn: one strip per head, a cell per key; the picked head's strongest key named beside it.
-        const strips = await page.$$eval('#guide-live .guide-head-row', (rows) => rows.map((r) => ({ tag: r.textContent, cells: r.querySelectorAll('i').length })));
+        const strips = await page.$$eval('#guide-live .guide-head-row', (rows) => rows.map((r) => ({
+          tag: r.textContent, cells: r.querySelectorAll('i').length,
+        })));
         assert.equal(strips.length, 4);
         assert.ok(strips.every((x) => x.cells === d.guide.weights.length));
         const w = d.guide.weights, j = w.indexOf(Math.max(...w));

@@ -3,6 +3,7 @@
 // of marks per position and the counts. Pure: ids and logits in, HTML out (ablation.js draws it).
 import { escapeAttr, escapeHtml } from '../dom.js';
 import { t } from '../i18n.js';
+import { showToken } from '../trained.js';
 import './copying.css';
 
 /** The shortest repeated part worth marking: below it a "copy" is as likely a common bigram. */
@@ -44,7 +45,7 @@ function strip(chars, marks, label, { cls = '', lost = null } = {}) {
   const n = count(marks);
   const title = t('copy.count', { label, n, of: marks.length });
   const cells = chars.map((ch, i) => `<span class="cp-cell ${marks[i] ? 'ok' : 'bad'}${lost?.[i] ? ' lost' : ''}" data-ok="${+marks[i]}">`
-    + `<span class="cp-ch">${escapeHtml(ch === ' ' ? '␣' : ch === '\n' ? '↵' : ch)}</span><span class="cp-m">${marks[i] ? '✓' : '✗'}</span></span>`).join('');
+    + `<span class="cp-ch">${escapeHtml(showToken(ch))}</span><span class="cp-m">${marks[i] ? '✓' : '✗'}</span></span>`).join('');
   return `<div class="cp-row ${cls}"><p class="cp-label"><b>${escapeHtml(label)}</b> <span class="cp-count" data-n="${n}" data-of="${marks.length}">`
     + `${escapeHtml(t('copy.nOf', { n, of: marks.length }))}</span></p><div class="cp-cells" role="img" aria-label="${escapeAttr(title)}">${cells}</div></div>`;
 }
