@@ -4,6 +4,7 @@
 import { $ } from '../dom.js';
 import { sortHeads } from '../heads-off.js';
 import { openTextFor, sampleIds, isIdList } from './hash.js';
+import { sampleFiles } from './sample.js';
 
 /** The files of a checkpoint that the loader reads; others in a folder are left out. */
 const WANTED = /^(config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors\.index\.json|.*\.safetensors)$/;
@@ -78,6 +79,7 @@ export function bindOpenPanel(app) {
   };
   $('#open-files').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
   $('#open-folder').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
+  $('#open-sample').addEventListener('click', () => { sampleFiles().then(fromFiles, () => app.onError('open.sampleFailed')); });
   const drop = $('#open-drop');
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));
