@@ -19,6 +19,7 @@ import { createStepsView } from './views/steps.js';
 import { createAblationView } from './views/ablation.js';
 import { createWhyView } from './views/why.js';
 import { createGuideView } from './views/guide.js';
+import { createGlanceView } from './views/glance.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 import { createOpenSession } from './open/session.js';
@@ -74,6 +75,7 @@ const includedViews = [
   createGuideView(app),
   createWhyView(app),
   createTokensView(app),
+  createGlanceView(app),
   createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
   createDecodeView(app),
   createModelView(app),

@@ -131,7 +131,7 @@ export class ModelView {
       // A narrow cell (a phone) shows the name without its parenthesis, which fits two lines; the legend has it all.
       badge.textContent = n ? (groups.length > 1 ? n.score : width < 120 ? shortName(n) : n.label) : '';
       badge.classList.toggle('compact', groups.length > 1);
-      badge.classList.toggle('narrow', groups.length === 1 && width < 120);
+      badge.classList.toggle('narrow', groups.length === 1 && width < 90);
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
