@@ -129,9 +129,9 @@ export class ModelView {
       badge.hidden = !n;
       // Side by side (the dates model) the cells are narrow: the score on the cell, the name in the legend.
       // A narrow cell (a phone) shows the name without its parenthesis, which fits two lines; the legend has it all.
-      badge.textContent = n ? (groups.length > 1 ? n.score : width < 120 ? shortName(n) : n.label) : '';
+      badge.textContent = n ? (groups.length > 1 ? n.score : width < 80 ? shortName(n) : n.label) : '';
       badge.classList.toggle('compact', groups.length > 1);
-      badge.classList.toggle('narrow', groups.length === 1 && width < 90);
+      badge.classList.toggle('narrow', groups.length === 1 && width < 80);
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
