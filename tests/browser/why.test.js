@@ -187,8 +187,10 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       const d = await demo(page);
       assert.equal(d.state.guide, step);
       if (step >= 3) {
-        assert.equal(d.state.mode, 's2s');
-        assert.equal(d.state.attn, step <= 4 ? 'cross' : 'enc');
+        // The reader's own sentence in the trained character model: the page stays on it.
+        assert.equal(d.state.mode, 'self');
+        assert.equal(d.state.model, 'trained');
+        assert.match(await page.textContent('#guide-live'), lang === 'zh' ? /你的句子/ : /Your sentence/);
         // The guide's numbers are the step-by-step panel's: the same query, head and weights.
         assert.equal(d.guide.step, step);
         assert.equal(d.guide.qi, d.last.qi);
@@ -209,7 +211,17 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         assert.ok(live.includes(`= ${d2.guide.scaled[j].toFixed(3)}`), live);
         assert.match(live, /Context = Σ/);
       }
-      if (step === 6) assert.match(live, /W_Oᵀ/);
+      if (step === 6) {
+        assert.match(live, /W_Oᵀ/);
+        // Every head drawn: one strip per head, a cell per key; the picked head's strongest key named beside it.
+        const strips = await page.$$eval('#guide-live .guide-head-row', (rows) => rows.map((r) => ({
+          tag: r.textContent, cells: r.querySelectorAll('i').length,
+        })));
+        assert.equal(strips.length, 4);
+        assert.ok(strips.every((x) => x.cells === d.guide.weights.length));
+        const w = d.guide.weights, j = w.indexOf(Math.max(...w));
+        assert.ok(strips[d.guide.head].tag.includes(w[j].toFixed(2)), strips[d.guide.head].tag);
+      }
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
         await settled(page);
@@ -284,6 +296,87 @@ test('the guide follows the step-by-step panel: another head there, other number
   assert.match(await page.textContent('#guide-step-title'), /打分/);
   assert.match(await page.textContent('#why-section h2'), /为什么需要注意力/);
   assert.match(await page.textContent('#guide-live'), /第 2 个头/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+// The long examples: the fixed vector loses part of the date, attention reads it (why/compare.js says how they were
+// found). Each answer's truth is the date written in the sentence, not either model's output.
+const LONG = [
+  { pick: 'L0', date: '2024-09-13', words: 52 },
+  { pick: 'L1', date: '1905-10-12', words: 54 },
+];
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`a long sentence: both answers side by side, the fixed vector wrong and attention right (${lang}, 1280 and 390 px, axe)`, async () => {
+    const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
+    const answer = (tokens) => tokens.filter((x) => x !== '<eos>').join('');
+    for (const [i, ex] of LONG.entries()) {
+      if (i === 1) { await page.setViewportSize({ width: 390, height: 844 }); await settled(page); }
+      await page.selectOption('#why-examples', ex.pick);
+      await settled(page);
+      const d = (await demo(page)).why;
+      assert.equal(d.sourceTokens.length, ex.words);
+      assert.equal(answer(d.attention.tokens), ex.date, 'attention reads the date');
+      assert.notEqual(answer(d.bottleneck.tokens), ex.date, 'the fixed vector loses it');
+      // Side by side, with the truth marked: one line per model, then the verdict.
+      const sides = await page.$$eval('#why-compare .why-cmp-side', (els) => els.map((e) => ({
+        answer: e.querySelector('.why-cmp-answer').textContent, ok: !!e.querySelector('.why-ok'), bad: !!e.querySelector('.why-bad'),
+      })));
+      assert.deepEqual(sides, [
+        { answer: answer(d.bottleneck.tokens), ok: false, bad: true },
+        { answer: ex.date, ok: true, bad: false },
+      ]);
+      const verdict = await page.textContent('#why-compare .why-verdict');
+      assert.ok(verdict.includes(String(ex.words)) && verdict.includes(ex.date), verdict);
+      assert.match(verdict, lang === 'zh' ? /两个答案不同/ : /the two answers differ/);
+      assert.match(await page.textContent('#why-compare'), lang === 'zh' ? /没有注意力.*有注意力/s : /Without attention.*With attention/s);
+      assert.equal(await sideways(page), false);
+      assert.deepEqual(await axe(page), []);
+      await page.locator('#why-section').screenshot({ path: join(ART, `why-long-${lang}-${i ? 'phone' : 'desktop'}.png`) });
+    }
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+test('the sentence box takes a long sentence; "Add ten words" lengthens your own; a short one shows the same answer twice', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  let d = (await demo(page)).why;
+  assert.equal(d.sourceTokens.length, 6);
+  assert.match(await page.textContent('#why-compare .why-verdict'), /^6 words: both models give the same answer\.$/);
+  assert.equal(await page.locator('#why-compare .why-ok, #why-compare .why-bad').count(), 0, 'no truth to mark for a sentence of yours');
+  for (const n of [16, 26]) {
+    await page.click('#why-more');
+    await settled(page);
+    d = (await demo(page)).why;
+    assert.equal(d.sourceTokens.length, n);
+    assert.equal((await page.inputValue('#why-date')).split(' ').length, n);
+  }
+  assert.deepEqual(d.sourceTokens.slice(0, 6), ['the', 'fifth', 'of', 'march', 'nineteen', 'ninety']);
+  // Typed (pasted) in full, as long as the example: the same run as picking it.
+  const long = 'On 13 September 2024 the company held its annual meeting at the hotel by the harbour and the mayor opened the '
+    + 'festival and then the band played until late in the evening while the children ate dinner in the garden with '
+    + 'their teachers and their friends and the crew of the ship';
+  await page.fill('#why-date', long);
+  await settled(page);
+  d = (await demo(page)).why;
+  assert.equal(d.sourceTokens.length, 52);
+  assert.equal(await page.inputValue('#why-examples'), 'L0', 'the picker shows the example the sentence is');
+  assert.equal(await page.textContent('#why-compare .why-cmp-side.attn .why-cmp-answer'), '2024-09-13');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('from a view without a trained model the guide takes the dates model at steps 3–6, and says so', async () => {
+  const { page, problems, close } = await openWhy('#lang=en&mode=cross&guide=2');
+  await page.click('#guide-next');
+  await settled(page);
+  const d = await demo(page);
+  assert.equal(d.state.guide, 3);
+  assert.equal(d.state.mode, 's2s');
+  assert.equal(d.state.attn, 'cross');
+  assert.equal(d.guide.qi, d.last.qi);
+  assert.doesNotMatch(await page.textContent('#guide-live'), /Your sentence/);
   assert.deepEqual(problems, []);
   await close();
 });

@@ -3,6 +3,7 @@ import { WHY_MESSAGES } from './why/i18n.js';
 import { OPEN_MESSAGES } from './open/messages.js';
 import { HEAD_MESSAGES } from './head-words.js';
 import { STEPS_MESSAGES } from './steps-words.js';
+import { COPY_MESSAGES } from './copying/words.js';
 
 const en = {
   'doc.title': 'attnscope — see what each attention head looks at',
@@ -22,6 +23,7 @@ const en = {
   'input.date': 'A date in English, in words or digits — the encoder reads it',
   'ex.poem': 'Tang poem',
   'ex.repeat': 'Repetition',
+  'glance.caption': 'Layer {l}, head {h} as you type: each row a character, each column what it looks at (every layer and head below)',
   'tokensHint.lm': 'The trained model reads characters: <bos> (beginning of text) first, then one token per character (␣ is a space, ↵ a line break). Characters it never saw in training become <unk> (dashed). Click a token to outline its row.',
   'tokensHint.s2s': 'The encoder reads lower-cased words (a number is one word). Words it never saw in training become <unk> (dashed): most words around a date, which it learned to skip.',
   'truncated.lm': 'The model reads at most {n} tokens: only <bos> and the first {k} of {total} characters are used.',
@@ -204,6 +206,7 @@ const zh = {
   'input.date': '用英文单词或数字写的日期 — 编码器读取它',
   'ex.poem': '唐诗',
   'ex.repeat': '重复',
+  'glance.caption': '第 {l} 层第 {h} 个头，随输入更新：每行一个字符，每列是它看的字符（所有层和头在下方）',
   'tokensHint.lm': '训练好的模型按字符读取：先是 <bos>（文本开头），然后每个字符一个词元（␣ 表示空格，↵ 表示换行）。训练中没见过的字符变成 <unk>（虚线框）。点击一个词元，突出显示它所在的行。',
   'tokensHint.s2s': '编码器读取小写的英文单词（一个数字算一个单词）。训练中没见过的单词变成 <unk>（虚线框）：日期周围的大多数单词都是这样，模型学会了跳过它们。',
   'truncated.lm': '模型最多读取 {n} 个词元：只使用 <bos> 和 {total} 个字符中的前 {k} 个。',
@@ -366,7 +369,7 @@ const zh = {
 
 // The heads' definitions and names, the step-by-step panel, the "Why attention" section and the guided path keep
 // their words in files of their own.
-const merged = (lang, table) => ({ ...table, ...HEAD_MESSAGES[lang], ...STEPS_MESSAGES[lang], ...WHY_MESSAGES[lang] });
+const merged = (lang, table) => ({ ...table, ...HEAD_MESSAGES[lang], ...STEPS_MESSAGES[lang], ...WHY_MESSAGES[lang], ...COPY_MESSAGES[lang] });
 export const MESSAGES = { en: merged('en', en), zh: merged('zh', zh) };
 export const LANGS = ['en', 'zh'];
 

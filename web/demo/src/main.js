@@ -19,6 +19,7 @@ import { createStepsView } from './views/steps.js';
 import { createAblationView } from './views/ablation.js';
 import { createWhyView } from './views/why.js';
 import { createGuideView } from './views/guide.js';
+import { createGlanceView } from './views/glance.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 import { createOpenSession } from './open/session.js';
@@ -31,6 +32,7 @@ import { createPatchingView } from './open/patching.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
+import { openTextFor } from './open/hash.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -73,6 +75,7 @@ const includedViews = [
   createGuideView(app),
   createWhyView(app),
   createTokensView(app),
+  createGlanceView(app),
   createAblationView({ ...app, continueChars: CONTINUE_CHARS }),
   createDecodeView(app),
   createModelView(app),
@@ -265,6 +268,8 @@ function bind() {
   on('#lang-btn', 'click', change(() => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';
     setLang(state.lang);
+    // Open a model's first sentence follows the language (one the reader typed stays).
+    state.open = { ...state.open, text: openTextFor(state.open.text, state.lang, session.load.info?.kind === 'encoder') };
   }));
   on('#copy-link', 'click', async () => {
     const url = location.origin + location.pathname + location.search + toHash(state);

@@ -1,6 +1,6 @@
 // The view's whole state, and its round trip through the URL hash so a link reproduces the view.
 import { SCALES } from './scales.js';
-import { defaultOpen, parseOpen, writeOpen } from './open/hash.js';
+import { defaultOpen, openTextFor, parseOpen, writeOpen } from './open/hash.js';
 import { parseAblate } from './heads-off.js';
 
 // Where the views have always found them (the lists of heads themselves are heads-off.js's, which open/hash.js shares).
@@ -56,7 +56,7 @@ export function defaultState(lang) {
     speed: 'normal',
     guide: 0, // the guided path's step (1–6), 0: closed
     wstep: -1, // "Why attention": decoding steps of the GRU attention model shown (-1: all of them)
-    open: defaultOpen(), // an opened Hugging Face model (open/hash.js)
+    open: defaultOpen(lang), // an opened Hugging Face model (open/hash.js)
   };
 }
 
@@ -93,6 +93,7 @@ export function parseHash(hash, defaults) {
   s.guide = Math.max(0, Math.min(6, int(p.get('guide'), s.guide)));
   s.wstep = Math.max(-1, Math.min(1000, int(p.get('wstep'), s.wstep)));
   if (s.mode === 'open') s.open = parseOpen(p, defaults.open);
+  if (!p.has('otext')) s.open.text = openTextFor(s.open.text, s.lang, false); // the first sentence in the page's language
   if (p.has('off')) s.off = [...new Set(p.get('off').split(',').filter((x) => /^\d+$/.test(x)).map(Number))].filter((h) => h < 64).sort((a, b) => a - b);
   return s;
 }

@@ -8,6 +8,8 @@ import { unitOf } from '../scales.js';
 import { strongest } from '../names.js';
 
 const PAD = 1;
+/** A head's name without its parenthesis ("previous token (guided in training)" → "previous token"). */
+const shortName = (n) => n.name.replace(/\s*[(（].*$/, '') || n.label;
 
 /** Where a cell is, for a map of L×S fitting width × maxHeight CSS pixels (no labels: these maps are small). */
 function smallLayout(L, S, width, maxHeight) {
@@ -126,12 +128,15 @@ export class ModelView {
       const badge = c.el.querySelector('.mv-badge');
       badge.hidden = !n;
       // Side by side (the dates model) the cells are narrow: the score on the cell, the name in the legend.
-      badge.textContent = n ? (groups.length > 1 ? n.score : n.label) : '';
+      // A narrow cell (a phone) shows the name without its parenthesis, which fits two lines; the legend has it all.
+      badge.textContent = n ? (groups.length > 1 ? n.score : width < 80 ? shortName(n) : n.label) : '';
       badge.classList.toggle('compact', groups.length > 1);
+      badge.classList.toggle('narrow', groups.length === 1 && width < 80);
       badge.title = n ? n.title : '';
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
-      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${n ? `, ${n.label}` : ''}${off ? `, ${t('mv.off')}` : ''}. `
+      // The words it shows, in their order ("switched off" over the map, then the badge), as axe asks of a name.
+      c.el.setAttribute('aria-label', `${t('mv.layer', { n: c.layer + 1 })}, ${t('head', { n: c.head + 1 })}${g.title ? `, ${g.title}` : ''}${off ? `, ${t('mv.off')}` : ''}${n ? `, ${n.label}` : ''}. `
         + (L && S ? `${t('a11y.strongest')}: ${strongest(m.data, m.offset, m.rows, m.cols, 3)}` : t('mv.empty')));
       const empty = c.el.querySelector('.mv-empty');
       empty.hidden = !!(L && S);

@@ -1,7 +1,8 @@
 // The guided path's formulas with the reader's numbers written in: the tutorial's score(Q, Kᵢ) = Q · Kᵢ,
 // αᵢ = softmax(scores)ᵢ and Context = Σᵢ αᵢ Vᵢ, from the walkthrough's float64 numbers (steps.js explainQuery).
 import { t } from '../i18n.js';
-import { escapeHtml } from '../dom.js';
+import { escapeHtml, escapeAttr } from '../dom.js';
+import { HEAD_COLORS, seqRgb, css } from '../colors.js';
 import { fmt, term, head, weightWords, vectorCells, answerChars } from '../why/draw.js';
 
 const sub = (x) => `<sub>${x}</sub>`;
@@ -88,10 +89,24 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
   return html;
 }
 
+/**
+ * Step 6's picture: where each head looks from the query, one strip of cells per head (a cell per key, coloured by
+ * its weight on the head's own scale), the strongest key named beside it.
+ */
+export function headStrips(ex, cols, cmap) {
+  return `<div class="guide-heads">${ex.heads.map((x, h) => {
+    const w = x.weights, top = Math.max(1e-12, ...w), j = argmax(w);
+    const label = t('guide.f.headLooks', { h: h + 1, tok: cols[j], w: fmt(w[j]) });
+    const cells = Array.from(w, (v, k) => `<i style="background:${css(seqRgb(cmap, v / top))}" title="${escapeAttr(`${cols[k]} ${fmt(v)}`)}"></i>`).join('');
+    return `<div class="guide-head-row" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}"><span class="guide-head-tag">${escapeHtml(label)}</span>`
+      + `<span class="guide-strip" role="img" aria-label="${escapeAttr(label)}">${cells}</span></div>`;
+  }).join('')}</div>`;
+}
+
 /** Step 6: split into heads, one context per head, concatenate, project. */
-export function multiHeadFormula(ex) {
+export function multiHeadFormula(ex, cols, cmap) {
   const { E, d, numHeads: H } = ex;
-  let html = line(`<span class="f"><b>${escapeHtml(t('guide.f.split', { E, H, d }))}</b></span>`);
+  let html = line(`<span class="f"><b>${escapeHtml(t('guide.f.split', { E, H, d }))}</b></span>`) + headStrips(ex, cols, cmap);
   ex.heads.forEach((x, h) => { html += line(`<span class="f">${escapeHtml(t('guide.f.perHead', { h: h + 1 }))} = ${head(x.context, 4)}</span>`); });
   // Written per head, so the reader sees each head's numbers again, side by side.
   const parts = ex.heads.map((x) => head(x.context, 2).slice(1, -1)).join(' | ');

@@ -68,7 +68,10 @@ function info(r) {
   const attn = c.kvHeads === c.heads ? 'MHA' : c.kvHeads === 1 ? 'MQA' : `GQA ${c.heads}/${c.kvHeads}`;
   const el = $('#open-info');
   el.hidden = false;
-  text(el, t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm: c.norm, mlp: c.mlp, n: c.maxPositions }));
+  // The norm and the MLP in words; a kind the words do not know yet keeps its own name rather than a missing key.
+  const word = (key, name) => (t(key) === key ? name : t(key));
+  const norm = word(`open.norm.${c.norm}`, c.norm), mlp = word(`open.mlp.${c.mlp}`, c.mlp);
+  text(el, t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm, mlp, n: c.maxPositions }));
 }
 
 function selects(r) {

@@ -2,9 +2,21 @@
 // folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
 import { parseAblate } from '../heads-off.js';
 
-export const OPEN_TEXT = 'The animal didn’t cross the street because it was too tired.';
-/** An encoder's first sentence: a word to fill in. */
-export const OPEN_MASK_TEXT = 'The animal didn’t cross the street because [MASK] was too tired.';
+/** The first sentence in each language: for a causal model (text), and for an encoder, a word to fill in (mask). */
+export const OPEN_TEXTS = {
+  en: { text: 'The animal didn’t cross the street because it was too tired.', mask: 'The animal didn’t cross the street because [MASK] was too tired.' },
+  zh: { text: '小狗没有吃饭，因为它一点也不想吃。', mask: '小狗没有吃饭，因为[MASK]一点也不想吃。' },
+};
+export const OPEN_TEXT = OPEN_TEXTS.en.text;
+
+/**
+ * The sentence to show for `lang` and the kind of model (`encoder` or not): `text` itself unless it is one of the
+ * first sentences, which follow the language and the kind (a sentence the reader typed is never replaced).
+ */
+export function openTextFor(text, lang, encoder) {
+  const known = Object.values(OPEN_TEXTS).some((x) => x.text === text || x.mask === text);
+  return known ? OPEN_TEXTS[lang][encoder ? 'mask' : 'text'] : text;
+}
 
 /**
  * What a checkpoint without tokenizer.json starts with: eight ids spread over its vocabulary, then the same eight
@@ -17,7 +29,7 @@ export function sampleIds(vocabSize) {
 /** Whether `text` is token ids written out (`15496 11 995`), as the page takes them without a tokenizer. */
 export const isIdList = (text) => /^[\s,]*\d[\d\s,]*$/.test(text);
 
-export const defaultOpen = () => ({ text: OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });
+export const defaultOpen = (lang = 'en') => ({ text: OPEN_TEXTS[lang]?.text ?? OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });
 
 const int = (v, fallback, max) => (/^\d+$/.test(v ?? '') ? Math.min(max, Number(v)) : fallback);
 

@@ -3,7 +3,8 @@
 // the state or start a load; drawing is the views'.
 import { $ } from '../dom.js';
 import { sortHeads } from '../heads-off.js';
-import { OPEN_TEXT, OPEN_MASK_TEXT, sampleIds, isIdList } from './hash.js';
+import { openTextFor, sampleIds, isIdList } from './hash.js';
+import { sampleFiles } from './sample.js';
 
 /** The files of a checkpoint that the loader reads; others in a folder are left out. */
 const WANTED = /^(config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors\.index\.json|.*\.safetensors)$/;
@@ -65,8 +66,8 @@ export function bindOpenPanel(app) {
         return;
       }
       // The example sentence follows the kind of model: an encoder gets a word to fill in.
-      const enc = info?.kind === 'encoder';
-      if (o().text === (enc ? OPEN_TEXT : OPEN_MASK_TEXT)) { o().text = enc ? OPEN_MASK_TEXT : OPEN_TEXT; app.invalidate(); }
+      const text = openTextFor(o().text, state.lang, info?.kind === 'encoder');
+      if (text !== o().text) { o().text = text; app.invalidate(); }
     });
   };
   const fromFiles = (list) => {
@@ -78,6 +79,7 @@ export function bindOpenPanel(app) {
   };
   $('#open-files').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
   $('#open-folder').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
+  $('#open-sample').addEventListener('click', () => { sampleFiles().then(fromFiles, () => app.onError('open.sampleFailed')); });
   const drop = $('#open-drop');
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));

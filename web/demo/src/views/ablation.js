@@ -8,6 +8,7 @@ import { HEAD_COLORS } from '../colors.js';
 import { headName } from '../names.js';
 import { sortHeads } from '../state.js';
 import { showToken } from '../trained.js';
+import { repeatedPart, copyMarks, copyingHtml } from '../copying/copying.js';
 
 const shortName = (x) => t('abl.short', { l: x.layer + 1, h: x.head + 1 });
 const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
@@ -59,12 +60,12 @@ export function createAblationView(app) {
    * One side of the comparison: the next token and the greedy continuation with every head (ablate empty), or without
    * the ones off (whose next token the page's own run already has).
    */
-  function side(r, label, ablate) {
+  function side(r, label, ablate, logits) {
     const m = r.model, ids = r.run.ids;
     const room = Math.min(app.continueChars, m.config.maxLen - ids.length);
     const token = (id) => (id === m.vocab.bosId ? t('next.end') : showToken(m.vocab.tokens[id]));
     const opts = ablate.length ? { ablate } : {};
-    const next = ablate.length ? r.run.next[0] : top1(m.forward(ids, { needAttention: false }).logits);
+    const next = ablate.length ? r.run.next[0] : top1(logits);
     const text = room > 0 ? m.generate(ids, { maxNewTokens: room, ...opts }).text : '';
     return `<div class="abl-side${ablate.length ? ' off' : ''}"><b>${escapeHtml(label)}</b>`
       + `<span>${t('abl.next')} <code class="abl-next" data-p="${next.p}">${escapeHtml(token(next.id))}</code> ${pct(next.p)}</span>`
@@ -103,9 +104,20 @@ export function createAblationView(app) {
       const key = `${r.run.ids.join(',')}|${current.map(shortName).join(',')}|${state.lang}`;
       if (compared.key !== key) {
         yield;
-        const all = side(r, t('abl.all'), []);
+        const m = r.model, ids = r.run.ids, withoutLabel = t('abl.without', { list: current.map(shortName).join(', ') });
+        const logits = m.forward(ids, { needAttention: false }).logits;
+        const all = side(r, t('abl.all'), [], logits);
         yield;
-        compared = { key, html: all + side(r, t('abl.without', { list: current.map(shortName).join(', ') }), current) };
+        let html = all + side(r, withoutLabel, current);
+        // A text with a repeated part (the Repetition example): what the heads do for copying, position by position.
+        const rep = repeatedPart(ids);
+        if (rep) {
+          yield;
+          const off = m.forward(ids, { ablate: current, needAttention: false }).logits;
+          const chars = Array.from(ids.slice(rep.start), (id) => m.vocab.tokens[id]);
+          html += copyingHtml({ chars, all: copyMarks(ids, logits, rep.start), without: copyMarks(ids, off, rep.start), allLabel: t('abl.all'), withoutLabel });
+        }
+        compared = { key, html };
       }
       box.innerHTML = compared.html;
     },

@@ -5,7 +5,7 @@ import { t, getLang } from '../i18n.js';
 import { $ } from '../dom.js';
 import { explainTraceSteps } from '../steps.js';
 import { attentionWeights } from '../modelweights.js';
-import { traceS2S, s2sAttentionPrefix } from '../trained.js';
+import { traceLM, traceS2S, s2sAttentionPrefix } from '../trained.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, isPlaying } from '../why/player.js';
 import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from '../guide/formulas.js';
@@ -15,17 +15,23 @@ export const GUIDE_STEPS = 6;
 /** What each step shows of the dates model (steps 3–6): which attention, so the page's panels show it too. */
 export const GUIDE_ATTN = { 3: 'cross', 4: 'cross', 5: 'enc', 6: 'enc' };
 
+/** Whether the page shows the trained character model (the guide then stays on the reader's sentence). */
+const onLm = (s) => s.mode === 'self' && s.model === 'trained';
+
 export function createGuideView(app) {
   const root = $('#guide-section');
   let built = '';
   let focusNext = false;
   let drawn = { sig: '', run: null, guide: null };
 
-  /** Go to step n (0 closes the guide); steps 3–6 put the page on the dates model's attention they talk about. */
+  /**
+   * Go to step n (0 closes the guide). Steps 3–6 follow the reader's own sentence in the trained character model;
+   * from a view without a trained model (or the dates view itself) they put the page on the dates model's attention.
+   */
   function goTo(n, focus = true) {
     const s = app.state;
     s.guide = Math.max(0, Math.min(GUIDE_STEPS, n));
-    if (GUIDE_ATTN[s.guide]) {
+    if (GUIDE_ATTN[s.guide] && !onLm(s)) {
       app.setMode('s2s');
       s.attn = GUIDE_ATTN[s.guide];
       s.step = -1;
@@ -43,12 +49,14 @@ export function createGuideView(app) {
     if (!b || b.disabled) return;
     const s = app.state.guide;
     const to = { start: 1, prev: s - 1, next: s + 1, close: 0, dates: s }[b.dataset.guide] ?? Number(b.dataset.guide);
+    if (b.dataset.guide === 'dates') app.setMode('s2s'); // asked for: the dates model, not the sentence of the view
     goTo(to);
   });
   bindPlayer(root);
 
   function frame(state) {
-    const key = `${getLang()}|${state.guide}`;
+    const lm = onLm(state);
+    const key = `${getLang()}|${state.guide}|${lm}`;
     if (built === key) return;
     built = key;
     drawn = { sig: '', run: null, guide: null };
@@ -63,7 +71,7 @@ export function createGuideView(app) {
         <button type="button" class="btn ghost" data-guide="close">${t('guide.close')}</button></div>
       <nav aria-labelledby="guide-nav-label"><span id="guide-nav-label" class="sr-only">${t('guide.nav')}</span><ol class="guide-steps">${steps}</ol></nav>
       <h3 id="guide-step-title" tabindex="-1"><span class="num">${n}</span> ${t(`guide.s${n}.title`)}</h3>
-      <p class="guide-text">${t(`guide.s${n}.text`)}</p>
+      <p class="guide-text">${t(lm && (n === 3 || n === 5) ? `guide.s${n}.textLm` : `guide.s${n}.text`)}</p>
       ${n === 2 ? playerButtons('guide', t) : ''}
       <div class="guide-live" id="guide-live" aria-live="off"></div>
       <div class="guide-nav">
@@ -77,6 +85,13 @@ export function createGuideView(app) {
    * with the step-by-step panel through trained.js) and the same float64 walkthrough as the panel's.
    */
   function* explain(r, head) {
+    if (r.kind === 'lm') {
+      // The character model as the step-by-step panel traces it, with the heads switched off on the page.
+      const trace = traceLM(r.model, r.run.ids, { layer: r.layer, head, query: r.qi, ablate: r.ablated });
+      yield;
+      const off = r.ablated.filter((x) => x.layer === r.layer).map((x) => x.head);
+      return yield* explainTraceSteps({ trace, stateDict: attentionWeights(r.bytes, `blocks.${r.layer}.attn`), numHeads: r.H, causal: true, off });
+    }
     const trace = traceS2S(r.model, r.run, { attn: r.attn, layer: r.layer, head, query: r.qi, shown: r.shown });
     yield;
     return yield* explainTraceSteps({ trace, stateDict: attentionWeights(r.bytes, s2sAttentionPrefix(r.attn, r.layer)), numHeads: r.H, causal: r.attn === 'dec' });
@@ -112,15 +127,16 @@ export function createGuideView(app) {
         done();
         return;
       }
-      if (r.kind !== 's2s') { live.innerHTML = `<button type="button" class="btn" data-guide="dates">${t('guide.useDates')}</button>`; return; }
+      if (r.kind !== 's2s' && !(r.kind === 'lm' && r.run)) { live.innerHTML = `<button type="button" class="btn" data-guide="dates">${t('guide.useDates')}</button>`; return; }
       if (r.entry) { live.textContent = t('guide.wait'); return; }
       if (r.empty) { live.textContent = t('why.empty'); return; }
       const h = Math.min(state.head, r.H - 1);
       yield;
       const ex = yield* explain(r, h);
-      const pick = `<p class="muted">${t(r.attn === 'enc' ? 'guide.pickNoteEnc' : 'guide.pickNote', { tok: r.rows[r.qi], h: h + 1, H: r.H, d: ex.d })}</p>`;
+      const note = r.kind === 'lm' ? 'guide.pickNoteLm' : r.attn === 'enc' ? 'guide.pickNoteEnc' : 'guide.pickNote';
+      const pick = `<p class="muted">${t(note, { tok: r.rows[r.qi], h: h + 1, H: r.H, d: ex.d, l: r.layer + 1 })}</p>`;
       const body = n === 3 ? qkvFormula(ex, r.rows, r.cols, h)
-        : n === 6 ? multiHeadFormula(ex)
+        : n === 6 ? multiHeadFormula(ex, r.cols, state.cmap)
           : threeStepsFormula(ex, r.rows, r.cols, h, state.cmap);
       live.innerHTML = pick + body + `<p class="muted"><a href="#steps-section">${t('guide.seeAll')}</a></p>`;
       r.guide = { step: n, qi: r.qi, head: h, weights: Array.from(ex.heads[h].weights), context: Array.from(ex.heads[h].context), scaled: Array.from(ex.heads[h].scaled) };

@@ -1,16 +1,26 @@
 // The "Why attention" section: a date read by two GRU encoder–decoders, the fixed context vector of the one
 // without attention and its answer, the weights of the one with attention step by step, and the measured curve.
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml } from '../dom.js';
+import { $, escapeHtml, escapeAttr } from '../dom.js';
 import { EXAMPLES } from '../state.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bottleneckCurves } from '../why/curves.js';
 import { vectorCells, weightWords, answerChars, curvePlot, fmt } from '../why/draw.js';
+import { LONG_EXAMPLES, compareHtml, withTenMoreWords } from '../why/compare.js';
 import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, pause, isPlaying } from '../why/player.js';
 import '../why/why.css';
 
 /** The link into the transformer's dates view for the same sentence. */
 export const s2sHash = (state) => `#${new URLSearchParams({ lang: state.lang, mode: 's2s', date: state.date })}`;
+
+/** A long example's first words, for the picker. */
+const shorten = (text) => `${text.split(' ').slice(0, 5).join(' ')} … (${t('why.nWords', { n: text.split(' ').length })})`;
+
+/** The picker's options: the dates model's examples, then the long sentences (values L0, L1, …). */
+const exampleOptions = () => '<option value="">—</option>'
+  + EXAMPLES.dates.map((d, i) => `<option value="${i}">${escapeHtml(d)}</option>`).join('')
+  + `<optgroup label="${escapeAttr(t('why.exLong'))}">`
+  + LONG_EXAMPLES.map((e, i) => `<option value="L${i}">${escapeHtml(shorten(e.text))}</option>`).join('') + '</optgroup>';
 
 export function createWhyView(app) {
   const root = $('#why-section');
@@ -26,9 +36,12 @@ export function createWhyView(app) {
       <p class="note why-standin" id="why-standin" role="note" hidden>${t('why.standIn')}</p>
       <label for="why-date" class="field-label">${t('why.input')}</label>
       <textarea id="why-date" rows="1" spellcheck="false" autocomplete="off"></textarea>
-      <div class="examples"><label>${t('input.examples')} <select id="why-examples"><option value="">—</option>${EXAMPLES.dates.map((d, i) => `<option value="${i}">${escapeHtml(d)}</option>`).join('')}</select></label></div>
+      <div class="examples why-examples"><label>${t('input.examples')} <select id="why-examples">${exampleOptions()}</select></label>
+        <button type="button" class="btn ghost" id="why-more">${t('why.more')}</button></div>
+      <p class="note why-hint">${t('why.hint')}</p>
       <p class="status" id="why-status" role="status" hidden></p>
       <div class="why-words" id="why-words"></div>
+      <div class="why-compare" id="why-compare" role="group" aria-label="${escapeAttr(t('why.cmpTitle'))}"></div>
       <div class="why-grid">
         <div class="why-panel" id="why-none">
           <h3>${t('why.ctxTitle')}</h3>
@@ -56,7 +69,13 @@ export function createWhyView(app) {
     $('#why-date').addEventListener('input', (e) => { setDate(e.target.value); });
     // One control for the examples, not a button each: the page keeps few Tab stops (a11y.test.js).
     $('#why-examples').addEventListener('change', (e) => {
-      if (e.target.value !== '') setDate(EXAMPLES.dates[Number(e.target.value)]);
+      const v = e.target.value;
+      if (v !== '') setDate(v[0] === 'L' ? LONG_EXAMPLES[Number(v.slice(1))].text : EXAMPLES.dates[Number(v)]);
+    });
+    // The user's own sentence, made longer until the fixed vector loses it (the words are ones the models skip).
+    $('#why-more').addEventListener('click', () => {
+      const words = app.state.date.trim() ? app.state.date.trim().split(/\s+/).length : 0;
+      setDate(withTenMoreWords(app.state.date, words));
     });
     $('#why-to-s2s').addEventListener('click', (e) => {
       e.preventDefault();
@@ -94,8 +113,8 @@ export function createWhyView(app) {
       if (document.activeElement !== input && input.value !== state.date) input.value = state.date;
       $('#why-to-s2s').href = s2sHash(state);
       $('#why-to-open').href = `#${new URLSearchParams({ lang: state.lang, mode: 'open' })}`;
-      const ex = EXAMPLES.dates.indexOf(state.date);
-      $('#why-examples').value = ex < 0 ? '' : String(ex);
+      const ex = EXAMPLES.dates.indexOf(state.date), long = LONG_EXAMPLES.findIndex((e) => e.text === state.date);
+      $('#why-examples').value = ex >= 0 ? String(ex) : long >= 0 ? `L${long}` : '';
       const models = rnnModels(() => app.invalidate());
       const st = $('#why-status');
       st.hidden = models.status === 'ready';
@@ -116,7 +135,9 @@ export function createWhyView(app) {
       const run = rnnRun(models, state.date);
       const grid = root.querySelector('.why-grid');
       grid.hidden = !!run.empty;
+      $('#why-compare').hidden = !!run.empty;
       if (run.empty) { $('#why-words').textContent = t('why.empty'); return; }
+      $('#why-compare').innerHTML = compareHtml(run, state.date);
       $('#why-words').innerHTML = `<b>${t('why.words')}</b> ${run.sourceTokens.map((w) => `<span class="tok">${escapeHtml(w)}</span>`).join(' ')}`;
 
       const none = run.bottleneck;

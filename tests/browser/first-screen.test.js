@@ -1,0 +1,47 @@
+// The first screen on a phone (issue #33, item 4): within the first 390 × 844 px, the sentence box and a live map of
+// the selected head, which follows the typing; the introduction reads below. Both languages, axe clean.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, open, settled, axe, shot, demo } from './helpers.js';
+
+useBrowser();
+
+const inFirstScreen = (page, sel) => page.$eval(sel, (e) => {
+  const r = e.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= 844;
+});
+
+for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
+  test(`phone, first screen: the sentence box and a live map of the selected head (${lang}, 390 × 844, axe)`, async () => {
+    const { page, problems, close } = await open(`#lang=${lang}`, { locale, width: 390, height: 844 });
+    assert.equal(await page.evaluate(() => window.scrollY), 0);
+    assert.equal(await inFirstScreen(page, '#text'), true, 'the sentence box is in the first screen');
+    assert.equal(await page.isVisible('#glance canvas'), true);
+    assert.equal(await inFirstScreen(page, '#glance canvas'), true, 'the live map is in the first screen');
+    const canvasSize = await page.$eval('#glance canvas', (c) => c.getBoundingClientRect().width);
+    assert.ok(canvasSize >= 150, `the map is ${canvasSize} px wide`);
+    // The map is the selected layer and head of the page's own pass: its name says which.
+    const d = await demo(page);
+    assert.equal(await page.getAttribute('#glance', 'data-layer'), String(d.last.layer));
+    assert.match(await page.textContent('#glance figcaption'), lang === 'zh' ? new RegExp(`第 ${d.last.layer + 1} 层`) : new RegExp(`Layer ${d.last.layer + 1}, head`));
+    // Typing redraws it.
+    const before = await page.$eval('#glance canvas', (c) => c.toDataURL());
+    await page.fill('#text', lang === 'zh' ? '我们一起去公园散步吧。' : 'A cat sat on the mat.');
+    await settled(page);
+    assert.notEqual(await page.$eval('#glance canvas', (c) => c.toDataURL()), before);
+    assert.match(await page.getAttribute('#glance canvas', 'aria-label'), lang === 'zh' ? /最强的权重/ : /strongest weights/);
+    // The introduction is still on the page, below the sentence.
+    const top = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top);
+    const [introTop, cardTop] = [await top('.intro'), await top('.input-card')];
+    assert.ok(introTop > cardTop);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), true);
+    assert.deepEqual(await axe(page), []);
+    await shot(page, `first-screen-${lang}-phone`);
+    // On a desktop the model view beside the sentence is the live map: this one is not drawn there.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await settled(page);
+    assert.equal(await page.isHidden('#glance'), true);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}

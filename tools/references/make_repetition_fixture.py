@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""The demo's "Repetition" example, copied character by character with every head and with the induction head off,
+from the NumPy reference (tools/attnscope_tools/reference.py, float64, no torch): tests/fixtures/repetition.json.
+
+    /usr/bin/python3 tools/references/make_repetition_fixture.py
+
+The text is the example typed twice (web/demo/src/state.js, EXAMPLES.repeat). A character of the second copy is
+copied right when the model's most likely next character at the position before it is that character. Every
+character of the second copy counts, its first too (tools/README.md's "45 of the 60"), although that one follows
+the space and has no earlier occurrence to copy from. tests/browser/copying.test.js checks the demo's marks,
+position by position, and its counts against this file.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (tools/README.md, "Imports")
+import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
+from attnscope_tools import config  # noqa: E402
+from attnscope_tools.attnscope_model import read_model  # noqa: E402
+from attnscope_tools.paths import ROOT  # noqa: E402
+from attnscope_tools.reference import lm_forward  # noqa: E402
+from attnscope_tools.tokenizers import codepoint_ids  # noqa: E402
+
+MODEL = "char-lm.safetensors"
+SENTENCE = "The animal didn\u2019t cross the street because it was too tired."
+TEXT = f"{SENTENCE} {SENTENCE}"
+OUT = os.path.join(ROOT, "tests", "fixtures", "repetition.json")
+
+
+def main():
+    path = os.path.join(ROOT, "models", MODEL)
+    header, tensors = read_model(path)
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    P = {k: v.astype(np.float64) for k, v in tensors.items()}
+    cfg = config.read(header["kind"], header["config"])
+    induction = [(h["layer"], h["head"]) for h in header["named_heads"] if h["metric"] == "induction_random"]
+    assert len(induction) == 1, induction
+    ids = codepoint_ids(header["vocab"], TEXT)  # <bos> first
+    start = len(ids) - len(SENTENCE)  # the second copy's first character
+    targets = list(range(start, len(ids)))
+
+    def marks(ablate):
+        logits, _ = lm_forward(P, cfg, ids, ablate)
+        pred = logits.argmax(-1)
+        return [bool(pred[p - 1] == ids[p]) for p in targets]
+
+    every, without = marks(()), marks(induction)
+    out = {"model": MODEL, "model_sha256": digest, "text": TEXT, "off": [list(x) for x in induction],
+           "second_copy_start": start, "targets": targets, "all_heads": every, "without": without,
+           "counts": {"all_heads": sum(every), "without": sum(without), "of": len(targets)}}
+    with open(OUT, "w", encoding="utf-8") as f:
+        json.dump(out, f, ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote {OUT}: {sum(every)} of {len(targets)} with every head, {sum(without)} with {induction} off")
+
+
+if __name__ == "__main__":
+    main()
