@@ -31,6 +31,7 @@ import { createPatchingView } from './open/patching.js';
 import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
+import { createLensView } from './research/lens.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -89,6 +90,7 @@ const views = [
   createOpenTranslationView(openApp),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
+  createLensView(openApp),
 ];
 
 let urlTimer = 0;
