@@ -32,6 +32,7 @@ import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
 import { createLensView } from './research/lens.js';
+import { createCompareView } from './research/compare.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -91,6 +92,7 @@ const views = [
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
   createLensView(openApp),
+  createCompareView({ ...openApp, cancel: () => session.cancelPatching() }),
 ];
 
 let urlTimer = 0;
