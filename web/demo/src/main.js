@@ -33,6 +33,7 @@ import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
 import { createLensView } from './research/lens.js';
 import { createCompareView } from './research/compare.js';
+import { exportViewHtml } from './research/html-export.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -170,7 +171,9 @@ function bind() {
   bindOpenPanel({
     state, session, continueTokens: OPEN_CONTINUE_TOKENS,
     invalidate: () => scheduler.invalidate(),
-    exportFigure: (kind) => exportOpenFigure(state, scheduler.status.result, kind),
+    exportFigure: (kind) => (kind === 'html'
+      ? exportViewHtml(state, scheduler.status.result, location.origin + location.pathname + toHash(state))
+      : exportOpenFigure(state, scheduler.status.result, kind)),
     onError: (key) => { $('#open-status').textContent = t(key); $('#open-status').classList.add('error'); },
   });
   const on = (sel, type, fn) => $(sel).addEventListener(type, fn);
