@@ -86,7 +86,9 @@ export function createCompareView(app) {
       const rows = Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
         Array.from({ length: H }, (_, h) => `<td data-layer="${l}" data-head="${h}" data-value="${scores[l * H + h]}">${scores[l * H + h].toFixed(3)}</td>`).join('')}</tr>`).join('');
       const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
-      html += `<figure class="rs-moved"><figcaption>${escapeHtml(t('rs.moved'))}</figcaption><canvas class="rs-moved-map" role="img"></canvas></figure>
+      // The click hint is apart so that the HTML export, which has no script, leaves it out.
+      const click = `<span class="rs-live">${getLang() === 'zh' ? '' : ' '}${escapeHtml(t('rs.movedClick'))}</span>`;
+      html += `<figure class="rs-moved"><figcaption>${escapeHtml(t('rs.moved'))}${click}</figcaption><canvas class="rs-moved-map" role="img"></canvas></figure>
         <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
     }
     out.innerHTML = html;

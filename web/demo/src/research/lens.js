@@ -49,7 +49,7 @@ export function createLensView(app) {
   function topTen(v, cell) {
     const { rows, k, probabilities: pr, topIds: ids, names, tokens } = v;
     const T = tokens.length;
-    if (!cell || cell.layer >= rows || cell.position >= T) return `<p class="hint">${escapeHtml(t('rs.lensPick'))}</p>`;
+    if (!cell || cell.layer >= rows || cell.position >= T) return `<p class="hint rs-live">${escapeHtml(t('rs.lensPick'))}</p>`;
     const at = (cell.layer * T + cell.position) * k;
     const items = Array.from({ length: k }, (_, i) => {
       const p = pr[at + i];
