@@ -1,6 +1,7 @@
 // The page's words in English and Chinese; t(key, vars) fills {placeholders}.
 import { WHY_MESSAGES } from './why/i18n.js';
 import { OPEN_MESSAGES } from './open/messages.js';
+import { RESEARCH_MESSAGES } from './research/messages.js';
 import { HEAD_MESSAGES } from './head-words.js';
 import { STEPS_MESSAGES } from './steps-words.js';
 import { COPY_MESSAGES } from './copying/words.js';
@@ -405,4 +406,4 @@ export function t(key, vars = {}) {
 }
 
 // The "Open a model" tab keeps its words beside its code (open/messages.js).
-for (const lang of LANGS) Object.assign(MESSAGES[lang], OPEN_MESSAGES[lang]);
+for (const lang of LANGS) Object.assign(MESSAGES[lang], OPEN_MESSAGES[lang], RESEARCH_MESSAGES[lang]);

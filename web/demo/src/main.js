@@ -33,6 +33,9 @@ import { bindOpenPanel } from './open/panel.js';
 import { exportOpenFigure } from './open/export.js';
 import { createOpenTranslationView } from './open/translation.js';
 import { openTextFor } from './open/hash.js';
+import { createLensView } from './research/lens.js';
+import { createCompareView } from './research/compare.js';
+import { exportViewHtml } from './research/html-export.js';
 
 /** Characters that "Continue the text" asks the language model for. */
 const CONTINUE_CHARS = 40;
@@ -92,6 +95,8 @@ const views = [
   createOpenTranslationView(openApp),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
+  createLensView(openApp),
+  createCompareView({ ...openApp, cancel: () => session.cancelPatching() }),
 ];
 
 let urlTimer = 0;
@@ -169,7 +174,9 @@ function bind() {
   bindOpenPanel({
     state, session, continueTokens: OPEN_CONTINUE_TOKENS,
     invalidate: () => scheduler.invalidate(),
-    exportFigure: (kind) => exportOpenFigure(state, scheduler.status.result, kind),
+    exportFigure: (kind) => (kind === 'html'
+      ? exportViewHtml(state, scheduler.status.result, location.origin + location.pathname + toHash(state))
+      : exportOpenFigure(state, scheduler.status.result, kind)),
     onError: (key) => { $('#open-status').textContent = t(key); $('#open-status').classList.add('error'); },
   });
   const on = (sel, type, fn) => $(sel).addEventListener(type, fn);

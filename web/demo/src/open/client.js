@@ -22,10 +22,10 @@ export class WorkerStoppedError extends Error {
 /**
  * @param {{ onProgress: (p: { loaded: number, total: number, file: string, wasmBytes?: number }) => void,
  *   onPlan?: (plan: import('attnscope').LoadPlan) => void,
- *   onPatchProgress?: (p: { done: number, total: number }) => void,
+ *   onPatchProgress?: (p: { done: number, total: number }) => void, onResearchProgress?: (p: { done: number, total: number }) => void,
  *   onStopped?: (error: Error) => void, watchdogMs?: number }} hooks
  */
-export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopped, watchdogMs = WATCHDOG_MS }) {
+export function createModelClient({ onProgress, onPlan, onPatchProgress, onResearchProgress, onStopped, watchdogMs = WATCHDOG_MS }) {
   let worker = null;
   const pending = new Map();
   let next = 1;
@@ -58,6 +58,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
       if (data.type === 'progress') { onProgress(data); return; }
       if (data.type === 'plan') { onPlan?.(data); return; }
       if (data.type === 'patchProgress') { onPatchProgress?.(data); return; }
+      if (data.type === 'researchProgress') { onResearchProgress?.(data); return; }
       computing = false; // a reply: the Worker is back in its event loop
       const p = pending.get(data.id);
       pending.delete(data.id);
@@ -115,6 +116,8 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onStopp
     generate: (input) => request('generate', input),
     findHeads: () => request('findHeads'),
     patching: (input) => request('patching', input),
+    /** The research tools' requests (worker/research.js): 'lens', 'compare', 'patchPositions'. */
+    research: (type, input) => request(type, input),
     cancelPatching: () => worker?.postMessage({ type: 'cancelPatch' }),
     /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */
     runtime: () => {

@@ -1,6 +1,7 @@
 // The opened model's part of the state and of the URL: its text, sentence B, layer, head, query, heads off, and the
 // folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
 import { parseAblate } from '../heads-off.js';
+import { defaultResearch, parseResearch, writeResearch } from '../research/hash.js';
 
 /** The first sentence in each language: for a causal model (text), and for an encoder, a word to fill in (mask). */
 export const OPEN_TEXTS = {
@@ -29,7 +30,8 @@ export function sampleIds(vocabSize) {
 /** Whether `text` is token ids written out (`15496 11 995`), as the page takes them without a tokenizer. */
 export const isIdList = (text) => /^[\s,]*\d[\d\s,]*$/.test(text);
 
-export const defaultOpen = (lang = 'en') => ({ text: OPEN_TEXTS[lang]?.text ?? OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [] });
+export const defaultOpen = (lang = 'en') => ({ text: OPEN_TEXTS[lang]?.text ?? OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [],
+  ...defaultResearch() });
 
 const int = (v, fallback, max) => (/^\d+$/.test(v ?? '') ? Math.min(max, Number(v)) : fallback);
 
@@ -43,7 +45,7 @@ export function parseOpen(p, open) {
   o.head = int(p.get('ohead'), o.head, 255);
   o.query = p.get('oq') === '-1' ? -1 : int(p.get('oq'), o.query, 8000);
   if (p.has('oablate')) o.ablate = parseAblate(p.get('oablate'));
-  return o;
+  return parseResearch(p, o);
 }
 
 /** Write the opened model's keys into `p` (URLSearchParams). */
@@ -55,4 +57,5 @@ export function writeOpen(p, o) {
   p.set('ohead', o.head);
   p.set('oq', o.query);
   if (o.ablate.length) p.set('oablate', o.ablate.map(({ layer, head }) => `${layer}.${head}`).join(','));
+  writeResearch(p, o);
 }

@@ -50,7 +50,7 @@ export function folderUrl(text) {
 
 /**
  * @param {{ state: object, invalidate: () => void, session: object, continueTokens: number,
- *           exportFigure: (kind: 'png' | 'svg') => void, onError: (key: string) => void }} app
+ *           exportFigure: (kind: 'png' | 'svg' | 'html') => void, onError: (key: string) => void }} app
  */
 export function bindOpenPanel(app) {
   const { state, session } = app;
@@ -127,4 +127,5 @@ export function bindOpenPanel(app) {
   });
   $('#open-export-png').addEventListener('click', () => app.exportFigure('png'));
   $('#open-export-svg').addEventListener('click', () => app.exportFigure('svg'));
+  $('#open-export-html').addEventListener('click', () => app.exportFigure('html'));
 }

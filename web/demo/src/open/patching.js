@@ -8,12 +8,14 @@ import { sampleIds } from './hash.js';
 
 /** The prefilled prompts: who gets the drink is the name that was not repeated. */
 const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
+/** An encoder's two prompts (compared, not patched): one word changed. */
+const ENCODER_PAIR = ['The dogs played in the park.', 'The cats played in the park.'];
 
 const LEFT = 30, TOP = 16;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
 // stays apart under the common colour-vision deficiencies.
 const BLUE = [0, 114, 178], ORANGE = [213, 94, 0];
-function colour(v) {
+export function colour(v) {
   const x = Math.max(-1, Math.min(1, Number.isFinite(v) ? v : 0));
   const end = x >= 0 ? BLUE : ORANGE, f = Math.abs(x);
   return `rgb(${end.map((c) => Math.round(255 + (c - 255) * f)).join(',')})`;
@@ -39,7 +41,7 @@ export function createPatchingView(app) {
     if (filled === info) return;
     filled = info;
     const ids = info.hasTokenizer ? null : sampleIds(info.config.vocabSize).split(' ').slice(0, 5);
-    const pair = ids
+    const pair = info.kind === 'encoder' ? { clean: ENCODER_PAIR[0], corrupted: ENCODER_PAIR[1] } : ids
       ? { clean: [...ids.slice(0, 4), ...ids.slice(0, 3)], corrupted: [...ids.slice(0, 3), ids[4], ...ids.slice(0, 3)], a: ids[3], b: ids[4] }
       : { clean: PROMPT.replace('{x}', 'John'), corrupted: PROMPT.replace('{x}', 'Mary'), a: ' Mary', b: ' John' };
     for (const [k, v] of Object.entries(pair)) { const el = $(`#open-patch-${k}`); if (!el.value) el.value = Array.isArray(v) ? v.join(' ') : v; }
@@ -50,10 +52,12 @@ export function createPatchingView(app) {
     root,
     wants: (r) => r.kind === 'hf' && r.load.status === 'ready',
     render(state, r) {
-      // Patching compares next-token logits: an encoder has none to compare.
-      root.hidden = r.info.kind === 'encoder';
-      if (root.hidden) return;
+      // Patching compares next-token logits: an encoder has none to compare (its two prompts can still be compared).
+      const enc = r.info.kind === 'encoder';
+      for (const id of ['answers', 'btn', 'text', 'out']) $(`#open-patch-${id}`).hidden = enc;
+      $('#open-patch-a').required = $('#open-patch-b').required = !enc;
       prefill(r.info);
+      if (enc) return;
       const s = r.patch;
       const running = s?.status === 'running';
       $('#open-patch-btn').disabled = running;

@@ -1,6 +1,7 @@
 // The opened Hugging Face model as the scheduler sees it: compute(state) answers at once from what the model Worker
 // last sent (or says what is on the way), and asks the Worker for what the state now needs; each reply invalidates.
 import { createModelClient } from './client.js';
+import { createResearchRuns } from '../research/runs.js';
 
 /** Heads switched off that the model has (a hand-edited hash may name others). */
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
@@ -24,6 +25,7 @@ export function createOpenSession({ invalidate }) {
       if (p.wasmBytes) load.wasmBytes = p.wasmBytes;
       invalidate();
     },
+    onResearchProgress: (p) => research.onProgress(p),
     onPatchProgress: ({ done, total }) => {
       if (runs.patch?.status === 'running') { runs.patch = { status: 'running', done, total }; invalidate(); }
     },
@@ -35,6 +37,9 @@ export function createOpenSession({ invalidate }) {
       invalidate();
     },
   }));
+
+  // The logit lens, two prompts side by side, one head patched at each position (research/runs.js).
+  const research = createResearchRuns({ worker, invalidate });
 
   /** Ask the Worker for `kind` of `key` unless it is already asked; the reply lands in runs[kind]. */
   function ask(kind, key, body) {
@@ -58,6 +63,7 @@ export function createOpenSession({ invalidate }) {
       runs.generate = { key: null, value: null };
       runs.heads = null;
       runs.patch = null;
+      research.reset();
       asked = { forward: null, trace: null, predict: null };
       invalidate();
       try {
@@ -97,6 +103,7 @@ export function createOpenSession({ invalidate }) {
       invalidate();
     },
     cancelPatching: () => client?.cancelPatching(),
+    research,
     /** Greedy continuation of the current text (heads that are off stay off); resolves to the new text. */
     async continueText(state, maxNewTokens) {
       const o = state.open;
@@ -115,7 +122,8 @@ export function createOpenSession({ invalidate }) {
       const fkey = JSON.stringify([o.text, pair, ablate]);
       if (o.text) ask('forward', fkey, { text: o.text, pair, ablate });
       const fw = runs.forward;
-      const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: fw.error };
+      const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: fw.error,
+        research: research.compute(state, { info, pair, ablate }) };
       if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
       const run = fw.value;
       // A translation model's run is its translation: open/translation.js draws it; the single-stack views draw nothing.

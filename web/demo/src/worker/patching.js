@@ -20,12 +20,10 @@ function difference(logits, [a, b]) {
 }
 
 /**
- * `{ problem }` (a message key of the page and its values) when the input cannot be patched, else the recovered
- * fraction of every head, [layers × heads] row-major: (patched − corrupted) / (clean − corrupted).
- * @param {{ clean: string, corrupted: string, answers: [string, string] }} input
- * @param {{ onProgress: (done: number, total: number) => void, cancelled: () => boolean, encode: Function }} hooks
+ * `{ problem }` (a message key of the page and its values) when the two prompts cannot be patched (not a causal model
+ * with its head, lengths that differ, an answer that is not one token), else their ids and the answers' ids.
  */
-export async function patchingSweep(model, { clean, corrupted, answers }, { onProgress, cancelled, encode }) {
+export function promptIds(model, { clean, corrupted, answers }, encode) {
   if (model.kind !== 'causal_lm' || !model.config.hasLmHead) return { problem: { key: 'open.patchCausal' } };
   const cleanIds = idsOf(model, clean, encode), corruptedIds = idsOf(model, corrupted, encode);
   if (cleanIds.length !== corruptedIds.length) return { problem: { key: 'open.patchLengths', vars: { a: cleanIds.length, b: corruptedIds.length } } };
@@ -35,6 +33,19 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
     if (ids.length !== 1) return { problem: { key: 'open.patchAnswer', vars: { text, n: ids.length, tokens: (model.tokenStrings(ids) ?? ids).join(' ') } } };
     answerIds.push(ids[0]);
   }
+  return { cleanIds, corruptedIds, answerIds };
+}
+
+/**
+ * `{ problem }` (a message key of the page and its values) when the input cannot be patched, else the recovered
+ * fraction of every head, [layers × heads] row-major: (patched − corrupted) / (clean − corrupted).
+ * @param {{ clean: string, corrupted: string, answers: [string, string] }} input
+ * @param {{ onProgress: (done: number, total: number) => void, cancelled: () => boolean, encode: Function }} hooks
+ */
+export async function patchingSweep(model, { clean, corrupted, answers }, { onProgress, cancelled, encode }) {
+  const ready = promptIds(model, { clean, corrupted, answers }, encode);
+  if (ready.problem) return ready;
+  const { cleanIds, corruptedIds, answerIds } = ready;
   const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false });
   const base = model.forward(corruptedIds, { needAttention: false, cache: true });
   try {

@@ -1,0 +1,91 @@
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3]`: the demo's research tools (issue #34) at scale, in
+// headless Chromium, on the checkpoint in DIR (e.g. the random GPT-2-small-shaped one that
+// `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models` writes).
+// The checkpoint has no tokenizer, so every input is token ids written out. Times, per run: the logit lens of
+// --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and one head patched at each
+// position of two prompts of --tokens ids that differ in one token (the Worker's sweep, and from the click to the
+// positions map drawn). Needs build/site (`npm run build && npm run build:demo`).
+import { chromium } from 'playwright-core';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startServer } from '../scripts/serve.mjs';
+import { quantile } from './demo-typing.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SITE = join(ROOT, 'build/site');
+const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const { values: options } = parseArgs({
+  options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' } },
+});
+
+/** `n` ids below `vocab` from a fixed linear congruential generator. */
+function ids(n, vocab, seed) {
+  let x = seed;
+  return Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2 ** 31; return x % vocab; });
+}
+
+async function runOnce(browser, url, dir, T, run) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  await page.goto(`${url}#mode=open&lang=en`);
+  await page.waitForSelector('body.ready', { timeout: 30_000 });
+  await page.setInputFiles('#open-files', [join(dir, 'config.json'), join(dir, 'model.safetensors')]);
+  await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 600_000 });
+  const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+  const text = ids(T, vocab, 1 + run).join(' ');
+  await page.fill('#open-text', text);
+  await page.waitForFunction(() => document.querySelector('#open-grid canvas')?.dataset.drawn, null, { timeout: 600_000 });
+
+  // The lens: from the click to the table of its cells in the page.
+  const lens = await page.evaluate(async () => {
+    const start = performance.now();
+    document.querySelector('#open-lens-btn').click();
+    await new Promise((ok) => { const wait = () => (document.querySelector('#open-lens-out button[data-l]') ? ok() : setTimeout(wait, 5)); wait(); });
+    await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+    return { wall: performance.now() - start, worker: Number(document.querySelector('#open-lens').dataset.ms) };
+  });
+
+  // Two prompts that differ in their middle token, and the last head patched at each position.
+  const clean = ids(T, vocab, 100 + run), corrupted = clean.slice();
+  corrupted[T >> 1] = (corrupted[T >> 1] + 1) % vocab;
+  await page.fill('#open-patch-clean', clean.join(' '));
+  await page.fill('#open-patch-corrupted', corrupted.join(' '));
+  await page.fill('#open-patch-a', String(clean[1]));
+  await page.fill('#open-patch-b', String(clean[2]));
+  const positions = await page.evaluate(async () => {
+    const start = performance.now();
+    document.querySelector('#open-patchpos-btn').click();
+    await new Promise((ok) => { const wait = () => (document.querySelector('#open-positions-out td[data-value]') ? ok() : setTimeout(wait, 5)); wait(); });
+    await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+    const status = document.querySelector('[data-positions-ms]');
+    const cells = document.querySelectorAll('#open-positions-out td[data-value]').length;
+    return { wall: performance.now() - start, worker: Number(status?.dataset.positionsMs), cells };
+  });
+  await context.close();
+  return { lens, positions };
+}
+
+const OPEN = options.open;
+if (!OPEN) throw new Error('give the checkpoint folder with --open=DIR');
+if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
+const T = Number(options.tokens), RUNS = Number(options.runs);
+const { server, url } = await startServer(SITE, 0);
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+try {
+  const all = [];
+  for (let run = 0; run < RUNS; run++) {
+    const r = await runOnce(browser, url, resolve(OPEN), T, run);
+    process.stderr.write(`[bench:research] run ${run + 1}: ${JSON.stringify(r)}\n`);
+    all.push(r);
+  }
+  const med = (f) => quantile(all.map(f).sort((a, b) => a - b), 0.5).toFixed(0);
+  console.log(`T = ${T}, ${RUNS} runs, medians in ms:`);
+  console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)}`);
+  const cells = all[0].positions.cells;
+  console.log(`  one head patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, click to map drawn ${med((r) => r.positions.wall)}`);
+} finally {
+  await browser.close();
+  server.close();
+}

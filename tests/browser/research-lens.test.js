@@ -1,0 +1,80 @@
+// The logit lens of an opened model in Chromium: gpt2-lm (final norm and tied head) and bert-mlm (its masked-LM
+// head), each cell's top-1 token and probability and a clicked cell's ten most probable tokens against
+// research.json (tools/references/hf_research_reference.py, float64 PyTorch); axe and screenshots in both languages
+// at desktop and phone widths.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useBrowser, open, settled, axe, ART } from './helpers.js';
+import { HF, filesOf } from './open-helpers.js';
+
+useBrowser();
+const research = (name) => JSON.parse(readFileSync(join(HF, name, 'research.json'), 'utf8'));
+const CASES = { 'gpt2-lm': 'the cat sat on the mat', 'bert-mlm': 'The dogs played!' };
+
+/** The page on fixture `name` with its research input typed and the lens shown. */
+async function withLens(name, lang = 'en', locale = 'en-US') {
+  const session = await open(`#mode=open&lang=${lang}`, { locale });
+  const { page } = session;
+  await page.setInputFiles('#open-files', filesOf(name));
+  await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 20_000 });
+  await page.fill('#open-text', CASES[name]);
+  await page.click('#open-lens-btn');
+  await page.waitForFunction((T) => document.querySelectorAll('#open-lens-out button[data-l="0"]').length === T
+    && !document.querySelector('#open-lens-out').classList.contains('stale'), research(name).ids.length, { timeout: 20_000 });
+  await settled(page);
+  return session;
+}
+
+/** Row (layer, position) of the reference's probabilities over the whole vocabulary. */
+function refRow(ref, layer, position) {
+  const T = ref.ids.length, V = ref.lens_probabilities.length / ((ref.layers + 1) * T);
+  return ref.lens_probabilities.slice((layer * T + position) * V, (layer * T + position + 1) * V);
+}
+
+for (const name of Object.keys(CASES)) {
+  test(`${name}: every cell of the logit lens is PyTorch's most probable token, and a click lists its top ten`, async () => {
+    const ref = research(name);
+    const { page, problems, close } = await withLens(name);
+    const cells = await page.$$eval('#open-lens-out button[data-l]', (bs) => bs.map((b) => [Number(b.dataset.l), Number(b.dataset.p), Number(b.dataset.id), Number(b.dataset.prob)]));
+    assert.equal(cells.length, (ref.layers + 1) * ref.ids.length);
+    for (const [l, p, id, prob] of cells) {
+      const row = refRow(ref, l, p);
+      const best = Math.max(...row);
+      // float32 against float64: the shown token is PyTorch's best, or one within 1e-5 of it (a near tie).
+      assert.ok(best - row[id] < 1e-5, `layer ${l} position ${p}: #${id} shown (${row[id]}), PyTorch's best ${best}`);
+      assert.ok(Math.abs(prob - best) < 1e-5 + 1e-4 * best, `layer ${l} position ${p}: ${prob} shown, ${best} in PyTorch`);
+    }
+    await page.click(`#open-lens-out button[data-l="${ref.layers}"][data-p="2"]`);
+    await page.waitForSelector('#open-lens-top li', { timeout: 5000 });
+    const top = await page.$$eval('#open-lens-top li', (lis) => lis.map((li) => [Number(li.dataset.id), Number(li.dataset.prob)]));
+    const row = refRow(ref, ref.layers, 2);
+    const sorted = [...row].sort((a, b) => b - a);
+    assert.equal(top.length, 10);
+    top.forEach(([id, prob], i) => {
+      assert.ok(Math.abs(prob - sorted[i]) < 1e-5 + 1e-4 * sorted[i], `rank ${i + 1}: ${prob} shown, ${sorted[i]} in PyTorch`);
+      assert.ok(Math.abs(row[id] - sorted[i]) < 1e-5, `rank ${i + 1}: #${id} has ${row[id]} in PyTorch, not the rank's ${sorted[i]}`);
+    });
+    assert.match(await page.textContent('#open-lens-top p'), new RegExp(`position 2`));
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+for (const [lang, locale, words] of [['en', 'en-US', /Embeddings/], ['zh', 'zh-CN', /嵌入/]]) {
+  test(`the logit lens: axe clean, not wider than the screen, in words (${lang}, desktop and phone)`, async () => {
+    const { page, close } = await withLens('gpt2-lm', lang, locale);
+    await page.click('#open-lens-out button[data-l="1"][data-p="3"]');
+    await page.waitForSelector('#open-lens-top li');
+    assert.match(await page.textContent('#open-lens-out'), words);
+    for (const [width, label] of [[1280, 'desktop'], [390, 'phone']]) {
+      await page.setViewportSize({ width, height: 844 });
+      await settled(page);
+      assert.deepEqual(await axe(page), [], `${lang} ${label}`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${lang} ${label}: wider than the screen`);
+      await page.locator('#open-lens').screenshot({ path: join(ART, `research-lens-${lang}-${label}.png`) });
+    }
+    await close();
+  });
+}

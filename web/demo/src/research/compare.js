@@ -1,0 +1,173 @@
+// Two prompts of an opened model: the selected head's maps of both side by side with their difference, how far every
+// head's weights moved (a layers × heads map), and for a causal model the selected head patched from the clean prompt
+// into the corrupted one at one position at a time. The prompts are the Patching form's fields (open/patching.js).
+import { t, getLang } from '../i18n.js';
+import { $, escapeHtml, escapeAttr } from '../dom.js';
+import { colormapHex } from 'attnscope/figures';
+import { drawHeadMap, strongest } from '../open/headmap.js';
+import { colour } from '../open/patching.js';
+
+/**
+ * Per head ([layers × heads]), how far its weights moved between two maps `[L, H, T, T]` of the same T: the mean over
+ * query rows of half the sum of |a − b| (the total-variation distance of the two rows), from 0 (the same) to 1.
+ */
+export function movedPerHead(a, b, L, H, T) {
+  const out = new Float64Array(L * H);
+  for (let m = 0; m < L * H; m++) {
+    let sum = 0;
+    for (let i = 0; i < T; i++) {
+      const row = (m * T + i) * T;
+      let d = 0;
+      for (let j = 0; j < T; j++) d += Math.abs(a[row + j] - b[row + j]);
+      sum += d / 2;
+    }
+    out[m] = sum / T;
+  }
+  return out;
+}
+
+/** One T × T map drawn on a canvas, `cell` CSS pixels per weight, coloured by `fill(value)`. */
+function drawMap(canvas, data, offset, T, cell, fill) {
+  const dpr = window.devicePixelRatio || 1, side = T * cell;
+  canvas.width = Math.ceil(side * dpr); canvas.height = Math.ceil(side * dpr);
+  canvas.style.width = `${side}px`; canvas.style.height = `${side}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.scale(dpr, dpr);
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
+    ctx.fillStyle = fill(data[offset + i * T + j]);
+    ctx.fillRect(j * cell, i * cell, cell, cell);
+  }
+}
+
+/** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, cancel: () => void }} app */
+export function createCompareView(app) {
+  const o = () => app.state.open;
+  const fields = { clean: '#open-patch-clean', corrupted: '#open-patch-corrupted', a: '#open-patch-a', b: '#open-patch-b' };
+  const read = () => { for (const [k, sel] of Object.entries(fields)) o()[k] = $(sel).value; };
+  for (const [k, sel] of Object.entries(fields)) {
+    $(sel).addEventListener('input', (e) => { o()[k] = e.target.value; if (o().compare || o().positions) app.invalidate(); });
+  }
+  $('#open-compare-btn').addEventListener('click', () => { read(); o().compare = !o().compare; app.invalidate(); });
+  $('#open-patchpos-btn').addEventListener('click', () => {
+    read();
+    const { layer, head } = o();
+    o().positions = { layer, head };
+    app.invalidate();
+  });
+  // Cancel stops the sweep at its next position (the Worker's cancelPatch message); it is forgotten, not kept.
+  $('#open-patch-cancel').addEventListener('click', () => { if (o().positions) { o().positions = null; app.cancel(); app.invalidate(); } });
+  const moved = $('#open-compare-out');
+  moved.addEventListener('click', (e) => {
+    const c = e.target.closest('canvas.rs-moved-map');
+    if (!c) return;
+    const rect = c.getBoundingClientRect(), cell = Number(c.dataset.cell);
+    const layer = Math.floor((e.clientY - rect.top - 4) / cell), head = Math.floor((e.clientX - rect.left - 30) / cell);
+    if (layer >= 0 && head >= 0 && layer < Number(c.dataset.layers) && head < Number(c.dataset.heads)) app.pick(layer, head);
+  });
+  let drawnCompare = null, drawnPositions = null;
+
+  function renderCompare(state, r, s) {
+    const out = $('#open-compare-out');
+    if (!s?.value) { out.innerHTML = ''; drawnCompare = null; return; }
+    const key = [s.value, r.layer, r.head, state.lang, state.cmap].map(String).join('|');
+    if (drawnCompare?.value === s.value && drawnCompare.key === key) return;
+    drawnCompare = { value: s.value, key };
+    const [A, B] = s.value.runs;
+    const { layers: L, heads: H } = r.config;
+    const Ta = A.ids.length, Tb = B.ids.length, same = Ta === Tb;
+    const names = [t('rs.clean', { l: r.layer + 1, h: r.head + 1 }), t('rs.corrupted', { l: r.layer + 1, h: r.head + 1 })];
+    const fig = (name, cls) => `<figure><figcaption>${escapeHtml(name)}</figcaption><canvas class="${cls}" role="img"></canvas></figure>`;
+    let html = same ? '' : `<p class="warn">${escapeHtml(t('rs.compareLengths', { a: Ta, b: Tb }))}</p>`;
+    html += `<div class="rs-maps">${fig(names[0], 'rs-a')}${fig(names[1], 'rs-b')}${same ? fig(t('rs.diff'), 'rs-d') : ''}</div>`;
+    if (same) html += `<p class="hint">${escapeHtml(t('rs.diffScale'))}</p>`;
+    let scores = null;
+    if (same) {
+      scores = movedPerHead(A.attention.data, B.attention.data, L, H, Ta);
+      const rows = Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
+        Array.from({ length: H }, (_, h) => `<td data-layer="${l}" data-head="${h}" data-value="${scores[l * H + h]}">${scores[l * H + h].toFixed(3)}</td>`).join('')}</tr>`).join('');
+      const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
+      // The click hint is apart so that the HTML export, which has no script, leaves it out.
+      const click = `<span class="rs-live">${getLang() === 'zh' ? '' : ' '}${escapeHtml(t('rs.movedClick'))}</span>`;
+      html += `<figure class="rs-moved"><figcaption>${escapeHtml(t('rs.moved'))}${click}</figcaption><canvas class="rs-moved-map" role="img"></canvas></figure>
+        <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
+    }
+    out.innerHTML = html;
+    const avail = Math.min(300, Math.max(120, (out.clientWidth || 600) - 10));
+    const T = Math.max(Ta, Tb), cell = Math.max(1, Math.floor(avail / T));
+    const at = (run) => (r.layer * H + r.head) * run.ids.length ** 2;
+    const weight = (v) => colormapHex(state.cmap, Math.max(0, Math.min(1, v)));
+    for (const [run, cls, name] of [[A, 'rs-a', names[0]], [B, 'rs-b', names[1]]]) {
+      const c = out.querySelector(`canvas.${cls}`);
+      drawMap(c, run.attention.data, at(run), run.ids.length, cell, weight);
+      c.setAttribute('aria-label', t('rs.mapLabel', { name: `${name} (${run.tokens.join(' ')})`, T: run.ids.length }));
+    }
+    if (!same) return;
+    const d = new Float32Array(Ta * Ta), a0 = at(A);
+    for (let k = 0; k < d.length; k++) d[k] = A.attention.data[a0 + k] - B.attention.data[a0 + k];
+    let top = 0;
+    for (const x of d) top = Math.max(top, Math.abs(x));
+    const dc = out.querySelector('canvas.rs-d');
+    drawMap(dc, d, 0, Ta, cell, (v) => colour(v / (top || 1)));
+    dc.setAttribute('aria-label', t('rs.mapLabel', { name: t('rs.diff'), T: Ta }));
+    const mc = out.querySelector('canvas.rs-moved-map');
+    const mcell = Math.max(14, Math.min(36, Math.floor(320 / H)));
+    Object.assign(mc.dataset, { cell: mcell, layers: L, heads: H });
+    drawHeadMap(mc, scores, L, H, { cell: mcell, left: 30, top: 4, colour: (x) => colormapHex(state.cmap, Math.max(0, Math.min(1, x))) });
+    mc.setAttribute('aria-label', `${t('rs.moved')} ${strongest(scores, L, H)}`);
+  }
+
+  function renderPositions(state, s) {
+    const out = $('#open-positions-out');
+    const v = s?.value;
+    if (!v || v.problem || v.cancelled) { out.innerHTML = ''; drawnPositions = null; return; }
+    if (drawnPositions === v && out.dataset.lang === state.lang) return;
+    drawnPositions = v;
+    out.dataset.lang = state.lang;
+    const head = v.tokens.map((s, i) => `<th scope="col" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}<sub>${i}</sub></th>`).join('');
+    const cells = Array.from(v.recovered, (x, p) => `<td data-position="${p}" data-value="${x}" style="background:${colour(x)}">${x.toFixed(3)}</td>`).join('');
+    out.innerHTML = `<h4>${escapeHtml(t('rs.posTitle', { l: v.layer + 1, h: v.head + 1 }))}</h4><p class="hint">${escapeHtml(t('rs.posText'))} ${escapeHtml(t('open.patchScale'))}</p>
+      <div class="rs-positions-table" role="region" tabindex="0" aria-label="${escapeAttr(t('rs.posTable'))}"><table><thead><tr><th scope="row">${escapeHtml(t('rs.position'))}</th>${head}</tr></thead>
+      <tbody><tr><th scope="row">${escapeHtml(t('rs.recovered'))}</th>${cells}</tr></tbody></table></div>`;
+  }
+
+  return {
+    name: 'openCompare',
+    root: $('#open-patch'),
+    wants: (r) => r.kind === 'hf' && r.load.status === 'ready' && !r.empty,
+    render(state, r) {
+      const rs = r.research ?? {};
+      const causal = r.info.kind === 'causal_lm' && r.config.hasLmHead;
+      for (const [k, sel] of Object.entries(fields)) if (state.open[k] && document.activeElement !== $(sel) && $(sel).value !== state.open[k]) $(sel).value = state.open[k];
+      const cb = $('#open-compare-btn');
+      cb.setAttribute('aria-pressed', String(!!state.open.compare));
+      cb.textContent = t(state.open.compare ? 'rs.compareHide' : 'rs.compareBtn');
+      const pb = $('#open-patchpos-btn');
+      pb.hidden = !causal;
+      pb.textContent = t('rs.posBtn', { l: r.layer + 1, h: r.head + 1 });
+      const pos = causal && state.open.positions ? rs.positions : null;
+      const running = !!pos && !pos.value && !pos.error;
+      pb.disabled = running;
+      // The Patching form's cancel, progress and status serve the sweep per position too while it runs.
+      if (running) {
+        $('#open-patch-cancel').hidden = false;
+        const bar = $('#open-patch-progress');
+        bar.hidden = false;
+        bar.max = rs.progress?.total || 1;
+        bar.value = rs.progress?.done ?? 0;
+      }
+      const v = pos?.value;
+      const status = $('#open-research-status');
+      const parts = [];
+      if (state.open.compare && rs.compare) parts.push(rs.compare.error ? rs.compare.error.message : rs.compare.stale ? t('open.computing') : t('rs.compareDone', { ms: rs.compare.value.ms.toFixed(0) }));
+      if (pos) {
+        parts.push(pos.error ? pos.error.message : running ? t('rs.posRunning', { done: rs.progress?.done ?? 0, total: rs.progress?.total || '…' })
+          : v.problem ? t(v.problem.key, v.problem.vars) : v.cancelled ? t('open.patchCancelled')
+            : t('rs.posDone', { l: v.layer + 1, h: v.head + 1, T: v.recovered.length, ms: v.ms.toFixed(0) }));
+      }
+      status.textContent = parts.join(getLang() === 'zh' ? '' : ' ');
+      if (v?.ms) status.dataset.positionsMs = v.ms.toFixed(1);
+      renderCompare(state, r, state.open.compare ? rs.compare : null);
+      renderPositions(state, running ? null : pos);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// The research tools' requests, run in the model Worker: the logit lens of the page's input, two prompts' maps for
+// the side-by-side view, and one head patched from the clean prompt into the corrupted one at each position in turn.
+// Each returns { value, transfer } as the Worker's other handlers do (worker/model-worker.js).
+import { promptIds } from './patching.js';
+
+/** The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string. */
+export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate) {
+  const t0 = performance.now();
+  const lens = model.logitLens(ids, { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+  const ms = performance.now() - t0;
+  const top = lens.topIds.data;
+  // One string per distinct id: the table's cells repeat a few tokens many times.
+  const distinct = [...new Set(top)];
+  const strings = model.tokenStrings(distinct) ?? distinct.map((id) => `#${id}`);
+  const names = Object.fromEntries(distinct.map((id, i) => [id, strings[i]]));
+  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: Int32Array.from(top), names, ms };
+  return { value, transfer: [value.probabilities.buffer, value.topIds.buffer] };
+}
+
+/** Both prompts' maps `[L, H, T, T]` (cut to the model's longest input), with their tokens. */
+export function compareOf(model, { clean, corrupted }, encode) {
+  const t0 = performance.now();
+  const runs = [clean, corrupted].map((text) => {
+    const e = encode({ text });
+    const r = model.forward(e.ids, e.tokenTypeIds ? { tokenTypeIds: e.tokenTypeIds } : {});
+    return { ids: e.ids, tokens: e.tokens, attention: r.attention };
+  });
+  const value = { runs, ms: performance.now() - t0 };
+  return { value, transfer: runs.map((r) => r.attention.data.buffer) };
+}
+
+/** logits[last, a] − logits[last, b]. */
+const difference = (logits, [a, b]) => {
+  const V = logits.shape[1], row = logits.data.length - V;
+  return logits.data[row + a] - logits.data[row + b];
+};
+
+/**
+ * Head (layer, head)'s context patched from the clean run into the corrupted one at one position at a time: the
+ * recovered fraction of the logit difference per position. The patch source is the corrupted run's own contexts with
+ * that one slot taken from the clean run, so `patch` (which replaces a head at every position) changes one position
+ * only: at the other positions the head's context is what the corrupted run computes there anyway (the layers below
+ * are the corrupted run's). Each pass starts at the head's layer through a cache of the corrupted run.
+ */
+export async function patchPositions(model, input, { encode, cancelled, onProgress }) {
+  const ready = promptIds(model, input, encode);
+  if (ready.problem) return { value: ready };
+  const { cleanIds, corruptedIds, answerIds } = ready;
+  const { layer, head } = input;
+  const { layers: L, heads: H, headDim: dh } = model.config;
+  if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
+  const t0 = performance.now();
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false });
+  const own = model.forward(corruptedIds, { keepHeads: true, needAttention: false });
+  const base = model.forward(corruptedIds, { needAttention: false, cache: true });
+  try {
+    const dClean = difference(kept.logits, answerIds), dCorrupted = difference(own.logits, answerIds);
+    if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
+    const T = cleanIds.length;
+    const from = { data: own.heads.data, shape: own.heads.shape };
+    const recovered = new Float32Array(T);
+    for (let p = 0; p < T; p++) {
+      // A turn of the event loop between positions, so that a cancel message is read.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (cancelled()) return { value: { cancelled: true } };
+      const at = ((layer * T + p) * H + head) * dh; // heads: [layers, T, heads, headDim]
+      const saved = from.data.slice(at, at + dh);
+      from.data.set(kept.heads.data.subarray(at, at + dh), at);
+      const out = model.forward(corruptedIds, { needAttention: false, patch: [{ layer, head }], patchFrom: from, cache: base.cache });
+      from.data.set(saved, at);
+      recovered[p] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
+      onProgress(p + 1, T);
+    }
+    const tokens = model.tokenStrings(corruptedIds) ?? corruptedIds.map(String);
+    const answers = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
+    const value = { layer, head, recovered, tokens, answers, clean: dClean, corrupted: dCorrupted, ms: performance.now() - t0 };
+    return { value, transfer: [recovered.buffer] };
+  } finally {
+    base.cache.dispose();
+  }
+}
