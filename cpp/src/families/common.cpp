@@ -92,6 +92,24 @@ void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers
     s.kind_of.assign(layers, 0);
 }
 
+std::vector<std::uint8_t> read_layer_types(const Config& f, std::size_t layers)
+{
+    const json::Value types = f.get("layer_types");
+    if (!types.is(json::Type::array)) f.type_fail("layer_types", "an array of strings", types);
+    if (types.size() != layers) f.fail({"layer_types: expected ", Num(layers), " entries (num_hidden_layers), got ", Num(types.size())});
+    std::vector<std::uint8_t> sliding(layers, 0);
+    json::Value t = types.first();
+    for (std::size_t l = 0; l < layers; ++l, t = t.following()) {
+        const std::string name = "layer_types[" + std::string(Num(l)) + "]";
+        if (!t.is(json::Type::string)) f.type_fail(name.c_str(), "a string", t);
+        const std::string kind = t.string();
+        if (kind != "sliding_attention" && kind != "full_attention")
+            f.fail({name, ": ", t.excerpt(), " is not supported (expected \"full_attention\" or \"sliding_attention\")"});
+        sliding[l] = kind == "sliding_attention";
+    }
+    return sliding;
+}
+
 void refuse_unsupported(const Config& f)
 {
     f.require_absent("quantization_config", "quantized weights are not read");

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "family.hpp"
 
@@ -43,6 +45,10 @@ plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field 
 
 /// A token id field (decoder_start_token_id, eos_token_id): from 0 to vocab - 1; `fallback` when absent or null.
 std::int32_t token_id(const Config& f, const char* name, std::int32_t fallback, std::size_t vocab);
+
+/// `layer_types` (transformers' per-layer list): 1 for each "sliding_attention" layer, 0 for "full_attention"; any
+/// other value, or a list of another length than `layers`, is refused naming its entry.
+std::vector<std::uint8_t> read_layer_types(const Config& f, std::size_t layers);
 
 /// A stack of `layers` layers all of kind `layer`.
 void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers);

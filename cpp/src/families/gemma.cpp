@@ -12,7 +12,7 @@ constexpr Architecture architectures[] = {{"GemmaForCausalLM", true}, {"GemmaMod
 
 }  // namespace
 
-extern const Family gemma_family{"gemma", "Gemma", read, gemma_tensors, gemma_tensor_count, gemma_prefixes, gemma_ignored, architectures};
+extern const Family gemma_family{"gemma", "Gemma", read, rotary_decoder_tensors, rotary_decoder_tensor_count, gemma_prefixes, gemma_ignored, architectures};
 
 }  // namespace families
 }  // namespace attnscope

@@ -13,7 +13,7 @@ constexpr Architecture architectures[] = {{"Gemma2ForCausalLM", true}, {"Gemma2M
 
 }  // namespace
 
-extern const Family gemma2_family{"gemma2", "Gemma2", read, gemma_sandwich_tensors, gemma_sandwich_tensor_count, gemma_prefixes,
+extern const Family gemma2_family{"gemma2", "Gemma2", read, sandwich_decoder_tensors, sandwich_decoder_tensor_count, gemma_prefixes,
                                   gemma_ignored, architectures};
 
 }  // namespace families

@@ -13,7 +13,7 @@ constexpr Architecture architectures[] = {{"Gemma3ForCausalLM", true}, {"Gemma3T
 
 }  // namespace
 
-extern const Family gemma3_text_family{"gemma3_text", "Gemma3 (text)", read, gemma_sandwich_tensors, gemma_sandwich_tensor_count,
+extern const Family gemma3_text_family{"gemma3_text", "Gemma3 (text)", read, sandwich_decoder_tensors, sandwich_decoder_tensor_count,
                                        gemma_prefixes, gemma_ignored, architectures};
 
 }  // namespace families

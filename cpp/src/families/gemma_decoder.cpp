@@ -11,8 +11,6 @@ namespace families {
 
 using json::Num;
 using json::Type;
-using json::Value;
-using model::Part;
 
 namespace {
 
@@ -52,19 +50,7 @@ std::vector<std::uint8_t> sliding_layers(const Config& f, Generation g, std::siz
         for (std::size_t l = 0; l < layers; ++l) sliding[l] = (l + 1) % pattern != 0;
         return sliding;
     }
-    const Value types = f.get("layer_types");
-    if (!types.is(Type::array)) f.type_fail("layer_types", "an array of strings", types);
-    if (types.size() != layers) f.fail({"layer_types: expected ", Num(layers), " entries (num_hidden_layers), got ", Num(types.size())});
-    Value t = types.first();
-    for (std::size_t l = 0; l < layers; ++l, t = t.following()) {
-        const std::string name = "layer_types[" + std::string(Num(l)) + "]";
-        if (!t.is(Type::string)) f.type_fail(name.c_str(), "a string", t);
-        const std::string kind = t.string();
-        if (kind != "sliding_attention" && kind != "full_attention")
-            f.fail({name, ": ", t.excerpt(), " is not supported (expected \"full_attention\" or \"sliding_attention\")"});
-        sliding[l] = kind == "sliding_attention";
-    }
-    return sliding;
+    return read_layer_types(f, layers);
 }
 
 // The config classes' defaults, by generation.
@@ -167,50 +153,6 @@ plan::Plan read_gemma_decoder(const Config& f, const char* family, Generation g)
     p.head.softcap = softcap(f, "final_logit_softcapping", second ? 30.0 : 0.0);
     return p;
 }
-
-const TensorName gemma_tensors[] = {
-    {"embed_tokens.weight", Part::token_embedding},
-    {"layers.{}.input_layernorm.weight", Part::attn_in},
-    {"layers.{}.self_attn.q_proj.weight", Part::q},
-    {"layers.{}.self_attn.k_proj.weight", Part::k},
-    {"layers.{}.self_attn.v_proj.weight", Part::v},
-    {"layers.{}.self_attn.q_proj.bias", Part::q_bias},
-    {"layers.{}.self_attn.k_proj.bias", Part::k_bias},
-    {"layers.{}.self_attn.v_proj.bias", Part::v_bias},
-    {"layers.{}.self_attn.o_proj.weight", Part::o},
-    {"layers.{}.self_attn.o_proj.bias", Part::o_bias},
-    {"layers.{}.post_attention_layernorm.weight", Part::mlp_in},
-    {"layers.{}.mlp.gate_proj.weight", Part::gate},
-    {"layers.{}.mlp.up_proj.weight", Part::up},
-    {"layers.{}.mlp.down_proj.weight", Part::down},
-    {"norm.weight", Part::final_norm},
-    {"lm_head.weight", Part::head, 0, model::Layout::standard, Group::lm_head},
-};
-const std::size_t gemma_tensor_count = std::size(gemma_tensors);
-
-const TensorName gemma_sandwich_tensors[] = {
-    {"embed_tokens.weight", Part::token_embedding},
-    {"layers.{}.input_layernorm.weight", Part::attn_in},
-    {"layers.{}.self_attn.q_proj.weight", Part::q},
-    {"layers.{}.self_attn.k_proj.weight", Part::k},
-    {"layers.{}.self_attn.v_proj.weight", Part::v},
-    {"layers.{}.self_attn.q_proj.bias", Part::q_bias},
-    {"layers.{}.self_attn.k_proj.bias", Part::k_bias},
-    {"layers.{}.self_attn.v_proj.bias", Part::v_bias},
-    {"layers.{}.self_attn.o_proj.weight", Part::o},
-    {"layers.{}.self_attn.o_proj.bias", Part::o_bias},
-    {"layers.{}.self_attn.q_norm.weight", Part::q_norm},
-    {"layers.{}.self_attn.k_norm.weight", Part::k_norm},
-    {"layers.{}.post_attention_layernorm.weight", Part::attn_out},
-    {"layers.{}.pre_feedforward_layernorm.weight", Part::mlp_in},
-    {"layers.{}.post_feedforward_layernorm.weight", Part::mlp_out},
-    {"layers.{}.mlp.gate_proj.weight", Part::gate},
-    {"layers.{}.mlp.up_proj.weight", Part::up},
-    {"layers.{}.mlp.down_proj.weight", Part::down},
-    {"norm.weight", Part::final_norm},
-    {"lm_head.weight", Part::head, 0, model::Layout::standard, Group::lm_head},
-};
-const std::size_t gemma_sandwich_tensor_count = std::size(gemma_sandwich_tensors);
 
 // The *ForCausalLM classes save their model as `model.`.
 const char* const gemma_prefixes[] = {"model.", nullptr};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common.hpp"
+#include "rotary_decoder.hpp"
 
 namespace attnscope {
 namespace families {
@@ -17,13 +18,8 @@ enum class GemmaGeneration : std::uint8_t {
 
 plan::Plan read_gemma_decoder(const Config& f, const char* family, GemmaGeneration generation);
 
-/// GemmaModel's tensor names (LlamaModel's, with post_attention_layernorm before the MLP), and Gemma2Model's and
-/// Gemma3TextModel's (post_attention_layernorm on the attention's output, pre_/post_feedforward_layernorm around the
-/// MLP, q_norm/k_norm); lm_head outside the model, absent when tied.
-extern const TensorName gemma_tensors[];
-extern const std::size_t gemma_tensor_count;
-extern const TensorName gemma_sandwich_tensors[];
-extern const std::size_t gemma_sandwich_tensor_count;
+/// The tensor names: GemmaModel's are LlamaModel's (rotary_decoder_tensors), Gemma2Model's and Gemma3TextModel's
+/// the sandwich layers' (sandwich_decoder_tensors); lm_head outside the model, absent when tied.
 extern const char* const gemma_prefixes[];
 extern const char* const gemma_ignored[];
 

@@ -9,8 +9,6 @@ namespace attnscope {
 namespace families {
 
 using json::Num;
-using json::Type;
-using json::Value;
 using model::Part;
 
 namespace {
@@ -35,21 +33,9 @@ std::size_t read_windows(const Config& f, const RotaryDecoder& family, std::size
         f.require_absent("sliding_window", "this family has no sliding window");
     }
     if (f.has("layer_types")) {
-        const Value types = f.get("layer_types");
-        if (!types.is(Type::array)) f.type_fail("layer_types", "an array of strings", types);
-        if (types.size() != layers) f.fail({"layer_types: expected ", Num(layers), " entries (num_hidden_layers), got ", Num(types.size())});
-        Value t = types.first();
-        for (std::size_t l = 0; l < layers; ++l, t = t.following()) {
-            const std::string name = "layer_types[" + std::string(Num(l)) + "]";
-            if (!t.is(Type::string)) f.type_fail(name.c_str(), "a string", t);
-            const std::string kind = t.string();
-            if (kind == "sliding_attention") {
-                if (window == 0) f.fail({name, ": \"sliding_attention\" without a sliding_window"});
-                sliding[l] = 1;
-            } else if (kind != "full_attention") {
-                f.fail({name, ": ", t.excerpt(), " is not supported (expected \"full_attention\" or \"sliding_attention\")"});
-            }
-        }
+        sliding = read_layer_types(f, layers);
+        for (std::size_t l = 0; l < layers && window == 0; ++l)
+            if (sliding[l]) f.fail({"layer_types[", Num(l), "]: \"sliding_attention\" without a sliding_window"});
     } else if (window != 0) {
         for (std::size_t l = first; l < layers; ++l) sliding[l] = 1;
     }
@@ -160,6 +146,30 @@ const TensorName rotary_decoder_tensors[] = {
     {"lm_head.weight", Part::head, 0, model::Layout::standard, Group::lm_head},
 };
 const std::size_t rotary_decoder_tensor_count = std::size(rotary_decoder_tensors);
+
+const TensorName sandwich_decoder_tensors[] = {
+    {"embed_tokens.weight", Part::token_embedding},
+    {"layers.{}.input_layernorm.weight", Part::attn_in},
+    {"layers.{}.self_attn.q_proj.weight", Part::q},
+    {"layers.{}.self_attn.k_proj.weight", Part::k},
+    {"layers.{}.self_attn.v_proj.weight", Part::v},
+    {"layers.{}.self_attn.q_proj.bias", Part::q_bias},
+    {"layers.{}.self_attn.k_proj.bias", Part::k_bias},
+    {"layers.{}.self_attn.v_proj.bias", Part::v_bias},
+    {"layers.{}.self_attn.o_proj.weight", Part::o},
+    {"layers.{}.self_attn.o_proj.bias", Part::o_bias},
+    {"layers.{}.self_attn.q_norm.weight", Part::q_norm},
+    {"layers.{}.self_attn.k_norm.weight", Part::k_norm},
+    {"layers.{}.post_attention_layernorm.weight", Part::attn_out},
+    {"layers.{}.pre_feedforward_layernorm.weight", Part::mlp_in},
+    {"layers.{}.post_feedforward_layernorm.weight", Part::mlp_out},
+    {"layers.{}.mlp.gate_proj.weight", Part::gate},
+    {"layers.{}.mlp.up_proj.weight", Part::up},
+    {"layers.{}.mlp.down_proj.weight", Part::down},
+    {"norm.weight", Part::final_norm},
+    {"lm_head.weight", Part::head, 0, model::Layout::standard, Group::lm_head},
+};
+const std::size_t sandwich_decoder_tensor_count = std::size(sandwich_decoder_tensors);
 // The *ForCausalLM classes save their decoder as `model.`.
 const char* const rotary_decoder_prefixes[] = {"model.", nullptr};
 // LlamaRotaryEmbedding's inv_freq buffer, saved by older versions per layer or once.

@@ -30,6 +30,14 @@ plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family);
 /// self_attn.{q,k}_norm, post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head outside it).
 extern const TensorName rotary_decoder_tensors[];
 extern const std::size_t rotary_decoder_tensor_count;
+/// The same names with the norms around each sublayer (Gemma2Model, Gemma3TextModel, Olmo2Model):
+/// post_attention_layernorm on the attention's output, pre_/post_feedforward_layernorm around the MLP.
+///
+/// A family may name rows its plans never use (the biases, the QK-norms, a norm its layers lack): the loader places
+/// a tensor only where the plan has a weight for it, refuses a tensor of such a row as it refuses an unknown name,
+/// and asks only for the weights the plan has.
+extern const TensorName sandwich_decoder_tensors[];
+extern const std::size_t sandwich_decoder_tensor_count;
 extern const char* const rotary_decoder_prefixes[];
 extern const char* const rotary_decoder_ignored[];
 
