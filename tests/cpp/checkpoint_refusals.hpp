@@ -1,4 +1,5 @@
-// The pretrained loader's error tests' helpers (pretrained_errors_test.cpp, family_errors_test.cpp): a fixture's
+// The pretrained loader's error tests' helpers (pretrained_errors_test.cpp, family_errors_test.cpp,
+// pretrained_seq2seq_test.cpp): a fixture's
 // config edited and refused, a safetensors header edited and loaded.
 #pragma once
 

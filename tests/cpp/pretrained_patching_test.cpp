@@ -24,18 +24,6 @@ std::vector<float> last_logits(const Transformer::Output& out)
     return std::vector<float>(out.logits.data.begin() + (T - 1) * V, out.logits.data.end());
 }
 
-// |a − e| over max |e|: the fixtures' tolerance for logits (float32 against float64).
-double relative_to_max(const std::vector<float>& a, const std::vector<double>& e)
-{
-    if (a.size() != e.size()) return INFINITY;
-    double worst = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        worst = std::max(worst, std::fabs(double(a[i]) - e[i]));
-        scale = std::max(scale, std::fabs(e[i]));
-    }
-    return std::isnan(worst) ? INFINITY : worst / scale;
-}
-
 Transformer::Request request(const nlohmann::json& ids)
 {
     Transformer::Request r;
@@ -68,22 +56,22 @@ TEST_CASE("pretrained patching matches PyTorch", "[pretrained][patching]")
             clean.keep_heads = true;
             const auto kept = model->forward(clean);
             REQUIRE(kept.heads.shape == Shape{L, clean.tokens.size(), H, model->config().head_dim});
-            CHECK(relative_to_max(last_logits(kept), p.at("clean_logits").get<std::vector<double>>()) < 1e-4);
+            CHECK(attnscope_test::max_relative_error(last_logits(kept), p.at("clean_logits").get<std::vector<double>>()) < 1e-4);
 
             auto corrupted = request(p.at("corrupted_ids"));
             corrupted.patch_from = &kept.heads;
-            CHECK(relative_to_max(last_logits(model->forward(corrupted)), p.at("corrupted_logits").get<std::vector<double>>()) < 1e-4);
+            CHECK(attnscope_test::max_relative_error(last_logits(model->forward(corrupted)), p.at("corrupted_logits").get<std::vector<double>>()) < 1e-4);
             for (const auto& run : p.at("patched")) {
                 INFO("patched " << run.at("heads").dump());
                 corrupted.patch = flags(run.at("heads"), L, H);
-                CHECK(relative_to_max(last_logits(model->forward(corrupted)), run.at("logits").get<std::vector<double>>()) < 1e-4);
+                CHECK(attnscope_test::max_relative_error(last_logits(model->forward(corrupted)), run.at("logits").get<std::vector<double>>()) < 1e-4);
             }
             corrupted.patch.clear();
             corrupted.ablation = Ablation::mean;
             for (const auto& run : p.at("mean_ablated")) {
                 INFO("mean-ablated " << run.at("heads").dump());
                 corrupted.ablate = flags(run.at("heads"), L, H);
-                CHECK(relative_to_max(last_logits(model->forward(corrupted)), run.at("logits").get<std::vector<double>>()) < 1e-4);
+                CHECK(attnscope_test::max_relative_error(last_logits(model->forward(corrupted)), run.at("logits").get<std::vector<double>>()) < 1e-4);
             }
         }
     }
@@ -111,8 +99,8 @@ TEST_CASE("pretrained patching: none is the plain run, every head the kept run's
     // MLPs act on each position alone, so its residual stream is its embedding plus attention outputs that are all
     // the clean run's: the clean logits there (to rounding: the other positions' keys still differ, unused).
     CHECK(all.heads.data == kept.heads.data);
-    CHECK(relative_to_max(last_logits(all), p.at("patched").back().at("logits").get<std::vector<double>>()) < 1e-4);
-    CHECK(relative_to_max(last_logits(all), p.at("clean_logits").get<std::vector<double>>()) < 1e-4);
+    CHECK(attnscope_test::max_relative_error(last_logits(all), p.at("patched").back().at("logits").get<std::vector<double>>()) < 1e-4);
+    CHECK(attnscope_test::max_relative_error(last_logits(all), p.at("clean_logits").get<std::vector<double>>()) < 1e-4);
     // ...and not at a position whose token differs (5), where the corrupted embedding stays in the stream.
     const std::size_t V = model->config().vocab;
     double moved = 0;

@@ -11,22 +11,6 @@
 
 using namespace attnscope;
 
-namespace {
-
-// |a − e| over max |e|: float32 against float64.
-double relative_to_max(const std::vector<float>& a, const std::vector<double>& e)
-{
-    if (a.size() != e.size()) return INFINITY;
-    double worst = 0, scale = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        worst = std::max(worst, std::fabs(double(a[i]) - e[i]));
-        scale = std::max(scale, std::fabs(e[i]));
-    }
-    return std::isnan(worst) ? INFINITY : worst / scale;
-}
-
-}  // namespace
-
 TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
 {
     for (const char* name : {"gpt2-lm", "llama-gqa", "bert-mlm"}) {
@@ -40,9 +24,9 @@ TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
             const auto out = model->forward(r);
             const std::size_t L = model->config().layers, T = r.tokens.size(), d = model->config().hidden, vocab = model->config().vocab;
             REQUIRE(out.residual.shape == Shape{L + 1, T, d});
-            CHECK(relative_to_max(out.residual.data, ref.at("residual").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(out.residual_mid.data, ref.at("residual_mid").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(out.value_norms.data, ref.at("value_norms").get<std::vector<double>>()) < 1e-5);
+            CHECK(attnscope_test::max_relative_error(out.residual.data, ref.at("residual").get<std::vector<double>>()) < 1e-5);
+            CHECK(attnscope_test::max_relative_error(out.residual_mid.data, ref.at("residual_mid").get<std::vector<double>>()) < 1e-5);
+            CHECK(attnscope_test::max_relative_error(out.value_norms.data, ref.at("value_norms").get<std::vector<double>>()) < 1e-5);
 
             const std::size_t k = 3;
             const auto lens = model->logit_lens(r, k);
@@ -76,8 +60,8 @@ TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
                     }
                 return p;
             };
-            CHECK(relative_to_max(times(w.q, w.k), circuit.at("qk").get<std::vector<double>>()) < 1e-5);
-            CHECK(relative_to_max(times(w.v, w.o), circuit.at("ov").get<std::vector<double>>()) < 1e-5);
+            CHECK(attnscope_test::max_relative_error(times(w.q, w.k), circuit.at("qk").get<std::vector<double>>()) < 1e-5);
+            CHECK(attnscope_test::max_relative_error(times(w.v, w.o), circuit.at("ov").get<std::vector<double>>()) < 1e-5);
         }
     }
 }

@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checkpoint_refusals.hpp"
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
 using namespace attnscope;
 using attnscope_test::HfCase;
 using attnscope_test::max_relative_error;
+using attnscope_test::refusals::config_of;
+using attnscope_test::refusals::refuses;
+using attnscope_test::refusals::with;
 using Json = nlohmann::json;
 
 namespace {
@@ -44,27 +48,6 @@ void check_map(const Tensor& got, const Json& expected, const char* what)
     CAPTURE(what);
     REQUIRE(got.shape == expected.at("shape").get<Shape>());
     CHECK(max_abs_error(got.data, data_of(expected)) <= 2e-5);
-}
-
-Json config_of(const std::string& name) { return Json::parse(attnscope_test::read_text(attnscope_test::hf_dir(name) + "/config.json")); }
-
-void refuses(const Json& config, FileError::Kind kind, const std::string& text)
-{
-    CAPTURE(config.dump(), text);
-    try {
-        CheckpointLoader loader(config.dump());
-        FAIL("accepted");
-    } catch (const FileError& e) {
-        CHECK(e.kind() == kind);
-        CHECK_THAT(e.what(), Catch::Contains(text));
-        CHECK_THAT(e.what(), Catch::StartsWith("loadModel: config.json: "));
-    }
-}
-
-Json with(Json c, const std::string& key, const Json& value)
-{
-    c[key] = value;
-    return c;
 }
 
 // The fields BartConfig and MarianConfig share, read by post_norm_seq2seq.cpp.

@@ -18,16 +18,20 @@
 #include <string>
 
 #include "allocation_hooks.hpp"
+#include "nul_parts.hpp"
 
 #include "attnscope/model.hpp"
 
 namespace {
 
+using attnscope::fuzz::take_part;
+
 constexpr std::size_t kRefusedBytes = std::size_t(64) << 20;  // issue 32: memory grows at most 64 MiB before a refusal
 constexpr std::size_t kPerInputByte = 16;  // the index's map: a node and two strings per entry of ≥ 8 bytes of text
 
-std::size_t g_live = 0, g_peak = 0;
-bool g_counting = false;
+using attnscope::fuzz::g_counting;
+using attnscope::fuzz::g_live;
+using attnscope::fuzz::g_peak;
 
 [[noreturn]] void finding(const char* id, const char* message, std::size_t a = 0, std::size_t b = 0)
 {
@@ -36,33 +40,11 @@ bool g_counting = false;
     std::abort();
 }
 
-std::string take_part(const std::uint8_t*& data, std::size_t& size)
-{
-    const void* nul = std::memchr(data, 0, size);
-    const std::size_t n = nul ? std::size_t(static_cast<const std::uint8_t*>(nul) - data) : size;
-    std::string part(reinterpret_cast<const char*>(data), n);
-    const std::size_t skip = nul ? n + 1 : n;
-    data += skip;
-    size -= skip;
-    return part;
-}
-
 }  // namespace
-
-void count_malloc(const volatile void*, std::size_t size)
-{
-    if (!g_counting) return;
-    g_live += size;
-    if (g_live > g_peak) g_peak = g_live;
-}
-void count_free(const volatile void* p)
-{
-    if (g_counting && p) g_live -= std::min(g_live, __sanitizer_get_allocated_size(const_cast<const void*>(p)));
-}
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
-    __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+    attnscope::fuzz::count_live_bytes();
     return 0;
 }
 

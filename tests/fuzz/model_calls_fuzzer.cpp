@@ -40,24 +40,14 @@ using attnscope::Shape;
 constexpr double kBudgetBytes = 64.0 * 1024 * 1024;
 constexpr std::size_t kSlack = 1 << 20;
 
-std::size_t g_live = 0, g_peak = 0;
-bool g_counting = false;
+using attnscope::fuzz::g_counting;
+using attnscope::fuzz::g_live;
+using attnscope::fuzz::g_peak;
 
 [[noreturn]] void finding(const char* id, const char* message, double a = 0, double b = 0)
 {
     std::fprintf(stderr, "FINDING [%s]: %s (%.0f, %.0f)\n", id, message, a, b);
     std::abort();
-}
-
-void count_malloc(const volatile void*, std::size_t size)
-{
-    if (!g_counting) return;
-    g_live += size;
-    g_peak = std::max(g_peak, g_live);
-}
-void count_free(const volatile void* p)
-{
-    if (g_counting && p) g_live -= std::min(g_live, __sanitizer_get_allocated_size(const_cast<const void*>(p)));
 }
 
 // Lists of factors, each the floats of one buffer of a call.
@@ -244,7 +234,7 @@ void seq2seq(attnscope::Seq2SeqModel& m, const attnscope::Seq2SeqModelConfig& c,
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
-    __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+    attnscope::fuzz::count_live_bytes();
     return 0;
 }
 

@@ -30,8 +30,9 @@ constexpr std::size_t kAllocationFactor = 24;  // model ≈ 4× its tensors, plu
 constexpr std::size_t kAllocationSlack = 1 << 20;
 constexpr std::size_t kRefusedFactor = 3;  // the decoded metadata (≤ 1×) + 8 bytes per open key (≤ 1.6×)
 
-std::size_t g_live = 0, g_peak = 0;
-bool g_counting = false;
+using attnscope::fuzz::g_counting;
+using attnscope::fuzz::g_live;
+using attnscope::fuzz::g_peak;
 // The largest peak/size ratio seen over inputs of at least 4 KiB (smaller ones are dominated by the fixed slack),
 // printed at exit so a run shows how close the reader comes to the bound.
 double g_worst_ratio = 0;
@@ -45,21 +46,9 @@ std::size_t g_worst_size = 0;
 
 }  // namespace
 
-// Live bytes counted through the sanitizer allocator's hooks (every malloc and operator new goes through it).
-void count_malloc(const volatile void*, std::size_t size)
-{
-    if (!g_counting) return;
-    g_live += size;
-    if (g_live > g_peak) g_peak = g_live;
-}
-void count_free(const volatile void* p)
-{
-    if (g_counting && p) g_live -= std::min(g_live, __sanitizer_get_allocated_size(const_cast<const void*>(p)));
-}
-
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
-    __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+    attnscope::fuzz::count_live_bytes();
     std::atexit([] {
         std::fprintf(stderr, "model_reader: largest allocation while reading, per byte of file: %.2f (a %zu-byte input)\n",
                      g_worst_ratio, g_worst_size);

@@ -16,9 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "nul_parts.hpp"
+
 #include "attnscope/model.hpp"
 
 namespace {
+
+using attnscope::fuzz::take_part;
 
 constexpr std::uint64_t kMaxParameterBytes = 16u << 20;  // larger models are refused before allocate()
 
@@ -26,18 +30,6 @@ constexpr std::uint64_t kMaxParameterBytes = 16u << 20;  // larger models are re
 {
     std::fprintf(stderr, "FINDING [%s]: %s\n", id, e.what());
     std::abort();
-}
-
-// Splits at the first NUL: the part before, and `rest` moves past it (everything when there is none).
-std::string take_part(const std::uint8_t*& data, std::size_t& size)
-{
-    const void* nul = std::memchr(data, 0, size);
-    const std::size_t n = nul ? std::size_t(static_cast<const std::uint8_t*>(nul) - data) : size;
-    std::string part(reinterpret_cast<const char*>(data), n);
-    const std::size_t skip = nul ? n + 1 : n;
-    data += skip;
-    size -= skip;
-    return part;
 }
 
 }  // namespace
