@@ -16,7 +16,6 @@ namespace model {
 namespace {
 
 using arch = xsimd::default_arch;
-constexpr std::size_t NR = kernels::panel_width<arch>;
 
 void copy_rows(Tensor& out, Shape shape, const float* src, std::size_t ld, std::size_t rows, std::size_t cols)
 {

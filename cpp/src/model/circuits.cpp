@@ -11,7 +11,6 @@ namespace attnscope {
 namespace {
 
 using arch = xsimd::default_arch;
-constexpr std::size_t NR = kernels::panel_width<arch>;
 
 // [d, n]: columns [first, first + n) of a packed d × N matrix (column panels of NR); with `rows`, rows [first,
 // first + n) of a packed n' × d one, transposed.
