@@ -37,8 +37,12 @@ constexpr double matmul_column_split_bytes = 1 << 20;
 // Bytes of B's panels one column task holds: they stay in L2 while the task's rows pass over them in blocks.
 constexpr std::size_t matmul_column_task_bytes = 384 << 10;
 
-void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
-                   float* C, std::size_t ldc, const float* bias)
+namespace {
+
+// matmul_packed over panels of any type (kernels::PanelType), by Gemm (gemm_packed or a 16-bit one).
+template <class Gemm, class T>
+void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const T* packed, float* C,
+                   std::size_t ldc, const float* bias)
 {
     constexpr std::size_t MR = kernels::gemm_tile_rows;  // whole register tiles per task: only the last task has a short tile
     const std::size_t panels = (N + NR - 1) / NR;
@@ -63,7 +67,7 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
             const std::size_t group = task / row_blocks, block = task % row_blocks;
             const std::size_t p0 = group * panels / groups, p1 = (group + 1) * panels / groups;
             const std::size_t j0 = p0 * NR, j1 = std::min(N, p1 * NR), r0 = row_of(block), r1 = row_of(block + 1);
-            kernels::gemm_packed{}(arch{}, r1 - r0, j1 - j0, K, A + r0 * lda, lda, packed + p0 * K * NR, K * NR,
+            Gemm{}(arch{}, r1 - r0, j1 - j0, K, A + r0 * lda, lda, packed + p0 * K * NR, K * NR,
                                    C + r0 * ldc + j0, ldc, bias ? bias + j0 : nullptr, false);
         };
         return parallel_for(groups * row_blocks, body);
@@ -73,10 +77,24 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     auto rows_of = [&](std::size_t task) { return std::min(M, task * row_blocks / tasks * MR); };
     auto body = [&](std::size_t task, std::size_t) {
         const std::size_t begin = rows_of(task), end = rows_of(task + 1);
-        kernels::gemm_packed{}(arch{}, end - begin, N, K, A + begin * lda, lda, packed, K * NR, C + begin * ldc, ldc,
-                               bias, false);
+        Gemm{}(arch{}, end - begin, N, K, A + begin * lda, lda, packed, K * NR, C + begin * ldc, ldc, bias, false);
     };
     parallel_for(tasks, body);
+}
+
+}  // namespace
+
+void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
+                   float* C, std::size_t ldc, const float* bias)
+{
+    matmul_panels<kernels::gemm_packed>(M, N, K, A, lda, packed, C, ldc, bias);
+}
+
+void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const std::uint16_t* packed,
+                   bool bf16, float* C, std::size_t ldc, const float* bias)
+{
+    if (bf16) matmul_panels<kernels::gemm_packed_bf16>(M, N, K, A, lda, packed, C, ldc, bias);
+    else matmul_panels<kernels::gemm_packed_f16>(M, N, K, A, lda, packed, C, ldc, bias);
 }
 
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnscope/tensor.hpp"
 #include "sizes.hpp"  // checked_mul, for the callers that size their buffers from an attention problem
@@ -83,6 +84,11 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 /// threads of parallel_for(); every element is computed the same way whatever the split.
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                    float* C, std::size_t ldc, const float* bias);
+
+/// The same with B in 16-bit panels (kernels::half_panel_index layout) of BF16 (`bf16`) or F16 bit patterns,
+/// widened inside the product: the bits of the F32 product over the same values.
+void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const std::uint16_t* packed,
+                   bool bf16, float* C, std::size_t ldc, const float* bias);
 
 /// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);

@@ -52,6 +52,19 @@ test('onPlan: called once, before the parameters are allocated, with what the lo
   }
 });
 
+test('a BF16 checkpoint keeps its matrices in 16 bits: the plan and the model say so', async () => {
+  let plan;
+  const model = await loadModel(folderOf('llama-bf16'), { onPlan: (p) => { plan = p; } });
+  try {
+    assert.equal(plan.exact, true);
+    assert.equal(plan.parameterBytes, model.parameterBytes);
+    assert.ok(plan.parameterBytes < 3 * plan.parameters, `${plan.parameterBytes} bytes for ${plan.parameters} parameters`);
+    assert.ok(plan.parameterBytes >= 2 * plan.parameters);
+  } finally {
+    model.dispose();
+  }
+});
+
 test('planTokens: the workspace follows the planned length; wrong types are TypeErrors, wrong values RangeErrors', async () => {
   const config = configOf('gpt2-lm');
   const planOf = async (planTokens) => {

@@ -28,7 +28,10 @@ export interface LoadProgress {
 export interface LoadPlan {
   /** Floats the parameters take as held (the kernels' panel padding included): about the parameter count. */
   parameters: number;
-  /** The parameters as F32, in bytes: `model.parameterBytes` once loaded. */
+  /**
+   * The parameters' bytes as held: 4 each, 2 for the matrices of a BF16 or F16 checkpoint (kept in 16 bits), every
+   * matrix as F32 before the headers are read (`exact` false): `model.parameterBytes` once loaded.
+   */
   parameterBytes: number;
   /** The input length the workspace is planned for (`planTokens`, by default 512 or `maxPositions` if fewer). */
   tokens: number;

@@ -320,7 +320,7 @@ export declare abstract class Model {
   readonly namedHeads?: NamedHead[];
   /** The training record (our files): data, sizes, steps, losses, head scores. */
   readonly training?: Record<string, unknown>;
-  /** Bytes the parameters take in WebAssembly memory (F32). */
+  /** Bytes the parameters take in WebAssembly memory: F32, and a BF16 or F16 checkpoint's matrices in 16 bits. */
   readonly parameterBytes: number;
   /** True when the model reads text: ours always, a checkpoint when it came with tokenizer.json. */
   readonly hasTokenizer: boolean;

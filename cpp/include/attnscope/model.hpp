@@ -48,8 +48,10 @@ constexpr std::uint64_t max_parameter_bytes = (std::uint64_t(4) << 30) - (std::u
 /// The memory a load will take, known from the config and the weight files' headers before anything in proportion
 /// to the model is allocated.
 struct MemoryPlan {
-    std::uint64_t parameters = 0;       ///< floats the parameters take as held (the packed panels' padding included)
-    std::uint64_t parameter_bytes = 0;  ///< the same as F32
+    std::uint64_t parameters = 0;       ///< parameters as held (the packed panels' padding included)
+    /// Their bytes: 4 each, but 2 for a matrix (a projection, an MLP's, the head, a tied embedding) whose file tensors
+    /// are all BF16 or all F16, kept in 16 bits. Before every header is added (not exact), every matrix as F32.
+    std::uint64_t parameter_bytes = 0;
     std::size_t tokens = 0;             ///< the input length the workspace is planned for
     /// One forward pass of `tokens` tokens with every attention map (an encoder–decoder: `tokens` on each side):
     /// the activations, the key/value caches and the outputs it allocates next to the parameters.
@@ -116,7 +118,7 @@ public:
 
     const plan::Plan& plan() const;
     const ModelConfig& config() const;
-    /// F32 bytes the parameters occupy.
+    /// Bytes the parameters occupy: F32, and the matrices of a BF16 or F16 file in their 16 bits (MemoryPlan).
     std::uint64_t parameter_bytes() const;
     /// The loaded weights and plan (cpp/src/model/pass.hpp): for the core's own code.
     Impl& impl() const { return *impl_; }

@@ -8,6 +8,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "../sizes.hpp"
+#include "half_panels.hpp"
 
 // The WebAssembly builds compile the sources without the GEMM once for both their SIMD128 and relaxed-SIMD cores
 // (CMakeLists.txt, ATTNSCOPE_GEMM_SOURCES), and those sources only with this macro.
@@ -95,7 +96,8 @@ struct pack_b_transposed {
 // each broadcast A value feeds two. `cols` < NR only in the last panel, whose result goes through a buffer.
 // With RowMax, `row_max` holds W floats per row of the tile whose lanes keep the running maximum of what the tile
 // stores, so a softmax over the rows needs no pass of its own to find it. (A template flag, not a null test: the
-// compiler would otherwise copy every k loop into a with- and a without-maximum version.)
+// compiler would otherwise copy every k loop into a with- and a without-maximum version.) P is what the panels hold:
+// F32, or a checkpoint's BF16 or F16 widened as each row is loaded (exact, so the same bits as F32 panels).
 //
 // Every element is bias + Σ_k a·b accumulated in k order by the same operations whatever MR: a row's
 // bits do not depend on the tile it lands in, so any split of the rows (threads, blocks) gives the same result.
@@ -104,8 +106,8 @@ struct pack_b_transposed {
 // instructions as the tile's SIMD ones (bench/gemm.mjs measures the tile). Unrolling k does not pay: LLVM then
 // hoists every step's B loads to the top of the iteration, V8 keeps its loads in that order, and 8 live B vectors
 // beside 8 accumulators spill V8's 15 XMM registers (slower in bench/gemm.mjs).
-template <class Arch, std::size_t MR, bool RowMax = false>
-inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const float* panel, float* C, std::size_t ldc,
+template <class Arch, std::size_t MR, bool RowMax = false, PanelType P = PanelType::f32>
+inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const panel_element_t<P>* panel, float* C, std::size_t ldc,
                       const float* bias, std::size_t cols, bool accumulate, float* row_max = nullptr)
 {
     using batch = xsimd::batch<float, Arch>;
@@ -132,7 +134,8 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const floa
         }
     }
     for (std::size_t k = 0; k < K; ++k, panel += NR) {
-        const batch b0 = batch::load_unaligned(panel), b1 = batch::load_unaligned(panel + W);
+        batch b0, b1;
+        load_panel_row<Arch, P>(panel, b0, b1);
         for (std::size_t r = 0; r < MR; ++r) {
             const batch x(*a[r]++);
             acc0[r] = tile_multiply_add(x, b0, acc0[r]);
@@ -178,11 +181,13 @@ inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std
 /// register tiles of MR rows (every MR gives the same bits). B is packed (pack_b / pack_b_transposed); panel p starts
 /// at packed + p·panel_stride, normally K·panel_width, larger when A·B multiplies a slice of the rows of a bigger
 /// packed matrix.
-template <std::size_t MR>
+/// With P 16-bit (panels of pack_half_panels), the rows short of a tile go one by one through a 1-row tile: two
+/// tile variants per type in the binary instead of MR (the bits are the same, whatever the tile).
+template <std::size_t MR, PanelType P = PanelType::f32>
 struct gemm_packed_tiles {
     template <class Arch>
     void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                    const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
+                    const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
                     bool accumulate) const
     {
         constexpr std::size_t NR = panel_width<Arch>;
@@ -191,14 +196,18 @@ struct gemm_packed_tiles {
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
             const std::size_t i_end = std::min(M, i0 + block_rows);
             for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
-                const float* panel = packed + p * panel_stride;
+                const panel_element_t<P>* panel = packed + p * panel_stride;
                 const std::size_t cols = std::min(NR, N - j0);
                 const float* panel_bias = bias ? bias + j0 : nullptr;
                 std::size_t i = i0;
                 for (; i + MR <= i_end; i += MR)
-                    gemm_tile<Arch, MR>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
-                gemm_short_tile<Arch, MR - 1>(i_end - i, K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias,
-                                              cols, accumulate);
+                    gemm_tile<Arch, MR, false, P>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
+                if constexpr (P == PanelType::f32)
+                    gemm_short_tile<Arch, MR - 1>(i_end - i, K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias,
+                                                  cols, accumulate);
+                else
+                    for (; i < i_end; ++i)
+                        gemm_tile<Arch, 1, false, P>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
             }
         }
     }
@@ -206,6 +215,9 @@ struct gemm_packed_tiles {
 
 /// The product of every projection and of attention: gemm_packed_tiles at this build's tile.
 using gemm_packed = gemm_packed_tiles<gemm_tile_rows>;
+/// The same over BF16 and over F16 panels (pack_half_panels).
+using gemm_packed_bf16 = gemm_packed_tiles<gemm_tile_rows, PanelType::bf16>;
+using gemm_packed_f16 = gemm_packed_tiles<gemm_tile_rows, PanelType::f16>;
 
 /// Lanes of gemm_packed_row_max's `row_max` per row of C: one SIMD vector.
 template <class Arch>

@@ -16,7 +16,6 @@ namespace model {
 namespace {
 
 using arch = xsimd::default_arch;
-constexpr std::size_t NR = kernels::panel_width<arch>;
 
 void copy_rows(Tensor& out, Shape shape, const float* src, std::size_t ld, std::size_t rows, std::size_t cols)
 {
@@ -69,7 +68,7 @@ void finish_trace(AttentionTrace& t, const Matrix& o, const float* ctx, std::siz
     const float* context = ctx + query * q_cols + t.head * hd;
     copy_rows(t.context, {hd}, context, 0, 1, hd);
     t.head_output = Tensor({width});
-    steps::row_product(width, hd, context, o.packed.data() + t.head * hd * NR, o.in * NR, t.head_output.data.data());
+    steps::row_product(hd, context, o, t.head * hd, t.head_output.data.data());
     copy_rows(t.attention_output, {width}, out + query * width, 0, 1, width);
 }
 
@@ -80,9 +79,13 @@ AttentionTrace* traced(const StackStep& s, std::size_t l, bool cross)
 
 }  // namespace
 
-void apply(const Matrix& m, const float* x, std::size_t rows, float* y)
+void apply(const Matrix& m, const float* x, std::size_t rows, float* y) { apply(m, x, m.in, rows, y); }
+
+void apply(const Matrix& m, const float* x, std::size_t lda, std::size_t rows, float* y)
 {
-    detail::matmul_packed(rows, m.out, m.in, x, m.in, m.packed.data(), y, m.out, m.bias.empty() ? nullptr : m.bias.data());
+    const float* bias = m.bias.empty() ? nullptr : m.bias.data();
+    if (m.type == kernels::PanelType::f32) return detail::matmul_packed(rows, m.out, m.in, x, lda, m.packed.data(), y, m.out, bias);
+    detail::matmul_packed(rows, m.out, m.in, x, lda, m.half.data(), m.type == kernels::PanelType::bf16, y, m.out, bias);
 }
 
 bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, const StackStep& s, const float* in,

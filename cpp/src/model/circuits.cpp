@@ -11,7 +11,6 @@ namespace attnscope {
 namespace {
 
 using arch = xsimd::default_arch;
-constexpr std::size_t NR = kernels::panel_width<arch>;
 
 // [d, n]: columns [first, first + n) of a packed d × N matrix (column panels of NR); with `rows`, rows [first,
 // first + n) of a packed n' × d one, transposed.
@@ -22,7 +21,7 @@ Tensor block(const model::Matrix& m, std::size_t first, std::size_t n, bool rows
     for (std::size_t i = 0; i < d; ++i)
         for (std::size_t c = 0; c < n; ++c) {
             const std::size_t k = rows ? first + c : i, col = rows ? i : first + c;
-            out.data[i * n + c] = m.packed[(col / NR) * m.in * NR + k * NR + col % NR];
+            out.data[i * n + c] = m.at(k, col);
         }
     return out;
 }

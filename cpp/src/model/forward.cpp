@@ -30,8 +30,7 @@ void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_
         return apply(lw.down, u, rows, out);
     }
     steps::gate_rows(p.activation, u, rows, p.inner);
-    detail::matmul_packed(rows, lw.down.out, lw.down.in, u, 2 * p.inner, lw.down.packed.data(), out, lw.down.out,
-                          lw.down.bias.empty() ? nullptr : lw.down.bias.data());
+    apply(lw.down, u, 2 * p.inner, rows, out);
 }
 
 // HF's inverse frequencies (modeling_rope_utils.py): 1/theta^(2i/D) over the D = dims rotated features, then the
@@ -74,8 +73,13 @@ std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
         const std::size_t id = std::size_t(s.tokens[t]);
         float* row = x + t * d;
         if (tied) {  // the table is the head's panels: column `id` of a d × vocab matrix
-            const float* panel = m.weights.head.packed.data() + (id / NR) * d * NR + id % NR;
-            for (std::size_t k = 0; k < d; ++k) row[k] = panel[k * NR];
+            const Matrix& head = m.weights.head;
+            if (head.type == kernels::PanelType::f32) {
+                const float* panel = head.packed.data() + (id / NR) * d * NR + id % NR;
+                for (std::size_t k = 0; k < d; ++k) row[k] = panel[k * NR];
+            } else {
+                for (std::size_t k = 0; k < d; ++k) row[k] = head.at(k, id);
+            }
         } else {
             std::memcpy(row, m.weights.tables[e.table].data.data() + id * d, d * sizeof(float));
         }

@@ -1,6 +1,8 @@
 // CheckpointLoader, its second half: the memory plan, one allocation, then every file's data streamed in chunks,
-// widened to F32, checked for NaN and infinity, and scattered straight into the packed panels the kernels read.
+// widened to F32 (a BF16 or F16 file's matrices kept in 16 bits), checked for NaN and infinity, and scattered
+// straight into the packed panels the kernels read.
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "loader_state.hpp"
@@ -10,11 +12,57 @@ namespace attnscope {
 
 using json::Num;
 
+namespace {
+
+using kernels::PanelType;
+
+// The panel type of every matrix of `w` (declared dry from s.plan, with or without its head), in matrices() order:
+// 16-bit when every file tensor it receives has that one type (a matrix fed by both F16 and BF16 tensors, or by an
+// F32 one, is F32). A tensor split between two matrices (in_proj as cross-attention) makes them agree: both keep
+// 16 bits or neither does, as the scatter writes a tensor's elements one way.
+std::vector<PanelType> panel_types(const CheckpointLoader::Impl& s, model::Weights& w, bool head)
+{
+    const families::Family& fam = *s.family;
+    std::vector<std::pair<model::Destination, PanelType>> feeds;
+    for (const auto& file : s.files)
+        for (const model::FileTensor& t : file.second.tensors) {
+            if (t.entry < 0) continue;
+            const families::TensorName& row = fam.tensors[t.entry];
+            if (row.group != families::Group::required && !head) continue;
+            model::Destination d = model::destination_of(s.plan, w, row.part, row.stack, t.layer, row.layout);
+            if (d.matrix) feeds.emplace_back(std::move(d), t.element_bytes == 4 ? PanelType::f32 : t.bf16 ? PanelType::bf16 : PanelType::f16);
+        }
+    std::map<const model::Matrix*, PanelType> type;
+    for (const auto& f : feeds)
+        for (std::size_t g = 0; g < f.first.segments; ++g) {
+            const auto it = type.emplace(f.first.seg[g].owner, f.second).first;
+            if (it->second != f.second) it->second = PanelType::f32;
+        }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& f : feeds)
+            if (f.first.segments == 2 && type[f.first.seg[0].owner] != type[f.first.seg[1].owner]) {
+                type[f.first.seg[0].owner] = type[f.first.seg[1].owner] = PanelType::f32;
+                changed = true;
+            }
+    }
+    std::vector<PanelType> out;
+    for (const model::Matrix* m : model::matrices(w)) {
+        const auto it = type.find(m);
+        out.push_back(it == type.end() ? PanelType::f32 : it->second);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::uint64_t CheckpointLoader::parameter_bytes() const
 {
+    const bool head = impl_->head();
     model::Weights w;
-    model::declare_weights(impl_->plan, w, false, impl_->head());
-    return 4 * model::weight_floats(w);
+    model::declare_weights(impl_->plan, w, false, head);
+    model::declare_weights(impl_->plan, w, false, head, panel_types(*impl_, w, head));
+    return model::weight_bytes(w);
 }
 
 MemoryPlan CheckpointLoader::memory_plan(std::size_t tokens) const
@@ -32,8 +80,10 @@ MemoryPlan CheckpointLoader::memory_plan(std::size_t tokens) const
     const bool head = p.exact && s.head();  // before the headers: no head found, the smallest the config can mean
     model::Weights w;
     model::declare_weights(s.plan, w, false, head);
+    // Before the headers, every matrix as F32 (the dtypes are not known yet); then 16 bits where the files have them.
+    if (p.exact) model::declare_weights(s.plan, w, false, head, panel_types(s, w, head));
     p.parameters = model::weight_floats(w);
-    p.parameter_bytes = 4 * p.parameters;
+    p.parameter_bytes = model::weight_bytes(w);
     p.tokens = tokens ? tokens : std::min(default_plan_tokens, longest);
     p.workspace_bytes = model::forward_workspace_bytes(s.plan, p.tokens, head);
     return p;
@@ -69,14 +119,16 @@ void CheckpointLoader::allocate()
             s.fail(s.file_order.front(), {"the tensor ", model::quoted(model::layer_name(t.pattern, l)), " is missing", why});
         }
     }
-    const std::uint64_t floats = model::weight_floats(s.dry);
-    model::check_parameter_bytes(floats, s.plan.family, s.call.c_str());
+    const std::vector<kernels::PanelType> types = panel_types(s, s.dry, head);
+    model::declare_weights(s.plan, s.dry, false, head, types);
+    const std::uint64_t bytes = model::weight_bytes(s.dry);
+    model::check_parameter_bytes(model::weight_floats(s.dry), bytes, s.plan.family, s.call.c_str());
     s.model = std::make_unique<Transformer::Impl>();
     Transformer::Impl& m = *s.model;
     m.plan = s.plan;
     m.config = model::summary(m.plan, head);
-    m.parameter_bytes = 4 * floats;
-    model::declare_weights(m.plan, m.weights, true);
+    m.parameter_bytes = bytes;
+    model::declare_weights(m.plan, m.weights, true, head, types);
     s.destinations = std::vector<model::Destination>(s.present.size());
     for (auto& file : s.files)
         for (model::FileTensor& t : file.second.tensors) {

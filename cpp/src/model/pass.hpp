@@ -109,8 +109,9 @@ std::uint64_t forward_workspace_bytes(const plan::Plan& p, std::size_t tokens, b
 /// table has one vocabulary and width; a LayerNorm has a bias; an encoder–decoder's decoder layers all cross-attend.
 void validate_plan(const plan::Plan& p);
 
-/// std::length_error when `floats` of parameters (F32) pass max_parameter_bytes, naming the count and the bytes.
-void check_parameter_bytes(std::uint64_t floats, const std::string& family, const char* call);
+/// std::length_error when parameters held in `bytes` (`floats` of them: F32, or 16-bit matrices) pass
+/// max_parameter_bytes, naming the count and the bytes.
+void check_parameter_bytes(std::uint64_t floats, std::uint64_t bytes, const std::string& family, const char* call);
 
 /// The sizes the API shows (ModelConfig) from a plan.
 ModelConfig summary(const plan::Plan& p, bool head);

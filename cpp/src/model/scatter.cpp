@@ -22,6 +22,38 @@ std::size_t regrouped(const Destination& d, std::size_t r)
     return which * d.heads * hd + h * hd + i;
 }
 
+// The (segment, column) of a matrix destination's output feature j.
+std::size_t segment_of(const Destination& d, std::size_t& j)
+{
+    std::size_t s = 0;
+    while (s + 1 < d.segments && j >= d.seg[s].rows) j -= d.seg[s++].rows;
+    return s;
+}
+
+// Elements [e0, e0 + n) of a 16-bit tensor whose matrices keep 16 bits: the bit patterns themselves to their panels.
+// Returns how many are NaN or infinite (the exponent all ones).
+std::size_t scatter_half(const Destination& d, std::size_t e0, const std::uint8_t* bytes, std::size_t n, bool bf16)
+{
+    const std::uint16_t exponent = bf16 ? 0x7f80u : 0x7c00u;
+    const bool conv1d = d.layout == Layout::conv1d, permuted = d.layout == Layout::per_head_qkv;
+    const std::size_t cols = d.shape[1];
+    std::size_t r = e0 / cols, c = e0 % cols, bad = 0;
+    for (std::size_t i = 0; i < n; ++i, bytes += 2) {
+        const std::uint16_t h = std::uint16_t(bytes[0] | bytes[1] << 8);
+        bad += (h & exponent) == exponent;
+        std::size_t j = conv1d ? c : r;
+        const std::size_t k = conv1d ? r : c;
+        if (permuted) j = regrouped(d, j);
+        const Segment& g = d.seg[segment_of(d, j)];
+        g.half[kernels::half_panel_index<arch>(g.K, k, g.col0 + j)] = h;
+        if (++c == cols) {
+            c = 0;
+            ++r;
+        }
+    }
+    return bad;
+}
+
 }  // namespace
 
 std::size_t scatter(const Destination& d, std::size_t e0, const float* x, std::size_t n)
@@ -68,8 +100,14 @@ std::size_t stream_elements(const Destination& d, std::size_t eb, bool bf16, std
                             std::size_t size, std::uint8_t* carry, std::size_t& carry_bytes)
 {
     std::size_t bad = 0;
+    // A 16-bit matrix is one only every file tensor of which has its type (the loader's panel_types): kept as it is.
+    const bool keep = eb == 2 && d.matrix && d.seg[0].half && (d.segments < 2 || d.seg[1].half);
     // Whole elements of `bytes` (F32, F16 or BF16) from element e0, widened through a small buffer.
     const auto convert = [&](std::size_t e0, const std::uint8_t* bytes, std::size_t n) {
+        if (keep) {
+            bad += scatter_half(d, e0, bytes, n, bf16);
+            return;
+        }
         float buffer[256];
         for (std::size_t i = 0; i < n; i += 256) {
             const std::size_t m = std::min<std::size_t>(256, n - i);

@@ -74,6 +74,16 @@ void row_product(std::size_t n, std::size_t k, const float* x, const float* pane
     kernels::gemm_packed{}(arch{}, 1, n, k, x, k, panels, panel_stride, y, n, nullptr, false);
 }
 
+void row_product(std::size_t k, const float* x, const Matrix& m, std::size_t k0, float* y)
+{
+    // Rows k0.. of every panel start k0·NR elements into it, in either layout.
+    constexpr std::size_t NR = kernels::panel_width<arch>;
+    const std::size_t n = m.out, at = k0 * NR, stride = m.in * NR;
+    if (m.type == kernels::PanelType::f32) return row_product(n, k, x, m.packed.data() + at, stride, y);
+    if (m.type == kernels::PanelType::bf16) return kernels::gemm_packed_bf16{}(arch{}, 1, n, k, x, k, m.half.data() + at, stride, y, n, nullptr, false);
+    kernels::gemm_packed_f16{}(arch{}, 1, n, k, x, k, m.half.data() + at, stride, y, n, nullptr, false);
+}
+
 }  // namespace steps
 }  // namespace model
 }  // namespace attnscope

@@ -29,6 +29,8 @@ void softcap(float* x, std::size_t n, float cap);
 void qk_norm_and_rope(const plan::Attention& a, const LayerWeights& lw, float* row, const float* cos, const float* sin);
 /// y [n] = x [k] · the packed panels of a k × n matrix (panel stride `panel_stride` floats): one row, for traces.
 void row_product(std::size_t n, std::size_t k, const float* x, const float* panels, std::size_t panel_stride, float* y);
+/// y [m.out] = x [k] · rows [k0, k0 + k) of the packed matrix m (of any panel type): one row, for traces.
+void row_product(std::size_t k, const float* x, const Matrix& m, std::size_t k0, float* y);
 
 }  // namespace steps
 }  // namespace model

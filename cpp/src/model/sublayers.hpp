@@ -35,6 +35,8 @@ bool cross_attention(const Transformer::Impl& m, std::size_t stack, std::size_t 
 
 /// y = x·B (+ bias) for `rows` rows.
 void apply(const Matrix& m, const float* x, std::size_t rows, float* y);
+/// The same with x's rows `lda` floats apart.
+void apply(const Matrix& m, const float* x, std::size_t lda, std::size_t rows, float* y);
 
 }  // namespace model
 }  // namespace attnscope

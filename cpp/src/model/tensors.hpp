@@ -49,6 +49,8 @@ enum class Layout : std::uint8_t {
 struct Segment {
     float* base = nullptr;
     std::size_t K = 0, col0 = 0, rows = 0;
+    std::uint16_t* half = nullptr;  ///< a matrix kept in 16 bits: its panels (base is null)
+    Matrix* owner = nullptr;        ///< a matrix's segment: the matrix (its panel type)
 };
 
 /// Where a tensor's elements go: one segment, or two when one file tensor feeds two matrices (nn.MultiheadAttention's

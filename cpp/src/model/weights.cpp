@@ -38,9 +38,19 @@ public:
         m.in = in;
         m.out = out;
         m.has_bias = bias;
-        if (!allocate_) return;
-        resize_floats(m.packed, detail::packed_floats(in, out, NR, what), what);
-        if (bias) resize_floats(m.bias, out, what);
+        if (allocate_ && bias) resize_floats(m.bias, out, what);  // the panels once their type is known
+    }
+    void panels(Matrix& m, kernels::PanelType type) const
+    {
+        m.type = m.exists() ? type : kernels::PanelType::f32;
+        if (!allocate_ || !m.exists()) return;
+        const std::size_t n = detail::packed_floats(m.in, m.out, NR, "matrix");
+        if (m.type == kernels::PanelType::f32) return resize_floats(m.packed, n, "matrix");
+        try {
+            m.half.assign(n, 0);
+        } catch (const std::bad_alloc&) {
+            throw std::length_error("matrix: out of memory for its 16-bit panels");
+        }
     }
     void norm(NormWeights& n, const Norm& spec, std::size_t width) const
     {
@@ -82,7 +92,7 @@ void sinusoids(Vector& v, std::size_t rows, std::size_t dim)
 
 void declare_weights(const Plan& p, Weights& w, bool allocate) { declare_weights(p, w, allocate, p.head.present); }
 
-void declare_weights(const Plan& p, Weights& w, bool allocate, bool head)
+void declare_weights(const Plan& p, Weights& w, bool allocate, bool head, const std::vector<kernels::PanelType>& types)
 {
     w = Weights{};
     const Declare d(allocate);
@@ -138,6 +148,32 @@ void declare_weights(const Plan& p, Weights& w, bool allocate, bool head)
             d.matrix(lw.down, layer.mlp.inner, width, layer.mlp.bias, "mlp");
         }
     }
+    const std::vector<Matrix*> all = matrices(w);
+    for (std::size_t i = 0; i < all.size(); ++i) d.panels(*all[i], i < types.size() ? types[i] : kernels::PanelType::f32);
+}
+
+std::vector<Matrix*> matrices(Weights& w)
+{
+    std::vector<Matrix*> out = {&w.head, &w.mlm_dense};
+    for (StackWeights& s : w.stacks)
+        for (LayerWeights& l : s.layers)
+            for (Matrix* m : {&l.qkv, &l.o, &l.cross_q, &l.cross_kv, &l.cross_o, &l.up, &l.down}) out.push_back(m);
+    return out;
+}
+
+float Matrix::at(std::size_t k, std::size_t col) const
+{
+    if (type == kernels::PanelType::f32) return packed[(col / NR) * in * NR + k * NR + col % NR];
+    return kernels::half_to_f32(half[kernels::half_panel_index<xsimd::default_arch>(in, k, col)], type);
+}
+
+std::uint64_t weight_bytes(const Weights& w, bool all_half)
+{
+    std::uint64_t half = 0;  // elements of 16-bit panels, counted once in weight_floats at 4 bytes
+    Weights& m = const_cast<Weights&>(w);  // matrices() only lists them
+    for (const Matrix* x : matrices(m))
+        if (x->exists() && (all_half || x->type != kernels::PanelType::f32)) half = add(half, mul((std::uint64_t(x->out) + NR - 1) / NR * NR, x->in));
+    return mul(weight_floats(w), 4) - mul(half, 2);
 }
 
 std::uint64_t weight_floats(const Weights& w)
@@ -172,6 +208,8 @@ Destination in_matrix(Matrix& m, std::size_t col0, std::size_t cols, Layout layo
     d.matrix = true;
     d.layout = layout;
     d.seg[0] = {m.packed.empty() ? nullptr : m.packed.data(), m.in, col0, cols};
+    d.seg[0].half = m.half.empty() ? nullptr : m.half.data();
+    d.seg[0].owner = &m;
     d.segments = 1;
     d.shape = layout == Layout::conv1d ? Shape{m.in, cols} : Shape{cols, m.in};
     return d;

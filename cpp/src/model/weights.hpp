@@ -9,16 +9,23 @@
 #include <vector>
 
 #include "attnscope/plan.hpp"
+#include "../kernels/half_panels.hpp"
 
 namespace attnscope {
 namespace model {
 
-/// y = x·B (+ bias): B is in × out, packed into the GEMM's column panels (kernels::pack_panels layout).
+/// y = x·B (+ bias): B is in × out, packed into the GEMM's column panels: F32 (kernels::pack_panels layout) in
+/// `packed`, or, when every file tensor of B is BF16 (or every one F16), those 16 bits as the file has them in
+/// `half` (kernels::half_panel_index layout), widened inside the GEMM. The bias is F32 either way.
 struct Matrix {
     std::size_t in = 0, out = 0;
     bool has_bias = false;
+    kernels::PanelType type = kernels::PanelType::f32;
     std::vector<float> packed, bias;
+    std::vector<std::uint16_t> half;
     bool exists() const { return out != 0; }
+    /// B's element (k, col), as F32.
+    float at(std::size_t k, std::size_t col) const;
 };
 
 /// A plain run of floats (a norm's weight, a table).
@@ -64,11 +71,18 @@ struct Weights {
 /// them; a sinusoidal table is computed). Throws std::length_error past the address space.
 void declare_weights(const plan::Plan& p, Weights& w, bool allocate);
 /// The same, declaring the head only when `head` (the plan may have one that the files do not: the memory plan before
-/// the headers counts the least the config can mean).
-void declare_weights(const plan::Plan& p, Weights& w, bool allocate, bool head);
+/// the headers counts the least the config can mean), and with `types` (non-empty) the panel type of every matrix,
+/// in matrices() order (empty: every matrix F32).
+void declare_weights(const plan::Plan& p, Weights& w, bool allocate, bool head, const std::vector<kernels::PanelType>& types = {});
 
-/// Floats the declared weights hold, the packed panels' padding included (saturating far beyond any memory).
+/// Every matrix of `w` (declared or not), in one fixed order.
+std::vector<Matrix*> matrices(Weights& w);
+
+/// Floats the declared weights count, the packed panels' padding included (saturating far beyond any memory).
 std::uint64_t weight_floats(const Weights& w);
+/// Bytes the declared weights hold: 2 an element for a 16-bit matrix, 4 for everything else; with `all_half`, as if
+/// every matrix were 16-bit (the least a config can mean before the files' dtypes are known).
+std::uint64_t weight_bytes(const Weights& w, bool all_half = false);
 
 }  // namespace model
 }  // namespace attnscope

@@ -181,12 +181,12 @@ void validate_plan(const Plan& p)
     check(!p.head.tied || p.head.vocab == p.main().embedding.vocab, "a tied head of another vocabulary");
 }
 
-void check_parameter_bytes(std::uint64_t floats, const std::string& family, const char* call)
+void check_parameter_bytes(std::uint64_t floats, std::uint64_t bytes, const std::string& family, const char* call)
 {
-    const std::uint64_t bytes = mul(floats, 4);
     if (bytes > max_parameter_bytes)
         throw std::length_error(json::join({call, ": ", family, " with these sizes has about ", json::Num(floats), " parameters, which need ",
-                                            json::Num(bytes), " bytes as F32, more than the ", json::Num(max_parameter_bytes),
+                                            json::Num(bytes), " bytes as F32 with a BF16 or F16 file's matrices in 16 bits, more than the ",
+                                            json::Num(max_parameter_bytes),
                                             " bytes a model may take in 4 GiB of WASM memory"}));
 }
 
