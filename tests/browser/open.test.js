@@ -107,8 +107,9 @@ test('bert-mlm by a synthetic drop: [MASK] filled, sentence B gets token type 1,
   await checkWeights(page, ref, 0, 0, T - 1);
   await page.fill('#open-text', 'The dogs [MASK]!');
   await page.waitForSelector('#open-predict .open-fill .next-tok');
-  // Patching compares next-token logits, which an encoder has not: it is not offered.
-  assert.equal(await page.locator('#open-patch').isHidden(), true);
+  // Patching compares next-token logits, which an encoder has not: it is not offered (its two prompts can still be
+  // compared side by side).
+  for (const id of ['#open-patch-btn', '#open-patch-answers', '#open-patch-out']) assert.equal(await page.locator(id).isHidden(), true, id);
   assert.match(await page.textContent('#open-predict'), /\[MASK\] at \d+:/);
   await page.fill('#open-pair', 'played');
   await page.waitForSelector('#open-tokens .tok.type-b');
