@@ -4,7 +4,7 @@ export const RESEARCH_MESSAGES = {
   en: {
     'rs.lensTitle': 'Logit lens: what each layer would predict',
     'rs.lensTextCausal': 'The residual stream after each layer is sent through the model’s final norm and its head, as if the model stopped there. Each cell shows the most probable next token at that position, shaded by its probability; the last row is the model’s own prediction. Click a cell for its ten most probable tokens.',
-    'rs.lensTextMlm': 'The residual stream after each layer is sent through the masked-language-model head (its dense layer, activation and norm; BERT has no final norm), as if the model stopped there. Each cell shows the most probable token for that position, shaded by its probability; the last row is the model’s own output. Click a cell for its ten most probable tokens.',
+    'rs.lensTextMlm': 'The residual stream after each layer is sent through the masked-language-model head (its dense layer, activation and norm; an encoder has no final norm), as if the model stopped there. Each cell shows the most probable token for that position, shaded by its probability; the last row is the model’s own output. Click a cell for its ten most probable tokens.',
     'rs.lensShow': 'Show the logit lens',
     'rs.lensHide': 'Hide the logit lens',
     'rs.lensDone': '{n} rows × {T} positions, computed in {ms} ms in the worker.',
@@ -47,7 +47,7 @@ export const RESEARCH_MESSAGES = {
   zh: {
     'rs.lensTitle': 'Logit 透镜：每一层会预测什么',
     'rs.lensTextCausal': '把每一层之后的残差流送入模型的最终归一化和输出头，就像模型在这一层停下。每格显示该位置最可能的下一个词元，颜色深浅表示其概率；最后一行是模型自己的预测。点击一格可查看它最可能的十个词元。',
-    'rs.lensTextMlm': '把每一层之后的残差流送入掩码语言模型头（其全连接层、激活和归一化；BERT 没有最终归一化），就像模型在这一层停下。每格显示该位置最可能的词元，颜色深浅表示其概率；最后一行是模型自己的输出。点击一格可查看它最可能的十个词元。',
+    'rs.lensTextMlm': '把每一层之后的残差流送入掩码语言模型头（其全连接层、激活和归一化；编码器没有最终归一化），就像模型在这一层停下。每格显示该位置最可能的词元，颜色深浅表示其概率；最后一行是模型自己的输出。点击一格可查看它最可能的十个词元。',
     'rs.lensShow': '显示 Logit 透镜',
     'rs.lensHide': '隐藏 Logit 透镜',
     'rs.lensDone': '{n} 行 × {T} 个位置，在 Worker 中用了 {ms} 毫秒。',
