@@ -1,4 +1,4 @@
-// The sample checkpoint served with the page (web/demo/sample/tiny-gpt2, made by tools/make_sample_model.py):
+// The sample checkpoint served with the page (web/demo/sample/tiny-gpt2, made by tools/references/make_sample_model.py):
 // its files as File objects, so "Try the sample model" opens it the way picked files open. They are assets of the
 // build, so the service worker caches them and the sample opens offline.
 const URLS = import.meta.glob('../../sample/tiny-gpt2/*.{json,safetensors}', { query: '?url', import: 'default', eager: true });

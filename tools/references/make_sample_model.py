@@ -2,7 +2,7 @@
 """The demo's sample model: a tiny GPT-2-shaped Hugging Face checkpoint with random weights, served with the page
 so "Open a model" has something to open in one click, offline. Writes web/demo/sample/tiny-gpt2/.
 
-    /usr/bin/python3 tools/make_sample_model.py
+    /usr/bin/python3 tools/references/make_sample_model.py
 
 Why random: the sample is there to show every view of an opened checkpoint (maps, steps table, heads off, the
 logit lens) on a file of Hugging Face's own layout, at a size the page can carry (F16, about 70 KB); what a trained
@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tools/ (tools/README.md, "Imports")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (tools/README.md, "Imports")
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools.paths import ROOT  # noqa: E402
 from attnscope_tools.safetensors_file import save_file  # noqa: E402
