@@ -1,6 +1,6 @@
-// "Try the sample model": the tiny GPT-2-shaped checkpoint served with the page (tools/references/make_sample_model.py) opens in
-// one click, gets every view of an opened model, and is in the service worker's precache list (so it opens
-// offline); both languages at 1280 and 390 px, axe clean, no request off the page's server.
+// "Try the sample model": the tiny GPT-2-shaped checkpoint served with the page
+// (tools/references/make_sample_model.py) opens in one click, gets every view of an opened model, and is in the
+// service worker's precache list (so it opens offline); both languages at 1280 and 390 px, axe clean, no request off the page's server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, readdirSync } from 'node:fs';
