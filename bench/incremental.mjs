@@ -3,12 +3,17 @@
 //   - append: 4 tokens appended to 512 through a ForwardCache (forward(ids, { cache })) against a fresh pass of the
 //     516, every layer's attention returned, and without maps;
 //   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against passes through a
-//     cache of the corrupted run, which start at the patched head's layer.
+//     cache of the corrupted run, which start at the patched head's layer and return only the last row's logits
+//     (logitsToKeep: 1, all the logit difference reads);
+//   - positions (not run by default: its fresh side is one whole pass per position): one head patched at each
+//     position in turn on 128 tokens (the demo's per-position map), fresh whole-run patches of a spliced kept run
+//     against patchPositions through a cache, which start at the head's layer and at the position's block.
 // The two sides of each row alternate run by run in one process, at the same thread count; each row checks that both
 // sides gave the same bits. Markdown on stdout, progress on stderr.
 //
 //   /usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx   # once: build/bench-models/
 //   npm run bench:incremental [-- --threads=1 --runs=3 --prompt=512 --append=4 --patch-tokens=8 --rows=append,patching]
+//   npm run bench:incremental -- --rows=positions --runs=1 [--position-tokens=128 --position-head=L,H]
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +28,8 @@ const { values: o } = parseArgs({
     append: { type: 'string', default: '4' },
     'patch-tokens': { type: 'string', default: '8' },
     rows: { type: 'string', default: 'append,patching' },
+    'position-tokens': { type: 'string', default: '128' },
+    'position-head': { type: 'string', default: '9,9' },
     model: { type: 'string', default: path.join(ROOT, 'build', 'bench-models', 'gpt2-small') },
   },
 });
@@ -31,6 +38,7 @@ const runs = Number(o.runs), rows = o.rows.split(',');
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const now = () => performance.now();
 const same = (a, b) => a === b || (a && b && Buffer.from(a.data.buffer).equals(Buffer.from(b.data.buffer)));
+const lastRow = (logits) => ({ data: logits.data.slice(logits.data.length - logits.shape[1]) });
 
 if (!fs.existsSync(path.join(o.model, 'model.safetensors')))
   throw new Error(`${o.model}: missing; run /usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx`);
@@ -101,11 +109,14 @@ if (rows.includes('patching')) {
   const T = Number(o['patch-tokens']);
   const clean = model.forward(tokenIds(T, V, 3), { keepHeads: true, needAttention: false });
   const corrupted = tokenIds(T, V, 4);
+  // Each run's last row of logits: the fresh side's cut from every row (today's call), the cached side's the only one.
   const sweep = (cache) => {
     const out = [];
     for (let layer = 0; layer < L; layer++)
-      for (let head = 0; head < H; head++)
-        out.push(model.forward(corrupted, { needAttention: false, patch: [{ layer, head }], patchFrom: clean.heads, cache }).logits);
+      for (let head = 0; head < H; head++) {
+        const options = { needAttention: false, patch: [{ layer, head }], patchFrom: clean.heads, ...(cache ? { cache, logitsToKeep: 1 } : {}) };
+        out.push(lastRow(model.forward(corrupted, options).logits));
+      }
     return out;
   };
   // The cached side's time includes the corrupted run it keeps.
@@ -115,5 +126,27 @@ if (rows.includes('patching')) {
     base.cache.dispose();
     return out;
   })));
+}
+if (rows.includes('positions')) {
+  const T = Number(o['position-tokens']), [layer, head] = o['position-head'].split(',').map(Number);
+  const { headDim: dh } = model.architecture;
+  const clean = model.forward(tokenIds(T, V, 5), { keepHeads: true, needAttention: false });
+  const corruptedIds = tokenIds(T, V, 6);
+  const own = model.forward(corruptedIds, { keepHeads: true, needAttention: false });
+  const patch = [{ layer, head }];
+  // Before patchPositions, a position was patched by splicing the clean context into the corrupted run's own.
+  const fresh = (timed) => timed(() => Array.from({ length: T }, (_, p) => {
+    const from = { data: own.heads.data.slice(), shape: own.heads.shape }, at = ((layer * T + p) * H + head) * dh;
+    from.data.set(clean.heads.data.subarray(at, at + dh), at);
+    return lastRow(model.forward(corruptedIds, { needAttention: false, patch, patchFrom: from }).logits);
+  }));
+  const cached = (timed) => timed(() => {
+    const base = model.forward(corruptedIds, { needAttention: false, cache: true });
+    const out = Array.from({ length: T }, (_, p) => model.forward(corruptedIds, {
+      needAttention: false, patch, patchFrom: clean.heads, patchPositions: [p], cache: base.cache, logitsToKeep: 1 }).logits);
+    base.cache.dispose();
+    return out;
+  });
+  table.push(alternate(`head ${layer}.${head} patched at each of ${T} positions`, fresh, cached));
 }
 process.stdout.write(`${table.join('\n')}\n`);

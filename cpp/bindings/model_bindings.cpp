@@ -96,6 +96,9 @@ Transformer::Request request_of(const val& r, Tensor& kept, std::string& call, c
         kept.data = emscripten::convertJSArrayToNumberVector<float>(from["data"]);
         request.patch_from = &kept;
     }
+    if (!o["patchPositions"].isUndefined()) request.patch_positions = whole_numbers<std::int32_t>(o["patchPositions"], "options.patchPositions");
+    // A whole number ≥ 1 (model.js checks its type); the core checks it against the input's length.
+    if (!o["logitsToKeep"].isUndefined()) request.logits_to_keep = std::size_t(o["logitsToKeep"].as<double>());
     return request;
 }
 
@@ -191,7 +194,8 @@ val Model::forward(const val& request, double cache)
         val info = val::object();
         set_numbers(info, {{"id", double(reinterpret_cast<std::uintptr_t>(through))},
                            {"positions", double(through->positions())}, {"reused", double(through->reused())},
-                           {"bytes", double(through->bytes())}});
+                           {"resumedLayer", double(through->resumed_layer())},
+                           {"resumedPosition", double(through->resumed_position())}, {"bytes", double(through->bytes())}});
         result.set("cache", info);
         return result;
     });

@@ -1,11 +1,14 @@
 // Activation patching and mean ablation against tools/references/hf_patching_reference.py (float64 PyTorch from the fixtures'
 // weights): the last position's logits to 1e-4 of the largest; patching every head from the clean run gives the
 // clean logits and patching none the corrupted ones; a bad kept run or bad flags are refused, naming the field.
+// Per-position patching (patch_positions) against hf_patch_positions_reference.py, fresh and through a ForwardCache
+// (which starts at the patched layer and position, and gives the fresh pass's bits); logits_to_keep's last rows.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 
+#include "attnscope/model.hpp"
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
@@ -132,4 +135,149 @@ TEST_CASE("pretrained patching refuses a kept run that does not fit", "[pretrain
     r.patch.assign(L * H, 1);
     r.patch_from = &other;
     CHECK_THROWS_WITH(model->forward(r), Catch::Contains("patchFrom: expected [2, T, 2, 8] (a kept run of this model)"));
+}
+
+namespace {
+
+// The rows of logits from `first` on, flattened.
+std::vector<float> rows_from(const Tensor& logits, std::size_t first)
+{
+    return std::vector<float>(logits.data.begin() + first * logits.shape[1], logits.data.end());
+}
+
+}  // namespace
+
+TEST_CASE("per-position patching matches PyTorch, fresh and from the patched layer and position", "[pretrained][patching]")
+{
+    for (const char* name : {"llama-gqa", "mistral-window"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            const auto p = nlohmann::json::parse(attnscope_test::read_text(attnscope_test::hf_dir(name) + "/patch_positions.json"));
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t L = model->config().layers, H = model->config().heads, first_row = p.at("first_row");
+            auto clean = request(p.at("clean_ids"));
+            clean.keep_heads = true;
+            const auto kept = model->forward(clean);
+            auto corrupted = request(p.at("corrupted_ids"));
+            corrupted.need_attention = true;
+            ForwardCache cache;
+            const auto plain = model->forward(corrupted, cache);
+            CHECK(attnscope_test::max_relative_error(rows_from(plain.logits, first_row), p.at("corrupted_logits").get<std::vector<double>>()) < 1e-4);
+            corrupted.patch_from = &kept.heads;
+            for (const auto& run : p.at("patched")) {
+                const std::size_t layer = run.at("layer"), head = run.at("head");
+                const auto positions = run.at("positions").get<std::vector<std::int32_t>>();
+                INFO("layer " << layer << " head " << head << " at " << run.at("positions").dump());
+                corrupted.patch.assign(L * H, 0);
+                corrupted.patch[layer * H + head] = 1;
+                corrupted.patch_positions = positions;
+                const auto fresh = model->forward(corrupted);
+                const auto want = run.at("logits").get<std::vector<double>>();
+                CHECK(attnscope_test::max_relative_error(rows_from(fresh.logits, first_row), want) < 1e-4);
+                const auto& resumed = model->forward(corrupted, cache);
+                CHECK(resumed.logits.data == fresh.logits.data);
+                CHECK(resumed.hidden.data == fresh.hidden.data);
+                CHECK(resumed.attention.data == fresh.attention.data);
+                CHECK(cache.resumed_layer() == layer);
+                CHECK(cache.resumed_position() == std::size_t(*std::min_element(positions.begin(), positions.end())) / 32 * 32);
+                // Only the last row's logits: the same numbers, the rows before it skipped.
+                corrupted.logits_to_keep = 1;
+                const auto& last = model->forward(corrupted, cache);
+                REQUIRE(last.logits.shape == Shape{1, fresh.logits.shape[1]});
+                CHECK(last.logits.data == rows_from(fresh.logits, fresh.logits.shape[0] - 1));
+                corrupted.logits_to_keep = 0;
+            }
+            // The cache still holds the unpatched pass.
+            corrupted.patch.clear();
+            corrupted.patch_positions.clear();
+            CHECK(model->forward(corrupted, cache).logits.data == plain.logits.data);
+        }
+    }
+}
+
+TEST_CASE("per-position patching is whole-run patching from a kept run spliced at those positions", "[pretrained][patching]")
+{
+    // The same patch written two ways: patch_positions {p} from the clean run, and every position from the corrupted
+    // run's own contexts with position p's taken from the clean run (at the others the head computes them anyway).
+    const auto c = attnscope_test::read_hf_case("llama-gqa");
+    auto model = load_checkpoint(c.config, c.views());
+    const std::size_t L = model->config().layers, H = model->config().heads, hd = model->config().head_dim, V = model->config().vocab;
+    std::vector<std::int32_t> a(45), b(45);
+    for (std::size_t t = 0; t < 45; ++t) {
+        a[t] = std::int32_t((t * 7 + 3) % V);
+        b[t] = t % 9 == 4 ? std::int32_t((t * 5 + 1) % V) : a[t];
+    }
+    Transformer::Request clean, corrupted;
+    clean.tokens = a;
+    corrupted.tokens = b;
+    clean.need_attention = corrupted.need_attention = false;
+    clean.keep_heads = corrupted.keep_heads = true;
+    const auto kept = model->forward(clean), own = model->forward(corrupted);
+    corrupted.keep_heads = false;
+    for (const std::int32_t at : {0, 13, 33, 44}) {
+        INFO("position " << at);
+        Tensor spliced = own.heads;
+        const std::size_t layer = 0, head = 3, from = ((layer * 45 + std::size_t(at)) * H + head) * hd;
+        std::copy_n(kept.heads.data.begin() + from, hd, spliced.data.begin() + from);
+        corrupted.patch.assign(L * H, 0);
+        corrupted.patch[layer * H + head] = 1;
+        corrupted.patch_from = &spliced;
+        corrupted.patch_positions.clear();
+        const auto whole = model->forward(corrupted);
+        corrupted.patch_from = &kept.heads;
+        corrupted.patch_positions = {at};
+        CHECK(model->forward(corrupted).logits.data == whole.logits.data);
+    }
+}
+
+TEST_CASE("logits_to_keep returns the last rows; bad positions and counts are refused", "[pretrained][patching]")
+{
+    const auto c = attnscope_test::read_hf_case("gpt2-lm");
+    auto model = load_checkpoint(c.config, c.views());
+    const std::size_t L = model->config().layers, H = model->config().heads;
+    auto r = request(nlohmann::json{266, 261, 263, 265});
+    const auto all = model->forward(r);
+    for (std::size_t keep : {1, 3, 4}) {
+        r.logits_to_keep = keep;
+        const auto out = model->forward(r);
+        REQUIRE(out.logits.shape == Shape{keep, all.logits.shape[1]});
+        CHECK(out.logits.data == rows_from(all.logits, 4 - keep));
+        CHECK(out.hidden.data == all.hidden.data);
+    }
+    r.logits_to_keep = 5;
+    CHECK_THROWS_WITH(model->forward(r), "forward: logitsToKeep: expected from 1 to 4 (one row per token), got 5");
+    r.logits_to_keep = 0;
+    r.patch_positions = {1};
+    CHECK_THROWS_WITH(model->forward(r), "forward: patchPositions: expected with options.patch (the heads to patch), got no heads");
+    auto clean = r;
+    clean.patch_positions.clear();
+    clean.keep_heads = true;
+    const auto kept = model->forward(clean);
+    r.patch.assign(L * H, 1);
+    r.patch_from = &kept.heads;
+    r.patch_positions = {0, 4};
+    CHECK_THROWS_WITH(model->forward(r), "forward: patchPositions[1]: expected a position from 0 to 3, got 4");
+    r.patch_positions = {-2};
+    CHECK_THROWS_WITH(model->forward(r), "forward: patchPositions[0]: expected a position from 0 to 3, got -2");
+}
+
+TEST_CASE("logits_to_keep through a cache: the kept rows it holds are reused, the others computed", "[pretrained][patching]")
+{
+    const auto c = attnscope_test::read_hf_case("llama-gqa");
+    auto model = load_checkpoint(c.config, c.views());
+    Transformer::Request r;
+    for (std::size_t t = 0; t < 40; ++t) r.tokens.push_back(std::int32_t((t * 11 + 5) % model->config().vocab));
+    ForwardCache cache;
+    // (tokens, logits_to_keep) in turn: a pass keeping one row, then longer inputs wanting every row, one, and 20.
+    for (const auto& [T, keep] : std::vector<std::pair<std::size_t, std::size_t>>{{40, 1}, {50, 0}, {60, 1}, {64, 20}, {64, 0}}) {
+        INFO(T << " tokens, logits_to_keep " << keep);
+        while (r.tokens.size() < T) r.tokens.push_back(std::int32_t(r.tokens.size() % 7));
+        r.logits_to_keep = keep;
+        const auto& got = model->forward(r, cache);
+        const auto fresh = model->forward(r);
+        CHECK(got.logits.shape == fresh.logits.shape);
+        CHECK(got.logits.data == fresh.logits.data);
+        CHECK(got.hidden.data == fresh.hidden.data);
+        CHECK(cache.reused() == (T == 40 ? 0 : T == 64 && keep == 0 ? 64 : 32));
+    }
 }

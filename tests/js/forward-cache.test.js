@@ -1,6 +1,7 @@
 // LanguageModel.forward's `cache` through the JS API: appended input gives a fresh pass's bits (logits, hidden states,
-// maps) for our char LM and a Hugging Face family, patched calls through a cache give today's patched bits and
-// PyTorch's logits, and misuse is a TypeError naming options.cache with nothing leaked.
+// maps) for our char LM and a Hugging Face family, patched calls through a cache (per head, and per head and
+// position) give a fresh patched pass's bits and PyTorch's logits, and misuse is a TypeError naming options.cache
+// with nothing leaked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -74,6 +75,35 @@ test('gpt2-lm: patching every head through a cache gives the patched bits of a f
   }
   // The kept pass is still the unpatched one: extending the input reuses it.
   assertSame(model.forward(p.corrupted_ids, { cache: base.cache }), model.forward(p.corrupted_ids), 'after patching');
+  base.cache.dispose();
+});
+
+test('llama-gqa: per-position patching matches PyTorch; through a cache it starts at the layer and position', () => {
+  const model = models['llama-gqa'];
+  const p = JSON.parse(readFileSync(new URL('llama-gqa/patch_positions.json', fixtures), 'utf8'));
+  const clean = model.forward(p.clean_ids, { keepHeads: true, needAttention: false });
+  const base = model.forward(p.corrupted_ids, { cache: true });
+  const V = model.config.vocabSize;
+  for (const run of p.patched) {
+    const options = { patch: [{ layer: run.layer, head: run.head }], patchFrom: clean.heads, patchPositions: run.positions };
+    const fresh = model.forward(p.corrupted_ids, options);
+    const label = `layer ${run.layer} head ${run.head} at ${run.positions}`;
+    assert.ok(maxRelativeError(fresh.logits.data.subarray(p.first_row * V), run.logits) < 1e-4, label);
+    assertSame(model.forward(p.corrupted_ids, { ...options, cache: base.cache }), fresh, label);
+    assert.equal(base.cache.resumedLayer, run.layer);
+    assert.equal(base.cache.resumedPosition, Math.floor(Math.min(...run.positions) / 32) * 32);
+    const last = model.forward(p.corrupted_ids, { ...options, cache: base.cache, logitsToKeep: 1 });
+    assert.deepEqual(last.logits.shape, [1, V]);
+    assert.deepEqual(last.logits.data, fresh.logits.data.slice((p.corrupted_ids.length - 1) * V));
+  }
+  const bad = { patch: [{ layer: 0, head: 0 }], patchFrom: clean.heads };
+  assert.throws(() => model.forward(p.corrupted_ids, { ...bad, patchPositions: [40] }),
+    { name: 'RangeError', message: /^LanguageModel\.forward: patchPositions\[0\]: expected a position from 0 to 39, got 40$/ });
+  assert.throws(() => model.forward(p.corrupted_ids, { ...bad, patchPositions: 3 }), { name: 'TypeError', message: /options\.patchPositions: expected an array/ });
+  assert.throws(() => model.forward(p.corrupted_ids, { patchPositions: [1] }), { name: 'RangeError', message: /patchPositions: expected with options\.patch/ });
+  assert.throws(() => model.forward(p.corrupted_ids, { logitsToKeep: 41 }),
+    { name: 'RangeError', message: /^LanguageModel\.forward: logitsToKeep: expected from 1 to 40 \(one row per token\), got 41$/ });
+  assert.throws(() => model.forward(p.corrupted_ids, { logitsToKeep: 0 }), { name: 'RangeError', message: /options\.logitsToKeep: expected a whole number from 1/ });
   base.cache.dispose();
 });
 

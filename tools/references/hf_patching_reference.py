@@ -35,9 +35,9 @@ CASES = [
 ]
 
 
-def run(config, sd, ids, edit=None, keep=None):
-    """Last position's logits; edit(layer, ctx [H, T, hd]) may change the context; keep (a list) receives each
-    layer's context."""
+def run(config, sd, ids, edit=None, keep=None, every_row=False):
+    """Last position's logits (every_row: every position's); edit(layer, ctx [H, T, hd]) may change the context; keep
+    (a list) receives each layer's context."""
     layer = [0]
 
     def attention(q, k, v, scale, allowed):
@@ -51,7 +51,8 @@ def run(config, sd, ids, edit=None, keep=None):
 
     hf_base._softmax_attention = attention
     try:
-        return hf_reference.forward(config, sd, ids)["logits"][-1]
+        logits = hf_reference.forward(config, sd, ids)["logits"]
+        return logits if every_row else logits[-1]
     finally:
         hf_base._softmax_attention = _plain_attention
 

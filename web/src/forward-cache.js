@@ -26,6 +26,9 @@ export class ForwardCache {
     this.positions = 0;
     /** Positions the last forward() took from it instead of computing them (0: a fresh pass). */
     this.reused = 0;
+    /** The layer and position the last patched forward() through it started at (0 and 0: from the embeddings). */
+    this.resumedLayer = 0;
+    this.resumedPosition = 0;
     /** Bytes of WebAssembly memory it holds: every layer's keys and values, and the last pass's output. */
     this.bytes = 0;
   }
@@ -38,8 +41,8 @@ export class ForwardCache {
   }
 
   /** @internal The core's account after a call. */
-  update({ positions, reused, bytes }) {
-    Object.assign(this, { positions, reused, bytes });
+  update({ positions, reused, resumedLayer, resumedPosition, bytes }) {
+    Object.assign(this, { positions, reused, resumedLayer, resumedPosition, bytes });
   }
 
   /** Frees its WebAssembly memory. Idempotent. */

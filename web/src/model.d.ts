@@ -161,6 +161,12 @@ export interface ModelForwardOptions {
   /** Activation patching: these heads' contexts, at every position, are taken from `patchFrom` instead of computed. */
   patch?: AblatedHead[];
   /**
+   * The positions (0 to T − 1) at which `patch`'s heads are patched; elsewhere they compute their own context
+   * (TransformerLens's per-position patching). Default: every position. Through a {@link ForwardCache} of the same
+   * input, the pass starts at the first of them. @throws RangeError for a position outside the input, or without `patch`.
+   */
+  patchPositions?: ArrayLike<number>;
+  /**
    * The kept run `patch` reads: a `result.heads` of this model (from `keepHeads: true`) over the same number of
    * tokens; read during the call only. @throws RangeError for a run of another length or another model's shape
    * (naming both), TypeError for something that is not a `{ data: Float32Array, shape }`.
@@ -185,13 +191,19 @@ export interface ModelForwardOptions {
   keepQkv?: boolean;
   /** Return `result.valueNorms` `[layers, heads, T]`: ‖v_j‖ of the values each query head reads (for {@link valueWeighted}). */
   valueNorms?: boolean;
+  /**
+   * Return the logits of the last `logitsToKeep` positions only, `[logitsToKeep, vocabSize]` (Hugging Face's
+   * `logits_to_keep`): the head costs a vocabulary-wide row per position, so a caller that reads the last row (next
+   * token, patching's logit difference) skips the rest. Default: every position. @throws RangeError above T.
+   */
+  logitsToKeep?: number;
 }
 
 /** What a forward pass returns. `tokens` are readable strings (see {@link Model.tokenize}), null without a tokenizer. */
 export interface ModelForwardResult {
   ids: number[];
   tokens: string[] | null;
-  /** `[T, vocabSize]`, or null when the checkpoint has no head. */
+  /** `[T, vocabSize]` (`[logitsToKeep, vocabSize]`: the last positions), or null when the checkpoint has no head. */
   logits: Tensor | null;
   /** `[T, hiddenSize]`: the last hidden state as Hugging Face returns it (after the final norm, where there is one). */
   hidden: Tensor;
@@ -250,15 +262,20 @@ export interface HeadCircuits {
  * the next input starts with the same tokens (same `attentionMask` and `ablate` over them), their keys, values and
  * rows of logits, hidden states and attention are taken from it and only the positions after them are computed, in
  * whole blocks of 32 positions (a prefix of 506 tokens reuses 480); any other input is one fresh pass. Either way the
- * result is a fresh pass's, bit for bit, and the cache then holds it. Patching, `keepHeads` and mean ablation run
- * fresh (their rows depend on the whole input). Freed by `dispose()`, by the garbage collector if dropped, or with its
- * model; its memory is not counted in the model's memory plan.
+ * result is a fresh pass's, bit for bit, and the cache then holds it. A patched call of the kept input (`patch`)
+ * starts at the lowest patched layer and at the first of `patchPositions` (in whole blocks), and leaves the cache
+ * holding the unpatched pass. `keepHeads` and mean ablation run fresh (their rows depend on the whole input). Freed
+ * by `dispose()`, by the garbage collector if dropped, or with its model; its memory is not counted in the model's
+ * memory plan.
  */
 export declare class ForwardCache {
   /** Tokens of the pass it holds. */
   readonly positions: number;
   /** Positions the last forward() through it reused instead of computing (0: a fresh pass). */
   readonly reused: number;
+  /** The layer and the position the last patched forward() through it started at (0 and 0: a fresh pass). */
+  readonly resumedLayer: number;
+  readonly resumedPosition: number;
   /** Bytes of WebAssembly memory it holds: keys and values (with room for a few more positions) and the last output. */
   readonly bytes: number;
   /** Frees its memory. Idempotent; passing it again is a TypeError. */
@@ -302,6 +319,7 @@ export interface TraceOptions {
   ablation?: 'zero' | 'mean';
   patch?: AblatedHead[];
   patchFrom?: Tensor | null;
+  patchPositions?: ArrayLike<number>;
 }
 
 /**

@@ -50,10 +50,13 @@ export function requestOf(base, options) {
 }
 
 /** The options every model's forward() and trace() take about its input and its heads. */
-const INPUT_OPTIONS = ['needAttention', 'keepHeads', 'attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom'];
+const INPUT_OPTIONS = ['needAttention', 'keepHeads', 'attentionMask', 'ablate', 'ablation', 'patch', 'patchFrom', 'patchPositions'];
 
 /** What forward() may keep besides the maps, for the research tools (research.js, cache-export.js). */
 const KEEP_OPTIONS = ['keepResidual', 'keepQkv', 'valueNorms'];
+
+/** forward()'s options about the logits it returns. */
+const LOGIT_OPTIONS = ['logitsToKeep'];
 
 export class Model {
   #handle;
@@ -161,6 +164,9 @@ export class Model {
         ...Object.fromEntries(KEEP_OPTIONS.map((key) => [key, booleanOption(opts[key], `${caller}: options.${key}`, false)])),
         patch: this.ablation(opts.patch, caller, 'patch'),
         patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
+        patchPositions: opts.patchPositions === undefined ? undefined
+          : numbers(opts.patchPositions, `${caller}: options.patchPositions`, 'an array of positions (0 to the input length − 1)'),
+        logitsToKeep: opts.logitsToKeep === undefined ? undefined : integerOption(opts.logitsToKeep, `${caller}: options.logitsToKeep`, { min: 1 }),
       }),
     };
   }
@@ -177,7 +183,7 @@ export class Model {
    */
   forward(input, options) {
     const caller = `${this.className}.forward`;
-    const { handle, ids, opts, request } = this.request(input, options, caller, [...this.inputOptions, ...KEEP_OPTIONS]);
+    const { handle, ids, opts, request } = this.request(input, options, caller, [...this.inputOptions, ...KEEP_OPTIONS, ...LOGIT_OPTIONS]);
     const { logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, cache } = this.pass(handle, request, opts, caller);
     return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, ...(cache ? { cache } : {}) };
   }

@@ -87,8 +87,9 @@ constexpr std::size_t default_plan_tokens = 512;
 /// input that starts with the same tokens (and the same mask and heads switched off) reuses the keys, values, rows of
 /// logits, hidden states and attention of that prefix and computes only the positions after it; any other input is
 /// one fresh pass, which the cache then keeps. A patched call (Request::patch) of the kept input and options starts at
-/// its lowest patched layer, from the kept pass's input to it, and leaves the kept pass as it was: patching every head
-/// in turn runs each from its own layer. Either way the output is the one a fresh pass gives, bit for bit.
+/// its lowest patched layer, from the kept pass's input to it, and at its first patched position (in whole query
+/// blocks), and leaves the kept pass as it was: patching every head, or one head at every position, in turn runs
+/// each from its own layer and position. Either way the output is the one a fresh pass gives, bit for bit.
 class ForwardCache {
 public:
     ForwardCache();
@@ -101,6 +102,8 @@ public:
     std::size_t reused() const;
     /// The layer the last patched call through it started at (0: from the embeddings, a fresh pass).
     std::size_t resumed_layer() const;
+    /// The position the last patched call through it started at (0: every position computed).
+    std::size_t resumed_position() const;
     /// Bytes it holds: the key/value caches (with room for more positions), each layer's input and the last outputs.
     std::uint64_t bytes() const;
 
@@ -144,6 +147,12 @@ public:
         /// `patch_from` (a kept run's Output::heads of the same T; not owned) instead of being computed.
         HeadMask patch;
         const Tensor* patch_from = nullptr;
+        /// The positions at which the flagged heads are patched (each 0 to T − 1); empty: every position. Elsewhere
+        /// they compute their own context. A patched call through a ForwardCache starts at the first of them.
+        std::vector<std::int32_t> patch_positions;
+        /// Logits of the last `logits_to_keep` positions only (Hugging Face's logits_to_keep; 1 to T); 0: every
+        /// position's. The head's cost is a vocabulary's row per position, so a caller that reads the last row saves it.
+        std::size_t logits_to_keep = 0;
         /// Keep the main stack's residual stream (Output::residual, residual_mid): what research tools read.
         bool keep_residual = false;
         /// Keep every layer's q|k|v projections of the main stack (Output::qkv).
@@ -152,7 +161,7 @@ public:
         bool value_norms = false;
     };
     struct Output {
-        Tensor logits;            ///< [T, vocab]; empty without an LM head
+        Tensor logits;            ///< [T, vocab] ([logits_to_keep, vocab]: the last rows); empty without an LM head
         Tensor hidden;            ///< [T, d] the main stack's last hidden state (after its final norm when it has one)
         Tensor attention;         ///< [layers, heads, T, T] per query head; empty without need_attention
         Tensor heads;             ///< [layers, T, heads, head_dim] with keep_heads: each head's context (TransformerLens's hook_z)

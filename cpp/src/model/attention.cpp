@@ -39,16 +39,19 @@ void mean_rows(float* context, std::size_t ld, std::size_t T, std::size_t hd, co
 }
 
 // Mean ablation and patching replace every row of a head, so they wait for all its blocks; then the contexts are kept.
-void intervene(const plan::Attention& a, const Heads& h, std::size_t l, std::size_t T, const std::uint8_t* real, float* ctx)
+// The call's T rows sit at positions first..first + T - 1 of patch_from's first + T (a patched pass runs to the end).
+void intervene(const plan::Attention& a, const Heads& h, std::size_t l, std::size_t T, std::size_t first, const std::uint8_t* real,
+               float* ctx)
 {
-    const std::size_t H = a.heads, hd = a.head_dim, q_cols = a.q_width();
+    const std::size_t H = a.heads, hd = a.head_dim, q_cols = a.q_width(), positions = first + T;
     const std::uint8_t* ablate = h.ablate && !h.ablate->empty() ? h.ablate->data() + l * H : nullptr;
     const std::uint8_t* patch = h.patch && !h.patch->empty() ? h.patch->data() + l * H : nullptr;
     for (std::size_t head = 0; head < H; ++head) {
         if (ablate && ablate[head] && h.ablation == Ablation::mean) mean_rows(ctx + head * hd, q_cols, T, hd, real);
         if (patch && patch[head])
             for (std::size_t t = 0; t < T; ++t)
-                std::memcpy(ctx + t * q_cols + head * hd, h.patch_from + (l * T + t) * q_cols + head * hd, hd * sizeof(float));
+                if (!h.patch_at || h.patch_at[first + t])
+                    std::memcpy(ctx + t * q_cols + head * hd, h.patch_from + (l * positions + first + t) * q_cols + head * hd, hd * sizeof(float));
     }
     if (h.kept) std::memcpy(h.kept + l * T * q_cols, ctx, T * q_cols * sizeof(float));
 }
@@ -140,7 +143,7 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
                     bias ? m.weights.stacks[si].relative_bias.data.data() : nullptr,
                     s.attention ? s.attention + l * H * T * Lk : nullptr, zeroed(s.self, l, H), trace};
     attend_heads(core, b, b.context, q_cols);
-    intervene(a, s.self, l, T, s.key_mask ? s.key_mask + s.first_position : nullptr, b.context);
+    intervene(a, s.self, l, T, s.first_position, s.key_mask ? s.key_mask + s.first_position : nullptr, b.context);
     apply(lw.o, b.context, T, out);
     if (!trace) return false;
     finish_trace(*trace, lw.o, b.context, q_cols, hd, query, width, out);
@@ -181,7 +184,7 @@ bool cross_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, 
     const HeadAttention core{a, T, S, s.first_position, b.cross_q, q_cols, kv, kv + kv_cols, 2 * kv_cols, mask, nullptr, nullptr,
                     s.cross_attention ? s.cross_attention + l * H * T * S : nullptr, zeroed(s.cross, l, H), trace};
     attend_heads(core, b, b.context, q_cols);
-    intervene(a, s.cross, l, T, nullptr, b.context);
+    intervene(a, s.cross, l, T, s.first_position, nullptr, b.context);
     apply(lw.cross_o, b.context, T, out);
     if (!trace) return false;
     finish_trace(*trace, lw.cross_o, b.context, q_cols, hd, query, width, out);

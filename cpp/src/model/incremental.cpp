@@ -4,7 +4,8 @@
 // number of attend_heads' query blocks: a block's softmax runs over the keys up to its last row, so a row of a block
 // the kept pass cut short would sum its weights in another order; from a block's start the new pass's blocks are the
 // fresh pass's, and so are their bits. A patched call of the kept input starts at its lowest patched layer, from
-// the kept pass's input to that layer: the layers below compute what they computed then.
+// the kept pass's input to that layer: the layers below compute what they computed then. One patched only from a
+// position on starts there too (in whole query blocks, as above): the rows before it see nothing it changes.
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -24,7 +25,8 @@ struct ForwardCache::State {
     HeadMask ablate;                     ///< ablated heads
     Ablation ablation = Ablation::zero;
     bool extendable = false;             ///< no mean ablation or kept heads: its rows stand for any longer input
-    std::size_t capacity = 0, reused = 0, resumed_layer = 0;
+    std::size_t capacity = 0, reused = 0, resumed_layer = 0, resumed_position = 0;
+    std::size_t logits_from = 0;         ///< the first position whose logits out.logits holds (logits_to_keep)
     std::vector<float> keys, values;     ///< [layers, capacity, kv_width]
     Tensor layer_inputs;                 ///< [layers, T, width]: the residual stream entering each layer
     Transformer::Output patched;         ///< the last patched call's output (patched calls leave the pass as it was)
@@ -35,6 +37,7 @@ ForwardCache::~ForwardCache() = default;
 std::size_t ForwardCache::positions() const { return state->tokens.size(); }
 std::size_t ForwardCache::reused() const { return state->reused; }
 std::size_t ForwardCache::resumed_layer() const { return state->resumed_layer; }
+std::size_t ForwardCache::resumed_position() const { return state->resumed_position; }
 std::uint64_t ForwardCache::bytes() const
 {
     std::uint64_t floats = state->keys.size() + state->values.size() + state->layer_inputs.numel();
@@ -124,52 +127,96 @@ Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Reque
     const RequestBuffers sizes = request_buffers(m.plan, r.tokens.size(), 0, r.need_attention, r.keep_heads, head);
     Transformer::Output out;
     if (rows) out.hidden = Tensor(sizes.hidden);
-    if (rows && head) out.logits = Tensor(sizes.logits);
+    if (rows && head) out.logits = Tensor({logit_rows(r), sizes.logits[1]});
     if (r.keep_heads) out.heads = Tensor(sizes.heads);
     if (r.need_attention) out.attention = Tensor(sizes.attention);
     return out;
 }
 
-// Rows from step.first_position of `r` (from step.first_layer) into their rows of out's hidden states and logits;
-// the caller set the step's caches, maps, heads, layer inputs and resume.
+// Rows from step.first_position of `r` (from step.first_layer) into their rows of out's hidden states; the caller
+// set the step's caches, maps, heads, layer inputs and resume.
 void run_rows(const Transformer::Impl& m, const Transformer::Request& r, StackStep& step, Transformer::Output& out)
 {
-    const std::size_t c = step.first_position, n = r.tokens.size() - c, d = m.plan.main().width();
+    const std::size_t c = step.first_position, d = m.plan.main().width();
     step.tokens = r.tokens.data() + c;
     step.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data() + c;
     step.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
-    step.rows = n;
+    step.rows = r.tokens.size() - c;
     step.out = out.hidden.data.data() + c * d;
     step.call = r.call;
     run_stack(m, 0, step);
-    if (!m.config.has_lm_head) return;
-    std::vector<float> scratch = floats(std::uint64_t(n) * d, r.call, "the head's input");
-    run_head(m, step.out, n, scratch.data(), out.logits.data.data() + c * m.plan.head.vocab);
 }
 
-// The patched pass of `r` from its lowest patched layer (resumable), or a fresh one.
+// out.logits ([logit_rows(r), vocab], its last positions) where out.hidden holds every position: the positions
+// before `c` that `kept` holds (its rows from position kept_from) copied, the others through the head. `ready`: the
+// positions before c are in out.logits already (a kept tensor grown in place).
+void fill_logits(const Transformer::Impl& m, const Transformer::Request& r, Transformer::Output& out, std::size_t c,
+                 const Tensor& kept, std::size_t kept_from, bool ready = false)
+{
+    if (!m.config.has_lm_head) return;
+    const std::size_t T = r.tokens.size(), first = T - logit_rows(r), V = m.plan.head.vocab, d = m.plan.main().width();
+    std::size_t from = first;
+    if (c > first && (ready || (first >= kept_from && !kept.data.empty()))) {
+        if (!ready) std::copy_n(kept.data.begin() + (first - kept_from) * V, (c - first) * V, out.logits.data.begin());
+        from = c;
+    }
+    if (from == T) return;
+    std::vector<float> scratch = floats(std::uint64_t(T - from) * d, r.call, "the head's input");
+    run_head(m, out.hidden.data.data() + from * d, T - from, scratch.data(), out.logits.data.data() + (from - first) * V);
+}
+
+// The first position whose rows a patch of `r` can change, in whole query blocks: its first patched position; 0 when
+// every position is patched, or a mean ablation (a mean over every row) runs beside it.
+std::size_t first_patched_row(const Transformer::Request& r)
+{
+    if (r.patch_positions.empty() || (!r.ablate.empty() && r.ablation == Ablation::mean)) return 0;
+    const std::int32_t first = *std::min_element(r.patch_positions.begin(), r.patch_positions.end());
+    return std::size_t(first) / query_block * query_block;
+}
+
+// The patched pass of `r` from its lowest patched layer and first patched row (resumable), or a fresh one.
 Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State& st, const Transformer::Request& r)
 {
-    st.resumed_layer = 0;
+    st.resumed_layer = st.resumed_position = 0;
     const plan::Stack& s = m.plan.main();
-    const std::size_t T = r.tokens.size(), L = s.layers(), H = s.layer(0).self.heads;
+    const std::size_t T = r.tokens.size(), L = s.layers(), H = s.layer(0).self.heads, d = s.width();
     const auto flagged = std::find_if(r.patch.begin(), r.patch.end(), [](std::uint8_t f) { return f != 0; });
     const std::size_t first = std::size_t(flagged - r.patch.begin()) / H;
     if (!resumable(st, r) || first >= L) return run_request(m, r, nullptr, false);
+    const std::size_t c = first_patched_row(r), n = T - c, kv_cols = s.layer(0).self.kv_width();
     Transformer::Output out = outputs(m, r);
-    if (r.need_attention) std::copy_n(st.out.attention.data.begin(), first * H * T * T, out.attention.data.begin());
-    const std::uint64_t kv = std::uint64_t(L) * T * s.layer(0).self.kv_width();
+    // The rows before c of every layer, and every row of the layers below `first`, are the kept pass's.
+    std::copy_n(st.out.hidden.data.begin(), c * d, out.hidden.data.begin());
+    std::vector<float> rows_maps;
+    if (r.need_attention) {
+        const float* kept = st.out.attention.data.data();
+        float* to = out.attention.data.data();
+        std::copy_n(kept, first * H * T * T, to);
+        for (std::size_t lh = first * H; lh < L * H && c; ++lh) std::copy_n(kept + lh * T * T, c * T, to + lh * T * T);
+        if (c) rows_maps = floats(std::uint64_t(L) * H * n * T, r.call, "attention maps");
+    }
+    const std::uint64_t kv = std::uint64_t(L) * T * kv_cols;
     std::vector<float> keys = floats(kv, r.call, "key cache"), values = floats(kv, r.call, "value cache");
+    for (std::size_t l = first; l < L && c; ++l) {
+        std::copy_n(st.keys.data() + l * st.capacity * kv_cols, c * kv_cols, keys.data() + l * T * kv_cols);
+        std::copy_n(st.values.data() + l * st.capacity * kv_cols, c * kv_cols, values.data() + l * T * kv_cols);
+    }
+    const std::vector<std::uint8_t> patch_at = patched_positions(r);
     StackStep step;
+    step.first_position = c;
     step.capacity = T;
     step.key_cache = keys.data();
     step.value_cache = values.data();
-    step.self = {&r.ablate, r.ablation, &r.patch, r.patch_from->data.data(), nullptr};
-    step.attention = r.need_attention ? out.attention.data.data() : nullptr;
+    step.self = {&r.ablate, r.ablation, &r.patch, r.patch_from->data.data(), nullptr, patch_at.empty() ? nullptr : patch_at.data()};
+    step.attention = !r.need_attention ? nullptr : c ? rows_maps.data() : out.attention.data.data();
     step.first_layer = first;
-    step.resume = st.layer_inputs.data.data() + first * T * s.width();
+    step.resume = st.layer_inputs.data.data() + (first * T + c) * d;
     run_rows(m, r, step, out);
+    for (std::size_t lh = first * H; lh < L * H && !rows_maps.empty(); ++lh)
+        std::copy_n(rows_maps.data() + lh * n * T, n * T, out.attention.data.data() + lh * T * T + c * T);
+    fill_logits(m, r, out, c, st.out.logits, st.logits_from);
     st.resumed_layer = first;
+    st.resumed_position = c;
     return out;
 }
 
@@ -215,10 +262,13 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     model::make_room(st, s, T, c, call);
 
     const bool maps = r.need_attention;
+    // Every position's logits, kept and wanted: they grow in place; otherwise the kept rows wanted are copied.
+    const bool grow = c && st.logits_from == 0 && r.logits_to_keep == 0;
     Output out = model::outputs(*impl_, r, c == 0);
+    Tensor kept_logits = std::move(st.out.logits);
     if (c) {
         out.hidden = model::grown(std::move(st.out.hidden), T);
-        if (impl_->config.has_lm_head) out.logits = model::grown(std::move(st.out.logits), T);
+        if (impl_->config.has_lm_head) out.logits = grow ? model::grown(std::move(kept_logits), T) : Tensor({model::logit_rows(r), p.head.vocab});
     }
     Tensor layer_inputs({L, T, d});
     for (std::size_t l = 0; l < L && c; ++l)
@@ -238,6 +288,7 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
         step.attention = !maps ? nullptr : c ? rows_maps.data() : out.attention.data.data();
         model::run_rows(*impl_, r, step, out);
     }
+    model::fill_logits(*impl_, r, out, c, kept_logits, st.logits_from, grow);
     if (maps && c)
         for (std::size_t lh = 0; lh < L * H; ++lh) {
             float* to = out.attention.data.data() + lh * T * T;
@@ -254,6 +305,7 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     st.ablation = r.ablation;
     st.extendable = model::extendable(r);
     st.reused = c;
+    st.logits_from = T - model::logit_rows(r);
     return st.out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attnscope/model.hpp"
 #include "weights.hpp"
@@ -25,8 +26,9 @@ struct Heads {
     const HeadMask* ablate = nullptr;    ///< empty, or layers × heads flags
     Ablation ablation = Ablation::zero;  ///< what `ablate` does
     const HeadMask* patch = nullptr;     ///< empty, or layers × heads flags
-    const float* patch_from = nullptr;   ///< [L, rows, H, hd] when patch is non-empty
+    const float* patch_from = nullptr;   ///< [L, positions, H, hd] when patch is non-empty
     float* kept = nullptr;               ///< [L, rows, H, hd] out, or null
+    const std::uint8_t* patch_at = nullptr;  ///< positions flags: where the flagged heads are patched; null: everywhere
 };
 
 /// Where a pass records what trace() returns: the traced attention of this stack (self or cross).
@@ -112,6 +114,12 @@ void validate_plan(const plan::Plan& p);
 /// std::length_error when parameters held in `bytes` (`floats` of them: F32, or 16-bit matrices) pass
 /// max_parameter_bytes, naming the count and the bytes.
 void check_parameter_bytes(std::uint64_t floats, std::uint64_t bytes, const std::string& family, const char* call);
+
+/// Request::patch_positions as one flag per position (empty: the flagged heads are patched at every position).
+std::vector<std::uint8_t> patched_positions(const Transformer::Request& r);
+
+/// The rows of logits a request returns, its last: logits_to_keep of them, or one per position.
+std::size_t logit_rows(const Transformer::Request& r);
 
 /// The sizes the API shows (ModelConfig) from a plan.
 ModelConfig summary(const plan::Plan& p, bool head);

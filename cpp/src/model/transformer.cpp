@@ -77,8 +77,18 @@ void check_request(const plan::Plan& p, const Transformer::Request& r, const cha
         check_heads(call, "ablate (cross-attention)", r.ablate_cross, main, true);
         check_heads(call, "ablate (the encoder's)", r.ablate_encoder, encoder, false);
     }
-    if (r.patch.empty()) return;
+    if (r.logits_to_keep > T) fail(call, {"logitsToKeep: expected from 1 to ", Num(T), " (one row per token), got ", Num(r.logits_to_keep)});
+    if (r.patch.empty()) {
+        if (!r.patch_positions.empty()) fail(call, {"patchPositions: expected with options.patch (the heads to patch), got no heads"});
+        return;
+    }
     check_heads(call, "patch", r.patch, main, false);
+    for (std::size_t i = 0; i < r.patch_positions.size(); ++i) {
+        const std::int32_t at = r.patch_positions[i];
+        if (at < 0 || std::size_t(at) >= T)
+            fail(call, {"patchPositions[", Num(i), "]: expected a position from 0 to ", Num(T - 1), ", got ", at < 0 ? "-" : "",
+                        Num(std::uint64_t(at < 0 ? -std::int64_t(at) : at))});
+    }
     const plan::Attention& a = main.layer(0).self;
     if (!r.patch_from) fail(call, {"patchFrom: expected a kept run's heads (keepHeads), got none"});
     const Shape want{main.layers(), T, a.heads, a.head_dim};
@@ -87,6 +97,23 @@ void check_request(const plan::Plan& p, const Transformer::Request& r, const cha
         fail(call, {"patchFrom: expected [", Num(want[0]), ", T, ", Num(want[2]), ", ", Num(want[3]), "] (a kept run of this model), got another shape"});
     if (got != want) fail(call, {"patchFrom: expected a kept run of ", Num(T), " tokens (this request's), got one of ", Num(got[1])});
     if (r.patch_from->numel() != want[0] * T * want[2] * want[3]) fail(call, {"patchFrom: its data do not match its shape"});
+}
+
+namespace {
+
+}  // namespace
+
+std::vector<std::uint8_t> patched_positions(const Transformer::Request& r)
+{
+    if (r.patch_positions.empty()) return {};
+    std::vector<std::uint8_t> at(r.tokens.size(), 0);
+    for (const std::int32_t p : r.patch_positions) at[std::size_t(p)] = 1;
+    return at;
+}
+
+std::size_t logit_rows(const Transformer::Request& r)
+{
+    return r.logits_to_keep ? r.logits_to_keep : r.tokens.size();
 }
 
 namespace {
@@ -157,7 +184,7 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
     std::vector<float> caches = floats(sizes.caches, call), memory = floats(sizes.memory, call);
     Transformer::Output out;
     out.hidden = tensor(sizes.hidden);
-    out.logits = tensor(sizes.logits);
+    out.logits = head ? Tensor({logit_rows(r), sizes.logits[1]}) : Tensor();
     out.attention = tensor(sizes.attention);
     out.encoder_attention = tensor(sizes.encoder_attention);
     out.cross_attention = tensor(sizes.cross_attention);
@@ -203,6 +230,8 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
     d.key_cache = take(main.layers() * T * main.layer(0).self.kv_width());
     d.value_cache = take(main.layers() * T * main.layer(0).self.kv_width());
     d.self = {&r.ablate, r.ablation, &r.patch, r.patch.empty() ? nullptr : r.patch_from->data.data(), data(out.heads)};
+    const std::vector<std::uint8_t> patch_at = patched_positions(r);
+    d.self.patch_at = patch_at.empty() ? nullptr : patch_at.data();
     d.attention = data(out.attention);
     d.sink = encoder_trace ? nullptr : sink;
     if (whole) keep_layers(main, r, T, out, d);
@@ -211,9 +240,10 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
     d.out = whole ? out.hidden.data.data() : hidden.data();
     d.call = call;
     run_stack(m, p.stacks.size() - 1, d);
-    if (head) {
-        std::vector<float> scratch = floats(sizes.scratch, call);
-        run_head(m, out.hidden.data.data(), T, scratch.data(), out.logits.data.data());
+    if (head) {  // the last logit_rows(r) rows
+        const std::size_t rows = logit_rows(r);
+        std::vector<float> scratch = floats(std::uint64_t(rows) * main.width(), call);
+        run_head(m, out.hidden.data.data() + (T - rows) * main.width(), rows, scratch.data(), out.logits.data.data());
     }
     if (whole && r.value_norms) out.value_norms = value_norms(main.layer(0).self, main.layers(), T, d.value_cache);
     return out;

@@ -66,7 +66,8 @@ async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, c
       // A turn of the event loop between heads, so that a cancel message is read.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (cancelled()) return { cancelled: true };
-      const out = model.forward(base.ids, { needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, cache: base.cache });
+      // Only the last row's logits: the difference reads nothing else, and the head is a vocabulary-wide row per position.
+      const out = model.forward(base.ids, { needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, cache: base.cache, logitsToKeep: 1 });
       recovered[layer * H + head] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
       onProgress(layer * H + head + 1, L * H);
     }

@@ -36,38 +36,33 @@ const difference = (logits, [a, b]) => {
 };
 
 /**
- * Head (layer, head)'s context patched from the clean run into the corrupted one at one position at a time: the
- * recovered fraction of the logit difference per position. The patch source is the corrupted run's own contexts with
- * that one slot taken from the clean run, so `patch` (which replaces a head at every position) changes one position
- * only: at the other positions the head's context is what the corrupted run computes there anyway (the layers below
- * are the corrupted run's). Each pass starts at the head's layer through a cache of the corrupted run.
+ * Head (layer, head)'s context patched from the clean run into the corrupted one at one position at a time
+ * (`patchPositions`): the recovered fraction of the logit difference per position. Each pass goes through a cache of
+ * the corrupted run, so it starts at the head's layer and at the patched position (the rows before it cannot change),
+ * and returns only the last row's logits, the one the difference reads.
  */
 export async function patchPositions(model, input, { encode, cancelled, onProgress }) {
   const ready = promptIds(model, input, encode);
   if (ready.problem) return { value: ready };
   const { cleanIds, corruptedIds, answerIds } = ready;
   const { layer, head } = input;
-  const { layers: L, heads: H, headDim: dh } = model.config;
+  const { layers: L, heads: H } = model.config;
   if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
   const t0 = performance.now();
   const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false });
-  const own = model.forward(corruptedIds, { keepHeads: true, needAttention: false });
   const base = model.forward(corruptedIds, { needAttention: false, cache: true });
   try {
-    const dClean = difference(kept.logits, answerIds), dCorrupted = difference(own.logits, answerIds);
+    const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
     if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
     const T = cleanIds.length;
-    const from = { data: own.heads.data, shape: own.heads.shape };
     const recovered = new Float32Array(T);
     for (let p = 0; p < T; p++) {
       // A turn of the event loop between positions, so that a cancel message is read.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (cancelled()) return { value: { cancelled: true } };
-      const at = ((layer * T + p) * H + head) * dh; // heads: [layers, T, heads, headDim]
-      const saved = from.data.slice(at, at + dh);
-      from.data.set(kept.heads.data.subarray(at, at + dh), at);
-      const out = model.forward(corruptedIds, { needAttention: false, patch: [{ layer, head }], patchFrom: from, cache: base.cache });
-      from.data.set(saved, at);
+      const out = model.forward(corruptedIds, {
+        needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, patchPositions: [p], cache: base.cache, logitsToKeep: 1,
+      });
       recovered[p] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
       onProgress(p + 1, T);
     }
