@@ -87,7 +87,7 @@ export function createOpenTranslationView(app) {
         const layout = heatmapLayout(rows, cols, { width: each, maxCell: 26 });
         const canvas = $(`#open-s2s-${m.key}`);
         const ctx = prepareCanvas(canvas, layout.width, layout.height);
-        drawHeatmap(ctx, layout, { data: map.data, offset: s.offset, rows, cols, vmax: 1, cmap: state.cmap });
+        drawHeatmap(ctx, layout, { data: map.data, offset: s.offset, rows, cols, vmax: 1, scale: 'one', cmap: state.cmap });
         const title = t(`open.s2s.${m.key}`, { l: s.l + 1, h: s.h + 1 });
         $(`#open-s2s-${m.key}-title`).textContent = title;
         canvas.setAttribute('aria-label', `${title}. ${t('open.s2sStrongest')} ${strongest(map.data, s.offset, rows, cols)}`);
