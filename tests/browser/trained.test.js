@@ -349,7 +349,7 @@ test('maps whose cells are too small for every token label indices at a round st
       assert.ok(m.step >= 1, `${width} px, ${T} tokens, map ${m.head}: labelled (step ${m.step})`);
       assert.ok(m.inkLeft > 50 && m.inkTop > 20, `${width} px, ${T} tokens, map ${m.head}: label ink left ${m.inkLeft}, top ${m.inkTop}`);
     }
-    // A short text has a label on every token; 117 tokens on a head's map get an index every 2, 5, 10 or 20 (the
+    // A short text has a label on every token; 119 tokens on a head's map get an index every 2, 5, 10 or 20 (the
     // token of every cell is on hover).
     const head = maps.find((m) => m.head === '0');
     if (T < 20) assert.equal(head.step, 1);

@@ -29,10 +29,13 @@ export function tickStep(cell, room) {
   for (let s = 1; ; s *= 10) for (const k of [1, 2, 5]) if (s * k * cell >= room) return s * k;
 }
 
-/** A cell's side for `n` cells in `avail` CSS pixels: whole pixels from 4 up, finer below (paint.js paints any size). */
+/**
+ * A cell's side for `n` cells in `avail` CSS pixels: whole pixels from 10 up, where the cells are drawn apart by
+ * hairlines; finer below, so a long map fills its width (paint.js paints cells of any size).
+ */
 const cellFor = (avail, n, maxCell) => {
   const raw = Math.min(maxCell, avail / Math.max(1, n));
-  return raw >= 4 ? Math.floor(raw) : Math.max(0.25, raw);
+  return raw >= 10 ? Math.floor(raw) : Math.max(0.25, raw);
 };
 
 /** The selected row's label on an axis of indices: its token and its index. */
