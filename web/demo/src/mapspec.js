@@ -2,7 +2,7 @@
 import { t } from './i18n.js';
 import { FILE_NAMES } from './trained.js';
 import { headName } from './names.js';
-import { scaleTop, unitOf } from './scales.js';
+import { scaleTop } from './scales.js';
 
 /** `which`: 'avg' or a head index. */
 export function mapSpec(state, r, which) {
@@ -19,8 +19,7 @@ export function mapSpec(state, r, which) {
   return {
     data, offset,
     rows: r.rows, cols: r.cols,
-    vmax, cmap: state.cmap,
-    unit: unitOf(state.scale, data, offset, r.L, r.S, vmax),
+    vmax, cmap: state.cmap, scale: state.scale,
     selectedRow: r.qi,
     title: (avg ? t('average') : t('head', { n: which + 1 })) + (named ? ` · ${headName(named)} (${named.score.toFixed(2)})` : ''),
     subtitle,

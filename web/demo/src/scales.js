@@ -21,18 +21,3 @@ export function scaleTop(scale, data, S = 0) {
   else for (let k = 0; k < data.length; k++) m = Math.max(m, data[k]);
   return nice(m);
 }
-
-/**
- * The colour position in [0, 1] of cell k (= i·S + j) of one L×S map at `offset` in `data`.
- * `top` is the map group's shared top (scaleTop over every map drawn together), unused for 'row'.
- */
-export function unitOf(scale, data, offset, L, S, top) {
-  if (scale !== 'row') return (k) => Math.min(1, data[offset + k] / top);
-  const rowMax = new Float32Array(L);
-  for (let i = 0; i < L; i++) {
-    let m = 0;
-    for (let j = 0; j < S; j++) m = Math.max(m, data[offset + i * S + j]);
-    rowMax[i] = m || 1;
-  }
-  return (k) => data[offset + k] / rowMax[(k / S) | 0];
-}

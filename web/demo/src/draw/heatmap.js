@@ -1,7 +1,10 @@
-// Heat maps of one head's weights on canvas: layout, drawing on the page and the PNG export (the SVG export is
-// attnscope/figures).
+// The demo's heat maps on canvas, for every model (ours and opened checkpoints): the layout with labelled axes, one
+// map's cells (through paint.js, the one painter of pixels), its marks, the legend every map section shows, and the
+// PNG export (the SVG export is attnscope/figures).
 import { FONT_FAMILY } from 'attnscope/figures';
-import { seqRgb, css } from '../colors.js';
+import { seqRgb, css, gradientCss } from '../colors.js';
+import { fmtTick as legendTick } from '../dom.js';
+import { paintMap } from './paint.js';
 
 // The figures' font stack: the page's maps and the exported SVGs set tokens in the same fonts.
 export { FONT_FAMILY };
@@ -21,47 +24,64 @@ export const axisLabel = (s) => (s.length > 12 ? s.slice(0, 11) + '…' : s);
 /** Smallest room (CSS px) between two labels of a sparsely labelled axis, at SPARSE_FONT_PX. */
 const SPARSE_FONT_PX = 8, SPARSE_GAP = 10;
 
+/** The smallest round step (1, 2, 5, 10, 20, …) whose labels are at least `room` CSS pixels apart on `cell`-pixel cells. */
+export function tickStep(cell, room) {
+  for (let s = 1; ; s *= 10) for (const k of [1, 2, 5]) if (s * k * cell >= room) return s * k;
+}
+
+/**
+ * A cell's side for `n` cells in `avail` CSS pixels: whole pixels from 10 up, where the cells are drawn apart by
+ * hairlines; finer below, so a long map fills its width (paint.js paints cells of any size).
+ */
+const cellFor = (avail, n, maxCell) => {
+  const raw = Math.min(maxCell, avail / Math.max(1, n));
+  return raw >= 10 ? Math.floor(raw) : Math.max(0.25, raw);
+};
+
+/** The selected row's label on an axis of indices: its token and its index. */
+const selectedLabel = (rows, i) => `${axisLabel(rows[i])} ${i}`;
+
 /**
  * Where things go for an L×S map that should fit `width` CSS pixels.
  * labels: true, false or 'auto'. With 'auto', cells too small to carry every label get 8 px labels; too small for
- * those, every step-th token is labelled (`step` > 1; the selected row always is, see labelledRows).
+ * those, the axes carry indices at a round step (`step` > 1, `index` true; the token is on hover), and the selected
+ * row (`selected`) its token and index (see labelledRows).
  */
-export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 11, fontPx = 11, labels = 'auto', pad = 4 }) {
+export function heatmapLayout(rows, cols, { width, maxCell = 30, minLabelCell = 11, fontPx = 11, labels = 'auto', pad = 4, selected = -1 }) {
   const L = rows.length, S = cols.length;
-  const withLabels = (px, step = 1) => {
-    const every = (xs) => xs.filter((_, i) => i % step === 0);
-    const left = Math.ceil(maxWidth(every(rows).map(axisLabel), px)) + 10;
-    const colWs = cols.map((s, j) => (j % step === 0 ? textWidth(axisLabel(s), px, 600) : 0));
-    const cell = Math.max(1, Math.min(maxCell, Math.floor((width - left - pad) / Math.max(1, S))));
+  const withLabels = (px) => {
+    const left = Math.ceil(maxWidth(rows.map(axisLabel), px)) + 10;
+    const colWs = cols.map((s) => textWidth(axisLabel(s), px, 600));
+    const cell = cellFor(width - left - pad, S, maxCell);
     // Column labels that fit their cell (single characters, short words) stay upright; longer ones are
     // turned to read upwards — all of them, unless nearly every label fits (characters and a '<bos>').
-    const room = cell * step;
-    let fits = colWs.map((w) => w <= room - 2);
+    let fits = colWs.map((w) => w <= cell - 2);
     const nFit = fits.filter(Boolean).length;
     const upright = nFit === S;
     const mixed = !upright && nFit >= 0.8 * S;
     // Mixed, a label a little wider than its cell (an 'm' among letters) still reads better upright.
-    if (mixed) fits = colWs.map((w) => w <= room + 2);
+    if (mixed) fits = colWs.map((w) => w <= cell + 2);
     const turned = Math.ceil(Math.max(0, ...colWs.filter((w, j) => !mixed || !fits[j])));
-    return { left, top: upright ? px + 10 : Math.max(turned, px) + 10, cell, upright, uprightCols: mixed ? fits : null, fontPx: px, step };
+    return { left, top: upright ? px + 10 : Math.max(turned, px) + 10, cell, upright, uprightCols: mixed ? fits : null, fontPx: px, step: 1, index: false };
+  };
+  // Indices at a round step, upright, far enough apart for the widest; the selected row's token beside its index.
+  const withIndices = (px) => {
+    const widest = textWidth(String(Math.max(L, S) - 1), px, 600);
+    const sel = selected >= 0 && selected < L ? textWidth(selectedLabel(rows, selected), px, 700) : 0;
+    const left = Math.ceil(Math.max(widest, sel)) + 10;
+    const cell = cellFor(width - left - pad, S, maxCell);
+    const step = tickStep(cell, Math.max(SPARSE_GAP, widest + 4));
+    return { left, top: px + 10, cell, upright: true, uprightCols: null, fontPx: px, step, index: true };
   };
   let g = labels ? withLabels(fontPx) : null;
   if (g && labels === 'auto' && g.cell < minLabelCell) {
-    // Small cells: 8 px labels, which still read; smaller still, every step-th label, spaced to be legible.
+    // Small cells: 8 px labels, which still read; smaller still, indices at a round step, spaced to be legible.
     g = withLabels(SPARSE_FONT_PX);
-    if (g.cell < SPARSE_GAP) {
-      let step = Math.ceil(SPARSE_GAP / g.cell);
-      g = withLabels(SPARSE_FONT_PX, step);
-      step = Math.ceil(SPARSE_GAP / g.cell); // fewer labels may leave wider cells
-      g = withLabels(SPARSE_FONT_PX, step);
-    }
+    if (g.cell < SPARSE_GAP) g = withIndices(SPARSE_FONT_PX);
   }
   const showLabels = !!g;
-  if (!g) {
-    const cell = Math.max(1, Math.min(maxCell, Math.floor((width - 2 * pad) / Math.max(1, S))));
-    g = { left: pad, top: pad, cell, upright: false, uprightCols: null, fontPx, step: 1 };
-  }
-  return { ...g, L, S, showLabels, pad, width: g.left + S * g.cell + pad, height: g.top + L * g.cell + pad };
+  if (!g) g = { left: pad, top: pad, cell: cellFor(width - 2 * pad, S, maxCell), upright: false, uprightCols: null, fontPx, step: 1, index: false };
+  return { ...g, L, S, showLabels, pad, width: Math.ceil(g.left + S * g.cell + pad), height: Math.ceil(g.top + L * g.cell + pad) };
 }
 
 /**
@@ -84,39 +104,24 @@ export function cellAt(layout, x, y) {
   return i >= 0 && j >= 0 && i < layout.L && j < layout.S ? { i, j } : null;
 }
 
-let scratch = null;
-
 /**
- * Paint a rows×cols grid of colours, each cell cw×rh CSS pixels, at (x, y): one pixel per cell in a
- * scratch canvas, scaled up without smoothing. Far cheaper than one fillRect (and one colour string) per cell.
- * @param {(k: number) => number[]} rgbAt  colour of cell k = i * cols + j
- */
-export function paintCells(ctx, rows, cols, rgbAt, x, y, cw, rh) {
-  if (!rows || !cols) return;
-  scratch ??= document.createElement('canvas');
-  scratch.width = cols; scratch.height = rows;
-  const sctx = scratch.getContext('2d');
-  const img = sctx.createImageData(cols, rows);
-  for (let k = 0; k < rows * cols; k++) {
-    const [r, g, b] = rgbAt(k);
-    img.data[k * 4] = r; img.data[k * 4 + 1] = g; img.data[k * 4 + 2] = b; img.data[k * 4 + 3] = 255;
-  }
-  sctx.putImageData(img, 0, 0);
-  ctx.save();
-  ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(scratch, x, y, cols * cw, rows * rh);
-  ctx.restore();
-}
-
-/**
- * Draw the map into ctx (already scaled to CSS pixels) at (ox, oy).
- * spec: { data, offset, rows, cols, vmax, cmap, selectedRow, hover: {i, j} }
+ * Draw the map into ctx (already scaled to CSS pixels) at (ox, oy): its cells at the screen's resolution (paint.js),
+ * then the marks and labels. spec: { data, offset, rows, cols, vmax, scale, cmap, selectedRow, hover: {i, j} };
+ * `scale` as the page's picker says (default 'max': 0 … vmax; 'row': each row 0 … its largest; vmax is the top);
+ * `colors` (paint.js' lutOf) in place of the colour map for a map of other values (a difference, a score).
  */
 export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
   const { L, S, cell, left, top } = layout;
-  const { data, offset = 0, vmax, cmap } = spec;
-  const unit = spec.unit ?? ((k) => data[offset + k] / vmax);
-  paintCells(ctx, L, S, (k) => seqRgb(cmap, unit(k)), ox + left, oy + top, cell, cell);
+  const { data, offset = 0, vmax = 1, scale = 'max', cmap, colors } = spec;
+  const ratio = ctx.getTransform().a || 1;
+  const w = Math.max(1, Math.round(S * cell * ratio)), h = Math.max(1, Math.round(L * cell * ratio));
+  const img = ctx.createImageData(w, h);
+  paintMap(new Uint32Array(img.data.buffer), w, 0, 0, w, h, data, offset, L, S, { cmap, colors, scale, top: vmax });
+  ctx.putImageData(img, Math.round((ox + left) * ratio), Math.round((oy + top) * ratio));
+  // Where the cells are and who painted them, for the tests (the same on every map of the page).
+  if (ctx.canvas?.dataset) {
+    Object.assign(ctx.canvas.dataset, { painter: 'heatmap', cellPx: String(cell), cellsLeft: String(ox + left), cellsTop: String(oy + top) });
+  }
   ctx.save();
   if (cell >= 10) {
     // Hairline gaps between cells read as a table rather than a blur.
@@ -149,7 +154,8 @@ export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
     for (const i of labelledRows(layout, sel)) {
       ctx.font = font(layout.fontPx, i === sel ? 700 : 400);
       ctx.fillStyle = i === sel ? '#000' : '#444';
-      ctx.fillText(axisLabel(spec.rows[i]), ox + left - 6, oy + top + (i + 0.5) * cell);
+      const label = !layout.index ? axisLabel(spec.rows[i]) : i === sel ? selectedLabel(spec.rows, i) : String(i);
+      ctx.fillText(label, ox + left - 6, oy + top + (i + 0.5) * cell);
     }
     ctx.font = font(layout.fontPx);
     ctx.fillStyle = '#444';
@@ -160,12 +166,30 @@ export function drawHeatmap(ctx, layout, spec, ox = 0, oy = 0) {
       ctx.textAlign = up ? 'center' : 'left';
       ctx.translate(ox + left + (j + 0.5) * cell, oy + top - (up ? layout.fontPx / 2 + 4 : 6));
       if (!up) ctx.rotate(-Math.PI / 2);
-      ctx.fillText(axisLabel(s), 0, 0);
+      ctx.fillText(layout.index ? String(j) : axisLabel(s), 0, 0);
       ctx.restore();
     });
   }
   ctx.restore();
 }
+
+/**
+ * The legend of a map section (index.html's `.legend`: a bar, ticks 0, mid and top, an optional note), the same
+ * element and classes for every model's maps: `top` is the top of the maps' colour scale.
+ */
+export function paintLegend(root, { cmap, top, note }) {
+  root.querySelector('.legend-bar').style.background = gradientCss(cmap);
+  root.querySelector('.legend-ticks .mid').textContent = legendTick(top / 2);
+  root.querySelector('.legend-ticks .max').textContent = legendTick(top);
+  const noteEl = root.querySelector('.legend-note');
+  if (noteEl && note !== undefined) noteEl.textContent = note;
+  Object.assign(root.dataset, { painter: 'heatmap', cmap, top: String(top) });
+}
+
+/** A map of `L`×`S` cells of `cell` CSS pixels with no labels (small multiples, a head's scores), as drawHeatmap places it. */
+export const plainLayout = (L, S, cell, pad = 0) => ({
+  left: pad, top: pad, cell, L, S, showLabels: false, pad, width: Math.ceil(2 * pad + S * cell), height: Math.ceil(2 * pad + L * cell),
+});
 
 /** Size a canvas for `layout` at the screen's pixel ratio and return its scaled 2D context. */
 export function prepareCanvas(canvas, w, h, ratio = window.devicePixelRatio || 1) {

@@ -1,10 +1,9 @@
 // The model view: one small heat map per layer and head of every attention of a trained model, heads
 // named from their measured behaviour badged; clicking a map enlarges it and selects its layer.
 import { HEAD_COLORS } from '../colors.js';
-import { drawHeatmap, prepareCanvas, cellAt } from './heatmap.js';
+import { drawHeatmap, prepareCanvas, cellAt, plainLayout } from './heatmap.js';
 import { t } from '../i18n.js';
 import { escapeHtml } from '../dom.js';
-import { unitOf } from '../scales.js';
 import { strongest } from '../names.js';
 
 const PAD = 1;
@@ -15,8 +14,7 @@ const shortName = (n) => n.name.replace(/\s*[(（].*$/, '') || n.label;
 function smallLayout(L, S, width, maxHeight) {
   let cell = Math.min(24, (width - 2 * PAD) / Math.max(1, S), (maxHeight - 2 * PAD) / Math.max(1, L));
   if (cell >= 4) cell = Math.floor(cell);
-  cell = Math.max(0.5, cell);
-  return { left: PAD, top: PAD, cell, L, S, showLabels: false, pad: PAD, width: Math.ceil(2 * PAD + S * cell), height: Math.ceil(2 * PAD + L * cell) };
+  return plainLayout(L, S, Math.max(0.5, cell), PAD);
 }
 
 function canvasPoint(canvas, e) {
@@ -148,7 +146,7 @@ export class ModelView {
       }
       c.layout = smallLayout(L, S, width, Math.max(width, 60));
       const ctx = prepareCanvas(c.canvas, c.layout.width, c.layout.height);
-      drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, unit: unitOf(scale, m.data, m.offset, L, S, vmax), selectedRow: null, hover: null });
+      drawHeatmap(ctx, c.layout, { ...m, vmax, cmap, scale, selectedRow: null, hover: null });
       yield;
     }
   }

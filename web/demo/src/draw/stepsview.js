@@ -1,10 +1,35 @@
 // The walkthrough panel: score → scale → softmax → weighted sum for one query token and head,
 // then the multi-head part (split, per-head contexts, concatenation, output projection).
 import { HEAD_COLORS, divRgb, css, inkOn } from '../colors.js';
-import { prepareCanvas, paintCells } from './heatmap.js';
+import { prepareCanvas } from './heatmap.js';
 import { t } from '../i18n.js';
 import { escapeHtml, escapeAttr } from '../dom.js';
 import { maxAbsDiff } from '../steps.js';
+
+let scratch = null;
+
+/**
+ * Paint a rows×cols grid of colours (the steps' signed vectors; attention maps go through heatmap.js), each cell
+ * cw×rh CSS pixels, at (x, y): one pixel per cell in a scratch canvas, scaled up without smoothing. Far cheaper than
+ * one fillRect (and one colour string) per cell.
+ * @param {(k: number) => number[]} rgbAt  colour of cell k = i * cols + j
+ */
+function paintCells(ctx, rows, cols, rgbAt, x, y, cw, rh) {
+  if (!rows || !cols) return;
+  scratch ??= document.createElement('canvas');
+  scratch.width = cols; scratch.height = rows;
+  const sctx = scratch.getContext('2d');
+  const img = sctx.createImageData(cols, rows);
+  for (let k = 0; k < rows * cols; k++) {
+    const [r, g, b] = rgbAt(k);
+    img.data[k * 4] = r; img.data[k * 4 + 1] = g; img.data[k * 4 + 2] = b; img.data[k * 4 + 3] = 255;
+  }
+  sctx.putImageData(img, 0, 0);
+  ctx.save();
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(scratch, x, y, cols * cw, rows * rh);
+  ctx.restore();
+}
 
 const headColor = (h) => HEAD_COLORS[h % HEAD_COLORS.length];
 const fmt = (v, n = 3) => (Object.is(v, -0) ? 0 : v).toFixed(n).replace(/^-(0\.0+)$/, '$1');

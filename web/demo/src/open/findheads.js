@@ -2,7 +2,6 @@
 // layers × heads map with the strongest heads ranked; a click on a map or a ranked head picks it.
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { colormapHex } from 'attnscope/figures';
 import { drawHeadMap, ranked, strongest } from './headmap.js';
 
 const KINDS = ['previous', 'induction', 'first'];
@@ -42,7 +41,7 @@ export function createFindHeadsView(app) {
         <ol>${ranked(s.value[k], H).map((x) => `<li><button type="button" class="link" data-layer="${x.layer}" data-head="${x.head}">${escapeHtml(t('mv.layer', { n: x.layer + 1 }))} ${escapeHtml(t('head', { n: x.head + 1 }))}</button> <span class="open-score">${x.score.toFixed(3)}</span></li>`).join('')}</ol></figure>`).join('');
       for (const k of KINDS) {
         const c = out.querySelector(`canvas[data-kind="${k}"]`);
-        drawHeadMap(c, s.value[k], L, H, { cell: CELL, left: LEFT, top: TOP, colour: (x) => colormapHex(state.cmap, Math.min(1, Math.max(0, x))) });
+        drawHeadMap(c, s.value[k], L, H, { cell: CELL, left: LEFT, top: TOP, cmap: state.cmap });
         c.setAttribute('aria-label', `${t(`open.find.${k}`)}: ${strongest(s.value[k], L, H)}`);
       }
     },

@@ -4,9 +4,19 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { showTip, hideTip } from '../tooltip.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { GRID, cellSize, paintMapScaled } from './paint.js';
+import { paintMapScaled } from '../draw/paint.js';
 
-const { LEFT, TOP, GAP, GROUP_GAP } = GRID;
+/** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
+const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;
+
+/**
+ * The side of one head's map in the model view, in CSS pixels, for `avail` pixels of width. The layer's strip uses
+ * it too, so a head looks the same in both.
+ */
+export function cellSize(avail, heads, kvHeads) {
+  const groupsExtra = (kvHeads - 1) * (GROUP_GAP - GAP);
+  return Math.max(6, Math.min(72, Math.floor((avail - LEFT - groupsExtra) / heads - GAP)));
+}
 
 /** Where each head's column starts, in CSS pixels, for `cell`-wide maps grouped by key/value head. */
 function columns(H, group, cell) {

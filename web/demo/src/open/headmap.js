@@ -1,7 +1,8 @@
-// A layers × heads map of one score per head, as Find heads and Patching draw it (cells coloured by the caller's
-// scale, the layers named down the left), and the heads ranked by that score.
+// A layers × heads map of one score per head, as Find heads and Patching draw it (cells painted as every map is,
+// draw/heatmap.js, in a colour map or the caller's colours; the layers named down the left), and the heads ranked.
 import { t } from '../i18n.js';
 import { FONT_FAMILY } from 'attnscope/figures';
+import { drawHeatmap, prepareCanvas } from '../draw/heatmap.js';
 
 /** The `n` heads with the highest scores (scores[layer * H + head]), as { layer, head, score }. */
 export function ranked(scores, H, n = 5) {
@@ -15,21 +16,16 @@ export function strongest(scores, L, H) {
 }
 
 /**
- * Draws scores[layer * H + head] on canvas `c` at the screen's pixel ratio: a `cell`-pixel square per head (`colour`
- * of its score) right of `left` and below `top`, each layer's short name on its row. Returns the 2D context (CSS
- * pixels, labels' font set) for what the caller adds.
+ * Draws scores[layer * H + head] on canvas `c` at the screen's pixel ratio: a `cell`-pixel square per head right of
+ * `left` and below `top`, each layer's short name on its row. A score in [0, 1] takes colour map `cmap`'s colour;
+ * with `signed`, a score in [−1, 1] takes `colors` (paint.js' lutOf over [0, 1], at (score + 1) / 2), a score that
+ * is not finite the middle. Returns the 2D context (CSS pixels, labels' font set) for what the caller adds.
  */
-export function drawHeadMap(c, scores, L, H, { cell, left, top, colour }) {
-  const dpr = window.devicePixelRatio || 1;
+export function drawHeadMap(c, scores, L, H, { cell, left, top, cmap, colors, signed = false }) {
   const w = left + H * cell, h = top + L * cell;
-  c.width = Math.ceil(w * dpr); c.height = Math.ceil(h * dpr);
-  c.style.width = `${w}px`; c.style.height = `${h}px`;
-  const ctx = c.getContext('2d');
-  ctx.scale(dpr, dpr);
-  for (let l = 0; l < L; l++) for (let hh = 0; hh < H; hh++) {
-    ctx.fillStyle = colour(scores[l * H + hh]);
-    ctx.fillRect(left + hh * cell, top + l * cell, cell - 1, cell - 1);
-  }
+  const ctx = prepareCanvas(c, w, h);
+  const data = signed ? Float32Array.from(scores, (v) => (Number.isFinite(v) ? (v + 1) / 2 : 0.5)) : scores;
+  drawHeatmap(ctx, { left, top, cell, L, S: H, showLabels: false }, { data, vmax: 1, scale: 'one', cmap, colors });
   ctx.font = `10px ${FONT_FAMILY}`;
   ctx.fillStyle = '#333';
   ctx.textBaseline = 'middle';

@@ -1,19 +1,12 @@
 // The selected layer of an opened model: its heads' maps side by side on one canvas, the selected head enlarged
 // with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml, fmtTick } from '../dom.js';
-import { gradientCss } from '../colors.js';
+import { $, escapeHtml } from '../dom.js';
 import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../tooltip.js';
-import { cellSize, headImage, mapTop, paintMap, placeImage } from './paint.js';
-
-/** The enlarged map's margin above it, for the keys' indices (CSS pixels). */
-const AXIS_TOP = 14;
-/** Every how many rows or columns an index is written: a round step, at least 24 CSS pixels apart. */
-export function tickStep(cell) {
-  for (const s of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]) if (s * cell >= 24) return s;
-  return 2000;
-}
+import { headImage, mapTop, placeImage } from '../draw/paint.js';
+import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../draw/heatmap.js';
+import { cellSize } from './grid.js';
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
 export const MAX_LINES = 1500;
@@ -68,67 +61,35 @@ export function createOpenLayerView(app) {
   });
   big.addEventListener('mousemove', (e) => {
     if (!shown) return;
-    const [x, y] = point(big, e);
-    const { r, cell, left, top } = shown;
-    const i = Math.floor((y - top) / cell), j = Math.floor((x - left) / cell);
-    if (i < 0 || j < 0 || i >= r.T || j >= r.T) return hideTip();
+    const { r, layout } = shown;
+    const hit = cellAt(layout, ...point(big, e));
+    if (!hit) return hideTip();
+    const { i, j } = hit;
     const v = r.run.attention.data[((r.layer * r.config.heads + r.head) * r.T + i) * r.T + j];
     showTip(e.clientX, e.clientY, `${t('tip.cell', { q: `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`, k: `<b>${escapeHtml(r.cols[j])}</b><sub>${j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`);
   });
   big.addEventListener('mouseleave', hideTip);
   big.addEventListener('click', (e) => {
     if (!shown) return;
-    const i = Math.floor((point(big, e)[1] - shown.top) / shown.cell);
-    if (i >= 0 && i < shown.r.T) app.select(i);
+    const hit = cellAt(shown.layout, ...point(big, e));
+    if (hit) app.select(hit.i);
   });
 
-  function drawBig(state, r, data, offset, T) {
-    const dpr = window.devicePixelRatio || 1;
-    const avail = Math.max(200, width || 600);
-    const cell = Math.max(0.25, Math.min(24, (Math.min(avail, 720) - 110) / T));
-    // Every token where a row has room for its text; else indices at a round step (the token is on hover), and the
-    // selected query's token always.
-    const named = cell >= 8;
-    const left = named ? Math.min(110, 8 + 7 * Math.max(...r.rows.map((s) => Math.min(14, s.length)))) : Math.min(110, 30 + 7 * Math.min(14, r.rows[r.qi].length));
-    const top = AXIS_TOP;
-    const side = cell * T;
-    big.width = Math.ceil((left + side) * dpr);
-    big.height = Math.ceil((top + side) * dpr);
-    big.style.width = `${left + side}px`;
-    big.style.height = `${top + side}px`;
-    const ctx = big.getContext('2d');
-    const img = ctx.createImageData(big.width, big.height);
-    paintMap(new Uint32Array(img.data.buffer), big.width, Math.round(left * dpr), Math.round(top * dpr), Math.floor(side * dpr), data, offset, T, { cmap: state.cmap, scale: state.scale, top: mapTop(state.scale, data, offset, T) });
-    ctx.putImageData(img, 0, 0);
-    ctx.scale(dpr, dpr);
-    ctx.font = `${Math.min(11, Math.max(8, cell - 1))}px ${FONT_FAMILY}`;
-    ctx.textBaseline = 'middle';
-    const step = tickStep(cell);
-    ctx.textAlign = 'right';
-    for (let i = 0; i < T; i++) {
-      if (i === r.qi) continue;
-      if (named) { ctx.fillStyle = '#595959'; ctx.fillText(r.rows[i].slice(0, 14), left - 4, top + (i + 0.5) * cell); }
-      else if (i % step === 0) { ctx.fillStyle = '#595959'; ctx.fillText(String(i), left - 4, top + (i + 0.5) * cell); }
-    }
-    ctx.fillStyle = '#000';
-    ctx.fillText(named ? r.rows[r.qi].slice(0, 14) : `${r.rows[r.qi].slice(0, 14)} ${r.qi}`, left - 4, top + (r.qi + 0.5) * cell);
-    // The keys: their index at the same round step, over the columns.
-    ctx.font = `10px ${FONT_FAMILY}`;
-    ctx.textAlign = 'center';
-    ctx.fillStyle = '#595959';
-    for (let j = 0; j < T; j += step) ctx.fillText(String(j), left + (j + 0.5) * cell, top / 2);
-    ctx.strokeStyle = '#d55e00';
-    ctx.strokeRect(left, top + r.qi * cell, side, Math.max(1, cell));
-    return { cell, left, top };
+  /**
+   * The selected head enlarged, as every model's maps are drawn (draw/heatmap.js): tokens on the axes where they fit,
+   * else indices at a round step with the selected query's token, the token of any cell on hover.
+   */
+  function drawBig(state, r, data, offset, T, top) {
+    const layout = heatmapLayout(r.rows, r.cols, { width: Math.min(Math.max(200, width || 600), 720), maxCell: 24, selected: r.qi });
+    const ctx = prepareCanvas(big, layout.width, layout.height);
+    drawHeatmap(ctx, layout, { data, offset, rows: r.rows, cols: r.cols, vmax: top, scale: state.scale, cmap: state.cmap, selectedRow: r.qi });
+    return layout;
   }
 
   /** The shared legend (index.html's .map-tools) for the enlarged map: its colour scale's top, and how it is scaled. */
-  function legend(state, data, offset, T) {
-    const top = state.scale === 'row' ? 1 : mapTop(state.scale, data, offset, T);
-    $('#legend .legend-bar').style.background = gradientCss(state.cmap);
-    $('#legend-mid').textContent = fmtTick(top / 2);
-    $('#legend-max').textContent = fmtTick(top);
-    $('#legend-note').textContent = [t(`scaleNote.${state.scale}`), t('open.scaleEach')].filter(Boolean).join(' ');
+  function legend(state, top) {
+    const note = [t(`scaleNote.${state.scale}`), t('open.scaleEach')].filter(Boolean).join(' ');
+    paintLegend($('#legend'), { cmap: state.cmap, top: state.scale === 'row' ? 1 : top, note });
     $('#cmap').value = state.cmap;
     $('#scale').value = state.scale;
   }
@@ -239,10 +200,11 @@ export function createOpenLayerView(app) {
       const same = (k) => k && k.every((x, i) => x === key[i]);
       if (!same(bigKey)) {
         yield 'paint';
-        const at = drawBig(state, r, data, offset, T);
-        legend(state, data, offset, T);
+        const top = mapTop(state.scale, data, offset, T);
+        const layout = drawBig(state, r, data, offset, T, top);
+        legend(state, top);
         big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
-        shown = { r, small, ...at };
+        shown = { r, small, layout };
         bigKey = key;
       } else shown = { ...shown, r, small };
       // The head view does not depend on the colours; the strongest lines not on the query either.

@@ -5,6 +5,7 @@ import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { drawHeadMap, strongest } from './headmap.js';
 import { sampleIds } from './hash.js';
+import { lutOf } from '../draw/paint.js';
 
 /** The prefilled prompts: who gets the drink is the name that was not repeated. */
 const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
@@ -15,11 +16,14 @@ const LEFT = 30, TOP = 16;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
 // stays apart under the common colour-vision deficiencies.
 const BLUE = [0, 114, 178], ORANGE = [213, 94, 0];
-export function colour(v) {
+export function colourRgb(v) {
   const x = Math.max(-1, Math.min(1, Number.isFinite(v) ? v : 0));
   const end = x >= 0 ? BLUE : ORANGE, f = Math.abs(x);
-  return `rgb(${end.map((c) => Math.round(255 + (c - 255) * f)).join(',')})`;
+  return end.map((c) => Math.round(255 + (c - 255) * f));
 }
+export const colour = (v) => `rgb(${colourRgb(v).join(',')})`;
+/** The same scale for the painter: (v + 1) / 2 in [0, 1] is v in [−1, 1]. */
+export const PATCH_COLORS = lutOf((u) => colourRgb(2 * u - 1));
 
 /** @param {{ run: (input: object) => void, cancel: () => void }} app */
 export function createPatchingView(app) {
@@ -83,7 +87,7 @@ export function createPatchingView(app) {
       const c = out.querySelector('canvas');
       // Cells large enough to see on a small model, small enough that a 12 × 12 (or wider) one fits a phone.
       const CELL = Math.max(14, Math.min(36, Math.floor(320 / H)));
-      const ctx = drawHeadMap(c, v, L, H, { cell: CELL, left: LEFT, top: TOP, colour });
+      const ctx = drawHeadMap(c, v, L, H, { cell: CELL, left: LEFT, top: TOP, colors: PATCH_COLORS, signed: true });
       ctx.textAlign = 'center';
       // Every head's label when they fit, else every fourth.
       const every = CELL >= 24 ? 1 : 4;

@@ -3,7 +3,8 @@
 // output, and cross-attention, output rows × source columns (which source token each output token reads).
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { drawHeatmap, heatmapLayout, prepareCanvas } from '../draw/heatmap.js';
+import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../draw/heatmap.js';
+import { mapTop } from '../draw/paint.js';
 
 /** The three maps, in the order shown: which run field, its rows and columns, its stack's layers and heads. */
 const MAPS = [
@@ -47,6 +48,8 @@ export function createOpenTranslationView(app) {
         <label><span>${escapeHtml(t('open.layer'))}</span> <select id="open-s2s-layer"></select></label>
         <label><span>${escapeHtml(t('open.head'))}</span> <select id="open-s2s-head"></select></label>
       </div>
+      <div class="legend" id="open-s2s-legend"><span class="legend-title">${escapeHtml(t('legend'))}</span><span class="legend-bar"></span>
+        <span class="legend-ticks"><span>0</span><span class="mid"></span><span class="max"></span></span><span class="legend-note"></span></div>
       <div class="open-s2s-maps">${MAPS.map((m) => `<figure class="open-s2s-map"><figcaption id="open-s2s-${m.key}-title"></figcaption><canvas id="open-s2s-${m.key}" role="img"></canvas></figure>`).join('')}</div>`;
     const pick = () => app.pick(Number($('#open-s2s-layer').value), Number($('#open-s2s-head').value));
     $('#open-s2s-layer').addEventListener('change', pick);
@@ -80,20 +83,24 @@ export function createOpenTranslationView(app) {
       const tokens = { src: run.tokens, out: run.outputTokens.map((s, i) => s ?? `#${run.outputIds[i]}`) };
       // Three maps in a row on a wide screen, one under another on a phone.
       const each = width >= 900 ? Math.floor((width - 48) / 3) : Math.max(240, width - 16);
-      for (const m of MAPS) {
+      // The page's colour scale, one top for the three maps (the largest of their tops), so that they compare.
+      const slices = MAPS.map((m) => slice(run[m.data], state.open.layer, state.open.head));
+      const top = Math.max(...MAPS.map((m, k) => mapTop(state.scale, run[m.data].data, slices[k].offset, slices[k].R, slices[k].C)));
+      paintLegend($('#open-s2s-legend'), { cmap: state.cmap, top: state.scale === 'row' ? 1 : top, note: t(`scaleNote.${state.scale}`) });
+      MAPS.forEach((m, k) => {
         const map = run[m.data];
-        const s = slice(map, state.open.layer, state.open.head);
+        const s = slices[k];
         const rows = tokens[m.rows], cols = tokens[m.cols];
         const layout = heatmapLayout(rows, cols, { width: each, maxCell: 26 });
         const canvas = $(`#open-s2s-${m.key}`);
         const ctx = prepareCanvas(canvas, layout.width, layout.height);
-        drawHeatmap(ctx, layout, { data: map.data, offset: s.offset, rows, cols, vmax: 1, cmap: state.cmap });
+        drawHeatmap(ctx, layout, { data: map.data, offset: s.offset, rows, cols, vmax: top, scale: state.scale, cmap: state.cmap });
         const title = t(`open.s2s.${m.key}`, { l: s.l + 1, h: s.h + 1 });
         $(`#open-s2s-${m.key}-title`).textContent = title;
         canvas.setAttribute('aria-label', `${title}. ${t('open.s2sStrongest')} ${strongest(map.data, s.offset, rows, cols)}`);
         canvas.dataset.rows = String(s.R);
         canvas.dataset.cols = String(s.C);
-      }
+      });
       section.dataset.ready = escapeAttr(String(run.outputIds.length));
     },
   };

@@ -3,9 +3,9 @@
 // into the corrupted one at one position at a time. The prompts are the Patching form's fields (open/patching.js).
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { colormapHex } from 'attnscope/figures';
 import { drawHeadMap, strongest } from '../open/headmap.js';
-import { colour } from '../open/patching.js';
+import { colour, PATCH_COLORS } from '../open/patching.js';
+import { drawHeatmap, plainLayout, prepareCanvas } from '../draw/heatmap.js';
 
 /**
  * Per head ([layers × heads]), how far its weights moved between two maps `[L, H, T, T]` of the same T: the mean over
@@ -26,17 +26,10 @@ export function movedPerHead(a, b, L, H, T) {
   return out;
 }
 
-/** One T × T map drawn on a canvas, `cell` CSS pixels per weight, coloured by `fill(value)`. */
-function drawMap(canvas, data, offset, T, cell, fill) {
-  const dpr = window.devicePixelRatio || 1, side = T * cell;
-  canvas.width = Math.ceil(side * dpr); canvas.height = Math.ceil(side * dpr);
-  canvas.style.width = `${side}px`; canvas.style.height = `${side}px`;
-  const ctx = canvas.getContext('2d');
-  ctx.scale(dpr, dpr);
-  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) {
-    ctx.fillStyle = fill(data[offset + i * T + j]);
-    ctx.fillRect(j * cell, i * cell, cell, cell);
-  }
+/** One T × T map drawn on a canvas as every map is (draw/heatmap.js), `cell` CSS pixels per weight, 0 … 1. */
+function drawMap(canvas, data, offset, T, cell, colours) {
+  const layout = plainLayout(T, T, cell);
+  drawHeatmap(prepareCanvas(canvas, layout.width, layout.height), layout, { data, offset, vmax: 1, scale: 'one', ...colours });
 }
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, cancel: () => void }} app */
@@ -95,10 +88,9 @@ export function createCompareView(app) {
     const avail = Math.min(300, Math.max(120, (out.clientWidth || 600) - 10));
     const T = Math.max(Ta, Tb), cell = Math.max(1, Math.floor(avail / T));
     const at = (run) => (r.layer * H + r.head) * run.ids.length ** 2;
-    const weight = (v) => colormapHex(state.cmap, Math.max(0, Math.min(1, v)));
     for (const [run, cls, name] of [[A, 'rs-a', names[0]], [B, 'rs-b', names[1]]]) {
       const c = out.querySelector(`canvas.${cls}`);
-      drawMap(c, run.attention.data, at(run), run.ids.length, cell, weight);
+      drawMap(c, run.attention.data, at(run), run.ids.length, cell, { cmap: state.cmap });
       c.setAttribute('aria-label', t('rs.mapLabel', { name: `${name} (${run.tokens.join(' ')})`, T: run.ids.length }));
     }
     if (!same) return;
@@ -106,13 +98,15 @@ export function createCompareView(app) {
     for (let k = 0; k < d.length; k++) d[k] = A.attention.data[a0 + k] - B.attention.data[a0 + k];
     let top = 0;
     for (const x of d) top = Math.max(top, Math.abs(x));
+    for (let k = 0; k < d.length; k++) d[k] = (d[k] / (top || 1) + 1) / 2;
     const dc = out.querySelector('canvas.rs-d');
-    drawMap(dc, d, 0, Ta, cell, (v) => colour(v / (top || 1)));
+    // Patching's scale, white at 0: a difference in [−1, 1] of its top, stored as (d + 1) / 2.
+    drawMap(dc, d, 0, Ta, cell, { colors: PATCH_COLORS });
     dc.setAttribute('aria-label', t('rs.mapLabel', { name: t('rs.diff'), T: Ta }));
     const mc = out.querySelector('canvas.rs-moved-map');
     const mcell = Math.max(14, Math.min(36, Math.floor(320 / H)));
     Object.assign(mc.dataset, { cell: mcell, layers: L, heads: H });
-    drawHeadMap(mc, scores, L, H, { cell: mcell, left: 30, top: 4, colour: (x) => colormapHex(state.cmap, Math.max(0, Math.min(1, x))) });
+    drawHeadMap(mc, scores, L, H, { cell: mcell, left: 30, top: 4, cmap: state.cmap });
     mc.setAttribute('aria-label', `${t('rs.moved')} ${strongest(scores, L, H)}`);
   }
 

@@ -2,8 +2,8 @@
 // seeded controls, the trained model's line, its layer picker and next-character list, the loading status, the
 // timing badge and the legend. Cheap, and always drawn first.
 import { t, getLang } from '../i18n.js';
-import { $, setI18n, fmtTick, escapeHtml, escapeAttr } from '../dom.js';
-import { gradientCss } from '../colors.js';
+import { $, setI18n, escapeHtml, escapeAttr } from '../dom.js';
+import { paintLegend } from '../draw/heatmap.js';
 import { headChoices } from '../state.js';
 import { FILE_NAMES, showToken } from '../trained.js';
 import { scaleTop } from '../scales.js';
@@ -146,11 +146,8 @@ function layerPick(r) {
 }
 
 function legend(state, r) {
-  $('#legend .legend-bar').style.background = gradientCss(state.cmap);
-  const top = r.empty ? 1 : scaleTop(state.scale, r.weights.data);
-  $('#legend-mid').textContent = fmtTick(top / 2);
-  $('#legend-max').textContent = fmtTick(top);
-  $('#legend-note').textContent = t(`scaleNote.${state.scale}`);
+  // The maps' own top (mapspec.js): the layer's weights, the first column left out under 'rest'.
+  paintLegend($('#legend'), { cmap: state.cmap, top: r.empty ? 1 : scaleTop(state.scale, r.weights.data, r.S), note: t(`scaleNote.${state.scale}`) });
   $('#cmap').value = state.cmap;
   $('#scale').value = state.scale;
 }

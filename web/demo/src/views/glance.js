@@ -2,7 +2,7 @@
 // the page has selected, redrawn as the reader types. On a desktop the model view beside the sentence shows them all.
 import { t } from '../i18n.js';
 import { $ } from '../dom.js';
-import { drawHeatmap, prepareCanvas } from '../draw/heatmap.js';
+import { drawHeatmap, plainLayout, prepareCanvas } from '../draw/heatmap.js';
 import { scaleTop } from '../scales.js';
 import { strongest } from '../names.js';
 
@@ -27,13 +27,11 @@ export function createGlanceView(app) {
       const data = run.attention.subarray(offset, offset + T * T);
       const width = Math.max(120, root.clientWidth);
       const cell = Math.max(0.5, Math.min(14, (width - 2) / T, 220 / T));
-      const layout = { left: 1, top: 1, cell: cell >= 4 ? Math.floor(cell) : cell, L: T, S: T, showLabels: false };
-      layout.width = Math.ceil(2 + T * layout.cell);
-      layout.height = layout.width;
+      const layout = plainLayout(T, T, cell >= 4 ? Math.floor(cell) : cell, 1);
       yield;
       const ctx = prepareCanvas(canvas, layout.width, layout.height);
       const vmax = Math.max(0.01, scaleTop(state.scale, data, T));
-      drawHeatmap(ctx, layout, { data: run.attention, offset, vmax, cmap: state.cmap, selectedRow: r.qi });
+      drawHeatmap(ctx, layout, { data: run.attention, offset, vmax, scale: state.scale, cmap: state.cmap, selectedRow: r.qi });
       const what = t('glance.caption', { l: layer + 1, h: head + 1 });
       root.querySelector('figcaption').textContent = what;
       canvas.setAttribute('aria-label', `${what}. ${t('a11y.strongest')}: ${strongest(run.attention, offset, run.labels, run.labels, 3)}`);

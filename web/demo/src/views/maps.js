@@ -1,9 +1,9 @@
 // The heat maps: the average and one map per head of the current layer, each with a text alternative (the
 // strongest weights as its label, and the full table on demand), hover values, the enlarged view and exports.
 import { t } from '../i18n.js';
-import { $, canvasPoint, fmtTick, escapeHtml } from '../dom.js';
-import { HEAD_COLORS, gradientCss } from '../colors.js';
-import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt } from '../draw/heatmap.js';
+import { $, canvasPoint, escapeHtml } from '../dom.js';
+import { HEAD_COLORS } from '../colors.js';
+import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt, paintLegend } from '../draw/heatmap.js';
 import { mapSpec } from '../mapspec.js';
 import { headName, namedTitle, strongest } from '../names.js';
 import { showTip, hideTip, moveTipInto } from '../tooltip.js';
@@ -38,7 +38,7 @@ export function createMapsView(app) {
   function draw(m) {
     const r = current();
     const width = m.card.querySelector('.canvas-wrap').clientWidth || 240;
-    m.layout = heatmapLayout(r.rows, r.cols, { width, maxCell: m.which === 'avg' ? 40 : 24 });
+    m.layout = heatmapLayout(r.rows, r.cols, { width, maxCell: m.which === 'avg' ? 40 : 24, selected: r.qi });
     // Which tokens carry a label (every one, every step-th, or none), for the tests.
     Object.assign(m.canvas.dataset, { labelStep: m.layout.showLabels ? m.layout.step : 0, labelLeft: m.layout.left, labelTop: m.layout.top });
     const ctx = prepareCanvas(m.canvas, m.layout.width, m.layout.height);
@@ -52,12 +52,10 @@ export function createMapsView(app) {
     const s = spec(which);
     $('#zoom-title').textContent = s.title;
     $('#zoom-sub').textContent = s.subtitle.replace(/^attnscope · /, '');
-    $('#zoom .legend-bar').style.background = gradientCss(app.state.cmap);
-    $('#zoom .legend-ticks .mid').textContent = fmtTick(s.vmax / 2);
-    $('#zoom .legend-ticks .max').textContent = fmtTick(s.vmax);
+    paintLegend($('#zoom .legend'), { cmap: app.state.cmap, top: s.vmax });
     const canvas = $('#zoom-canvas');
     const width = Math.min(920, window.innerWidth - 80);
-    zoomLayout = heatmapLayout(r.rows, r.cols, { width, maxCell: 44, fontPx: 13, minLabelCell: 14 });
+    zoomLayout = heatmapLayout(r.rows, r.cols, { width, maxCell: 44, fontPx: 13, minLabelCell: 14, selected: r.qi });
     canvas.setAttribute('aria-label', `${s.title}. ${t('a11y.strongest')}: ${strongest(s.data, s.offset, s.rows, s.cols)}`);
     const ctx = prepareCanvas(canvas, zoomLayout.width, zoomLayout.height);
     drawHeatmap(ctx, zoomLayout, { ...s, hover: zoomHover });

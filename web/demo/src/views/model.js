@@ -1,8 +1,8 @@
 // The model view section: every layer and head of the language model, or the encoder, decoder and cross-attention
 // of the dates model, as small maps (ModelView draws them).
 import { t } from '../i18n.js';
-import { $, fmtTick, escapeHtml } from '../dom.js';
-import { gradientCss } from '../colors.js';
+import { $, escapeHtml } from '../dom.js';
+import { paintLegend } from '../draw/heatmap.js';
 import { ModelView } from '../draw/modelview.js';
 import { namedHeadMap } from '../trained.js';
 import { sliceHeads } from '../compute.js';
@@ -79,9 +79,7 @@ export function createModelView(app) {
       shown = { groups, named };
       const off = new Set((r.ablated ?? []).map((x) => `self/${x.layer}/${x.head}`));
       yield* mv.update({ groups, selected: { attn: r.kind === 'lm' ? 'self' : r.attn, layer: r.layer }, cmap: state.cmap, vmax, scale: state.scale, named, isOff: (attn, l, h) => off.has(`${attn}/${l}/${h}`) });
-      $('#mv-scale .legend-bar').style.background = gradientCss(state.cmap);
-      $('#mv-scale .mid').textContent = fmtTick(vmax / 2);
-      $('#mv-scale .max').textContent = fmtTick(vmax);
+      paintLegend($('#mv-scale'), { cmap: state.cmap, top: vmax });
     },
   };
 }

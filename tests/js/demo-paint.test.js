@@ -1,8 +1,10 @@
-// The demo's heat maps at screen resolution (web/demo/src/open/paint.js): the one-pass reduction gives the pixels of
-// the two-pass one, each pixel the largest weight of its block, and a sharp line survives the reduction.
+// The demo's heat maps at screen resolution (web/demo/src/draw/paint.js, the painter every map goes through): the
+// one-pass reduction gives the pixels of the two-pass one, each pixel the largest weight of its block, a sharp line
+// survives the reduction, and maps of any shape (cross-attention, rows × columns) land in their rectangle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/open/paint.js';
+import { colormapHex } from 'attnscope/figures';
+import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/draw/paint.js';
 
 function randomMap(T, seed = 7) {
   let x = seed;
@@ -15,7 +17,7 @@ for (const scale of ['rest', 'max', 'one']) {
   test(`one pass equals mapTop + paintMap where blocks are whole (${scale})`, () => {
     const T = 256, size = 64, data = randomMap(T);
     const a = new Uint32Array(size * size), b = new Uint32Array(size * size);
-    paintMap(a, size, 0, 0, size, data, 0, T, { cmap: 'viridis', scale, top: mapTop(scale, data, 0, T) });
+    paintMap(a, size, 0, 0, size, size, data, 0, T, T, { cmap: 'viridis', scale, top: mapTop(scale, data, 0, T) });
     paintMapScaled(b, size, 0, 0, size, data, 0, T, { cmap: 'viridis', scale });
     assert.deepEqual(b, a);
   });
@@ -64,7 +66,7 @@ test('an enlarged map (fewer weights than pixels): each pixel the colour of the 
       // Into a wider, taller image at (3, 2): the map's pixels there, nothing written elsewhere.
       const stride = size + 9, px = new Uint32Array(stride * (size + 4));
       const top = mapTop(scale, data, 0, T);
-      paintMap(px, stride, 3, 2, size, data, 0, T, { cmap: 'viridis', scale, top });
+      paintMap(px, stride, 3, 2, size, size, data, 0, T, T, { cmap: 'viridis', scale, top });
       for (let a = 0; a < size; a++) {
         const i = Math.floor((a * T) / size);
         const rowMax = Math.max(...data.subarray(i * T, (i + 1) * T));
@@ -77,4 +79,52 @@ test('an enlarged map (fewer weights than pixels): each pixel the colour of the 
       assert.equal(px.reduce((n, v) => n + (v !== 0), 0), size * size, `T ${T}, ${size} px, ${scale}: only the map's pixels`);
     }
   }
+});
+
+test('lut: each entry is the colour attnscope/figures gives t = i / 255, packed as the canvas stores RGBA', () => {
+  for (const name of ['viridis', 'cividis']) {
+    const bytes = new Uint8Array(lut(name).buffer);
+    for (const i of [0, 1, 77, 128, 254, 255]) {
+      const hex = colormapHex(name, i / 255);
+      const want = [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+      assert.deepEqual([...bytes.subarray(i * 4, i * 4 + 4)], [...want, 255], `${name} ${i}: ${hex}`);
+    }
+  }
+});
+
+test('a rows × columns map (cross-attention) in a rectangle: each pixel the largest weight of the cells it covers', () => {
+  const colors = lut('cividis');
+  // Enlarged along one axis and reduced along the other, and both ways: 5 × 300 into 40 × 30, 300 × 5 into 30 × 40.
+  for (const [L, S, w, h] of [[5, 300, 40, 30], [300, 5, 30, 40], [6, 9, 27, 12], [64, 48, 16, 16]]) {
+    for (const scale of ['max', 'row', 'rest']) {
+      let x = L * S;
+      const data = Float32Array.from({ length: L * S }, () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return (x >>> 8) / 2 ** 24; });
+      const top = mapTop(scale, data, 0, L, S);
+      const stride = w + 3, px = new Uint32Array(stride * (h + 2));
+      paintMap(px, stride, 2, 1, w, h, data, 0, L, S, { cmap: 'cividis', scale, top });
+      for (let a = 0; a < h; a++) for (let b = 0; b < w; b++) {
+        // The cells under pixel (a, b): rows [a·L/h, (a+1)·L/h), at least one; the same for columns.
+        const i0 = Math.floor((a * L) / h), i1 = Math.max(i0 + 1, Math.floor(((a + 1) * L) / h));
+        const j0 = Math.floor((b * S) / w), j1 = Math.max(j0 + 1, Math.floor(((b + 1) * S) / w));
+        let v = 0;
+        for (let i = i0; i < i1; i++) {
+          const div = scale === 'row' ? Math.max(...data.subarray(i * S, (i + 1) * S)) : top;
+          for (let j = j0; j < j1; j++) v = Math.max(v, data[i * S + j] / div);
+        }
+        const want = colors[Math.min(255, Math.round(v * 255))];
+        if (px[(1 + a) * stride + 2 + b] !== want) assert.fail(`${L}×${S} in ${w}×${h}, ${scale}: pixel (${a}, ${b})`);
+      }
+      assert.equal(px.reduce((n, c) => n + (c !== 0), 0), w * h, `${L}×${S}: only the rectangle's pixels`);
+    }
+  }
+});
+
+test('rest leaves the first key out of the top; weights above the top, negative or NaN are clamped', () => {
+  const data = Float32Array.from([0.9, 0.2, 0.1, 0.8, 0.4, 0.3]);
+  assert.equal(mapTop('rest', data, 0, 2, 3), Math.fround(0.4));
+  assert.equal(mapTop('max', data, 0, 2, 3), Math.fround(0.9));
+  assert.equal(mapTop('one', data, 0, 2, 3), 1);
+  const colors = lut('viridis'), px = new Uint32Array(4);
+  paintMap(px, 4, 0, 0, 4, 1, Float32Array.from([0.9, -0.2, NaN, 0.2]), 0, 1, 4, { cmap: 'viridis', scale: 'rest', top: 0.4 });
+  assert.deepEqual([...px], [colors[255], colors[0], colors[0], colors[128]]);
 });

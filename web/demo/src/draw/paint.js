@@ -1,89 +1,88 @@
-// Heat maps at the screen's resolution: a map of T×T weights is reduced to the device pixels it covers (each pixel
-// the largest weight of its block, so a sharp line of attention survives the reduction) and written as ImageData.
-// Colours come from attnscope/figures, the same colour maps the exported figures use. The layer strip's pictures
-// of each head are kept per run, colours and size, so a click paints no head again.
+// The demo's one heat-map painter at the pixel level: a map of L×S weights is written into device pixels (ImageData),
+// each pixel the largest weight of the block it covers, so a sharp line of attention survives a map smaller than its
+// weights, and each weight the colour attnscope/figures gives it (the exported figures' colour maps). Every map on the
+// page goes through paintMap: draw/heatmap.js's labelled maps, the opened model's grid and layer strip. The strip's
+// pictures of each head are kept per run, colours and size, so a click paints no head again.
 import { colormapHex } from 'attnscope/figures';
 
-/** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
-export const GRID = { LEFT: 34, TOP: 18, GAP: 2, GROUP_GAP: 8 };
-
-/**
- * The side of one head's map in the model view, in CSS pixels, for `avail` pixels of width. The layer's strip uses
- * it too, so a head looks the same in both.
- */
-export function cellSize(avail, heads, kvHeads) {
-  const groupsExtra = (kvHeads - 1) * (GRID.GROUP_GAP - GRID.GAP);
-  return Math.max(6, Math.min(72, Math.floor((avail - GRID.LEFT - groupsExtra) / heads - GRID.GAP)));
+const luts = new Map();
+/** 256 packed RGBA colours (little-endian Uint32) of `rgb(t)` ([r, g, b], 0–255) for t = i / 255. */
+export function lutOf(rgb) {
+  const out = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    const [r, g, b] = rgb(i / 255);
+    out[i] = (255 << 24) | ((b & 255) << 16) | ((g & 255) << 8) | (r & 255);
+  }
+  return out;
 }
 
-const luts = new Map();
-/** 256 packed RGBA colours (little-endian Uint32) of a colour map. */
+/** The packed colours of a colour map of attnscope/figures (its colormapHex at i / 255). */
 export function lut(name) {
   if (!luts.has(name)) {
-    const out = new Uint32Array(256);
-    for (let i = 0; i < 256; i++) {
-      const n = parseInt(colormapHex(name, i / 255).slice(1), 16);
-      out[i] = (255 << 24) | ((n & 255) << 16) | (((n >> 8) & 255) << 8) | ((n >> 16) & 255);
-    }
-    luts.set(name, out);
+    luts.set(name, lutOf((t) => {
+      const n = parseInt(colormapHex(name, t).slice(1), 16);
+      return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+    }));
   }
   return luts.get(name);
 }
 
 /**
- * The top of one map's colour scale: 'rest' leaves the first key out (an attention sink would blind the rest),
+ * The top of one L×S map's colour scale: 'rest' leaves the first key out (an attention sink would blind the rest),
  * 'one' is 1, 'max' and 'row' (rows are scaled in paintMap) the largest weight.
  */
-export function mapTop(scale, data, offset, T) {
+export function mapTop(scale, data, offset, L, S = L) {
   if (scale === 'one') return 1;
   let m = 0;
-  for (let i = 0; i < T; i++) {
-    const row = offset + i * T;
-    for (let j = scale === 'rest' && T > 1 ? 1 : 0; j < T; j++) if (data[row + j] > m) m = data[row + j];
+  for (let i = 0; i < L; i++) {
+    const row = offset + i * S;
+    for (let j = scale === 'rest' && S > 1 ? 1 : 0; j < S; j++) if (data[row + j] > m) m = data[row + j];
   }
   return m || 1;
 }
 
 /**
- * Paint the T×T map at `offset` of `data` into `px` (Uint32 pixels of an image `stride` wide) at (x0, y0), `size`
- * device pixels square. Each pixel takes its block's largest weight; 'row' divides by each row's own largest.
+ * Paint the L×S map at `offset` of `data` into `px` (Uint32 pixels of an image `stride` wide) at (x0, y0), `w` × `h`
+ * device pixels. A weight's colour is `colors` (or the colour map `cmap`) at weight / top, clamped to [0, 1]; 'row'
+ * divides by each row's own largest weight instead. Each pixel takes its block's largest weight.
  */
-export function paintMap(px, stride, x0, y0, size, data, offset, T, { cmap, scale, top }) {
-  const colors = lut(cmap);
-  const rowTop = new Float32Array(T).fill(top);
+export function paintMap(px, stride, x0, y0, w, h, data, offset, L, S, { cmap, colors = lut(cmap), scale, top }) {
+  if (!(w > 0 && h > 0 && L > 0 && S > 0)) return;
+  const rowK = new Float32Array(L).fill(1 / top);
   if (scale === 'row') {
-    for (let i = 0; i < T; i++) {
+    for (let i = 0; i < L; i++) {
       let m = 0;
-      for (let j = 0; j < T; j++) m = Math.max(m, data[offset + i * T + j]);
-      rowTop[i] = m || 1;
+      for (let j = 0; j < S; j++) m = Math.max(m, data[offset + i * S + j]);
+      rowK[i] = 1 / (m || 1);
     }
   }
-  if (T <= size) {
+  const at = (x) => colors[x > 0 ? Math.min(255, Math.round(x * 255)) : 0];
+  if (S <= w && L <= h) {
     // Enlarged (the layer's enlarged map: 128 tokens over 600 pixels): each pixel covers one weight, so a row of
     // pixels is coloured once per query and copied to the rows below it that show the same query. Per pixel, block
     // by block, this took 35 ms of a frame at 128 tokens on the loaded 2-core machine (bench:demo --typing).
-    const col = new Int32Array(size);
-    for (let b = 0; b < size; b++) col[b] = Math.floor((b * T) / size);
+    const col = new Int32Array(w);
+    for (let b = 0; b < w; b++) col[b] = Math.floor((b * S) / w);
     let last = -1;
-    for (let a = 0; a < size; a++) {
-      const i = Math.floor((a * T) / size), out = (y0 + a) * stride + x0;
-      if (i === last) { px.copyWithin(out, out - stride, out - stride + size); continue; }
+    for (let a = 0; a < h; a++) {
+      const i = Math.floor((a * L) / h), out = (y0 + a) * stride + x0;
+      if (i === last) { px.copyWithin(out, out - stride, out - stride + w); continue; }
       last = i;
-      const row = offset + i * T, k = 1 / rowTop[i];
-      for (let b = 0; b < size; b++) { const x = data[row + col[b]] * k; px[out + b] = colors[Math.min(255, Math.round((x > 0 ? x : 0) * 255))]; }
+      const row = offset + i * S, k = rowK[i];
+      for (let b = 0; b < w; b++) px[out + b] = at(data[row + col[b]] * k);
     }
     return;
   }
-  for (let a = 0; a < size; a++) {
-    const i0 = Math.floor((a * T) / size), i1 = Math.max(i0 + 1, Math.floor(((a + 1) * T) / size));
-    for (let b = 0; b < size; b++) {
-      const j0 = Math.floor((b * T) / size), j1 = Math.max(j0 + 1, Math.floor(((b + 1) * T) / size));
+  for (let a = 0; a < h; a++) {
+    const i0 = Math.floor((a * L) / h), i1 = Math.max(i0 + 1, Math.floor(((a + 1) * L) / h));
+    for (let b = 0; b < w; b++) {
+      const j0 = Math.floor((b * S) / w), j1 = Math.max(j0 + 1, Math.floor(((b + 1) * S) / w));
       let v = 0;
       for (let i = i0; i < i1; i++) {
-        const row = offset + i * T, k = 1 / rowTop[i];
+        const row = offset + i * S, k = rowK[i];
         for (let j = j0; j < j1; j++) { const x = data[row + j] * k; if (x > v) v = x; }
       }
-      px[(y0 + a) * stride + x0 + b] = colors[Math.min(255, Math.round(v * 255))];
+      px[(y0 + a) * stride + x0 + b] = at(v);
     }
   }
 }
@@ -94,7 +93,7 @@ export function paintMap(px, stride, x0, y0, size, data, offset, T, { cmap, scal
  */
 export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale }) {
   if (scale === 'row' || T <= size) {
-    paintMap(px, stride, x0, y0, size, data, offset, T, { cmap, scale, top: mapTop(scale, data, offset, T) });
+    paintMap(px, stride, x0, y0, size, size, data, offset, T, T, { cmap, scale, top: mapTop(scale, data, offset, T) });
     return;
   }
   const colors = lut(cmap);
