@@ -3,11 +3,12 @@
 //   - append: 4 tokens appended to 512 through a ForwardCache (forward(ids, { cache })) against a fresh pass of the
 //     516, every layer's attention returned, and without maps;
 //   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against passes through a
-//     cache of the corrupted run, which start at the patched head's layer and return only the last row's logits
-//     (logitsToKeep: 1, all the logit difference reads);
+//     patchEach through a cache of the corrupted run, one call per layer: each run starts at its head's layer, and
+//     the head's product runs once over the layer's runs' last rows (all the logit difference reads);
 //   - positions (not run by default: its fresh side is one whole pass per position): one head patched at each
 //     position in turn on 128 tokens (the demo's per-position map), fresh whole-run patches of a spliced kept run
-//     against patchPositions through a cache, which start at the head's layer and at the position's block.
+//     against patchEach's positions through a cache (batches of 8), which start at the head's layer and the
+//     position's block.
 // The two sides of each row alternate run by run in one process, at the same thread count; each row checks that both
 // sides gave the same bits. Markdown on stdout, progress on stderr.
 //
@@ -109,14 +110,20 @@ if (rows.includes('patching')) {
   const T = Number(o['patch-tokens']);
   const clean = model.forward(tokenIds(T, V, 3), { keepHeads: true, needAttention: false });
   const corrupted = tokenIds(T, V, 4);
-  // Each run's last row of logits: the fresh side's cut from every row (today's call), the cached side's the only one.
+  // Each run's last row of logits: the fresh side's cut from every row (one forward() per head, as before patchEach),
+  // the cached side's from patchEach, one call per layer.
   const sweep = (cache) => {
     const out = [];
-    for (let layer = 0; layer < L; layer++)
-      for (let head = 0; head < H; head++) {
-        const options = { needAttention: false, patch: [{ layer, head }], patchFrom: clean.heads, ...(cache ? { cache, logitsToKeep: 1 } : {}) };
-        out.push(lastRow(model.forward(corrupted, options).logits));
+    for (let layer = 0; layer < L; layer++) {
+      if (!cache) {
+        for (let head = 0; head < H; head++)
+          out.push(lastRow(model.forward(corrupted, { needAttention: false, patch: [{ layer, head }], patchFrom: clean.heads }).logits));
+        continue;
       }
+      const patches = Array.from({ length: H }, (_, head) => ({ layer, head }));
+      const { logits } = model.patchEach(corrupted, { patches, patchFrom: clean.heads, cache });
+      for (let head = 0; head < H; head++) out.push({ data: logits.data.slice(head * V, (head + 1) * V) });
+    }
     return out;
   };
   // The cached side's time includes the corrupted run it keeps.
@@ -142,8 +149,12 @@ if (rows.includes('positions')) {
   }));
   const cached = (timed) => timed(() => {
     const base = model.forward(corruptedIds, { needAttention: false, cache: true });
-    const out = Array.from({ length: T }, (_, p) => model.forward(corruptedIds, {
-      needAttention: false, patch, patchFrom: clean.heads, patchPositions: [p], cache: base.cache, logitsToKeep: 1 }).logits);
+    const out = [];
+    for (let first = 0; first < T; first += 8) { // the demo's batches of 8 positions
+      const patches = Array.from({ length: Math.min(8, T - first) }, (_, i) => ({ layer, head, positions: [first + i] }));
+      const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: clean.heads, cache: base.cache });
+      patches.forEach((_, i) => out.push({ data: logits.data.slice(i * V, (i + 1) * V) }));
+    }
     base.cache.dispose();
     return out;
   });

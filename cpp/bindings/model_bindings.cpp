@@ -172,6 +172,20 @@ val Model::config() const
 
 double Model::parameterBytes() const { return model_ ? double(model_->parameter_bytes()) : 0; }
 
+namespace {
+
+// The cache's account, as LanguageModel's ForwardCache shows it.
+val cache_info(const ForwardCache& c)
+{
+    val info = val::object();
+    set_numbers(info, {{"id", double(reinterpret_cast<std::uintptr_t>(&c))}, {"positions", double(c.positions())}, {"reused", double(c.reused())},
+                       {"resumedLayer", double(c.resumed_layer())}, {"resumedPosition", double(c.resumed_position())},
+                       {"bytes", double(c.bytes())}});
+    return info;
+}
+
+}  // namespace
+
 val Model::forward(const val& request, double cache)
 {
     return guarded([&] {
@@ -191,12 +205,32 @@ val Model::forward(const val& request, double cache)
                              {"residualMid", &out.residual_mid}, {"qkv", &out.qkv}, {"valueNorms", &out.value_norms}});
         if (!through) return result;
         fresh.release();  // the wrapper owns a new cache from here
-        val info = val::object();
-        set_numbers(info, {{"id", double(reinterpret_cast<std::uintptr_t>(through))},
-                           {"positions", double(through->positions())}, {"reused", double(through->reused())},
-                           {"resumedLayer", double(through->resumed_layer())},
-                           {"resumedPosition", double(through->resumed_position())}, {"bytes", double(through->bytes())}});
-        result.set("cache", info);
+        result.set("cache", cache_info(*through));
+        return result;
+    });
+}
+
+val Model::patchEach(const val& request, const val& patches, double cache)
+{
+    return guarded([&] {
+        Tensor kept;
+        std::string call;
+        Transformer& m = transformer("patchEach");
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // Whole numbers ≥ 0 (model.js checks their types); the core checks them against the model and the input.
+        std::vector<Transformer::PatchRun> runs(patches["length"].as<std::size_t>());
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const val run = patches[i];
+            runs[i].layer = std::size_t(run["layer"].as<double>());
+            runs[i].head = std::size_t(run["head"].as<double>());
+            if (!run["positions"].isUndefined()) runs[i].positions = whole_numbers<std::int32_t>(run["positions"], "options.patches[].positions");
+        }
+        ForwardCache own;
+        ForwardCache& through = cache > 0 ? *reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : own;
+        const Tensor logits = m.patch_each(r, runs, through);
+        val result = val::object();
+        set_tensors(result, {{"logits", &logits}});
+        if (cache > 0) result.set("cache", cache_info(through));
         return result;
     });
 }

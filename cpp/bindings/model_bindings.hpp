@@ -44,6 +44,8 @@ public:
     val forward(const val& request, double cache);
     // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}
     val logitLens(const val& request, double k);
+    // Transformer::patch_each: {logits, cache} through the cache `cache` (0: one for this call only).
+    val patchEach(const val& request, const val& patches, double cache);
     // One head's {kvHead, q, k, v, o}: W_Q, W_K, W_V of the key/value head it reads, W_Oᵀ, each [d, headDim]
     val headWeights(const std::string& call, double layer, double head);
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);

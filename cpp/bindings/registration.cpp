@@ -97,6 +97,7 @@ EMSCRIPTEN_BINDINGS(attnscope)
         .function("translate", &Model::translate)
         .function("trace", &Model::trace)
         .function("logitLens", &Model::logitLens)
+        .function("patchEach", &Model::patchEach)
         .function("headWeights", &Model::headWeights)
         .function("rnnForward", &Model::rnnForward)
         .function("rnnTranslate", &Model::rnnTranslate);

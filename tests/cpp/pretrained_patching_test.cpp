@@ -2,7 +2,8 @@
 // weights): the last position's logits to 1e-4 of the largest; patching every head from the clean run gives the
 // clean logits and patching none the corrupted ones; a bad kept run or bad flags are refused, naming the field.
 // Per-position patching (patch_positions) against hf_patch_positions_reference.py, fresh and through a ForwardCache
-// (which starts at the patched layer and position, and gives the fresh pass's bits); logits_to_keep's last rows.
+// (which starts at the patched layer and position, and gives the fresh pass's bits); logits_to_keep's last rows;
+// patch_each against forward() run by run.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -280,4 +281,55 @@ TEST_CASE("logits_to_keep through a cache: the kept rows it holds are reused, th
         CHECK(got.hidden.data == fresh.hidden.data);
         CHECK(cache.reused() == (T == 40 ? 0 : T == 64 && keep == 0 ? 64 : 32));
     }
+}
+
+TEST_CASE("patch_each gives each run's forward() last row, bit for bit, and refuses bad runs by index", "[pretrained][patching]")
+{
+    const auto c = attnscope_test::read_hf_case("llama-gqa");
+    auto model = load_checkpoint(c.config, c.views());
+    const std::size_t L = model->config().layers, H = model->config().heads, V = model->config().vocab;
+    Transformer::Request clean, corrupted;
+    for (std::size_t t = 0; t < 45; ++t) {
+        clean.tokens.push_back(std::int32_t((t * 13 + 2) % V));
+        corrupted.tokens.push_back(t % 6 == 1 ? std::int32_t((t * 3 + 7) % V) : clean.tokens.back());
+    }
+    clean.keep_heads = true;
+    clean.need_attention = false;
+    const auto kept = model->forward(clean);
+    corrupted.patch_from = &kept.heads;
+    std::vector<Transformer::PatchRun> runs;
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h) runs.push_back({l, h, {}});
+    runs.push_back({0, 1, {7}});
+    runs.push_back({1, 3, {40, 33}});
+    runs.push_back({0, 0, {0, 44}});
+    ForwardCache cache;
+    auto other = corrupted;
+    other.tokens[3] = 0;
+    model->forward(other, cache);  // another input's pass: patch_each takes the request's first
+    for (const bool again : {false, true}) {
+        INFO((again ? "the cache holding the request's pass" : "the cache holding another input's pass"));
+        const Tensor got = model->patch_each(corrupted, runs, cache);
+        REQUIRE(got.shape == Shape{runs.size(), V});
+        CHECK(cache.positions() == 45);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            INFO("run " << i);
+            auto r = corrupted;
+            r.patch.assign(L * H, 0);
+            r.patch[runs[i].layer * H + runs[i].head] = 1;
+            r.patch_positions = runs[i].positions;
+            r.logits_to_keep = 1;
+            const auto want = model->forward(r);
+            CHECK(std::equal(want.logits.data.begin(), want.logits.data.end(), got.data.begin() + std::ptrdiff_t(i * V)));
+        }
+    }
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{2, 0, {}}}, cache), "patchEach: patches[0].layer: expected 0 to 1, got 2");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {}}, {0, 4, {}}}, cache), "patchEach: patches[1].head: expected 0 to 3, got 4");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {3, 45}}}, cache), "patchEach: patches[0].positions[1]: expected a position from 0 to 44");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {}, cache), Catch::Contains("patches: expected at least one"));
+    auto without = corrupted;
+    without.patch_from = nullptr;
+    CHECK_THROWS_WITH(model->patch_each(without, {{0, 0, {}}}, cache), Catch::Contains("patchFrom: expected a kept run's heads"));
+    // Still usable: the same numbers as before.
+    CHECK(model->patch_each(corrupted, {runs.back()}, cache).data.size() == V);
 }

@@ -124,3 +124,35 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   cache.dispose();
   assert.ok(memoryUsage().heapBytesInUse <= before, 'dispose frees it');
 });
+
+test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s logits; bad runs are refused by index', () => {
+  const model = models['gpt2-lm'];
+  const p = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));
+  const clean = model.forward(p.clean_ids, { keepHeads: true, needAttention: false });
+  const single = p.patched.filter((run) => run.heads.length === 1);
+  const patches = [...single.map(({ heads: [[layer, head]] }) => ({ layer, head })), { layer: 1, head: 0, positions: [2, 5] }];
+  const base = model.forward(p.corrupted_ids, { cache: true, needAttention: false });
+  const { logits } = model.patchEach(p.corrupted_ids, { patches, patchFrom: clean.heads, cache: base.cache });
+  const V = model.config.vocabSize;
+  assert.deepEqual(logits.shape, [patches.length, V]);
+  patches.forEach((patch, i) => {
+    const row = logits.data.subarray(i * V, (i + 1) * V);
+    const want = model.forward(p.corrupted_ids, { patch: [patch], patchFrom: clean.heads, patchPositions: patch.positions, logitsToKeep: 1 });
+    assert.ok(Buffer.from(row.slice().buffer).equals(Buffer.from(want.logits.data.buffer)), `run ${i}`);
+    if (i < single.length) assert.ok(maxRelativeError(row, single[i].logits) < 1e-4, `run ${i} against PyTorch`);
+  });
+  assert.equal(base.cache.resumedLayer, 1);
+  // Without a cache: the same rows.
+  const alone = model.patchEach(p.corrupted_ids, { patches, patchFrom: clean.heads });
+  assert.ok(Buffer.from(alone.logits.data.buffer).equals(Buffer.from(logits.data.buffer)));
+  const call = { patchFrom: clean.heads };
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 2, head: 0 }] }),
+    { name: 'RangeError', message: /^LanguageModel\.patchEach: patches\[0\]\.layer: expected 0 to 1, got 2$/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, positions: [8] }] }),
+    { name: 'RangeError', message: /patches\[0\]\.positions\[0\]: expected a position from 0 to 7/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0 }] }),
+    { name: 'TypeError', message: /options\.patches\[0\]\.head: expected a whole number/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: 'all' }), { name: 'TypeError', message: /options\.patches: expected an array/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { patches }), { name: 'RangeError', message: /patchFrom: expected a kept run's heads/ });
+  base.cache.dispose();
+});

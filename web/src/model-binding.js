@@ -15,6 +15,7 @@ export function modelHandle(model) {
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),
     logitLens: (request, k) => call(request.call, () => model.logitLens(request, k)),
+    patchEach: (request, patches, cache) => call(request.call, () => model.patchEach(request, patches, cache)),
     headWeights: (caller, layer, head) => call(caller, () => model.headWeights(caller, layer, head)),
     trace: (request, attention, layer, head, query) => call(request.call, () => model.trace(request, attention, layer, head, query)),
     rnnForward: (caller, source, target) => call(caller, () => model.rnnForward(source, target)),

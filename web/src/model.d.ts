@@ -398,6 +398,23 @@ export declare class LanguageModel extends Model {
   generate(prompt: string | ArrayLike<number>, options?: { maxNewTokens?: number; stopToken?: number | null; /** switched off at every step */ ablate?: AblatedHead[] }): {
     ids: number[]; tokens: string[] | null; text: string | null;
   };
+  /**
+   * Each head of `patches` patched in turn into `input` from `patchFrom` (at its `positions`, or every position):
+   * `logits` `[patches.length, vocabSize]`, the last position's logits of each run, row i bit for bit what
+   * `forward(input, { patch: [patches[i]], patchFrom, patchPositions: patches[i].positions, logitsToKeep: 1 })`
+   * returns. Through `cache` (which then holds input's unpatched pass; without one, a cache for this call) each run
+   * starts at its head's layer and position, and the head runs once over every run's last row, so a sweep over
+   * every head or every position costs much less than as many forward() calls.
+   * @throws RangeError for a layer, head or position the model or input does not have, TypeError for bad types.
+   */
+  patchEach(input: string | ArrayLike<number>, options: {
+    patches: Array<{ layer: number; head: number; positions?: ArrayLike<number> }>;
+    patchFrom: Tensor;
+    cache?: ForwardCache;
+    attentionMask?: ArrayLike<number>;
+    ablate?: AblatedHead[];
+    ablation?: 'zero' | 'mean';
+  }): { logits: Tensor };
 }
 /** @deprecated The name of {@link LanguageModel} for checkpoints before 0.2: one class serves ours and theirs. */
 export declare const PretrainedLanguageModel: typeof LanguageModel;

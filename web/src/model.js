@@ -3,7 +3,7 @@
 // the types the core takes; the core checks every value and size, and its messages name the call and the option.
 import { headLists } from './ablation.js';
 import { circuitNorms, headCircuits } from './circuits.js';
-import { forwardThrough } from './forward-cache.js';
+import { ForwardCache, forwardThrough } from './forward-cache.js';
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
@@ -272,6 +272,37 @@ export class LanguageModel extends Model {
   /** `cache: true` starts a ForwardCache, `cache: result.cache` extends one (forward-cache.js). */
   pass(handle, request, opts, caller) {
     return opts.cache === undefined || opts.cache === false ? handle.forward(request) : forwardThrough(handle, request, opts.cache, caller);
+  }
+
+  /**
+   * Each head of `patches` patched in turn into `input` from `patchFrom` (at its `positions`, or every position): the
+   * last position's logits of every run, `[patches.length, vocab]`, row i bit for bit what `forward(input, { patch:
+   * [patches[i]], patchFrom, patchPositions: patches[i].positions, logitsToKeep: 1 })` returns. Through `cache` (a
+   * ForwardCache, which then holds input's unpatched pass; else one for this call), each run starts at its layer and
+   * position, and the head runs once over every run's last row.
+   */
+  patchEach(input, options) {
+    const caller = `${this.className}.patchEach`;
+    const known = ['patches', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads', 'patch', 'patchPositions'].includes(o))];
+    const { handle, request, opts } = this.request(input, options, caller, known);
+    const patches = opts.patches;
+    if (!Array.isArray(patches)) throw new TypeError(`${caller}: options.patches: expected an array of { layer, head, positions? }, got ${describe(patches)}`);
+    const runs = patches.map((p, i) => {
+      const name = `${caller}: options.patches[${i}]`;
+      if (typeof p !== 'object' || p === null) throw new TypeError(`${name}: expected { layer, head, positions? }, got ${describe(p)}`);
+      return {
+        layer: integerOption(p.layer, `${name}.layer`, { min: 0 }),
+        head: integerOption(p.head, `${name}.head`, { min: 0 }),
+        ...(p.positions === undefined ? {} : { positions: numbers(p.positions, `${name}.positions`, 'an array of positions') }),
+      };
+    });
+    const cache = opts.cache;
+    if (cache !== undefined && !(cache instanceof ForwardCache)) {
+      throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
+    }
+    const out = handle.patchEach(request, runs, cache === undefined ? 0 : cache.idFor(caller, handle));
+    if (cache !== undefined) cache.update(out.cache);
+    return { logits: out.logits };
   }
 
   /** The token generate() stops after by default: our `<bos>` (which starts every document), a checkpoint's `eos_token`, or null. */

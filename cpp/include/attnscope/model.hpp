@@ -189,6 +189,20 @@ public:
     /// language model or a cache another model filled; a call that throws leaves the cache as it was or empty, never wrong.
     const Output& forward(const Request& request, ForwardCache& cache);
 
+    /// One patched run of patch_each(): a head (a query head of the main stack's self-attention), patched at
+    /// `positions` (each 0 to T − 1) or, empty, at every position.
+    struct PatchRun {
+        std::size_t layer = 0, head = 0;
+        std::vector<std::int32_t> positions;
+    };
+    /// The last position's logits [runs, vocab] of `request` (a causal language model's, with a head) patched by each
+    /// run in turn from request.patch_from: row i is forward() of the request with runs[i]'s patch and logits_to_keep
+    /// 1, bit for bit. `cache` first takes request's unpatched pass unless it holds it; each run then starts at its
+    /// layer and position, and the head's product runs once over every run's last row (a 50,257-wide head read
+    /// once instead of once per run). Throws as forward() does, naming `patches[i]` for a bad run, and
+    /// std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
+    Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache);
+
     /// Greedy continuation of `prompt` (causal models with a head) with a key/value cache: up to `max_new_tokens`
     /// tokens, stopping after `stop_token` when it is ≥ 0 or at max_positions. Returns only the new tokens.
     std::vector<std::int32_t> generate(const std::vector<std::int32_t>& prompt, std::size_t max_new_tokens,

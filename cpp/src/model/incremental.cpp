@@ -174,8 +174,9 @@ std::size_t first_patched_row(const Transformer::Request& r)
     return std::size_t(first) / query_block * query_block;
 }
 
-// The patched pass of `r` from its lowest patched layer and first patched row (resumable), or a fresh one.
-Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State& st, const Transformer::Request& r)
+// The patched pass of `r` from its lowest patched layer and first patched row (resumable), or a fresh one; without
+// its logits unless `head`.
+Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State& st, const Transformer::Request& r, bool head = true)
 {
     st.resumed_layer = st.resumed_position = 0;
     const plan::Stack& s = m.plan.main();
@@ -214,7 +215,7 @@ Transformer::Output patched_pass(const Transformer::Impl& m, ForwardCache::State
     run_rows(m, r, step, out);
     for (std::size_t lh = first * H; lh < L * H && !rows_maps.empty(); ++lh)
         std::copy_n(rows_maps.data() + lh * n * T, n * T, out.attention.data.data() + lh * T * T + c * T);
-    fill_logits(m, r, out, c, st.out.logits, st.logits_from);
+    if (head) fill_logits(m, r, out, c, st.out.logits, st.logits_from);
     st.resumed_layer = first;
     st.resumed_position = c;
     return out;
@@ -307,6 +308,50 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     st.reused = c;
     st.logits_from = T - model::logit_rows(r);
     return st.out;
+}
+
+Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache)
+{
+    Request r = request;
+    if (!r.call) r.call = "patchEach";
+    const char* call = r.call;
+    const plan::Plan& p = impl_->plan;
+    ForwardCache::State& st = *cache.state;
+    const auto fail = [&](std::initializer_list<std::string_view> parts) {
+        throw std::invalid_argument(json::join({call, ": ", json::join(parts)}));
+    };
+    if (p.kind != plan::Kind::causal_lm || !impl_->config.has_lm_head) fail({"only a causal language model with a head patches by its logits"});
+    if (!r.patch.empty()) fail({"patch: patchEach takes its heads from patches, got patch too"});
+    if (runs.empty()) fail({"patches: expected at least one { layer, head }, got none"});
+    if (st.model && st.model != this) fail({"cache: it holds another model's pass"});
+    const plan::Stack& s = p.main();
+    const std::size_t L = s.layers(), H = s.layer(0).self.heads, T = r.tokens.size(), d = s.width(), V = p.head.vocab;
+    r.need_attention = r.keep_heads = r.keep_residual = r.keep_qkv = r.value_norms = false;  // logits only
+    r.logits_to_keep = 1;
+    model::check_request(p, r, call);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const PatchRun& run = runs[i];
+        if (run.layer >= L) fail({"patches[", json::Num(i), "].layer: expected 0 to ", json::Num(L - 1), ", got ", json::Num(run.layer)});
+        if (run.head >= H) fail({"patches[", json::Num(i), "].head: expected 0 to ", json::Num(H - 1), ", got ", json::Num(run.head)});
+        for (std::size_t j = 0; j < run.positions.size(); ++j)
+            if (run.positions[j] < 0 || std::size_t(run.positions[j]) >= T)
+                fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1)});
+    }
+    // The cache holds the unpatched pass every run resumes from.
+    if (!model::resumable(st, r) || !st.model) forward(r, cache);
+    Tensor logits({runs.size(), V});
+    std::vector<float> last(runs.size() * d);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        r.patch.assign(L * H, 0);
+        r.patch[runs[i].layer * H + runs[i].head] = 1;
+        r.patch_positions = runs[i].positions;
+        model::check_request(p, r, call);  // patch_from against this request
+        const Output out = model::patched_pass(*impl_, st, r, false);
+        std::copy_n(out.hidden.data.end() - std::ptrdiff_t(d), d, last.begin() + std::ptrdiff_t(i * d));
+    }
+    std::vector<float> scratch = model::floats(std::uint64_t(runs.size()) * d, call, "the head's input");
+    model::run_head(*impl_, last.data(), runs.size(), scratch.data(), logits.data.data());
+    return logits;
 }
 
 }  // namespace attnscope

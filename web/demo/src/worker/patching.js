@@ -1,6 +1,7 @@
 // The Patching tab's sweep, run in the model Worker: the corrupted prompt once per head with that head's context
-// taken from the clean run (forward's keepHeads / patch / patchFrom), and the logit difference each recovers. Each
-// patched pass goes through a cache of the corrupted run, so it starts at its head's layer.
+// taken from the clean run (forward's keepHeads, then patchEach), and the logit difference each recovers. The heads of
+// a layer go in one patchEach call through a cache of the corrupted run: each run starts at its head's layer, and the
+// head's product runs once for the layer's runs.
 
 /** The ids of `text` without the special tokens the tokenizer adds to every text (those of the empty text). */
 function ownIds(model, text) {
@@ -13,10 +14,10 @@ function idsOf(model, text, encode) {
   return model.hasTokenizer ? model.tokenize(text).ids : encode({ text }).ids;
 }
 
-/** logits[last, a] − logits[last, b]. */
-function difference(logits, [a, b]) {
-  const V = logits.shape[1], row = logits.data.length - V;
-  return logits.data[row + a] - logits.data[row + b];
+/** logits[row, a] − logits[row, b]; by default the last row. */
+export function difference(logits, [a, b], row = logits.shape[0] - 1) {
+  const V = logits.shape[1];
+  return logits.data[row * V + a] - logits.data[row * V + b];
 }
 
 /**
@@ -62,15 +63,13 @@ async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, c
   const { layers: L, heads: H } = model.config;
   const recovered = new Float32Array(L * H);
   for (let layer = 0; layer < L; layer++) {
-    for (let head = 0; head < H; head++) {
-      // A turn of the event loop between heads, so that a cancel message is read.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      if (cancelled()) return { cancelled: true };
-      // Only the last row's logits: the difference reads nothing else, and the head is a vocabulary-wide row per position.
-      const out = model.forward(base.ids, { needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, cache: base.cache, logitsToKeep: 1 });
-      recovered[layer * H + head] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
-      onProgress(layer * H + head + 1, L * H);
-    }
+    // A turn of the event loop between layers, so that a cancel message is read.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (cancelled()) return { cancelled: true };
+    const patches = Array.from({ length: H }, (_, head) => ({ layer, head }));
+    const { logits } = model.patchEach(base.ids, { patches, patchFrom: kept.heads, cache: base.cache });
+    for (let head = 0; head < H; head++) recovered[layer * H + head] = (difference(logits, answerIds, head) - dCorrupted) / (dClean - dCorrupted);
+    onProgress((layer + 1) * H, L * H);
   }
   const strings = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
   return { recovered, layers: L, heads: H, tokens: cleanIds.length, answers: strings, clean: dClean, corrupted: dCorrupted };

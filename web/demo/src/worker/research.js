@@ -1,7 +1,10 @@
 // The research tools' requests, run in the model Worker: the logit lens of the page's input, two prompts' maps for
 // the side-by-side view, and one head patched from the clean prompt into the corrupted one at each position in turn.
 // Each returns { value, transfer } as the Worker's other handlers do (worker/model-worker.js).
-import { promptIds } from './patching.js';
+import { difference, promptIds } from './patching.js';
+
+/** Positions patched per patchEach call: progress and Cancel between calls, the head's product shared within one. */
+const POSITION_BATCH = 8;
 
 /** The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string. */
 export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate) {
@@ -29,17 +32,11 @@ export function compareOf(model, { clean, corrupted }, encode) {
   return { value, transfer: runs.map((r) => r.attention.data.buffer) };
 }
 
-/** logits[last, a] − logits[last, b]. */
-const difference = (logits, [a, b]) => {
-  const V = logits.shape[1], row = logits.data.length - V;
-  return logits.data[row + a] - logits.data[row + b];
-};
-
 /**
  * Head (layer, head)'s context patched from the clean run into the corrupted one at one position at a time
- * (`patchPositions`): the recovered fraction of the logit difference per position. Each pass goes through a cache of
- * the corrupted run, so it starts at the head's layer and at the patched position (the rows before it cannot change),
- * and returns only the last row's logits, the one the difference reads.
+ * (patchEach's `positions`): the recovered fraction of the logit difference per position. The runs go through a cache
+ * of the corrupted run, so each starts at the head's layer and at the patched position's block (the rows before it
+ * cannot change), in batches of POSITION_BATCH positions whose last rows go through the head together.
  */
 export async function patchPositions(model, input, { encode, cancelled, onProgress }) {
   const ready = promptIds(model, input, encode);
@@ -56,15 +53,15 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
     if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
     const T = cleanIds.length;
     const recovered = new Float32Array(T);
-    for (let p = 0; p < T; p++) {
-      // A turn of the event loop between positions, so that a cancel message is read.
+    for (let first = 0; first < T; first += POSITION_BATCH) {
+      // A turn of the event loop between batches, so that a cancel message is read.
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (cancelled()) return { value: { cancelled: true } };
-      const out = model.forward(corruptedIds, {
-        needAttention: false, patch: [{ layer, head }], patchFrom: kept.heads, patchPositions: [p], cache: base.cache, logitsToKeep: 1,
-      });
-      recovered[p] = (difference(out.logits, answerIds) - dCorrupted) / (dClean - dCorrupted);
-      onProgress(p + 1, T);
+      const n = Math.min(POSITION_BATCH, T - first);
+      const patches = Array.from({ length: n }, (_, i) => ({ layer, head, positions: [first + i] }));
+      const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: kept.heads, cache: base.cache });
+      for (let i = 0; i < n; i++) recovered[first + i] = (difference(logits, answerIds, i) - dCorrupted) / (dClean - dCorrupted);
+      onProgress(first + n, T);
     }
     const tokens = model.tokenStrings(corruptedIds) ?? corruptedIds.map(String);
     const answers = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
