@@ -8,7 +8,9 @@
 //
 //   /usr/bin/python3 tools/references/make_bf16_models.py   # once: build/bench-bf16/ (~3.4 GB)
 //   npm run bench:bf16 [-- --env=node,chromium --models=gpt2-small,smollm-135m,llama-3.2-1b --lengths=128,512
-//                          --threads=1 --simd=baseline --rounds=3 --runs=2 --big-lengths=128 --big-runs=1]
+//                          --threads=1 --simd=baseline --rounds=3 --runs=2 --big-lengths=128 --big-runs=1 --dist=DIR]
+//
+// --dist runs another build's package folder (dist/ by default), to compare builds on the same files.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +32,7 @@ const { values: o } = parseArgs({
     'big-lengths': { type: 'string', default: '128' },
     'big-runs': { type: 'string', default: '1' },
     out: { type: 'string' },
+    dist: { type: 'string' },
     // child mode: one checkpoint, one process
     child: { type: 'boolean', default: false },
     dir: { type: 'string' },
@@ -61,11 +64,12 @@ for (const m of models)
   for (const dtype of dtypesOf(m))
     if (!fs.existsSync(path.join(modelsDir, m, dtype, 'model.safetensors')))
       throw new Error(`${path.join(modelsDir, m, dtype)}: missing; run /usr/bin/python3 tools/references/make_bf16_models.py --only ${m}`);
-if (!fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) throw new Error('dist/ missing: run npm run build');
+const dist = path.resolve(o.dist ?? path.join(ROOT, 'dist'));
+if (!fs.existsSync(path.join(dist, 'index.js'))) throw new Error(`${dist}: no index.js; run npm run build`);
 // A snapshot of dist/: a rebuild during the run cannot mix versions.
 const snapshot = path.join(ROOT, 'build', 'bench', 'dist-snapshot', `bf16-${process.pid}`);
 fs.rmSync(snapshot, { recursive: true, force: true });
-fs.cpSync(path.join(ROOT, 'dist'), snapshot, { recursive: true });
+fs.cpSync(dist, snapshot, { recursive: true });
 process.on('exit', () => fs.rmSync(snapshot, { recursive: true, force: true }));
 const distFile = pathToFileURL(path.join(snapshot, 'index.js')).href;
 const distPath = '/' + path.relative(ROOT, path.join(snapshot, 'index.js')).split(path.sep).join('/');
