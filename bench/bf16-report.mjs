@@ -49,7 +49,8 @@ function memoryRow(runs, env, model) {
   const params = MEMORY_FACTOR * f32.memoryAfterLoad.parameterBytes;
   const after = bf16.memoryAfterLoad.wasmBytes;
   const verdict = (limit) => `${mib(limit)}: **${(after / limit).toFixed(2)}** ${after <= limit ? 'yes' : 'no'}`;
-  return [model, mib(f32.memoryAfterLoad.parameterBytes), `${mib(bf16.memoryAfterLoad.parameterBytes)} (${(bf16.memoryAfterLoad.parameterBytes / f32.memoryAfterLoad.parameterBytes).toFixed(3)})`,
+  const share = bf16.memoryAfterLoad.parameterBytes / f32.memoryAfterLoad.parameterBytes;
+  return [model, mib(f32.memoryAfterLoad.parameterBytes), `${mib(bf16.memoryAfterLoad.parameterBytes)} (${share.toFixed(3)})`,
     `${mib(f32.memoryAfterLoad.wasmBytes)} / ${mib(after)}`, `${mib(used)}; ${mib(bf16.plan.workspaceBytes)} (${bf16.plan.tokens})`,
     verdict(params + used), verdict(params + bf16.plan.workspaceBytes),
     `${mib(f32.memoryAfterRuns.wasmBytes)} / ${mib(bf16.memoryAfterRuns.wasmBytes)}`];
@@ -71,20 +72,25 @@ export function printBf16Tables(results) {
   const { runs } = results;
   const envs = [...new Set(runs.map((r) => r.env))];
   const pairs = [...new Set(runs.filter((r) => r.dtype === 'f32').map((r) => r.model))];
-  console.log(`## bench:bf16 (${results.started}, ${results.seconds?.toFixed(0)} s, load average ${results.machine.loadAtStart} → ${results.machine.loadAtEnd}, simd ${results.options.simd})\n`);
+  const { loadAtStart, loadAtEnd } = results.machine;
+  const seconds = results.seconds?.toFixed(0);
+  console.log(`## bench:bf16 (${results.started}, ${seconds} s, load average ${loadAtStart} → ${loadAtEnd}, simd ${results.options.simd})\n`);
   for (const env of envs) {
     console.log(`### ${env === 'node' ? `Node ${results.machine.node}` : `Chromium ${results.machine.chromium}`}\n`);
     const threads = [...new Set(runs.filter((r) => r.env === env).map((r) => r.threads))];
     const speed = pairs.flatMap((m) => threads.flatMap((t) => speedRows(runs, env, m, t)));
     if (speed.length) {
-      console.log(`Forward with every attention map, median of each process's timed passes; F32 ÷ BF16 time per round, then of the medians (target ≥ ${SPEED_TARGET}×):\n`);
+      console.log('Forward with every attention map, median of each process\'s timed passes; F32 ÷ BF16 time per round, then of the ' +
+        `medians (target ≥ ${SPEED_TARGET}×):\n`);
       table(['network', 'threads', 'T', 'F32', 'BF16', 'F32 ÷ BF16, per round', 'F32 ÷ BF16', 'target'], speed);
     }
     const memory = pairs.map((m) => memoryRow(runs, env, m)).filter(Boolean);
     if (memory.length) {
-      console.log(`WebAssembly memory (the buffer's byteLength) after load → first result, against ${MEMORY_FACTOR} × the F32 parameter bytes + a workspace:\n`);
+      console.log(`WebAssembly memory (the buffer's byteLength) after load → first result, against ${MEMORY_FACTOR} × the F32 parameter ` +
+        'bytes + a workspace:\n');
       table(['network', 'F32 parameterBytes', 'BF16 parameterBytes (÷ F32)', 'memory after load F32 / BF16',
-        'workspace: F32 memory − its parameters; plan (tokens)', 'limit with the first: BF16 ÷ limit', 'limit with the plan\'s', 'after the passes F32 / BF16'], memory);
+        'workspace: F32 memory − its parameters; plan (tokens)', 'limit with the first: BF16 ÷ limit', 'limit with the plan\'s',
+        'after the passes F32 / BF16'], memory);
     }
     const bits = pairs.flatMap((m) => bitsRows(runs, env, m));
     if (bits.length) {
@@ -94,7 +100,8 @@ export function printBf16Tables(results) {
     const big = runs.filter((r) => r.env === env && r.model === 'llama-3.2-1b');
     if (big.length) {
       console.log('Llama-3.2-1B-shaped BF16 checkpoint (random weights), streamed into the load:\n');
-      table(['threads', 'parameterBytes', 'plan: workspace (tokens), total, available', 'load → first result (load alone)', 'WASM memory after load / after the passes', 'forward', 'logits finite, max |logit|'],
+      table(['threads', 'parameterBytes', 'plan: workspace (tokens), total, available', 'load → first result (load alone)',
+        'WASM memory after load / after the passes', 'forward', 'logits finite, max |logit|'],
         big.map((r) => (r.failed ? [r.threads, `failed: ${r.failed}`, '', '', '', '', ''] : [r.threads, gib(r.memoryAfterLoad.parameterBytes),
           `${mib(r.plan.workspaceBytes)} (${r.plan.tokens}), ${gib(r.plan.bytes)}, ${gib(r.plan.availableBytes)}`, `${ms(r.loadMs)} (${ms(r.loadOnlyMs)})`,
           `${gib(r.memoryAfterLoad.wasmBytes)} / ${gib(r.memoryAfterRuns.wasmBytes)}`,

@@ -136,9 +136,10 @@ int main(int argc, char** argv)
                 std::vector<double> cpu, wall;
             };
             std::vector<Variant> variants;
-            variants.push_back({"", [&] { attnscope::detail::matmul_packed(M, p.N, p.K, A.data(), p.K, packed.data(), C.data(), p.N, bias.data()); }, {}, {}});
+            using attnscope::detail::matmul_packed;
+            variants.push_back({"", [&] { matmul_packed(M, p.N, p.K, A.data(), p.K, packed.data(), C.data(), p.N, bias.data()); }, {}, {}});
             if (bf16)
-                variants.push_back({" bf16", [&] { attnscope::detail::matmul_packed(M, p.N, p.K, A.data(), p.K, half.data(), true, C.data(), p.N, bias.data()); }, {}, {}});
+                variants.push_back({" bf16", [&] { matmul_packed(M, p.N, p.K, A.data(), p.K, half.data(), true, C.data(), p.N, bias.data()); }, {}, {}});
             for (Variant& v : variants) v.call();
             for (int r = 0; r < runs; ++r)
                 for (Variant& v : variants) {
