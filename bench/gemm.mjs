@@ -3,7 +3,10 @@
 // kernel change is measured against the code before it on the same loaded machine: the ratio within a round is
 // what to read, not the absolute rates. Markdown on stdout, progress on stderr.
 //
-//   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build] [--relaxed]
+//   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build] [--relaxed] [--bf16]
+//
+// --bf16 rounds the weights to BF16 and adds a "<product> bf16" row for each product: the same product over the
+// 16-bit panels a BF16 checkpoint's matrices are kept in, alternating with the F32 panels in the same process.
 //
 // --relaxed times the relaxed-SIMD build of the program (gemm-relaxed: the fused multiply-add and that build's tile,
 // CMake's ATTNSCOPE_RELAXED_GEMM_TILE_ROWS), every process with --experimental-wasm-relaxed-simd (Node 20), --base too.
@@ -26,6 +29,7 @@ const { values: o } = parseArgs({
     save: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
     relaxed: { type: 'boolean', default: false },
+    bf16: { type: 'boolean', default: false },
   },
 });
 const program = o.relaxed ? 'gemm-relaxed' : 'gemm';
@@ -41,7 +45,7 @@ if (o.save) {
 
 // --no-liftoff: each product is one long call, which V8 would otherwise leave in its baseline code.
 function runOnce(file) {
-  const r = spawnSync(process.execPath, [...nodeFlags, '--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`],
+  const r = spawnSync(process.execPath, [...nodeFlags, '--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`, ...(o.bf16 ? ['--bf16'] : [])],
     { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) throw new Error(`${file} failed: ${(r.stderr || '').slice(0, 300)}`);
   return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));

@@ -31,12 +31,14 @@ async function attnscopeLibrary({ threads, simd = 'baseline', distUrl }) {
   await a.init({ threads, simd });
   const reported = a.runtimeInfo().threads;
   if (a.runtimeInfo().simd !== simd) throw new Error(`init({ simd: '${simd}' }) runs ${JSON.stringify(a.runtimeInfo())}`);
-  let model = null;
+  let model = null, plan = null;
   return {
     reportedThreads: reported,
+    // `safetensors`: the file's bytes, or a Blob or URL that loadModel streams (a file too large to hold in JS too).
     async load({ config, safetensors }) {
-      model = await a.loadModel({ 'config.json': config, 'model.safetensors': safetensors });
+      model = await a.loadModel({ 'config.json': config, 'model.safetensors': safetensors }, { onPlan: (p) => { plan = p; } });
     },
+    plan: () => plan,
     forward(ids) {
       const { logits, attention } = model.forward(ids, { needAttention: true });
       return { logits: logits.data, attention: attention.data };
@@ -105,6 +107,7 @@ export async function runLibrary({ lib, threads, simd, files, lengths, vocab, ru
   result.loadOnlyMs = loaded - t0;
   if (keep) await keep(lengths[0], first);
   result.memoryAfterLoad = library.memory();
+  if (library.plan) result.plan = library.plan();
   for (const T of lengths) {
     const ids = tokenIds(T, vocab);
     const times = [], cpuTimes = [];

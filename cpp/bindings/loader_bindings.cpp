@@ -170,10 +170,10 @@ val Loader::plan(double tokens)
         const double limit = memory_limit_bytes(), left = limit - heap_bytes_in_use();
         if (double(p.bytes()) > left)
             fail(Status::range_error,
-                 "%: %: % with these sizes needs % (% parameters: % as F32, and % to run % tokens with every attention map), "
+                 "%: %: % with these sizes needs % (% parameters: %% held, and % to run % tokens with every attention map), "
                  "more than the % WebAssembly memory has left (limit %); fewer planTokens need less",
                  {call_, p.exact ? "this model" : "config.json", loader_->plan().family, Bytes{double(p.bytes())}, std::size_t(p.parameters),
-                  Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
+                  p.exact ? "" : "at least ", Bytes{double(p.parameter_bytes)}, Bytes{double(p.workspace_bytes)}, p.tokens, Bytes{left}, Bytes{limit}});
         val out = val::object();
         set_numbers(out, {{"parameters", double(p.parameters)}, {"parameterBytes", double(p.parameter_bytes)}, {"tokens", double(p.tokens)},
                           {"workspaceBytes", double(p.workspace_bytes)}, {"bytes", double(p.bytes())}, {"availableBytes", left}});

@@ -85,9 +85,9 @@ test('planTokens: the workspace follows the planned length; wrong types are Type
 });
 
 test('a config.json claiming a model too large to run is refused from the config alone, naming parameters and bytes; memory stays flat', async () => {
-  // GPT-2 shaped, 48 layers × 64 heads of 16, n_embd 1024: about 655 M parameters (2.4 GiB as F32, under the
-  // 3.75 GiB the core accepts for parameters alone), but its attention maps at 512 tokens take 48 · 64 · 512² · 4
-  // bytes = 3 GiB more. The weight file given is the tiny fixture's: had its header been read, the load would
+  // GPT-2 shaped, 48 layers × 64 heads of 16, n_embd 1024: about 655 M parameters (at least 1.3 GiB, its 604 M
+  // matrix elements in 16 bits, under the 3.75 GiB the core accepts for parameters alone), but its attention maps
+  // at 512 tokens take 48 · 64 · 512² · 4 bytes = 3 GiB more. The weight file given is the tiny fixture's: had its header been read, the load would
   // have failed on its shapes instead.
   const huge = { ...configOf('gpt2-lm'), n_layer: 48, n_head: 64, n_embd: 1024, n_inner: 4096, n_positions: 1024, n_ctx: 1024, vocab_size: 50257 };
   const files = withConfig('gpt2-lm', huge);
@@ -98,7 +98,7 @@ test('a config.json claiming a model too large to run is refused from the config
   for (let i = 0; i < 3; i++) {
     await assert.rejects(loadModel(files, { onPlan: () => { planned = true; } }), (e) => {
       assert.equal(e.name, 'RangeError');
-      assert.match(e.message, /^loadModel: config\.json: gpt2 with these sizes needs 5\.\d\d GiB \(\d{9} parameters: 2\.\d\d GiB as F32, and 3\.\d\d GiB to run 512 tokens with every attention map\), more than the \d\.\d\d GiB WebAssembly memory has left \(limit 4\.00 GiB\)/);
+      assert.match(e.message, /^loadModel: config\.json: gpt2 with these sizes needs 4\.\d\d GiB \(\d{9} parameters: at least 1\.\d\d GiB held, and 3\.\d\d GiB to run 512 tokens with every attention map\), more than the \d\.\d\d GiB WebAssembly memory has left \(limit 4\.00 GiB\)/);
       return true;
     });
   }

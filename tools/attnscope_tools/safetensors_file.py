@@ -133,6 +133,37 @@ def save_file(tensors, path, metadata=None, dtypes=None):
     return len(blob)
 
 
+def save_stream(path, entries, metadata=None):
+    """Writes a safetensors file one tensor at a time, for files too large to build in memory (encode holds the whole
+    file). `entries`: (name, dtype, shape, produce) in data order, `produce()` returning that tensor's little-endian
+    bytes, called once each as it is written, so only one tensor's bytes are alive at a time. The header comes from
+    the shapes alone, before any data; a producer whose bytes do not match its shape is a ValueError. Returns the
+    bytes written."""
+    header, offset = {}, 0
+    if metadata:
+        header["__metadata__"] = dict(metadata)
+    for name, dtype, shape, _ in entries:
+        if dtype not in _SIZE:
+            raise ValueError(f"{name}: dtype {dtype!r} is not one of {WRITABLE}")
+        if name in header or name == "__metadata__":
+            raise ValueError(f"duplicate tensor name {name!r}")
+        n = _SIZE[dtype] * _numel(shape)
+        header[name] = {"dtype": dtype, "shape": [int(d) for d in shape], "data_offsets": [offset, offset + n]}
+        offset += n
+    text = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for name, dtype, shape, produce in entries:
+            raw = produce()
+            begin, end = header[name]["data_offsets"]
+            if len(raw) != end - begin:
+                raise ValueError(f"{name}: {len(raw)} bytes produced for shape {list(shape)} of {dtype} ({end - begin} expected)")
+            f.write(raw)
+            del raw
+    return 8 + len(text) + offset
+
+
 def _widen(raw, dtype):
     """Little-endian bytes of `dtype` -> array('f') (floats) or array('q') (integers)."""
     n = len(raw) // _SIZE[dtype]

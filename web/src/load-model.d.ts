@@ -30,7 +30,8 @@ export interface LoadPlan {
   parameters: number;
   /**
    * The parameters' bytes as held: 4 each, 2 for the matrices of a BF16 or F16 checkpoint (kept in 16 bits), every
-   * matrix as F32 before the headers are read (`exact` false): `model.parameterBytes` once loaded.
+   * matrix in 16 bits before the headers are read (`exact` false: the least the model can take): `model.parameterBytes`
+   * once loaded.
    */
   parameterBytes: number;
   /** The input length the workspace is planned for (`planTokens`, by default 512 or `maxPositions` if fewer). */

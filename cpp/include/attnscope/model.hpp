@@ -50,7 +50,7 @@ constexpr std::uint64_t max_parameter_bytes = (std::uint64_t(4) << 30) - (std::u
 struct MemoryPlan {
     std::uint64_t parameters = 0;       ///< parameters as held (the packed panels' padding included)
     /// Their bytes: 4 each, but 2 for a matrix (a projection, an MLP's, the head, a tied embedding) whose file tensors
-    /// are all BF16 or all F16, kept in 16 bits. Before every header is added (not exact), every matrix as F32.
+    /// are all BF16 or all F16, kept in 16 bits. Before every header is added (not exact), every matrix in 16 bits.
     std::uint64_t parameter_bytes = 0;
     std::size_t tokens = 0;             ///< the input length the workspace is planned for
     /// One forward pass of `tokens` tokens with every attention map (an encoder–decoder: `tokens` on each side):

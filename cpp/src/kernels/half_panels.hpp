@@ -49,6 +49,11 @@ inline xsimd::batch<float, Arch> f16_lanes(const xsimd::batch<std::uint32_t, Arc
     return xsimd::bitwise_cast<fbatch>(xsimd::select(magnitude >= ubatch(0x7c00u), special, finite) | sign);
 }
 
+/// Odd 16-bit lanes: a word's high half (xsimd's generator of a batch_bool_constant).
+struct odd_halves {
+    static constexpr bool get(std::size_t i, std::size_t) { return i % 2 == 1; }
+};
+
 /// A panel row's two B vectors (columns 0..W and W..2W of the panel), widened.
 template <class Arch, PanelType P>
 inline void load_panel_row(const panel_element_t<P>* row, xsimd::batch<float, Arch>& b0, xsimd::batch<float, Arch>& b1)
@@ -62,8 +67,14 @@ inline void load_panel_row(const panel_element_t<P>* row, xsimd::batch<float, Ar
         // An integer vector load (may alias any type, as the SIMD load intrinsics do).
         const ubatch v = ubatch::load_unaligned(reinterpret_cast<const std::uint32_t*>(row));
         if constexpr (P == PanelType::bf16) {  // BF16 is the top half of an F32
-            b0 = xsimd::bitwise_cast<fbatch>(v << 16);
-            b1 = xsimd::bitwise_cast<fbatch>(v & ubatch(0xffff0000u));
+            using hbatch = xsimd::batch<std::uint16_t, Arch>;
+            const ubatch low = v << 16;
+            b0 = xsimd::bitwise_cast<fbatch>(low);
+            // v & 0xffff0000, as v's high halves blended over low's zero low halves: the same bits, but no mask
+            // constant, which V8 keeps in a register of its own; in the 4-row tile that 16th vector spilled an
+            // accumulator to the stack (a store and a load on its chain every k step).
+            b1 = xsimd::bitwise_cast<fbatch>(xsimd::select(xsimd::make_batch_bool_constant<hbatch, odd_halves>(),
+                                                           xsimd::bitwise_cast<hbatch>(v), xsimd::bitwise_cast<hbatch>(low)));
         } else {
             b0 = f16_lanes<Arch>(v & ubatch(0xffffu));
             b1 = f16_lanes<Arch>(v >> 16);

@@ -80,10 +80,12 @@ MemoryPlan CheckpointLoader::memory_plan(std::size_t tokens) const
     const bool head = p.exact && s.head();  // before the headers: no head found, the smallest the config can mean
     model::Weights w;
     model::declare_weights(s.plan, w, false, head);
-    // Before the headers, every matrix as F32 (the dtypes are not known yet); then 16 bits where the files have them.
+    // Before the headers the dtypes are not known: every matrix in 16 bits, the least a checkpoint can take (as the
+    // constructor's check counts it), so that a BF16 model that fits is not refused from config.json alone; then
+    // 16 bits where the files have them.
     if (p.exact) model::declare_weights(s.plan, w, false, head, panel_types(s, w, head));
     p.parameters = model::weight_floats(w);
-    p.parameter_bytes = model::weight_bytes(w);
+    p.parameter_bytes = model::weight_bytes(w, !p.exact);
     p.tokens = tokens ? tokens : std::min(default_plan_tokens, longest);
     p.workspace_bytes = model::forward_workspace_bytes(s.plan, p.tokens, head);
     return p;
