@@ -1,10 +1,12 @@
-// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3]`: the demo's research tools (issue #34) at scale, in
-// headless Chromium, on the checkpoint in DIR (e.g. the random GPT-2-small-shaped one that
-// `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models` writes).
-// The checkpoint has no tokenizer, so every input is token ids written out. Times, per run: the logit lens of
-// --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and one head patched at each
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--site=DIR] [--lens-only]`: the demo's research
+// tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random GPT-2-small-shaped one
+// that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models`
+// writes). The checkpoint has no tokenizer, so every input is token ids written out. Times, per run: the logit lens
+// of --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and one head patched at each
 // position of two prompts of --tokens ids that differ in one token (the Worker's sweep, and from the click to the
-// positions map drawn). Needs build/site (`npm run build && npm run build:demo`).
+// positions map drawn; not with --lens-only); then sink mass for every head over maps of GPT-2 small's shape. Needs
+// build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
+// before a change, built the same way).
 import { chromium } from 'playwright-core';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -14,11 +16,12 @@ import { startServer } from '../scripts/serve.mjs';
 import { quantile } from './demo-typing.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SITE = join(ROOT, 'build/site');
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { values: options } = parseArgs({
-  options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' } },
+  options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
+    'lens-only': { type: 'boolean', default: false } },
 });
+const SITE = options.site ? resolve(options.site) : join(ROOT, 'build/site');
 
 /** `n` ids below `vocab` from a fixed linear congruential generator. */
 function ids(n, vocab, seed) {
@@ -26,7 +29,7 @@ function ids(n, vocab, seed) {
   return Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2 ** 31; return x % vocab; });
 }
 
-async function runOnce(browser, url, dir, T, run) {
+async function runOnce(browser, url, dir, T, run, lensOnly) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
   await page.goto(`${url}#mode=open&lang=en`);
@@ -47,6 +50,10 @@ async function runOnce(browser, url, dir, T, run) {
     return { wall: performance.now() - start, worker: Number(document.querySelector('#open-lens').dataset.ms) };
   });
 
+  if (lensOnly) {
+    await context.close();
+    return { lens };
+  }
   // Two prompts that differ in their middle token, and the last head patched at each position.
   const clean = ids(T, vocab, 100 + run), corrupted = clean.slice();
   corrupted[T >> 1] = (corrupted[T >> 1] + 1) % vocab;
@@ -67,6 +74,37 @@ async function runOnce(browser, url, dir, T, run) {
   return { lens, positions };
 }
 
+/**
+ * Sink mass for every head (the package's sinkMass, as Find heads ranks them: key 0 from query 1) over forward-shaped
+ * maps of GPT-2 small at T tokens ([12, 12, T, T], causal rows summing to 1), in a page of this browser that imports
+ * dist/index.js: the time after the forward pass. Median of `runs` calls, in ms.
+ */
+async function sinkMassInPage(browser, T, runs) {
+  const { server, url: root } = await startServer(ROOT, 0);
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${root}/package.json`);
+    return await page.evaluate(async ({ T, runs }) => {
+      const { sinkMass } = await import('/dist/index.js');
+      const L = 12, H = 12, data = new Float32Array(L * H * T * T);
+      for (let row = 0; row < L * H * T; row++) {
+        const q = row % T;
+        for (let j = 0; j <= q; j++) data[row * T + j] = 1 / (q + 1);
+      }
+      const times = [];
+      for (let run = 0; run < runs; run++) {
+        const start = performance.now();
+        sinkMass({ data, shape: [L, H, T, T] }, { key: 0, fromQuery: 1 });
+        times.push(performance.now() - start);
+      }
+      return times.sort((a, b) => a - b)[times.length >> 1];
+    }, { T, runs });
+  } finally {
+    await page.close();
+    server.close();
+  }
+}
+
 const OPEN = options.open;
 if (!OPEN) throw new Error('give the checkpoint folder with --open=DIR');
 if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
@@ -76,15 +114,18 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 try {
   const all = [];
   for (let run = 0; run < RUNS; run++) {
-    const r = await runOnce(browser, url, resolve(OPEN), T, run);
+    const r = await runOnce(browser, url, resolve(OPEN), T, run, options['lens-only']);
     process.stderr.write(`[bench:research] run ${run + 1}: ${JSON.stringify(r)}\n`);
     all.push(r);
   }
   const med = (f) => quantile(all.map(f).sort((a, b) => a - b), 0.5).toFixed(0);
   console.log(`T = ${T}, ${RUNS} runs, medians in ms:`);
   console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)}`);
-  const cells = all[0].positions.cells;
-  console.log(`  one head patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, click to map drawn ${med((r) => r.positions.wall)}`);
+  console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
+  if (!options['lens-only']) {
+    const cells = all[0].positions.cells;
+    console.log(`  one head patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, click to map drawn ${med((r) => r.positions.wall)}`);
+  }
 } finally {
   await browser.close();
   server.close();

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "kernels/elementwise.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
+#include "kernels/top_k.hpp"
 #include "reference/reference.hpp"
 #include "test_utils.hpp"
 
@@ -290,6 +292,82 @@ TEST_CASE("softmax with the scale folded in matches softmax of the scaled row; N
             kernels::softmax_given_max{}(arch{}, blocked.data(), n, scale, -inf_f);
             for (float w : blocked) REQUIRE(std::isnan(w));
         }
+}
+
+namespace {
+// The k largest of x by a full sort in double: larger first, a tie the lower index first; and every softmax
+// probability, by a sum in long double.
+std::vector<std::int32_t> sorted_top_k(const std::vector<float>& x, std::size_t k)
+{
+    std::vector<std::int32_t> ids(x.size());
+    std::iota(ids.begin(), ids.end(), 0);
+    std::stable_sort(ids.begin(), ids.end(), [&](std::int32_t a, std::int32_t b) { return x[std::size_t(a)] > x[std::size_t(b)]; });
+    ids.resize(k);
+    return ids;
+}
+
+std::vector<double> softmax_of(const std::vector<float>& x)
+{
+    const double top = *std::max_element(x.begin(), x.end());
+    long double sum = 0;
+    for (float v : x) sum += std::exp(static_cast<long double>(v) - top);
+    std::vector<double> p(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) p[j] = double(std::exp(static_cast<long double>(x[j]) - top) / sum);
+    return p;
+}
+
+void check_top_k(const std::vector<float>& x, std::size_t k)
+{
+    std::vector<std::int32_t> ids(k, -1);
+    std::vector<float> probabilities(k);
+    kernels::top_k_softmax{}(arch{}, x.data(), x.size(), k, ids.data(), probabilities.data());
+    REQUIRE(ids == sorted_top_k(x, k));
+    const auto p = softmax_of(x);
+    // exp's few ulp and the float partial sums of 16 terms a lane: well under 1e-6 of each probability.
+    for (std::size_t i = 0; i < k; ++i) REQUIRE(probabilities[i] == Approx(p[std::size_t(ids[i])]).epsilon(1e-6));
+}
+}  // namespace
+
+TEST_CASE("top_k_softmax: a sort's k largest, ties the lower index first, and the softmax's probabilities", "[kernels][top_k]")
+{
+    // Rows of every size class: within one block of 64 vectors, at its edges, and the many blocks of a vocabulary.
+    const std::size_t block = 64 * W;
+    std::vector<std::size_t> lengths = sizes;
+    for (std::size_t n : {block - 1, block, block + 1, 4 * block + 4 * W + 3, std::size_t(50257)}) lengths.push_back(n);
+    for (std::size_t n : lengths)
+        for (std::size_t k : {std::size_t(1), std::size_t(5), std::size_t(100), n}) {
+            if (k > n || (k == n && n > 300)) continue;
+            CAPTURE(n, k);
+            check_top_k(random_floats(n, unsigned(n * 5 + k), -12.f, 12.f), k);
+            auto ties = random_floats(n, unsigned(n * 5 + k + 1), 0.f, 8.f);  // few distinct values: ties everywhere
+            for (float& v : ties) v = std::floor(v);
+            check_top_k(ties, k);
+            std::vector<float> rising(n), falling(n);  // the running maximum raised at every block, and never
+            for (std::size_t j = 0; j < n; ++j) rising[j] = falling[n - 1 - j] = float(j) * (30.f / float(n));
+            check_top_k(rising, k);
+            check_top_k(falling, k);
+        }
+}
+
+TEST_CASE("top_k_softmax: a NaN makes every probability NaN and keeps a plain scan's ids; -inf counts as nothing", "[kernels][top_k]")
+{
+    for (std::size_t n : {std::size_t(7), 64 * W + 5, std::size_t(3000)}) {
+        CAPTURE(n);
+        const std::size_t k = 5;
+        auto x = random_floats(n, unsigned(n), -5.f, 5.f);
+        auto with_nan = x;
+        with_nan[n - 2] = nan_f;
+        std::vector<std::int32_t> ids(k);
+        std::vector<float> probabilities(k);
+        kernels::top_k_softmax{}(arch{}, with_nan.data(), n, k, ids.data(), probabilities.data());
+        for (float p : probabilities) REQUIRE(std::isnan(p));
+        auto without = with_nan;  // a NaN after the first k entries never enters: the ids of the row without it
+        without[n - 2] = -inf_f;
+        REQUIRE(ids == sorted_top_k(without, k));
+
+        for (std::size_t j = 0; j < n; j += 3) x[j] = -inf_f;  // e^-inf = 0: the rest's softmax
+        check_top_k(x, k);
+    }
 }
 
 TEST_CASE("scale_add and add_inplace match scalar arithmetic", "[kernels]")

@@ -7,6 +7,7 @@
 #include "../kernels/rms_norm.hpp"
 #include "../kernels/rope.hpp"
 #include "../kernels/swiglu.hpp"
+#include "../kernels/top_k.hpp"
 
 namespace attnscope {
 namespace model {
@@ -50,6 +51,11 @@ void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{
 void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
 
 void softcap(float* x, std::size_t n, float cap) { kernels::softcap_inplace{}(arch{}, x, n, cap); }
+
+void top_k_softmax(const float* logits, std::size_t n, std::size_t k, std::int32_t* ids, float* probabilities)
+{
+    kernels::top_k_softmax{}(arch{}, logits, n, k, ids, probabilities);
+}
 
 void qk_norm_and_rope(const plan::Attention& a, const LayerWeights& lw, float* row, const float* cos, const float* sin)
 {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "attnscope/plan.hpp"
 #include "weights.hpp"
@@ -24,6 +25,9 @@ void add(float* x, std::size_t n, const float* a);
 void scale(float* x, std::size_t n, float s);
 /// x = cap·tanh(x / cap), n floats.
 void softcap(float* x, std::size_t n, float cap);
+/// ids [k] and probabilities [k]: the k most probable entries of a row of n logits and their softmax probabilities,
+/// largest first, a tie keeping the lower id first (1 ≤ k ≤ n).
+void top_k_softmax(const float* logits, std::size_t n, std::size_t k, std::int32_t* ids, float* probabilities);
 /// One row of q|k|v [q heads | k heads | v heads]: QK-norm as the plan says, then the rotary positions of this row
 /// (`cos`, `sin`: rotary dims / 2 each) on every q and k head.
 void qk_norm_and_rope(const plan::Attention& a, const LayerWeights& lw, float* row, const float* cos, const float* sin);
