@@ -18,7 +18,7 @@ async function opened(name, lang = 'en', locale = 'en-US') {
   const session = await open(`#mode=open&lang=${lang}`, { locale });
   await session.page.setInputFiles('#open-files', filesOf(name));
   await session.page.waitForSelector('#open-compare-btn', { state: 'visible', timeout: 20_000 });
-  await session.page.waitForFunction((n) => document.querySelector('#open-info')?.textContent.startsWith(n), name.split('-')[0], { timeout: 20_000 });
+  await session.page.waitForFunction((n) => document.querySelector('#open-info')?.textContent.toLowerCase().replace('-', '').startsWith(n), name.split('-')[0], { timeout: 20_000 });
   await settled(session.page);
   return session;
 }
