@@ -7,7 +7,7 @@ import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it.
-const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#tokens-toggle', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
