@@ -21,7 +21,8 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await page.evaluate(() => {
       window.__busySeen = [];
       const sec = document.querySelector('#open-section');
-      new MutationObserver(() => window.__busySeen.push([sec.classList.contains('busy'), sec.getAttribute('aria-busy'), document.querySelector('#open-busy').textContent]))
+      const note = document.querySelector('#open-busy');
+      new MutationObserver(() => window.__busySeen.push([sec.classList.contains('busy'), sec.getAttribute('aria-busy'), note.textContent]))
         .observe(sec, { attributes: true, attributeFilter: ['class', 'aria-busy'], subtree: true, childList: true, characterData: true });
     });
     await page.fill('#open-text', lang === 'zh' ? '今天天气很好' : 'A new sentence to read.');

@@ -55,7 +55,8 @@ test('the trained language model is the default: a layers × heads model view wi
     const name = n.name.replace(/\s*\((Chinese|English) text\)$/, '');
     // A name too long for the badge's lines keeps the words before its parenthesis there; the legend has it whole.
     const short = name.replace(/\s*[(（].*$/, '');
-    assert.ok((c.badge?.includes(name) || c.badge?.includes(`${short} ·`)) && c.badge.includes(n.score.toFixed(2)), `layer ${n.layer} head ${n.head}: badge ${c.badge}`);
+    const whole = c.badge?.includes(name) || c.badge?.includes(`${short} ·`);
+    assert.ok(whole && c.badge.includes(n.score.toFixed(2)), `layer ${n.layer} head ${n.head}: badge ${c.badge}`);
     assert.ok((await page.textContent('#modelview .mv-legend')).includes(name), `the legend names ${name}`);
     assert.ok(!/\((Chinese|English) text\)/.test(c.badge), `layer ${n.layer} head ${n.head}: badge ${c.badge}`);
   }
