@@ -33,7 +33,7 @@ test('BART in English: the translation, and cross-attention (output × source) b
   await page.setInputFiles('#open-files', filesOf('bart-cg'));
   await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
   assert.match(await page.textContent('#open-hint'), /^A translation model \(an encoder–decoder\)/);
-  assert.match(await page.textContent('#open-info'), /^bart: 2 layers × 4 heads/);
+  assert.match(await page.textContent('#open-info'), /^BART: 2 layers × 4 heads/);
   await page.fill('#open-text', ref.text);
   // The page decodes up to the decoder's positions (no end token here): the reference's greedy steps come first.
   const N = await ready(page, ref.translate.source_ids.length);

@@ -22,7 +22,7 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   assert.match(await page.textContent('#open-status'), /Loaded: .* of parameters/);
   // The core's memory plan, made before it allocated: the fixture's n_positions (12) caps the default 512 tokens.
   assert.match(await page.textContent('#open-status'), /^Memory needed: [\d.]+ KB: [\d.]+K parameters \([\d.]+ KB as held\) and [\d.]+ KB to run 12 tokens with every attention map; WebAssembly memory has [\d,.]+ MB left\./);
-  assert.match(await page.textContent('#open-info'), /gpt2: 2 layers × 2 heads \(MHA\)/);
+  assert.match(await page.textContent('#open-info'), /GPT-2: 2 layers × 2 heads \(MHA\)/);
   await page.fill('#open-text', ref.text);
   const T = ref.input_ids.length;
   await tracedAt(page, 0, 0, T - 1);
@@ -100,7 +100,7 @@ test('bert-mlm by a synthetic drop: [MASK] filled, sentence B gets token type 1,
     document.querySelector('#open-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, files);
   await loaded(page);
-  assert.match(await page.textContent('#open-info'), /^bert: 2 layers × 2 heads/);
+  assert.match(await page.textContent('#open-info'), /^BERT: 2 layers × 2 heads/);
   await page.fill('#open-text', ref.text);
   const T = ref.input_ids.length;
   await tracedAt(page, 0, 0, T - 1);
@@ -238,7 +238,7 @@ test('a folder URL opens the model, and the link it leaves reopens it there once
   // A link never downloads by itself: it asks first (open-recover.test.js).
   await again.page.click('#open-link-yes');
   await loaded(again.page);
-  assert.match(await again.page.textContent('#open-info'), /^gpt2: 2 layers/);
+  assert.match(await again.page.textContent('#open-info'), /^GPT-2: 2 layers/);
   await again.close();
   assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);
   await close();

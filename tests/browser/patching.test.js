@@ -22,7 +22,7 @@ async function opened(lang, locale) {
   const session = await open(`#mode=open&lang=${lang}`, locale ? { locale } : undefined);
   await session.page.setInputFiles('#open-files', filesOf('gpt2-lm'));
   await session.page.waitForSelector('#open-patch-btn', { state: 'visible', timeout: 20_000 });
-  await session.page.waitForFunction(() => /gpt2/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
+  await session.page.waitForFunction(() => /GPT-2/.test(document.querySelector("#open-info")?.textContent ?? ''), null, { timeout: 20_000 });
   return session;
 }
 

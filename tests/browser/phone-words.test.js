@@ -33,9 +33,11 @@ for (const [lang, locale] of LANGS) {
     assert.equal(await openText(page), 'my own words');
     // A Llama-shaped checkpoint: RMSNorm and a gated MLP, named in words.
     await page.setInputFiles('#open-files', filesOf('llama-gqa'));
-    await page.waitForFunction(() => /llama/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
+    await page.waitForFunction(() => /Llama/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
     const info = await page.textContent('#open-info');
     assert.doesNotMatch(info, /rmsNorm|swiglu|layerNorm|gelu/);
+    // The family by its own name, not config.json's model_type.
+    assert.match(info, /^Llama[:：]/);
     assert.match(info, lang === 'zh' ? /均方根归一化（RMSNorm），门控前馈层（SwiGLU）/ : /RMS norm, gated MLP \(SwiGLU\)/);
     assert.deepEqual(await axe(page), []);
     assert.deepEqual(problems, []);

@@ -18,7 +18,9 @@ async function opened(name, lang = 'en', locale = 'en-US') {
   const session = await open(`#mode=open&lang=${lang}`, { locale });
   await session.page.setInputFiles('#open-files', filesOf(name));
   await session.page.waitForSelector('#open-compare-btn', { state: 'visible', timeout: 20_000 });
-  await session.page.waitForFunction((n) => document.querySelector('#open-info')?.textContent.startsWith(n), name.split('-')[0], { timeout: 20_000 });
+  // The info line names the family by its label (GPT-2 for gpt2-lm's gpt2).
+  const info = (n) => document.querySelector('#open-info')?.textContent.toLowerCase().replace('-', '').startsWith(n);
+  await session.page.waitForFunction(info, name.split('-')[0], { timeout: 20_000 });
   await settled(session.page);
   return session;
 }

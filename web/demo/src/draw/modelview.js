@@ -131,6 +131,12 @@ export class ModelView {
       badge.classList.toggle('compact', groups.length > 1);
       badge.classList.toggle('narrow', groups.length === 1 && width < 80);
       badge.title = n ? n.title : '';
+      // A full name that its two lines would cut ("★ previous token…") gives way to the short one with the score.
+      const cut = () => badge.scrollHeight > badge.clientHeight + 1;
+      if (n && groups.length === 1 && width >= 80 && cut()) {
+        badge.textContent = `${shortName(n)} · ${n.score}`;
+        if (cut()) badge.classList.add('narrow'); // the narrow cells' smaller type, three lines
+      }
       c.el.title = `${t('mv.layer', { n: c.layer + 1 })} · ${t('head', { n: c.head + 1 })}${g.title ? ` · ${g.title}` : ''}${n ? ` — ${n.title}` : ''} · ${t('enlarge')}`;
       // The name says what the cell shows: its layer and head, its badge, and its strongest weights.
       // The words it shows, in their order ("switched off" over the map, then the badge), as axe asks of a name.

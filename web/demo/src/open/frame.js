@@ -1,12 +1,13 @@
 // The frame of an opened model: the load's status (progress, memory, a refusal and why), the model's line, the
 // inputs that fit its kind (a sentence pair for an encoder), its tokens, the next-token or [MASK] predictions, the layer
 // and head pickers. Also hides the sections of the included models while this tab is shown.
+import { supportedFamilies } from 'attnscope';
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it.
-const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#tokens-toggle', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
@@ -61,6 +62,9 @@ function status(load, fromFiles) {
   else st.textContent = fromFiles ? t('open.linkFiles') : '';
 }
 
+// A family by its registry's label, as it spells itself: config.json's model_type is a code name.
+const familyLabel = (type) => supportedFamilies().find((f) => f.modelType === type)?.label ?? type;
+
 function info(r) {
   const c = r.config;
   const kind = c.positions.kind;
@@ -71,7 +75,7 @@ function info(r) {
   // The norm and the MLP in words; a kind the words do not know yet keeps its own name rather than a missing key.
   const word = (key, name) => (t(key) === key ? name : t(key));
   const norm = word(`open.norm.${c.norm}`, c.norm), mlp = word(`open.mlp.${c.mlp}`, c.mlp);
-  text(el, t('open.info', { family: c.family, L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm, mlp, n: c.maxPositions }));
+  text(el, t('open.info', { family: familyLabel(c.family), L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm, mlp, n: c.maxPositions }));
 }
 
 function selects(r) {

@@ -35,8 +35,22 @@ function html(r) {
     + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.s2s', { n: r.model.config.maxSourceLen, total: run.total }))}</p>` : '');
 }
 
+/** Above this many chips the strip can be folded away (its rows then scroll inside it; the maps have a scrubber). */
+const FOLD_FROM = 64;
+
 export function createTokensView(app) {
   const root = $('#tokens');
+  const toggle = $('#tokens-toggle');
+  let folded = false;
+  /** The fold button for the chips shown now: offered for a long input only, its words saying what it will do. */
+  function fold() {
+    const n = root.querySelectorAll('.tok').length;
+    toggle.hidden = n <= FOLD_FROM;
+    root.hidden = folded && !toggle.hidden;
+    toggle.setAttribute('aria-expanded', String(!root.hidden));
+    toggle.textContent = t(root.hidden ? 'tok.show' : 'tok.hide', { n });
+  }
+  toggle.addEventListener('click', () => { folded = !folded; fold(); });
   root.addEventListener('click', (e) => {
     const b = e.target.closest('[data-role="query"] .tok');
     if (b) { app.state.query = Number(b.dataset.i); app.invalidate(); }
@@ -58,10 +72,11 @@ export function createTokensView(app) {
     name: 'tokens',
     render(state, r) {
       const h = html(r);
-      if (h === last) return; // a change of head or layer leaves the chips alone (and the focus where it is)
+      if (h === last) { fold(); return; } // a change of head or layer leaves the chips alone (and the focus where it is)
       const focused = root.contains(document.activeElement) ? document.activeElement.dataset.i : null;
       morph(root, h); // only the chips that changed (typing at the end: the new one and the selection)
       last = h;
+      fold();
       if (focused != null && !root.contains(document.activeElement)) root.querySelector(`[data-role="query"] .tok[data-i="${focused}"]`)?.focus();
     },
   };

@@ -1,0 +1,67 @@
+// Issue #33 item 3: a long input's token chips fold away, so the maps come up under the sentence box; a short
+// input offers no fold. Both languages, a desktop's width and a phone's, axe clean folded and open.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, open, settled, axe, shot } from './helpers.js';
+
+useBrowser();
+
+// 100 characters: with <bos> first, 101 tokens.
+const LONG = 'the cat sat on the mat and the dog ran '.repeat(3).slice(0, 100);
+const WORDS = { en: { hide: 'Hide the 101 tokens', show: 'Show the 101 tokens' }, zh: { hide: '收起 101 个词元', show: '展开 101 个词元' } };
+const top = (page, sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);
+
+for (const [lang, locale, width, height] of [['en', 'en-US', 1280, 800], ['zh', 'zh-CN', 390, 844]]) {
+  test(`a long input's token chips fold away and back (${lang}, ${width} px, axe)`, async () => {
+    const { page, problems, close } = await open(`#lang=${lang}&mode=self&model=trained`, { locale, width, height });
+    // The default sentence is short: nothing to fold.
+    assert.equal(await page.$eval('#tokens-toggle', (b) => b.hidden), true);
+    await page.fill('#text', LONG);
+    await settled(page);
+    const toggle = page.locator('#tokens-toggle');
+    assert.equal(await toggle.textContent(), WORDS[lang].hide);
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    const before = await top(page, '#tokens-hint');
+    await toggle.click();
+    await settled(page);
+    assert.equal(await toggle.textContent(), WORDS[lang].show);
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.$eval('#tokens', (e) => e.hidden), true);
+    // What follows the chips moves up by the strip's height (at least four rows of chips).
+    const after = await top(page, '#tokens-hint');
+    assert.ok(before - after >= 100, `the text below the chips moved up ${before - after} px`);
+    // Folded it stays while the reader types and picks another query with the scrubber.
+    await page.fill('#text', LONG.slice(0, 99));
+    await settled(page);
+    assert.equal(await page.$eval('#tokens', (e) => e.hidden), true);
+    assert.equal(await toggle.textContent(), WORDS[lang].show.replace('101', '100'));
+    assert.deepEqual(await axe(page), []);
+    await shot(page, `token-fold-${lang}-${width}`);
+    await toggle.click();
+    await settled(page);
+    assert.equal(await page.$eval('#tokens', (e) => e.hidden), false);
+    assert.equal(await page.locator('#tokens .tok').count(), 100);
+    // Back to a short sentence: the chips are shown and no fold is offered.
+    await page.fill('#text', 'short');
+    await settled(page);
+    assert.equal(await page.$eval('#tokens-toggle', (b) => b.hidden), true);
+    assert.equal(await page.$eval('#tokens', (e) => e.hidden), false);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}
+
+test('the fold is not offered in the other tabs', async () => {
+  const { page, problems, close } = await open('#mode=self&model=trained');
+  await page.fill('#text', LONG);
+  await settled(page);
+  await page.click('#tab-open');
+  await settled(page);
+  assert.equal(await page.$eval('#tokens-toggle', (b) => b.hidden), true);
+  // Back in the first tab the long sentence's fold is there again.
+  await page.click('#tab-self');
+  await settled(page);
+  assert.equal(await page.$eval('#tokens-toggle', (b) => b.hidden), false);
+  assert.deepEqual(problems, []);
+  await close();
+});
