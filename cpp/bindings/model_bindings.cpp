@@ -223,7 +223,8 @@ val Model::patchEach(const val& request, const val& patches, double cache)
             const val run = patches[i];
             runs[i].layer = std::size_t(run["layer"].as<double>());
             runs[i].head = std::size_t(run["head"].as<double>());
-            if (!run["positions"].isUndefined()) runs[i].positions = whole_numbers<std::int32_t>(run["positions"], "options.patches[].positions");
+            const std::string name = "options.patches[" + std::to_string(i) + "].positions";
+            if (!run["positions"].isUndefined()) runs[i].positions = whole_numbers<std::int32_t>(run["positions"], name.c_str());
         }
         ForwardCache own;
         ForwardCache& through = cache > 0 ? *reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : own;

@@ -270,8 +270,10 @@ TEST_CASE("logits_to_keep through a cache: the kept rows it holds are reused, th
     for (std::size_t t = 0; t < 40; ++t) r.tokens.push_back(std::int32_t((t * 11 + 5) % model->config().vocab));
     ForwardCache cache;
     // (tokens, logits_to_keep) in turn: a pass keeping one row, then longer inputs wanting every row, one, and 20.
-    for (const auto& [T, keep] : std::vector<std::pair<std::size_t, std::size_t>>{{40, 1}, {50, 0}, {60, 1}, {64, 20}, {64, 0}}) {
+    // {64, 40} after {50, 0}: rows 24..31 of its logits are the kept pass's, copied.
+    for (const auto& [T, keep] : std::vector<std::pair<std::size_t, std::size_t>>{{40, 1}, {50, 0}, {60, 1}, {64, 20}, {64, 0}, {50, 0}, {64, 40}}) {
         INFO(T << " tokens, logits_to_keep " << keep);
+        r.tokens.resize(std::min(r.tokens.size(), T));
         while (r.tokens.size() < T) r.tokens.push_back(std::int32_t(r.tokens.size() % 7));
         r.logits_to_keep = keep;
         const auto& got = model->forward(r, cache);
@@ -280,6 +282,7 @@ TEST_CASE("logits_to_keep through a cache: the kept rows it holds are reused, th
         CHECK(got.logits.data == fresh.logits.data);
         CHECK(got.hidden.data == fresh.hidden.data);
         CHECK(cache.reused() == (T == 40 ? 0 : T == 64 && keep == 0 ? 64 : 32));
+        if (T == 64 && keep == 40) CHECK(got.logits.data.size() == 40 * model->config().vocab);
     }
 }
 
@@ -325,7 +328,7 @@ TEST_CASE("patch_each gives each run's forward() last row, bit for bit, and refu
     }
     CHECK_THROWS_WITH(model->patch_each(corrupted, {{2, 0, {}}}, cache), "patchEach: patches[0].layer: expected 0 to 1, got 2");
     CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {}}, {0, 4, {}}}, cache), "patchEach: patches[1].head: expected 0 to 3, got 4");
-    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {3, 45}}}, cache), "patchEach: patches[0].positions[1]: expected a position from 0 to 44");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {3, 45}}}, cache), "patchEach: patches[0].positions[1]: expected a position from 0 to 44, got 45");
     CHECK_THROWS_WITH(model->patch_each(corrupted, {}, cache), Catch::Contains("patches: expected at least one"));
     auto without = corrupted;
     without.patch_from = nullptr;

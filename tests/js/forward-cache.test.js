@@ -154,5 +154,11 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
     { name: 'TypeError', message: /options\.patches\[0\]\.head: expected a whole number/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: 'all' }), { name: 'TypeError', message: /options\.patches: expected an array/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { patches }), { name: 'RangeError', message: /patchFrom: expected a kept run's heads/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, position: 3 }] }),
+    { name: 'TypeError', message: /options\.patches\[0\]: unknown option 'position'/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, positions: [] }] }),
+    { name: 'RangeError', message: /options\.patches\[0\]\.positions: expected at least one position/ });
+  assert.throws(() => model.forward(p.corrupted_ids, { patch: [{ layer: 0, head: 0 }], ...call, patchPositions: [] }),
+    { name: 'RangeError', message: /options\.patchPositions: expected at least one position/ });
   base.cache.dispose();
 });

@@ -35,8 +35,8 @@ def prompts(vocab, seed):
     return clean, corrupted
 
 
-# (layer, head, positions): one position in the first block, at its edges, in the second block, and two at once.
-RUNS = [(0, 1, [0]), (0, 2, [20]), (1, 3, [31]), (1, 0, [32]), (0, 3, [35]), (1, 2, [39]), (0, 1, [5, 35])]
+# (layer, head, positions): one position in the first block (2: where the prompts first differ), at its edges, in the second block, and two at once.
+RUNS = [(0, 1, [2]), (0, 2, [20]), (1, 3, [31]), (1, 0, [32]), (0, 3, [35]), (1, 2, [39]), (0, 1, [5, 35])]
 CASES = [{"case": "llama-gqa", "seed": 1}, {"case": "mistral-window", "seed": 2}]
 
 

@@ -162,8 +162,9 @@ export interface ModelForwardOptions {
   patch?: AblatedHead[];
   /**
    * The positions (0 to T − 1) at which `patch`'s heads are patched; elsewhere they compute their own context
-   * (TransformerLens's per-position patching). Default: every position. Through a {@link ForwardCache} of the same
-   * input, the pass starts at the first of them. @throws RangeError for a position outside the input, or without `patch`.
+   * (TransformerLens's per-position patching). Default (left out): every position. Through a {@link ForwardCache} of
+   * the same input, the pass starts at the block of 32 positions holding the first of them (at 0 beside mean
+   * ablation). @throws RangeError for a position outside the input, an empty list, or without `patch`.
    */
   patchPositions?: ArrayLike<number>;
   /**
@@ -264,7 +265,8 @@ export interface HeadCircuits {
  * whole blocks of 32 positions (a prefix of 506 tokens reuses 480); any other input is one fresh pass. Either way the
  * result is a fresh pass's, bit for bit, and the cache then holds it. A patched call of the kept input (`patch`)
  * starts at the lowest patched layer and at the first of `patchPositions` (in whole blocks), and leaves the cache
- * holding the unpatched pass. `keepHeads` and mean ablation run fresh (their rows depend on the whole input). Freed
+ * holding the unpatched pass. Reuse of a shared prefix does not happen with `keepHeads` or mean ablation (their rows
+ * depend on the whole input), which then run fresh. Freed
  * by `dispose()`, by the garbage collector if dropped, or with its model; its memory is not counted in the model's
  * memory plan.
  */

@@ -9,14 +9,24 @@ import { describe, module } from './runtime.js';
 import { booleanOption, checkOptions, integerOption } from './tensor.js';
 
 /** An array (or typed array) of numbers as a plain array; anything else is a TypeError naming `name`. */
-export function numbers(value, name, what) {
+export function numbers(value, name, what, entry = 'a token id (a whole number)') {
   const ok = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
   if (!ok) throw new TypeError(`${name}: expected ${what}, got ${describe(value)}`);
   const array = Array.from(value);
   array.forEach((x, i) => {
-    if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected a token id (a whole number), got ${describe(x)}`);
+    if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected ${entry}, got ${describe(x)}`);
   });
   return array;
+}
+
+/**
+ * Patched positions: an array of numbers, not empty (leaving the option out patches every position, and an empty
+ * list must not silently mean the same); the core checks their range.
+ */
+function positions(value, name) {
+  const list = numbers(value, name, 'an array of positions (0 to the input length − 1)', 'a position (a whole number)');
+  if (list.length === 0) throw new RangeError(`${name}: expected at least one position (leave it out to patch every position), got none`);
+  return list;
 }
 
 /** Token ids given as an array (or Int32Array) of numbers, passed on as they are: the core checks their count and range. */
@@ -164,8 +174,7 @@ export class Model {
         ...Object.fromEntries(KEEP_OPTIONS.map((key) => [key, booleanOption(opts[key], `${caller}: options.${key}`, false)])),
         patch: this.ablation(opts.patch, caller, 'patch'),
         patchFrom: keptHeads(opts.patchFrom, `${caller}: options.patchFrom`),
-        patchPositions: opts.patchPositions === undefined ? undefined
-          : numbers(opts.patchPositions, `${caller}: options.patchPositions`, 'an array of positions (0 to the input length − 1)'),
+        patchPositions: opts.patchPositions === undefined ? undefined : positions(opts.patchPositions, `${caller}: options.patchPositions`),
         logitsToKeep: opts.logitsToKeep === undefined ? undefined : integerOption(opts.logitsToKeep, `${caller}: options.logitsToKeep`, { min: 1 }),
       }),
     };
@@ -290,10 +299,11 @@ export class LanguageModel extends Model {
     const runs = patches.map((p, i) => {
       const name = `${caller}: options.patches[${i}]`;
       if (typeof p !== 'object' || p === null) throw new TypeError(`${name}: expected { layer, head, positions? }, got ${describe(p)}`);
+      checkOptions(p, ['layer', 'head', 'positions'], name);
       return {
         layer: integerOption(p.layer, `${name}.layer`, { min: 0 }),
         head: integerOption(p.head, `${name}.head`, { min: 0 }),
-        ...(p.positions === undefined ? {} : { positions: numbers(p.positions, `${name}.positions`, 'an array of positions') }),
+        ...(p.positions === undefined ? {} : { positions: positions(p.positions, `${name}.positions`) }),
       };
     });
     const cache = opts.cache;

@@ -7,6 +7,7 @@
 // the kept pass's input to that layer: the layers below compute what they computed then. One patched only from a
 // position on starts there too (in whole query blocks, as above): the rows before it see nothing it changes.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -320,7 +321,8 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     const auto fail = [&](std::initializer_list<std::string_view> parts) {
         throw std::invalid_argument(json::join({call, ": ", json::join(parts)}));
     };
-    if (p.kind != plan::Kind::causal_lm || !impl_->config.has_lm_head) fail({"only a causal language model with a head patches by its logits"});
+    if (p.kind != plan::Kind::causal_lm || !impl_->config.has_lm_head)
+        fail({"expected a causal language model with a head (its logits are what patching reads), got ", p.kind == plan::Kind::causal_lm ? "one without a head" : "another kind of model"});
     if (!r.patch.empty()) fail({"patch: patchEach takes its heads from patches, got patch too"});
     if (runs.empty()) fail({"patches: expected at least one { layer, head }, got none"});
     if (st.model && st.model != this) fail({"cache: it holds another model's pass"});
@@ -328,15 +330,21 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     const std::size_t L = s.layers(), H = s.layer(0).self.heads, T = r.tokens.size(), d = s.width(), V = p.head.vocab;
     r.need_attention = r.keep_heads = r.keep_residual = r.keep_qkv = r.value_norms = false;  // logits only
     r.logits_to_keep = 1;
-    model::check_request(p, r, call);
+    r.patch_positions.clear();
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const PatchRun& run = runs[i];
         if (run.layer >= L) fail({"patches[", json::Num(i), "].layer: expected 0 to ", json::Num(L - 1), ", got ", json::Num(run.layer)});
         if (run.head >= H) fail({"patches[", json::Num(i), "].head: expected 0 to ", json::Num(H - 1), ", got ", json::Num(run.head)});
         for (std::size_t j = 0; j < run.positions.size(); ++j)
             if (run.positions[j] < 0 || std::size_t(run.positions[j]) >= T)
-                fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1)});
+                fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1), ", got ",
+                      run.positions[j] < 0 ? "-" : "", json::Num(std::uint64_t(std::abs(std::int64_t(run.positions[j]))))});
     }
+    // The request and patchFrom checked as the first run's before any pass: a refused call leaves the cache as it was.
+    r.patch.assign(L * H, 0);
+    r.patch[runs[0].layer * H + runs[0].head] = 1;
+    model::check_request(p, r, call);
+    r.patch.clear();
     // The cache holds the unpatched pass every run resumes from.
     if (!model::resumable(st, r) || !st.model) forward(r, cache);
     Tensor logits({runs.size(), V});

@@ -24,6 +24,7 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k)
     if (k < 1 || k > most)
         throw std::invalid_argument(json::join({call, ": options.k: expected 1 to ", json::Num(most), " tokens per position, got ", json::Num(k)}));
     r.need_attention = false;
+    r.logits_to_keep = 0;  // every position's rows feed the lens
     r.keep_residual = true;
     const Output out = forward(r);  // its logits are the lens's last row of layers: the stream leaving the last
     const std::size_t L = main.layers(), T = r.tokens.size(), d = main.width();
