@@ -322,7 +322,8 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
         throw std::invalid_argument(json::join({call, ": ", json::join(parts)}));
     };
     if (p.kind != plan::Kind::causal_lm || !impl_->config.has_lm_head)
-        fail({"expected a causal language model with a head (its logits are what patching reads), got ", p.kind == plan::Kind::causal_lm ? "one without a head" : "another kind of model"});
+        fail({"expected a causal language model with a head (its logits are what patching reads), got ",
+              p.kind == plan::Kind::causal_lm ? "one without a head" : "another kind of model"});
     if (!r.patch.empty()) fail({"patch: patchEach takes its heads from patches, got patch too"});
     if (runs.empty()) fail({"patches: expected at least one { layer, head }, got none"});
     if (st.model && st.model != this) fail({"cache: it holds another model's pass"});
