@@ -92,19 +92,13 @@ function nodeRun({ model, dtype, threads, simd, lengths, runs }) {
 
 async function openBrowser() {
   const { chromium } = await import('playwright-core');
-  const { ARGS, CHROMIUM, startServer } = await import('./browser.mjs');
+  const { ARGS, CHROMIUM, benchPage, startServer } = await import('./browser.mjs');
   const { server, url } = await startServer(['/bench/', '/build/bench/dist-snapshot/', '/build/bench-bf16/']);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   return {
     version: browser.version(),
     async run({ model, dtype, ...options }) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      page.on('console', (m) => {
-        if (m.text().startsWith('[bench]')) progress(`chromium: ${m.text().slice(8)}`);
-        else if (m.type() === 'error') progress(`chromium console error: ${m.text().slice(0, 300)}`);
-      });
-      page.on('pageerror', (e) => progress(`chromium page error: ${e.message.slice(0, 300)}`));
+      const { context, page } = await benchPage(browser, progress);
       try {
         await page.goto(`${url}/bench/browser/bf16.html`);
         await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 60_000 });

@@ -25,6 +25,18 @@ export const ISOLATION = {
 };
 
 /** A static server of `served` (URL path prefixes under the repository root) with the isolation headers. */
+/** A fresh context and page of `browser`, its `[bench]` console lines and errors passed to `progress`. */
+export async function benchPage(browser, progress) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.text().startsWith('[bench]')) progress(`chromium: ${m.text().slice(8)}`);
+    else if (m.type() === 'error') progress(`chromium console error: ${m.text().slice(0, 300)}`);
+  });
+  page.on('pageerror', (e) => progress(`chromium page error: ${e.message.slice(0, 300)}`));
+  return { context, page };
+}
+
 export function startServer(served = SERVED) {
   const server = createServer(async (req, res) => {
     let pathname = '';

@@ -2,7 +2,7 @@
 // every run of one library, served with COOP/COEP so that both libraries' threaded builds can run.
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { ARGS, CHROMIUM, startServer } from './browser.mjs';
+import { ARGS, CHROMIUM, benchPage, startServer } from './browser.mjs';
 import { ROOT } from './node-paths.mjs';
 
 export async function openBrowser({ distPath, modelsDir, progress }) {
@@ -12,13 +12,7 @@ export async function openBrowser({ distPath, modelsDir, progress }) {
   return {
     version: browser.version(),
     async run({ lib, model, threads, simd, lengths, runs, generate }) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      page.on('console', (m) => {
-        if (m.text().startsWith('[bench]')) progress(`chromium: ${m.text().slice(8)}`);
-        else if (m.type() === 'error') progress(`chromium console error: ${m.text().slice(0, 300)}`);
-      });
-      page.on('pageerror', (e) => progress(`chromium page error: ${e.message.slice(0, 300)}`));
+      const { context, page } = await benchPage(browser, progress);
       try {
         await page.goto(`${url}/bench/browser/models.html`);
         await page.waitForSelector('body[data-ready]', { state: 'attached', timeout: 60_000 });
