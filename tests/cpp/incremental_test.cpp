@@ -85,7 +85,9 @@ void check_model(Transformer& m, std::size_t first, unsigned seed)
 TEST_CASE("forward through a cache gives a fresh pass's bits: our char LM", "[incremental]")
 {
     Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
-    for (std::size_t first : {1, 31, 32, 33, 64, 70}) {
+    // Below, at and past the first block's end, and inside the third block after the appends: the Hugging Face cases
+    // below start at 3 and 33 too. More starts cost minutes under the sanitizers and cover no other branch.
+    for (std::size_t first : {1, 31, 70}) {
         INFO("first " << first);
         check_model(m, first, unsigned(first));
     }
