@@ -32,6 +32,11 @@ function installedPackage() {
     () => run(path.join(consumer, 'consumer'), []));
 }
 
+// Test files run two at a time (node --test runs one at a time on 2 cores): each file is its own process with its
+// own module, server and browser, and much of a file's time is waiting on a page, a worker or a child process, so a
+// second file fills it.
+const files = '--test-concurrency=2';
+
 const suites = {
   // The Catch2 suite natively, then the installed library from a separate CMake project.
   native: () => steps(() => cmakeBuild('native'), () => ctest('native'), installedPackage),
@@ -58,27 +63,27 @@ const suites = {
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('wasm')),
   // The public JS API against the package in dist/.
-  js: () => run('node', ['--test', '--test-reporter=spec', 'tests/js/']),
+  js: () => run('node', ['--test', files, '--test-reporter=spec', 'tests/js/']),
   // The Python that needs only NumPy (Debian's /usr/bin/python3; no torch): the independent NumPy model check
   // against the golden fixtures, and the tokenisers against the shared vectors.
   python: () => steps(() => run('/usr/bin/python3', ['tools/references/check_model_numpy.py']),
     () => run('/usr/bin/python3', ['-m', 'unittest', 'discover', '-s', 'tests/python', '-v'])),
   // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
   // start their own builds, so they run once, above.
-  'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', '--test-reporter=dot',
+  'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', files, '--test-reporter=dot',
     ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The same JS tests against the relaxed-SIMD build (init({ simd: 'relaxed' }) preloaded; Node 20 runs relaxed SIMD
   // only with the flag). As for js-threads, the package and threads tests start builds of their own and run above;
   // simd-builds compares the two builds itself.
   'js-relaxed': () => run('node', [...(Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : []),
-    '--import', './tests/js/relaxed-init.mjs', '--test', '--test-reporter=dot',
+    '--import', './tests/js/relaxed-init.mjs', '--test', files, '--test-reporter=dot',
     ...readdirSync(path.join(root, 'tests', 'js')).filter((f) => f.endsWith('.test.js') && !/^(package|threads|simd-builds)\./.test(f)).map((f) => `tests/js/${f}`)]),
   // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
   // run in headless Chromium (and Node for esbuild's Node bundles).
   bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
   // The demo, built as users get it, in headless Chromium.
   browser: () => steps(() => run('npx', ['vite', 'build', '--config', 'web/demo/vite.config.js', '--logLevel', 'warn']),
-    () => run('node', ['--test', '--test-reporter=spec', 'tests/browser/'])),
+    () => run('node', ['--test', files, '--test-reporter=spec', 'tests/browser/'])),
   // The benchmark's smoke mode (every library once at tiny sizes, Node and Chromium): it runs and the peers agree.
   bench: () => run('node', ['--test', '--test-reporter=spec', 'tests/bench/']),
 };
