@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, settled, axe, shot } from './helpers.js';
+import { loaded } from './open-helpers.js';
 
 useBrowser();
 
@@ -65,3 +66,31 @@ test('the fold is not offered in the other tabs', async () => {
   assert.deepEqual(problems, []);
   await close();
 });
+
+// An opened model's chips fold the same way (the sample model: its tokenizer gives more than 64 tokens for LONG twice).
+for (const [lang, locale, width, height] of [['en', 'en-US', 1280, 800], ['zh', 'zh-CN', 390, 844]]) {
+  test(`an opened model's long input folds its chips too (${lang}, ${width} px, axe)`, async () => {
+    const { page, problems, close } = await open(`#mode=open&lang=${lang}`, { locale, width, height });
+    await page.click('#open-sample');
+    await page.waitForSelector('#open-tokens .tok', { timeout: 20_000 });
+    await loaded(page);
+    const toggle = page.locator('#open-tokens-toggle');
+    assert.equal(await toggle.isHidden(), true);
+    await page.fill('#open-text', LONG + LONG);
+    await settled(page);
+    await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length > 64, null, { timeout: 20_000 });
+    const n = await page.locator('#open-tokens .tok').count();
+    assert.equal(await toggle.textContent(), WORDS[lang].hide.replace('101', String(n)));
+    const before = await top(page, '#open-predict');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.$eval('#open-tokens', (e) => e.hidden), true);
+    assert.ok(before - (await top(page, '#open-predict')) >= 100, 'the predictions moved up under the text box');
+    assert.deepEqual(await axe(page), []);
+    await shot(page, `token-fold-open-${lang}-${width}`);
+    await toggle.click();
+    assert.equal(await page.$eval('#open-tokens', (e) => e.hidden), false);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}

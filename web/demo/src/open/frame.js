@@ -4,6 +4,7 @@
 import { supportedFamilies } from 'attnscope';
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
+import { createChipFold } from '../views/chip-fold.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it.
@@ -134,6 +135,7 @@ function predictions(r, continueTokens) {
 }
 
 export function createOpenFrameView({ continueTokens }) {
+  const fold = createChipFold($('#open-tokens'), $('#open-tokens-toggle'));
   return {
     name: 'openFrame',
     render(state, r) {
@@ -172,7 +174,7 @@ export function createOpenFrameView({ continueTokens }) {
       const bad = $('#open-input-error');
       bad.hidden = !r.error;
       if (r.error) text(bad, t('open.inputError', { msg: r.error.message }));
-      if (r.empty) { $('#open-tokens').innerHTML = ''; html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
+      if (r.empty) { $('#open-tokens').innerHTML = ''; fold(); html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
       text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
       // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
       const sec = $('#open-section');
@@ -180,6 +182,7 @@ export function createOpenFrameView({ continueTokens }) {
       sec.setAttribute('aria-busy', String(!!r.stale));
       text($('#open-busy'), r.stale ? t('open.computing') : '');
       tokens(r);
+      fold();
       $('#open-truncated').hidden = !(r.run.total > r.T);
       if (r.run.total > r.T) $('#open-truncated').textContent = t('open.truncated', { n: r.T, total: r.run.total });
       predictions(r, continueTokens);

@@ -3,6 +3,7 @@
 import { t } from '../i18n.js';
 import { $, morph, escapeHtml, escapeAttr } from '../dom.js';
 import { MAX_TOKENS } from '../tokenize.js';
+import { createChipFold } from './chip-fold.js';
 
 function chip(label, i, { clickable = false, selected = false, unk = false, special = false, focus = false } = {}) {
   const title = unk ? t('unk') : special ? t('tok.bos') : `${i}`;
@@ -35,22 +36,9 @@ function html(r) {
     + (run.truncated ? `<p class="warn">${escapeHtml(t('truncated.s2s', { n: r.model.config.maxSourceLen, total: run.total }))}</p>` : '');
 }
 
-/** Above this many chips the strip can be folded away (its rows then scroll inside it; the maps have a scrubber). */
-const FOLD_FROM = 64;
-
 export function createTokensView(app) {
   const root = $('#tokens');
-  const toggle = $('#tokens-toggle');
-  let folded = false;
-  /** The fold button for the chips shown now: offered for a long input only, its words saying what it will do. */
-  function fold() {
-    const n = root.querySelectorAll('.tok').length;
-    toggle.hidden = n <= FOLD_FROM;
-    root.hidden = folded && !toggle.hidden;
-    toggle.setAttribute('aria-expanded', String(!root.hidden));
-    toggle.textContent = t(root.hidden ? 'tok.show' : 'tok.hide', { n });
-  }
-  toggle.addEventListener('click', () => { folded = !folded; fold(); });
+  const fold = createChipFold(root, $('#tokens-toggle'));
   root.addEventListener('click', (e) => {
     const b = e.target.closest('[data-role="query"] .tok');
     if (b) { app.state.query = Number(b.dataset.i); app.invalidate(); }
