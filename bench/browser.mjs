@@ -16,7 +16,7 @@ export const ARGS = ['--disable-gpu', '--disable-background-networking', '--disa
   '--no-first-run', '--disable-quic', '--js-flags=--expose-gc'];
 // Only what the page needs is served: the bench's modules, the seeded generator they share with the tests, the
 // peers' packages and the snapshot of dist/.
-const SERVED = ['/bench/', '/tests/random.js', '/web/demo/src/random.js', '/node_modules/', '/build/bench/dist-snapshot/'];
+const SERVED = ['/bench/', '/tests/random.js', '/web/demo/src/models/random.js', '/node_modules/', '/build/bench/dist-snapshot/'];
 // Cross-origin isolation, which SharedArrayBuffer (every threaded WASM build) needs; the host must send these too.
 export const ISOLATION = {
   'Cross-Origin-Opener-Policy': 'same-origin',

@@ -1,5 +1,5 @@
 // One heat-map painter for every model (issue #33): our character model's map and an opened checkpoint's enlarged
-// map are painted by the same code (draw/heatmap.js over draw/paint.js), beside the same legend element, and a cell
+// map are painted by the same code (maps/heatmap.js over maps/paint.js), beside the same legend element, and a cell
 // of a known weight has the colour attnscope/figures' colour map gives weight / top under the page's scale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

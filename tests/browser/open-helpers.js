@@ -37,7 +37,7 @@ export async function tracedAt(page, l, h, q) {
 
 /**
  * The weights the steps panel's table shows for the current query (every key: the table every model's panel shares,
- * draw/stepsview.js) against the reference map's row; the panel's own checks pass.
+ * steps/draw.js) against the reference map's row; the panel's own checks pass.
  */
 export async function checkWeights(page, ref, l, h, q) {
   const [, H, T] = ref.attention.shape;

@@ -1,8 +1,8 @@
-// The demo's "Find heads" scores (web/demo/src/worker/head-scores.js) and its head-view thinning (open/layer.js's
+// The demo's "Find heads" scores (web/demo/src/open/worker/head-scores.js) and its head-view thinning (open/layer.js's
 // strongestLines) on attention built to have a known answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { headScores, randomIds } from '../../web/demo/src/worker/head-scores.js';
+import { headScores, randomIds } from '../../web/demo/src/open/worker/head-scores.js';
 
 /** [1, 3, T, T]: head 0 looks at the previous token, head 1 at the induction target, head 2 at the first token. */
 function made(half) {

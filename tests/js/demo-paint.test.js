@@ -1,10 +1,10 @@
-// The demo's heat maps at screen resolution (web/demo/src/draw/paint.js, the painter every map goes through): the
+// The demo's heat maps at screen resolution (web/demo/src/maps/paint.js, the painter every map goes through): the
 // one-pass reduction gives the pixels of the two-pass one, each pixel the largest weight of its block, a sharp line
 // survives the reduction, and maps of any shape (cross-attention, rows × columns) land in their rectangle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { colormapHex } from 'attnscope/figures';
-import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/draw/paint.js';
+import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/maps/paint.js';
 
 function randomMap(T, seed = 7) {
   let x = seed;

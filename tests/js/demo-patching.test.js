@@ -1,10 +1,10 @@
-// The demo's patching sweep (web/demo/src/worker/patching.js) on gpt2-lm in Node: its map against the PyTorch
+// The demo's patching sweep (web/demo/src/open/worker/patching.js) on gpt2-lm in Node: its map against the PyTorch
 // fixture, the problems it reports (lengths, answers of more than one token, a model that is not causal) and cancel.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, loadModel } from 'attnscope';
-import { patchingSweep } from '../../web/demo/src/worker/patching.js';
+import { patchingSweep } from '../../web/demo/src/open/worker/patching.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 const P = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));

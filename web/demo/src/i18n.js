@@ -2,8 +2,8 @@
 import { WHY_MESSAGES } from './why/i18n.js';
 import { OPEN_MESSAGES } from './open/messages.js';
 import { RESEARCH_MESSAGES } from './research/messages.js';
-import { HEAD_MESSAGES } from './head-words.js';
-import { STEPS_MESSAGES } from './steps-words.js';
+import { HEAD_MESSAGES } from './heads/words.js';
+import { STEPS_MESSAGES } from './steps/words.js';
 import { COPY_MESSAGES } from './copying/words.js';
 
 const en = {

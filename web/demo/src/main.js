@@ -1,25 +1,25 @@
 // The demo page's core: the state, the scheduler that turns it into drawings, and the routing of input to state.
-// Input handlers only change the state and call invalidate(); the views (./views/*.js) each draw one part of the
+// Input handlers only change the state and call invalidate(); the views (a view.js in each feature's folder) each draw one part of the
 // page from the latest result with render(state, result), and never call each other.
 import { init, supportedFamilies } from 'attnscope';
 import { t, setLang, browserLang, pageVars } from './i18n.js';
 import { $, escapeHtml } from './dom.js';
 import { EMBED_SIZES, EXAMPLES, SPEEDS, defaultState, headChoices, parseHash, toHash } from './state.js';
-import { gradientCss, divergingGradientCss } from './colors.js';
+import { gradientCss, divergingGradientCss } from './maps/colors.js';
 import { createScheduler } from './scheduler.js';
-import { createComputer } from './compute.js';
-import { exportMap, exportJson } from './exporting.js';
-import { createFrameView } from './views/frame.js';
-import { createTokensView } from './views/tokens.js';
-import { createDecodeView } from './views/decode.js';
-import { createModelView } from './views/model.js';
-import { createMapsView } from './views/maps.js';
-import { createHeadsView } from './views/heads.js';
-import { createStepsView } from './views/steps.js';
-import { createAblationView } from './views/ablation.js';
-import { createWhyView } from './views/why.js';
-import { createGuideView } from './views/guide.js';
-import { createGlanceView } from './views/glance.js';
+import { createComputer } from './models/compute.js';
+import { exportMap, exportJson } from './maps/exporting.js';
+import { createFrameView } from './frame.js';
+import { createTokensView } from './tokens/view.js';
+import { createDecodeView } from './decode/view.js';
+import { createModelView } from './model-view/view.js';
+import { createMapsView } from './maps/view.js';
+import { createHeadsView } from './heads/view.js';
+import { createStepsView } from './steps/view.js';
+import { createAblationView } from './heads/ablation.js';
+import { createWhyView } from './why/view.js';
+import { createGuideView } from './guide/view.js';
+import { createGlanceView } from './model-view/glance.js';
 import { installTestHooks } from './testhooks.js';
 import { watchOffline } from './offline.js';
 import { createOpenSession } from './open/session.js';

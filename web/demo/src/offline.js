@@ -1,6 +1,6 @@
 // Offline: register the service worker that precaches the build (sw.js), and retry a failed model download
 // when the network returns. The worker also makes the page cross-origin isolated on hosts that do not (sw-template.js).
-import { retryFailed } from './trained.js';
+import { retryFailed } from './models/trained.js';
 
 const RELOADED = 'attnscope-isolation-reload';
 

@@ -1,10 +1,10 @@
 // The view's whole state, and its round trip through the URL hash so a link reproduces the view.
-import { SCALES } from './scales.js';
+import { SCALES } from './maps/scales.js';
 import { defaultOpen, openTextFor, parseOpen, writeOpen } from './open/hash.js';
-import { parseAblate } from './heads-off.js';
+import { parseAblate } from './heads/off.js';
 
-// Where the views have always found them (the lists of heads themselves are heads-off.js's, which open/hash.js shares).
-export { parseAblate, sortHeads } from './heads-off.js';
+// Where the views have always found them (the lists of heads themselves are heads/off.js's, which open/hash.js shares).
+export { parseAblate, sortHeads } from './heads/off.js';
 
 export const EMBED_SIZES = [16, 32, 48, 64, 96, 128, 192, 256];
 export const HEAD_COUNTS = [1, 2, 3, 4, 6, 8];

@@ -1,11 +1,11 @@
 // A read-only window on the page for the browser tests and `npm run bench:demo`: window.__attnscopeDemo. Installed
 // once; every field is a getter, so nothing is copied unless a test reads it (no cost per keystroke).
 import { init, runtimeInfo, MultiHeadAttention } from 'attnscope';
-import { tokenize } from './tokenize.js';
-import { createSeededModel, createModelFromStateDict, tableEmbedding, seededTokenVector, sinusoidalPositions, positionalEmbedding } from './model.js';
+import { tokenize } from './models/tokenize.js';
+import { createSeededModel, createModelFromStateDict, tableEmbedding, seededTokenVector, sinusoidalPositions, positionalEmbedding } from './models/seeded.js';
 import { toHash } from './state.js';
-import { focusWeights } from './views/decode.js';
-import { exportDocument } from './exporting.js';
+import { focusWeights } from './decode/view.js';
+import { exportDocument } from './maps/exporting.js';
 import { lastRun, rnnEntry } from './why/rnn.js';
 import { setCurvesForTests } from './why/curves.js';
 import { isPlaying as whyPlaying } from './why/player.js';

@@ -3,7 +3,7 @@
 // of marks per position and the counts. Pure: ids and logits in, HTML out (ablation.js draws it).
 import { escapeAttr, escapeHtml } from '../dom.js';
 import { t } from '../i18n.js';
-import { showToken } from '../trained.js';
+import { showToken } from '../models/trained.js';
 import './copying.css';
 
 /** The shortest repeated part worth marking: below it a "copy" is as likely a common bigram. */

@@ -1,8 +1,8 @@
 // The guided path's formulas with the reader's numbers written in: the tutorial's score(Q, Kᵢ) = Q · Kᵢ,
-// αᵢ = softmax(scores)ᵢ and Context = Σᵢ αᵢ Vᵢ, from the walkthrough's float64 numbers (steps.js explainQuery).
+// αᵢ = softmax(scores)ᵢ and Context = Σᵢ αᵢ Vᵢ, from the walkthrough's float64 numbers (steps/float64.js explainQuery).
 import { t } from '../i18n.js';
 import { escapeHtml, escapeAttr } from '../dom.js';
-import { HEAD_COLORS, seqRgb, css } from '../colors.js';
+import { HEAD_COLORS, seqRgb, css } from '../maps/colors.js';
 import { fmt, term, head, weightWords, vectorCells, answerChars } from '../why/draw.js';
 
 const sub = (x) => `<sub>${x}</sub>`;

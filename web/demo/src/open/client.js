@@ -50,7 +50,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
     if (!computing) worker?.postMessage({ type: 'ping' });
   };
   const spawn = () => {
-    const w = new Worker(new URL('../worker/model-worker.js', import.meta.url), { type: 'module' });
+    const w = new Worker(new URL('./worker/model-worker.js', import.meta.url), { type: 'module' });
     w.onmessage = ({ data }) => {
       lastHeard = performance.now();
       if (data.type === 'phase') { computing = data.phase === 'compute'; return; }
@@ -116,7 +116,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
     generate: (input) => request('generate', input),
     findHeads: () => request('findHeads'),
     patching: (input) => request('patching', input),
-    /** The research tools' requests (worker/research.js): 'lens', 'compare', 'patchPositions'. */
+    /** The research tools' requests (open/worker/research.js): 'lens', 'compare', 'patchPositions'. */
     research: (type, input) => request(type, input),
     cancelPatching: () => worker?.postMessage({ type: 'cancelPatch' }),
     /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */

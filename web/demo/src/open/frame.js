@@ -4,7 +4,7 @@
 import { supportedFamilies } from 'attnscope';
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
-import { createChipFold } from '../views/chip-fold.js';
+import { createChipFold } from '../tokens/fold.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it.

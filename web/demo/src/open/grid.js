@@ -2,9 +2,9 @@
 // head), heads that share a key/value head grouped under one bracket; hover names the cell, click picks the head.
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { showTip, hideTip } from '../tooltip.js';
+import { showTip, hideTip } from '../maps/tooltip.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { paintMapScaled } from '../draw/paint.js';
+import { paintMapScaled } from '../maps/paint.js';
 
 /** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
 const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;

@@ -1,6 +1,6 @@
 // The opened model's part of the state and of the URL: its text, sentence B, layer, head, query, heads off, and the
 // folder URL it came from (files picked from the disk cannot be named in a link; a folder URL reopens).
-import { parseAblate } from '../heads-off.js';
+import { parseAblate } from '../heads/off.js';
 import { defaultResearch, parseResearch, writeResearch } from '../research/hash.js';
 
 /** The first sentence in each language: for a causal model (text), and for an encoder, a word to fill in (mask). */

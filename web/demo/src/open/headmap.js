@@ -1,8 +1,8 @@
 // A layers × heads map of one score per head, as Find heads and Patching draw it (cells painted as every map is,
-// draw/heatmap.js, in a colour map or the caller's colours; the layers named down the left), and the heads ranked.
+// maps/heatmap.js, in a colour map or the caller's colours; the layers named down the left), and the heads ranked.
 import { t } from '../i18n.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { drawHeatmap, prepareCanvas } from '../draw/heatmap.js';
+import { drawHeatmap, prepareCanvas } from '../maps/heatmap.js';
 
 /** The `n` heads with the highest scores (scores[layer * H + head]), as { layer, head, score }. */
 export function ranked(scores, H, n = 5) {

@@ -3,9 +3,9 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
-import { showTip, hideTip } from '../tooltip.js';
-import { headImage, mapTop, placeImage } from '../draw/paint.js';
-import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../draw/heatmap.js';
+import { showTip, hideTip } from '../maps/tooltip.js';
+import { headImage, mapTop, placeImage } from '../maps/paint.js';
+import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
 import { cellSize } from './grid.js';
 
 /** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
@@ -76,7 +76,7 @@ export function createOpenLayerView(app) {
   });
 
   /**
-   * The selected head enlarged, as every model's maps are drawn (draw/heatmap.js): tokens on the axes where they fit,
+   * The selected head enlarged, as every model's maps are drawn (maps/heatmap.js): tokens on the axes where they fit,
    * else indices at a round step with the selected query's token, the token of any cell on hover.
    */
   function drawBig(state, r, data, offset, T, top) {

@@ -2,7 +2,7 @@
 // of the opened model (text, sentence B, tokens, layer, head, a head off, continue, export). Handlers only change
 // the state or start a load; drawing is the views'.
 import { $ } from '../dom.js';
-import { sortHeads } from '../heads-off.js';
+import { sortHeads } from '../heads/off.js';
 import { openTextFor, sampleIds, isIdList } from './hash.js';
 import { sampleFiles } from './sample.js';
 

@@ -5,7 +5,7 @@ import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { drawHeadMap, strongest } from './headmap.js';
 import { sampleIds } from './hash.js';
-import { lutOf } from '../draw/paint.js';
+import { lutOf } from '../maps/paint.js';
 
 /** The prefilled prompts: who gets the drink is the name that was not repeated. */
 const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';

@@ -46,7 +46,7 @@ export function createOpenSession({ invalidate }) {
     if (asked[kind] === key || runs[kind].key === key) return;
     asked[kind] = key;
     worker()[kind](body).then(
-      // null: the Worker skipped this request for a newer one (worker/model-worker.js); that one's reply follows.
+      // null: the Worker skipped this request for a newer one (open/worker/model-worker.js); that one's reply follows.
       (value) => { if (asked[kind] === key && value !== null) { runs[kind] = { key, value, error: null }; invalidate(); } },
       (error) => { if (asked[kind] === key) { runs[kind] = { key, value: null, error }; invalidate(); } },
     );
@@ -85,14 +85,14 @@ export function createOpenSession({ invalidate }) {
       invalidate();
     },
     cancel: () => client?.cancel(),
-    /** Scores of every head (worker/head-scores.js), kept until another model is opened. */
+    /** Scores of every head (open/worker/head-scores.js), kept until another model is opened. */
     async findHeads() {
       runs.heads = { status: 'running' };
       invalidate();
       try { runs.heads = { status: 'done', value: await worker().findHeads() }; } catch (error) { runs.heads = { status: 'error', error }; }
       invalidate();
     },
-    /** The Patching tab's sweep (worker/patching.js): runs.patch is running (done of total), done, cancelled or an error. */
+    /** The Patching tab's sweep (open/worker/patching.js): runs.patch is running (done of total), done, cancelled or an error. */
     async patching(input) {
       runs.patch = { status: 'running', done: 0, total: 0 };
       invalidate();

@@ -1,13 +1,13 @@
 // The steps panel of an opened model, from the package's trace(): the numbers the forward pass itself recorded for
 // one layer, head and query. The model's own steps first (its input, its norm, q, RoPE a step of its own: q and the
-// strongest key before and after rotation), then the table every model's panel shares (draw/stepsview.js), worked
+// strongest key before and after rotation), then the table every model's panel shares (steps/draw.js), worked
 // out again in float64 from the traced q, keys and values and checked against the forward pass, then the head's
 // output.
 import { t } from '../i18n.js';
 import { $, canvasPoint, escapeHtml } from '../dom.js';
-import { headSteps } from '../steps.js';
-import { maxAbs, renderHeadSteps, stepsTooltip, stripCanvas, vectorCells } from '../draw/stepsview.js';
-import { showTip, hideTip } from '../tooltip.js';
+import { headSteps } from '../steps/float64.js';
+import { maxAbs, renderHeadSteps, stepsTooltip, stripCanvas, vectorCells } from '../steps/draw.js';
+import { showTip, hideTip } from '../maps/tooltip.js';
 
 const fmt = (x) => (Math.abs(x) >= 1000 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(2) : x.toFixed(4));
 const norm = (data, from, n) => { let s = 0; for (let i = 0; i < n; i++) s += data[from + i] ** 2; return Math.sqrt(s); };

@@ -3,8 +3,8 @@
 // output, and cross-attention, output rows × source columns (which source token each output token reads).
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../draw/heatmap.js';
-import { mapTop } from '../draw/paint.js';
+import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
+import { mapTop } from '../maps/paint.js';
 
 /** The three maps, in the order shown: which run field, its rows and columns, its stack's layers and heads. */
 const MAPS = [

@@ -5,7 +5,7 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
 import { drawHeadMap, strongest } from '../open/headmap.js';
 import { colour, PATCH_COLORS } from '../open/patching.js';
-import { drawHeatmap, plainLayout, prepareCanvas } from '../draw/heatmap.js';
+import { drawHeatmap, plainLayout, prepareCanvas } from '../maps/heatmap.js';
 
 /**
  * Per head ([layers × heads]), how far its weights moved between two maps `[L, H, T, T]` of the same T: the mean over
@@ -26,7 +26,7 @@ export function movedPerHead(a, b, L, H, T) {
   return out;
 }
 
-/** One T × T map drawn on a canvas as every map is (draw/heatmap.js), `cell` CSS pixels per weight, 0 … 1. */
+/** One T × T map drawn on a canvas as every map is (maps/heatmap.js), `cell` CSS pixels per weight, 0 … 1. */
 function drawMap(canvas, data, offset, T, cell, colours) {
   const layout = plainLayout(T, T, cell);
   drawHeatmap(prepareCanvas(canvas, layout.width, layout.height), layout, { data, offset, vmax: 1, scale: 'one', ...colours });

@@ -1,6 +1,6 @@
 // HTML pieces of the "Why attention" section and the guided path: a vector as numbered cells, weights over the
 // source words, an answer as characters, the bottleneck curve as an SVG plot. Pure: strings from numbers.
-import { divRgb, seqRgb, css, inkOn } from '../colors.js';
+import { divRgb, seqRgb, css, inkOn } from '../maps/colors.js';
 import { escapeHtml, escapeAttr } from '../dom.js';
 import { t } from '../i18n.js';
 import { MODEL_KEYS } from './curves.js';

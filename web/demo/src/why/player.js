@@ -13,7 +13,7 @@ export const isPlaying = () => timer !== 0;
 
 /**
  * The step whose weights are shown (0-based): the newest one, except on the finished view (wstep -1), where it is
- * the last character before the end: the end step's weights say little (as the dates view does, compute.js).
+ * the last character before the end: the end step's weights say little (as the dates view does, models/compute.js).
  */
 export function focusIndex(state, tokens, shown) {
   const cur = shown - 1;

@@ -1,7 +1,7 @@
 // An UNTRAINED stand-in for the two GRU dates models, used only while their files are not in the build: random
 // weights (a fixed seed), the shape of RnnSeq2SeqModel.translate's result, and `standIn: true` so the page says so.
 
-import { mulberry32 } from '../random.js';
+import { mulberry32 } from '../models/random.js';
 
 const HIDDEN = 64;
 const EMB = 32;

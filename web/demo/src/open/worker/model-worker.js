@@ -1,0 +1,211 @@
+// The module Worker that holds an opened Hugging Face model: it loads the files the page hands it, runs forward,
+// trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
+import { init, loadModel, memoryUsage, runtimeInfo } from 'attnscope';
+import { randomIds, headScores } from './head-scores.js';
+import { patchingSweep } from './patching.js';
+import { lensOf, compareOf, patchPositions } from './research.js';
+
+let model = null;
+// A causal model's last pass, kept while the text is typed: an input that extends it computes only its new positions.
+let typing = null;
+let loading = null; // the AbortController of the load in progress
+let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
+// Started by the page's first message, `start`, which names the folder of the threaded files (the page's
+// attnscope-mt/: this Worker's own URL is inside assets/). Two threads where the page is cross-origin isolated (the
+// Worker is too then): one helper beside this thread, which leaves the page's own thread its core.
+let start;
+const ready = new Promise((resolve) => { start = resolve; })
+  .then(({ threadsUrl }) => init(self.crossOriginIsolated && threadsUrl ? { threads: 2, threadsUrl } : {}));
+
+/** The most likely `k` tokens of row `t` of logits [T, V], with softmax probabilities. */
+function topK(logits, t, k, model) {
+  const V = logits.shape[1];
+  const x = logits.data.subarray(t * V, (t + 1) * V);
+  let m = -Infinity;
+  for (let i = 0; i < V; i++) if (x[i] > m) m = x[i];
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(x[i] - m);
+  const best = [];
+  for (let i = 0; i < V; i++) {
+    if (best.length < k || x[i] > x[best[best.length - 1]]) {
+      best.push(i);
+      best.sort((a, b) => x[b] - x[a]);
+      if (best.length > k) best.pop();
+    }
+  }
+  const strings = model.tokenStrings(best);
+  return best.map((id, j) => ({ id, token: strings ? strings[j] : `#${id}`, p: Math.exp(x[id] - m) / z }));
+}
+
+/**
+ * What the model predicts from logits [T, V] of `tokens`: a causal model, what comes after the last token; a
+ * masked-LM encoder, what fills each [MASK]. Null without a language-model head.
+ */
+function predictionsOf(logits, tokens) {
+  if (!logits) return null;
+  const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [tokens.length - 1];
+  return rows.map((t) => ({ t, top: topK(logits, t, 5, model) }));
+}
+
+/** Tells the page's watchdog (open/client.js) what runs next: the checkpoint's tokenizer, or the core. */
+const phase = (name) => self.postMessage({ type: 'phase', phase: name });
+
+/** The ids, token strings and token types of the page's input, cut to the model's longest input (`total` says how long it was). */
+function encode(input) {
+  phase('tokenize');
+  const e = encodeAll(input);
+  phase('compute');
+  const n = model.config.maxPositions, total = e.ids.length;
+  if (total <= n) return { ...e, total };
+  return { ids: e.ids.slice(0, n), tokens: e.tokens.slice(0, n), tokenTypeIds: e.tokenTypeIds?.slice(0, n) ?? null, total };
+}
+
+/** The ids, token strings and token types of the page's input (a sentence, or a pair for an encoder). */
+function encodeAll({ text, pair }) {
+  // Without tokenizer.json the page takes token ids, written out (`15496 11 995`).
+  if (!model.hasTokenizer) {
+    const ids = String(text).split(/[\s,]+/).filter(Boolean).map(Number);
+    if (ids.some((x) => !Number.isInteger(x) || x < 0 || x >= model.config.vocabSize)) throw new RangeError(`token ids are whole numbers from 0 to ${model.config.vocabSize - 1}`);
+    return { ids, tokens: ids.map(String), tokenTypeIds: null };
+  }
+  if (model.kind === 'encoder') return model.tokenize(text, pair ? { pair } : undefined);
+  return { ...model.tokenize(text), tokenTypeIds: null };
+}
+
+/** A translation model: its greedy translation of the text and the three attentions (encoder, decoder, cross). */
+function translation(text) {
+  const { ids, tokens, total } = encode({ text });
+  const t0 = performance.now();
+  // The decoder's positions bound the steps (config is the decoder's stack).
+  const r = model.translate(ids, { maxSteps: Math.min(TRANSLATE_STEPS, model.config.maxPositions) });
+  const ms = performance.now() - t0;
+  const maps = [r.encoderAttention, r.decoderAttention, r.crossAttention];
+  return { transfer: maps.map((m) => m.data.buffer), value: { ids, tokens, total, ms, translation: { ...r, tokens } } };
+}
+const TRANSLATE_STEPS = 32;
+
+const handlers = {
+  async start({ threadsUrl }) {
+    start({ threadsUrl });
+    await ready;
+    return { value: runtimeInfo() };
+  },
+  async load({ files, url }) {
+    // The controller exists before the module is ready: a Cancel pressed while the WebAssembly still compiles (seconds
+    // on a slow or busy machine) must not be dropped for want of a load to abort.
+    loading = new AbortController();
+    const signal = loading.signal;
+    let before = null;
+    try {
+      await ready;
+      before = memoryUsage().wasmBytes;
+      signal.throwIfAborted();
+      typing?.dispose();
+      typing = null;
+      model?.dispose();
+      model = null;
+      let first = true;
+      model = await loadModel(files ?? url, {
+        signal,
+        // The memory the core planned from the config and headers, before it allocates (its default: 512 tokens).
+        onPlan: (plan) => self.postMessage({ type: 'plan', ...plan }),
+        onProgress: (p) => {
+          // The first call comes after the core allocated every parameter: the memory it holds from then on.
+          self.postMessage({ type: 'progress', ...p, wasmBytes: first ? memoryUsage().wasmBytes : undefined });
+          first = false;
+        },
+      });
+    } catch (error) {
+      // What the failed load left in WebAssembly memory, which never shrinks: the page says it as it is.
+      if (before !== null) error.memory = { before, after: memoryUsage().wasmBytes };
+      throw error;
+    } finally {
+      loading = null;
+    }
+    return { kind: model.kind, config: model.config, parameterBytes: model.parameterBytes, hasTokenizer: model.hasTokenizer, eosTokenId: model.eosTokenId ?? null, wasmBytes: memoryUsage().wasmBytes };
+  },
+  forward({ text, pair, ablate }) {
+    if (model.kind === 'seq2seq') return translation(text);
+    const { ids, tokens, tokenTypeIds, total } = encode({ text, pair });
+    const t0 = performance.now();
+    const causal = model.kind === 'causal_lm';
+    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true } : {}) });
+    if (causal) typing = r.cache;
+    const ms = performance.now() - t0;
+    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms } };
+  },
+  /** The predictions with every head, without the maps: the side "all heads" beside a run with heads switched off. */
+  predict({ text, pair }) {
+    const { ids, tokens, tokenTypeIds } = encode({ text, pair });
+    const r = model.forward(ids, { needAttention: false, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    return { value: { ids, predictions: predictionsOf(r.logits, tokens) } };
+  },
+  trace({ text, pair, layer, head, query, ablate }) {
+    const { ids, tokenTypeIds } = encode({ text, pair });
+    const tr = model.trace(ids, { layer, head, query, ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    const transfer = Object.values(tr).filter((v) => v?.data instanceof Float32Array).map((v) => v.data.buffer);
+    return { transfer, value: tr };
+  },
+  /** Every head's previous-token, induction and first-token scores on a repeated random sequence. */
+  findHeads() {
+    phase('compute');
+    const half = Math.min(50, Math.floor(model.config.maxPositions / 2));
+    const ids = randomIds(half, model.config.vocabSize);
+    const r = model.forward([...ids, ...ids]);
+    const s = headScores(r.attention, half);
+    return { transfer: [s.previous.buffer, s.induction.buffer, s.first.buffer], value: { ...s, tokens: 2 * half } };
+  },
+  /** The Patching tab: every head's recovered logit difference (open/worker/patching.js), with progress messages. */
+  async patching({ clean, corrupted, answers }) {
+    patchCancelled = false;
+    phase('compute'); // its prompts are short, and the tokenizer bounds its own time (docs/huggingface.md)
+    const value = await patchingSweep(model, { clean, corrupted, answers }, {
+      encode: encodeAll,
+      cancelled: () => patchCancelled,
+      onProgress: (done, total) => self.postMessage({ type: 'patchProgress', done, total }),
+    });
+    return { transfer: value.recovered ? [value.recovered.buffer] : [], value };
+  },
+  /** The research tools (open/worker/research.js): the logit lens, two prompts' maps, one head patched at each position. */
+  lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate),
+  compare: (input) => compareOf(model, input, encode),
+  async patchPositions(input) {
+    patchCancelled = false;
+    phase('compute');
+    return patchPositions(model, input, {
+      encode: encodeAll,
+      cancelled: () => patchCancelled,
+      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', done, total }),
+    });
+  },
+  generate({ text, maxNewTokens, ablate }) {
+    const { ids } = encode({ text });
+    const room = model.config.maxPositions - ids.length;
+    return { value: room > 0 ? model.generate(ids, { maxNewTokens: Math.min(maxNewTokens, room), ablate }) : { ids: [], tokens: [], text: '' } };
+  },
+};
+
+// The newest forward and trace asked for. At 512 tokens each is a whole forward pass of seconds; clicks and keys
+// that came meanwhile have queued one each, and only the newest is still wanted: the others are answered with null
+// (the page ignores replies it no longer waits for) instead of being computed.
+const newest = { forward: 0, trace: 0, predict: 0, lens: 0, compare: 0 };
+/** A macrotask: messages already queued behind this one are delivered first (Chromium runs its tasks in order). */
+const queued = () => new Promise((ok) => setTimeout(ok, 0));
+
+self.onmessage = async ({ data }) => {
+  if (data.type === 'ping') { self.postMessage({ type: 'pong' }); return; } // the page's watchdog: this Worker is not stuck
+  if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
+  if (data.type === 'cancelPatch') { patchCancelled = true; return; }
+  if (data.type in newest) {
+    newest[data.type] = data.id;
+    await queued();
+    if (newest[data.type] !== data.id) { self.postMessage({ type: 'reply', id: data.id, value: null }); return; }
+  }
+  try {
+    const out = await handlers[data.type](data);
+    const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
+    self.postMessage({ type: 'reply', id: data.id, value }, transfer);
+  } catch (error) {
+    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory } });
+  }
+};
