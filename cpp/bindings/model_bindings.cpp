@@ -310,7 +310,7 @@ val trace_value(const AttentionTrace& t)
     return result;
 }
 
-val Model::trace(const val& request, const std::string& attention, double layer, double head, double query)
+val Model::trace(const val& request, const std::string& attention, double layer, double head, double query, double cache)
 {
     return guarded([&] {
         Tensor kept;
@@ -324,7 +324,9 @@ val Model::trace(const val& request, const std::string& attention, double layer,
         else if (attention == "cross") kind = AttentionKind::cross;
         else if (attention != "self" && attention != "decoder")
             fail(Status::range_error, "%: options.attention: expected 'encoder', 'decoder' or 'cross', got '%'", {call, attention.c_str()});
-        return trace_value(m.trace(r, kind, to_size(layer, "options.layer"), to_size(head, "options.head"), to_size(query, "options.query")));
+        const std::size_t l = to_size(layer, "options.layer"), h = to_size(head, "options.head"), q = to_size(query, "options.query");
+        if (cache > 0) return trace_value(m.trace(r, kind, l, h, q, *reinterpret_cast<ForwardCache*>(std::uintptr_t(cache))));
+        return trace_value(m.trace(r, kind, l, h, q));
     });
 }
 

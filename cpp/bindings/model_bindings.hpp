@@ -52,7 +52,8 @@ public:
     // maxSteps undefined: the most the model's positions allow
     val translate(const val& request, double start, double eos, const val& max_steps);
     // attention: 'self' (the main stack), 'encoder', 'decoder' (an encoder–decoder's own self-attention), 'cross'
-    val trace(const val& request, const std::string& attention, double layer, double head, double query);
+    /// `cache`: a ForwardCache of forwardCached (its address), or 0 for none.
+    val trace(const val& request, const std::string& attention, double layer, double head, double query, double cache);
     val rnnForward(const val& source, const val& target);
     val rnnTranslate(const val& source, int bos, int eos, const val& max_steps);
 

@@ -208,3 +208,67 @@ TEST_CASE("patched calls through a cache start at the patched layer and give a f
         }
     }
 }
+
+namespace {
+
+void require_same_trace(const AttentionTrace& got, const AttentionTrace& fresh)
+{
+    CHECK(got.kv_head == fresh.kv_head);
+    CHECK(got.scale == fresh.scale);
+    CHECK(got.visible == fresh.visible);
+    for (auto member : {&AttentionTrace::layer_input, &AttentionTrace::attention_input, &AttentionTrace::query_raw, &AttentionTrace::query_final,
+                        &AttentionTrace::keys_raw, &AttentionTrace::keys_final, &AttentionTrace::values, &AttentionTrace::scores,
+                        &AttentionTrace::weights, &AttentionTrace::context, &AttentionTrace::head_output, &AttentionTrace::attention_output}) {
+        REQUIRE((got.*member).shape == (fresh.*member).shape);
+        CHECK((got.*member).data == (fresh.*member).data);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("trace through a cache of its own input starts at the traced layer and gives a fresh trace's bits", "[incremental][trace]")
+{
+    for (const char* name : {"gpt2-lm", "llama-gqa", "mistral-window"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t L = model->config().layers, H = model->config().heads;
+            const std::size_t T = std::min<std::size_t>(40, model->config().max_positions);
+            auto r = request_of(random_ids(T, model->config().vocab, 11));
+            r.ablate.assign(L * H, 0);
+            r.ablate[H - 1] = 1;  // a head of layer 0 off: the kept layer inputs above it are the ablated pass's
+            ForwardCache cache;
+            model->forward(r, cache);
+            for (std::size_t layer = 0; layer < L; ++layer)
+                for (std::size_t query : {std::size_t(0), T / 2, T - 1}) {
+                    INFO("layer " << layer << ", query " << query);
+                    const std::size_t head = (layer + query) % H;
+                    require_same_trace(model->trace(r, AttentionKind::self, layer, head, query, cache),
+                                       model->trace(r, AttentionKind::self, layer, head, query));
+                }
+            // Another input (a changed token, other heads off) than the cache's: a fresh trace, and the cache unchanged.
+            auto other = r;
+            other.tokens[T / 2] = std::int32_t((std::size_t(other.tokens[T / 2]) + 1) % model->config().vocab);
+            require_same_trace(model->trace(other, AttentionKind::self, L - 1, 0, T - 1, cache), model->trace(other, AttentionKind::self, L - 1, 0, T - 1));
+            other = r;
+            other.ablate.assign(L * H, 0);
+            require_same_trace(model->trace(other, AttentionKind::self, L - 1, 1, T - 1, cache), model->trace(other, AttentionKind::self, L - 1, 1, T - 1));
+            CHECK(cache.positions() == T);
+            require_same(*model, r, model->forward(r, cache));
+            CHECK(cache.reused() == T / 32 * 32);
+            // Out of range through the cache as without it.
+            CHECK_THROWS_WITH(model->trace(r, AttentionKind::self, L, 0, 0, cache), Catch::Contains("layer: expected 0 to"));
+        }
+    }
+}
+
+TEST_CASE("trace through another model's cache is refused", "[incremental][trace]")
+{
+    const auto a = attnscope_test::read_hf_case("gpt2-lm");
+    auto first = load_checkpoint(a.config, a.views()), second = load_checkpoint(a.config, a.views());
+    const auto r = request_of(random_ids(5, first->config().vocab, 2), false);
+    ForwardCache cache;
+    first->forward(r, cache);
+    CHECK_THROWS_WITH(second->trace(r, AttentionKind::self, 0, 0, 0, cache), Catch::Contains("cache: it holds another model's pass"));
+    require_same_trace(first->trace(r, AttentionKind::self, 0, 0, 0, cache), first->trace(r, AttentionKind::self, 0, 0, 0));
+}

@@ -114,7 +114,9 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   assert.throws(() => ours.forward([1, 2], { cache: 'yes' }), { name: 'TypeError', message: expected });
   assert.throws(() => ours.forward([1, 2], { cache: {} }), { name: 'TypeError', message: /options\.cache: expected true/ });
   assert.throws(() => llama.forward([1, 2], { cache }), { name: 'TypeError', message: /options\.cache: expected a cache of this model, got another model's/ });
-  assert.throws(() => ours.trace([1, 2], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /options/ });
+  assert.throws(() => ours.trace([1, 2], { layer: 0, head: 0, query: 0, cache: true }),
+    { name: 'TypeError', message: /^LanguageModel\.trace: options\.cache: expected a result\.cache of this model's forward, got boolean true$/ });
+  assert.throws(() => llama.trace([1, 2], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /trace: options\.cache: expected a cache of this model/ });
   // A refused request: no cache is made, the given one still works.
   assert.throws(() => ours.forward([1, -2], { cache: true }), { name: 'RangeError', message: /tokens\[1\]/ });
   const before = memoryUsage().heapBytesInUse;
@@ -123,6 +125,7 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   assert.ok(memoryUsage().heapBytesInUse - before < 1 << 16, 'no cache left behind');
   cache.dispose();
   assert.ok(memoryUsage().heapBytesInUse <= before, 'dispose frees it');
+  assert.throws(() => ours.trace([1, 2, 3], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /trace: options\.cache: this cache was disposed/ });
 });
 
 test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s logits; bad runs are refused by index', () => {
@@ -162,3 +165,28 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
     { name: 'RangeError', message: /options\.patchPositions: expected at least one position/ });
   base.cache.dispose();
 });
+
+// trace() through a cache that holds its input's pass starts at the traced layer (the demo's step-by-step panel at
+// every keystroke): every number is a fresh trace's, bit for bit; through a cache of another input, a fresh trace.
+for (const name of ['ours', 'llama-gqa']) {
+  test(`${name}: trace through a cache of its input gives a fresh trace's bits at every layer`, () => {
+    const model = models[name];
+    const { layers: L, heads: H } = model.architecture;
+    const ids = idsOf(Math.min(45, model.architecture.maxPositions), model.architecture.vocabSize);
+    const ablate = [{ layer: 0, head: H - 1 }];
+    const { cache } = model.forward(ids, { ablate, cache: true, needAttention: false });
+    const keys = ['layerInput', 'attentionInput', 'queryRaw', 'queryVector', 'keysRaw', 'keys', 'values', 'scores', 'weights', 'context', 'headOutput'];
+    const same = (got, fresh, what) => {
+      for (const key of keys) assert.ok(Buffer.from(got[key].data.buffer).equals(Buffer.from(fresh[key].data.buffer)), `${what}: ${key}`);
+    };
+    for (let layer = 0; layer < L; layer++) {
+      const at = { layer, head: layer % H, query: ids.length - 1 - layer, ablate };
+      same(model.trace(ids, { ...at, cache }), model.trace(ids, at), `layer ${layer}`);
+    }
+    const other = [...ids.slice(0, -1), (ids.at(-1) + 1) % model.architecture.vocabSize];
+    const at = { layer: L - 1, head: 0, query: other.length - 1, ablate };
+    same(model.trace(other, { ...at, cache }), model.trace(other, at), 'another input');
+    assert.equal(cache.positions, ids.length);
+    cache.dispose();
+  });
+}

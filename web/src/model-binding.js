@@ -17,7 +17,7 @@ export function modelHandle(model) {
     logitLens: (request, k) => call(request.call, () => model.logitLens(request, k)),
     patchEach: (request, patches, cache) => call(request.call, () => model.patchEach(request, patches, cache)),
     headWeights: (caller, layer, head) => call(caller, () => model.headWeights(caller, layer, head)),
-    trace: (request, attention, layer, head, query) => call(request.call, () => model.trace(request, attention, layer, head, query)),
+    trace: (request, attention, layer, head, query, cache = 0) => call(request.call, () => model.trace(request, attention, layer, head, query, cache)),
     rnnForward: (caller, source, target) => call(caller, () => model.rnnForward(source, target)),
     rnnTranslate: (caller, source, bos, eos, maxSteps) => call(caller, () => model.rnnTranslate(source, bos, eos, maxSteps)),
     delete: () => isBroken() || model.delete(), // a trapped module's memory is not touched again

@@ -388,9 +388,12 @@ export declare class LanguageModel extends Model {
   forward(input: string | ArrayLike<number>, options?: LanguageModelForwardOptions): LanguageModelForwardResult;
   /**
    * Head `head` of layer `layer` at token `query` (from 0), as {@link forward} computes it (its weights row bit for
-   * bit); RangeError for a layer, head or query the model does not have.
+   * bit); RangeError for a layer, head or query the model does not have. With `cache`, a {@link ForwardCache} holding
+   * this input's pass (`forward(input, { cache })`, the same options), the trace starts at its layer from the input that
+   * pass kept instead of running the layers below again: the same numbers. A cache holding another input gives a fresh
+   * trace; the cache is not changed.
    */
-  trace(input: string | ArrayLike<number>, options: TraceOptions): Trace;
+  trace(input: string | ArrayLike<number>, options: TraceOptions & { cache?: ForwardCache }): Trace;
   /**
    * Greedy continuation with a key/value cache: only the new tokens. Stops after `stopToken` (default
    * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or once the sequence fills the

@@ -248,10 +248,16 @@ export class Model {
   trace(input, options) {
     const caller = `${this.className}.trace`;
     if (options === undefined) throw new TypeError(`${caller}: options: expected { layer, head, query }, got undefined`);
-    const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads', 'cache'].includes(o))];
+    const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads'].includes(o))];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const index = (key) => integerOption(opts[key], `${caller}: options.${key}`, { min: 0 });
-    return { ids, tokens: this.tokenStrings(ids), ...handle.trace(request, 'self', index('layer'), index('head'), index('query')) };
+    const cache = this.traceCache(opts.cache, handle, caller);
+    return { ids, tokens: this.tokenStrings(ids), ...handle.trace(request, 'self', index('layer'), index('head'), index('query'), cache) };
+  }
+
+  /** @protected trace()'s `cache` as the binding's id (0: none); only a LanguageModel takes one. */
+  traceCache() {
+    return 0;
   }
 
   /** Frees the model's WebAssembly memory. Idempotent. */
@@ -276,6 +282,16 @@ export class LanguageModel extends Model {
 
   get inputOptions() {
     return [...super.inputOptions, 'cache'];
+  }
+
+  /**
+   * trace()'s `cache`: a ForwardCache holding this input's pass (from `forward(input, { cache })`) lets the trace start
+   * at its layer from the input that pass kept, the same numbers; the cache is read, not changed.
+   */
+  traceCache(cache, handle, caller) {
+    if (cache === undefined) return 0;
+    if (!(cache instanceof ForwardCache)) throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
+    return cache.idFor(caller, handle);
   }
 
   /** `cache: true` starts a ForwardCache, `cache: result.cache` extends one (forward-cache.js). */

@@ -234,6 +234,12 @@ public:
     /// The numbers of one head at one query of one layer of attention `kind`, recorded by forward() itself.
     /// Throws std::invalid_argument for a layer, head or query out of range.
     AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query);
+    /// trace() through `cache` (a causal language model's self-attention): when the cache holds this request's own
+    /// pass (forward(request, cache) with the same tokens, mask and heads switched off), the traced layer starts from
+    /// the input that pass kept for it, not from the embeddings; the same numbers, bit for bit. Otherwise a fresh
+    /// trace. The cache is left as it was. Throws as trace() does, and std::invalid_argument for another model's cache.
+    AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
+                         ForwardCache& cache);
 
     /// The logit lens: the residual stream entering every layer and leaving the last (Output::residual) through the
     /// main stack's final norm and the head, softmaxed; per row, its `k` most probable tokens.
@@ -255,6 +261,8 @@ public:
     HeadWeights head_weights(std::size_t layer, std::size_t head, const char* call = "headWeights") const;
 
 private:
+    AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
+                         ForwardCache* cache);
     std::unique_ptr<Impl> impl_;
 };
 

@@ -234,6 +234,14 @@ Tensor grown(Tensor t, std::size_t rows)
 }
 
 }  // namespace
+
+const float* kept_layer_input(const ForwardCache::State& st, const Transformer& model, const Transformer::Request& r, std::size_t layer)
+{
+    if (st.model && st.model != &model) throw std::invalid_argument(json::join({r.call, ": cache: it holds another model's pass"}));
+    if (!r.patch.empty() || !resumable(st, r) || layer >= st.layer_inputs.shape[0]) return nullptr;
+    return st.layer_inputs.data.data() + layer * st.layer_inputs.shape[1] * st.layer_inputs.shape[2];
+}
+
 }  // namespace model
 
 const Transformer::Output& Transformer::forward(const Request& request, ForwardCache& cache)

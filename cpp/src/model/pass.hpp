@@ -73,6 +73,13 @@ struct StackStep {
 };
 void run_stack(const Transformer::Impl& m, std::size_t stack, const StackStep& step);
 
+/// The input rows [T, width] of the main stack's `layer` in `cache`'s kept pass when that pass is `r`'s own (the same
+/// tokens, types, mask and heads switched off, nothing patched), for a trace of its self-attention that starts
+/// there; null otherwise. Throws std::invalid_argument naming r.call when another model than `model` filled it.
+const float* kept_layer_input(const ForwardCache::State& cache, const Transformer& model, const Transformer::Request& r, std::size_t layer);
+/// trace() of the main stack's self-attention at `layer`, from `input` (kept_layer_input) instead of the embeddings.
+void trace_from(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, std::size_t layer, const float* input);
+
 /// logits [rows, vocab] of the main stack's output `hidden` [rows, width] through the head (and its transform, input
 /// scale and soft-capping). `scratch` holds rows × width floats.
 void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits);

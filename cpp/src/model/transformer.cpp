@@ -249,6 +249,31 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
     return out;
 }
 
+// A trace of the main stack's self-attention at `layer` from that layer's input rows [T, width] as a kept pass
+// computed them (a ForwardCache's, kept_layer_input): the layers below are not run again, and the traced layer
+// computes from the same bits as a fresh pass's, so its numbers are a fresh trace's. The pass ends after the traced
+// attention.
+void trace_from(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, std::size_t layer, const float* input)
+{
+    const plan::Stack& main = m.plan.main();
+    const std::size_t T = r.tokens.size(), kv = std::size_t(main.layers()) * T * main.layer(0).self.kv_width();
+    std::vector<float> keys = floats(kv, r.call), values = floats(kv, r.call), hidden = floats(std::uint64_t(T) * main.width(), r.call);
+    StackStep d;
+    d.tokens = r.tokens.data();
+    d.token_types = r.token_type_ids.empty() ? nullptr : r.token_type_ids.data();
+    d.key_mask = r.attention_mask.empty() ? nullptr : r.attention_mask.data();
+    d.rows = d.capacity = T;
+    d.key_cache = keys.data();
+    d.value_cache = values.data();
+    d.self = {&r.ablate, r.ablation};
+    d.sink = sink;
+    d.first_layer = layer;
+    d.resume = input;
+    d.out = hidden.data();
+    d.call = r.call;
+    run_stack(m, m.plan.stacks.size() - 1, d);
+}
+
 }  // namespace model
 
 Transformer::Output Transformer::forward(const Request& request)
@@ -260,6 +285,18 @@ Transformer::Output Transformer::forward(const Request& request)
 }
 
 AttentionTrace Transformer::trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query)
+{
+    return trace(request, kind, layer, head, query, nullptr);
+}
+
+AttentionTrace Transformer::trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
+                                  ForwardCache& cache)
+{
+    return trace(request, kind, layer, head, query, &cache);
+}
+
+AttentionTrace Transformer::trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
+                                  ForwardCache* cache)
 {
     Request r = request;
     if (!r.call) r.call = "trace";
@@ -289,7 +326,9 @@ AttentionTrace Transformer::trace(const Request& request, AttentionKind kind, st
     r.need_attention = false;
     r.keep_heads = false;
     model::TraceSink sink{&trace, kind == AttentionKind::cross};
-    model::run_request(*impl_, r, &sink, encoder);
+    const float* kept = cache && kind == AttentionKind::self ? model::kept_layer_input(*cache->state, *this, r, layer) : nullptr;
+    if (kept) model::trace_from(*impl_, r, &sink, layer, kept);
+    else model::run_request(*impl_, r, &sink, encoder);
     return trace;
 }
 
