@@ -142,7 +142,9 @@ const handlers = {
   },
   trace({ text, pair, layer, head, query, ablate }) {
     const { ids, tokenTypeIds } = encode({ text, pair });
-    const tr = model.trace(ids, { layer, head, query, ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    // Through the typing cache, which holds the pass the page shows: the trace starts at its layer from the input
+    // that pass kept (at 500 tokens a trace of a top layer otherwise runs every layer below again, seconds a key).
+    const tr = model.trace(ids, { layer, head, query, ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(typing ? { cache: typing } : {}) });
     const transfer = Object.values(tr).filter((v) => v?.data instanceof Float32Array).map((v) => v.data.buffer);
     return { transfer, value: tr };
   },
