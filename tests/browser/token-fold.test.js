@@ -67,7 +67,8 @@ test('the fold is not offered in the other tabs', async () => {
   await close();
 });
 
-// An opened model's chips fold the same way (the sample model: its tokenizer gives more than 64 tokens for LONG twice).
+// An opened model's chips fold the same way (the sample model: its tokenizer gives more than 64 tokens for LONG twice),
+// and its steps table lists the strongest keys.
 for (const [lang, locale, width, height] of [['en', 'en-US', 1280, 800], ['zh', 'zh-CN', 390, 844]]) {
   test(`an opened model's long input folds its chips too (${lang}, ${width} px, axe)`, async () => {
     const { page, problems, close } = await open(`#mode=open&lang=${lang}`, { locale, width, height });
@@ -90,6 +91,24 @@ for (const [lang, locale, width, height] of [['en', 'en-US', 1280, 800], ['zh', 
     await shot(page, `token-fold-open-${lang}-${width}`);
     await toggle.click();
     assert.equal(await page.$eval('#open-tokens', (e) => e.hidden), false);
+    // The steps table of a long input lists the strongest keys, in order (every key re-laid out at each keystroke
+    // cost seconds at 500 tokens); its sum is still over every key, and a button lists them all.
+    await page.waitForSelector('#open-steps .steps-table td.w');
+    const listed = () => page.$$eval('#open-steps .steps-table tbody th.k sub', (subs) => subs.map((s) => Number(s.textContent)));
+    const few = await listed();
+    assert.ok(few.length >= 32 && few.length <= 34, `${few.length} keys listed`);
+    assert.deepEqual(few, [...few].sort((a, b) => a - b));
+    assert.ok(few.includes(n - 1), 'the query itself is listed');
+    const weights = await page.$$eval('#open-steps .steps-table td.w', (tds) => tds.map((td) => Number(td.dataset.value)));
+    const sum = Number(await page.getAttribute('#open-steps td.wsum', 'data-value'));
+    assert.ok(Math.abs(sum - 1) < 1e-6 && weights.reduce((a, b) => a + b, 0) < sum + 1e-9);
+    const every = page.locator('#open-steps [data-every-key]');
+    assert.equal(await every.textContent(), lang === 'zh' ? `显示全部 ${n} 个键` : `Show all ${n} keys`);
+    await every.click();
+    assert.deepEqual(await listed(), Array.from({ length: n }, (_, j) => j));
+    assert.equal(await every.textContent(), lang === 'zh' ? '只显示最强的 32 个' : 'Only the 32 strongest');
+    await every.click();
+    assert.deepEqual(await listed(), few);
     assert.deepEqual(problems, []);
     await close();
   });

@@ -105,6 +105,24 @@ function matrixCanvas(canvas, M, rows, E, numHeads, scale, outlined, width) {
 const ROWS_PER_PIECE = 16;
 /** Rows in the table before the panel goes on the page: about what its scroll window (560 px) shows. */
 const FIRST_ROWS = 24;
+/**
+ * Above LONG_TABLE keys the table lists the STRONGEST keys by weight (the worked one and the query's own among them)
+ * in position order, not every key: at 500 keys the whole table is 10,000 elements that every keystroke lays out and
+ * paints again (seconds), and no reader goes through it row by row. Its sums and the check stay over every key; a
+ * button lists them all, and the choice holds for the next panels.
+ */
+const LONG_TABLE = 96;
+const STRONGEST = 32;
+let everyKey = false;
+
+/** The keys the table lists: every one, or a long input's strongest (with `also`), in position order. */
+function listedKeys(weights, S, also) {
+  const all = Array.from({ length: S }, (_, j) => j);
+  if (S <= LONG_TABLE || everyKey) return all;
+  const strongest = new Set(all.sort((a, b) => weights[b] - weights[a] || a - b).slice(0, STRONGEST));
+  for (const j of also) if (j >= 0 && j < S) strongest.add(j);
+  return [...strongest].sort((a, b) => a - b);
+}
 
 /**
  * The widths the canvases are drawn at, from the panel's content width alone (read by the caller without forcing a
@@ -174,9 +192,9 @@ export function* renderHeadSteps(add, box, { hd, q: qv, K, V, stride, base, d, S
       <th scope="col">${t('col.weight')} <span class="muted">= exp ÷ Σ</span></th>
       <th class="vcol" scope="col"><span class="num">4</span> ${t('col.value')}</th></tr></thead><tbody></tbody>
       <tfoot><tr><th class="k" scope="row">${t('sum')}</th><td></td><td></td><td></td><td class="n zsum">Σ = ${fmt(hd.z, 4)}</td><td class="n wsum" data-value="${weightSum.toPrecision(12)}"><span>${weightSum.toFixed(6)}</span></td><td class="vcol"></td></tr></tfoot></table></div>`);
-  const rowsHtml = (j0, j1) => {
+  const rowsHtml = (keys) => {
     let html = '';
-    for (let j = j0; j < j1; j++) {
+    for (const j of keys) {
       const m = hd.masked[j];
       const w = hd.weights[j];
       html += `<tr class="${m ? 'masked' : ''}${j === qi && rows === cols ? ' self' : ''}${j === jx ? ' worked-row' : ''}">
@@ -192,10 +210,25 @@ export function* renderHeadSteps(add, box, { hd, q: qv, K, V, stride, base, d, S
   };
   // The rows the table's scroll window shows at first go in before the swap; the rest follow it (rest).
   const tbody = box.lastElementChild.querySelector('tbody');
-  const first = Math.min(S, FIRST_ROWS);
-  for (let j0 = 0; j0 < first; j0 += ROWS_PER_PIECE) {
+  const keys = listedKeys(hd.weights, S, [jx, rows === cols ? qi : -1]);
+  if (S > LONG_TABLE) {
+    const said = (k) => t(everyKey ? 'steps.allKeys' : 'steps.strongest', { n: S, k });
+    const asked = () => t(everyKey ? 'steps.strongestOnly' : 'steps.everyKey', { n: S, k: STRONGEST });
+    add(`<p class="steps-keys hint"><span>${escapeHtml(said(keys.length))}</span>
+      <button type="button" class="btn ghost" data-every-key>${escapeHtml(asked())}</button></p>`);
+    const note = box.lastElementChild;
+    note.querySelector('button').addEventListener('click', (e) => {
+      everyKey = !everyKey;
+      const listed = listedKeys(hd.weights, S, [jx, rows === cols ? qi : -1]);
+      tbody.innerHTML = rowsHtml(listed);
+      note.firstElementChild.textContent = said(listed.length);
+      e.currentTarget.textContent = asked();
+    });
+  }
+  const first = Math.min(keys.length, FIRST_ROWS);
+  for (let i = 0; i < first; i += ROWS_PER_PIECE) {
     yield;
-    tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(first, j0 + ROWS_PER_PIECE)));
+    tbody.insertAdjacentHTML('beforeend', rowsHtml(keys.slice(i, Math.min(first, i + ROWS_PER_PIECE))));
   }
   yield;
   add(`<div class="context-row"><div class="context-label">${t('context', { d })} <span class="muted">= Σ wⱼ vⱼ</span></div>${vectorCells(hd.context, vScale, 'ctx')}</div>
@@ -203,9 +236,9 @@ export function* renderHeadSteps(add, box, { hd, q: qv, K, V, stride, base, d, S
   // The other rows, a piece at a time into the table on the page: on screen, each piece gets its own frame, so the
   // browser lays out a few rows at a time instead of a hundred in one frame (off screen they cost nothing).
   function* rest(onScreen) {
-    for (let j0 = first; j0 < S; j0 += ROWS_PER_PIECE) {
+    for (let i = first; i < keys.length; i += ROWS_PER_PIECE) {
       yield onScreen() ? 'frame' : undefined;
-      tbody.insertAdjacentHTML('beforeend', rowsHtml(j0, Math.min(S, j0 + ROWS_PER_PIECE)));
+      tbody.insertAdjacentHTML('beforeend', rowsHtml(keys.slice(i, i + ROWS_PER_PIECE)));
     }
   }
   return { weightSum, wDiff, rest };
