@@ -97,6 +97,20 @@ async function runOnce(browser, url, dir, T, keys) {
     return f.replied && !f.skipped && f.text === document.querySelector('#open-text').value && window.__attnscopeDemo?.idle;
   });
   busy.T = Number((await page.textContent('#open-model-text')).match(/^(\d+)/)?.[1]);
+  // One key at a time, each once the view has drawn the one before: what a reader waits on between keys at T tokens
+  // (the forward pass through the typing cache, the maps, the step-by-step panel's trace), wall time to the last view.
+  const perKey = [];
+  for (let k = 0; k < Math.min(keys, 6); k++) {
+    const start = Date.now();
+    await page.keyboard.press(k % 2 ? 'Backspace' : String(3 + ((k >> 1) % 7)));
+    await page.waitForFunction(() => {
+      const f = window.__bench.forwards.at(-1);
+      return f.replied && !f.skipped && f.text === document.querySelector('#open-text').value && window.__attnscopeDemo?.idle;
+    }, null, { timeout: 600_000, polling: 'raf' });
+    const f = await page.evaluate(() => { const f = window.__bench.forwards.at(-1); return { ms: f.ms, reply: f.replied - f.sent, after: performance.now() - f.replied }; });
+    perKey.push(`${Date.now() - start} (forward ${f.ms.toFixed(0)}, reply ${f.reply.toFixed(0)}, then ${f.after.toFixed(0)})`);
+  }
+  busy.perKey = perKey;
   // The control, on the same page a moment later: the same keys into a field that computes nothing (the Patching
   // tab's clean prompt, read only when its form is sent), with the Worker idle.
   await page.focus('#open-patch-clean');
@@ -127,6 +141,7 @@ export async function benchOpenTyping({ browser, sites, dir, runs, tokens, keys,
       const tag = `typing${site.label ? ` [${site.label}]` : ''} run ${k + 1}`;
       progress(`${tag}, ${r.busy.T} tokens, ${describe('Worker computing', r.busy)}`);
       progress(`${tag}, ${describe('control, Worker idle', r.idle)}`);
+      progress(`${tag}, one key at a time once drawn: ${r.busy.perKey.join(', ')} ms from the key to every view drawn`);
       if (process.env.BENCH_VERBOSE) {
         for (const [phase, x] of Object.entries(r)) {
           progress(`  ${phase}: slowest key ${JSON.stringify(x.worstKey)}`);
