@@ -12,6 +12,8 @@
 //     longest one, with its scripts (BENCH_VERBOSE=1 prints them).
 //   - how many keys came while a forward pass was in the Worker (from the page's own messages to it), and how many
 //     forward results the page drew while keys were coming.
+//   - then, once every view has drawn, up to 6 keys one at a time, each after the view drew the one before: the wall
+//     time from the key to every view drawn (the forward pass, the maps, the step-by-step panel): what a reader waits on.
 import { join } from 'node:path';
 import { initScript, inpPerKey, quantile, typeKeys } from './demo-typing.mjs';
 
@@ -99,7 +101,7 @@ async function runOnce(browser, url, dir, T, keys) {
   busy.T = Number((await page.textContent('#open-model-text')).match(/^(\d+)/)?.[1]);
   // One key at a time, each once the view has drawn the one before: what a reader waits on between keys at T tokens
   // (the forward pass through the typing cache, the maps, the step-by-step panel's trace), wall time to the last view.
-  const perKey = [];
+  const perKey = [], perKeyMs = [];
   for (let k = 0; k < Math.min(keys, 6); k++) {
     const start = Date.now();
     await page.keyboard.press(k % 2 ? 'Backspace' : String(3 + ((k >> 1) % 7)));
@@ -108,9 +110,10 @@ async function runOnce(browser, url, dir, T, keys) {
       return f.replied && !f.skipped && f.text === document.querySelector('#open-text').value && window.__attnscopeDemo?.idle;
     }, null, { timeout: 600_000, polling: 'raf' });
     const f = await page.evaluate(() => { const f = window.__bench.forwards.at(-1); return { ms: f.ms, reply: f.replied - f.sent, after: performance.now() - f.replied }; });
-    perKey.push(`${Date.now() - start} (forward ${f.ms.toFixed(0)}, reply ${f.reply.toFixed(0)}, then ${f.after.toFixed(0)})`);
+    perKeyMs.push(Date.now() - start);
+    perKey.push(`${perKeyMs.at(-1)} (forward ${f.ms.toFixed(0)}, reply ${f.reply.toFixed(0)}, then ${f.after.toFixed(0)})`);
   }
-  busy.perKey = perKey;
+  Object.assign(busy, { perKey, perKeyMs });
   // The control, on the same page a moment later: the same keys into a field that computes nothing (the Patching
   // tab's clean prompt, read only when its form is sent), with the Worker idle.
   await page.focus('#open-patch-clean');
@@ -120,6 +123,8 @@ async function runOnce(browser, url, dir, T, keys) {
   return { busy, idle };
 }
 
+/** The one-key-at-a-time column: the busy phase's key-to-drawn times, p50 (max); the control has none. */
+const perKeyCell = (rs) => { const ms = rs.flatMap((r) => r.perKeyMs ?? []); return ms.length ? `${quantile(ms, 0.5).toFixed(0)} ms (${Math.max(...ms)} ms)` : '–'; };
 const f16 = (x) => (x <= 16 ? '≤ 16 ms' : `${x.toFixed(0)} ms`);
 const frames = (xs) => { const long = xs.filter((x) => x > 50); return `${long.length} (${long.length ? `${Math.max(...long).toFixed(0)} ms` : '–'})`; };
 
@@ -157,14 +162,14 @@ export async function benchOpenTyping({ browser, sites, dir, runs, tokens, keys,
   out('The control types the same keys into a field that computes nothing, on the same page with the Worker idle.');
   out('INP ≤ 16 means Chromium reported no entry (it reports ≥ 16 ms only). Targets: INP p95 ≤ 50 ms, no animation frame > 50 ms.');
   out();
-  out(`| ${sites.length > 1 ? 'build | ' : ''}typing | keys while the Worker computed | INP p50 | INP p95 | INP max | frames > 50 ms while typing (max) | frames > 50 ms until drawn (max) | forward pass in the Worker, p50 |`);
-  out(`|${sites.length > 1 ? '---|' : ''}---|---|---|---|---|---|---|---|`);
+  out(`| ${sites.length > 1 ? 'build | ' : ''}typing | keys while the Worker computed | INP p50 | INP p95 | INP max | frames > 50 ms while typing (max) | frames > 50 ms until drawn (max) | forward pass in the Worker, p50 | a key at a time once drawn: p50 (max) |`);
+  out(`|${sites.length > 1 ? '---|' : ''}---|---|---|---|---|---|---|---|---|`);
   for (const { label, all } of sites) {
     for (const [phase, name] of [['busy', `into the model's text, ${tokens} tokens`], ['idle', 'control: Worker idle']]) {
       const rs = all.map((r) => r[phase]);
       const inp = rs.flatMap((r) => r.inp);
       const fw = rs.flatMap((r) => r.forwardMs);
-      out(`| ${sites.length > 1 ? `${label} | ` : ''}${name} | ${rs.reduce((s, r) => s + r.keysBusy, 0)} of ${rs.reduce((s, r) => s + r.keys, 0)} | ${f16(quantile(inp, 0.5))} | ${f16(quantile(inp, 0.95))} | ${f16(Math.max(...inp))} | ${rs[0].noLoaf ? 'n/a' : frames(rs.flatMap((r) => r.loafsTyping))} | ${rs[0].noLoaf ? 'n/a' : frames(rs.flatMap((r) => r.loafs))} | ${fw.length ? `${quantile(fw, 0.5).toFixed(0)} ms` : '–'} |`);
+      out(`| ${sites.length > 1 ? `${label} | ` : ''}${name} | ${rs.reduce((s, r) => s + r.keysBusy, 0)} of ${rs.reduce((s, r) => s + r.keys, 0)} | ${f16(quantile(inp, 0.5))} | ${f16(quantile(inp, 0.95))} | ${f16(Math.max(...inp))} | ${rs[0].noLoaf ? 'n/a' : frames(rs.flatMap((r) => r.loafsTyping))} | ${rs[0].noLoaf ? 'n/a' : frames(rs.flatMap((r) => r.loafs))} | ${fw.length ? `${quantile(fw, 0.5).toFixed(0)} ms` : '–'} | ${perKeyCell(rs)} |`);
     }
   }
 }
