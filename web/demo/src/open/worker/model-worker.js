@@ -44,7 +44,9 @@ function topK(logits, t, k, model) {
 function predictionsOf(logits, tokens) {
   if (!logits) return null;
   const rows = model.kind === 'encoder' ? tokens.flatMap((s, i) => (s === '[MASK]' ? [i] : [])) : [tokens.length - 1];
-  return rows.map((t) => ({ t, top: topK(logits, t, 5, model) }));
+  // A causal model's logits may be its last rows only (logitsToKeep): row t is then row t − (T − rows).
+  const first = tokens.length - logits.shape[0];
+  return rows.map((t) => ({ t, top: topK(logits, t - first, 5, model) }));
 }
 
 /** Tells the page's watchdog (open/client.js) what runs next: the checkpoint's tokenizer, or the core. */
@@ -129,7 +131,9 @@ const handlers = {
     const { ids, tokens, tokenTypeIds, total } = encode({ text, pair });
     const t0 = performance.now();
     const causal = model.kind === 'causal_lm';
-    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true } : {}) });
+    // A causal model's page reads only the next token: the last row of logits, not a vocabulary's row per position
+    // (at 500 tokens 100 MB copied out of WebAssembly at every key, and the head run over every new row).
+    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true, logitsToKeep: 1 } : {}) });
     if (causal) typing = r.cache;
     const ms = performance.now() - t0;
     return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms } };
@@ -137,7 +141,7 @@ const handlers = {
   /** The predictions with every head, without the maps: the side "all heads" beside a run with heads switched off. */
   predict({ text, pair }) {
     const { ids, tokens, tokenTypeIds } = encode({ text, pair });
-    const r = model.forward(ids, { needAttention: false, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+    const r = model.forward(ids, { needAttention: false, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(model.kind === 'causal_lm' ? { logitsToKeep: 1 } : {}) });
     return { value: { ids, predictions: predictionsOf(r.logits, tokens) } };
   },
   trace({ text, pair, layer, head, query, ablate }) {
