@@ -121,8 +121,8 @@ bool resumable(const ForwardCache::State& st, const Transformer::Request& r)
            (!r.need_attention || !st.out.attention.data.empty());
 }
 
-// The outputs of `r`'s pass, zeros (without hidden states and logits unless `rows`).
-Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Request& r, bool rows = true)
+// The outputs of `r`'s pass, zeros (without hidden states and logits unless `rows`, without maps unless `maps`).
+Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Request& r, bool rows = true, bool maps = true)
 {
     const bool head = m.config.has_lm_head;
     const RequestBuffers sizes = request_buffers(m.plan, r.tokens.size(), 0, r.need_attention, r.keep_heads, head);
@@ -130,7 +130,7 @@ Transformer::Output outputs(const Transformer::Impl& m, const Transformer::Reque
     if (rows) out.hidden = Tensor(sizes.hidden);
     if (rows && head) out.logits = Tensor({logit_rows(r), sizes.logits[1]});
     if (r.keep_heads) out.heads = Tensor(sizes.heads);
-    if (r.need_attention) out.attention = Tensor(sizes.attention);
+    if (r.need_attention && maps) out.attention = Tensor(sizes.attention);
     return out;
 }
 
@@ -274,7 +274,12 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     const bool maps = r.need_attention;
     // Every position's logits, kept and wanted: they grow in place; otherwise the kept rows wanted are copied.
     const bool grow = c && st.logits_from == 0 && r.logits_to_keep == 0;
-    Output out = model::outputs(*impl_, r, c == 0);
+    // An input as long as the kept one (a typist's edit at the end) keeps its maps tensor: the kept rows are already
+    // in place (their columns past c are zeros in both), and the new rows overwrite the rest. Otherwise the kept rows
+    // move into the [layers, heads, T, T] of the new length.
+    const bool maps_in_place = maps && c && T == old_T && st.out.attention.numel() == L * H * T * T;
+    Output out = model::outputs(*impl_, r, c == 0, !maps_in_place);
+    if (maps_in_place) out.attention = std::move(st.out.attention);
     Tensor kept_logits = std::move(st.out.logits);
     if (c) {
         out.hidden = model::grown(std::move(st.out.hidden), T);
@@ -302,7 +307,8 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     if (maps && c)
         for (std::size_t lh = 0; lh < L * H; ++lh) {
             float* to = out.attention.data.data() + lh * T * T;
-            for (std::size_t q = 0; q < c; ++q) std::copy_n(st.out.attention.data.data() + (lh * old_T + q) * old_T, c, to + q * T);
+            for (std::size_t q = 0; q < c && !maps_in_place; ++q)
+                std::copy_n(st.out.attention.data.data() + (lh * old_T + q) * old_T, c, to + q * T);
             std::copy_n(rows_maps.data() + lh * n * T, n * T, to + c * T);
         }
     st.out = std::move(out);
