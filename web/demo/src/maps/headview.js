@@ -303,8 +303,8 @@ export class HeadView {
           }
           levels.forEach((js, k) => {
             if (!js.length) return;
-            // Opacity the weight, from 0.3: the weakest of the focus's lines still stand out of the faint ones.
-            ctx.globalAlpha = Math.min(1, 0.3 + (0.7 * (k + 0.5)) / FAINT_LEVELS);
+            // Opacity the weight, from 0.35: the weakest of the focus's lines still stand out of the faint ones (0.22 at most).
+            ctx.globalAlpha = Math.min(1, 0.35 + (0.65 * (k + 0.5)) / FAINT_LEVELS);
             ctx.beginPath();
             for (const j of js) { ctx.moveTo(x0, y(focus)); ctx.lineTo(x1, y(j)); }
             ctx.stroke();
@@ -377,7 +377,7 @@ export class HeadView {
       for (const [i, j, w] of thinned.lines) levels[Math.min(FAINT_LEVELS - 1, Math.floor(w * FAINT_LEVELS))].push(i, j);
       levels.forEach((pairs, k) => {
         if (!pairs.length) return;
-        bx.globalAlpha = ((k + 1) / FAINT_LEVELS) * 0.3;
+        bx.globalAlpha = ((k + 1) / FAINT_LEVELS) * 0.22;
         bx.beginPath();
         for (let p = 0; p < pairs.length; p += 2) { bx.moveTo(x0, y(pairs[p])); bx.lineTo(x1, y(pairs[p + 1])); }
         bx.stroke();
