@@ -94,7 +94,7 @@ export class HeadView {
       const w = Math.floor(e.contentRect.width);
       if (Math.abs(w - this.width) <= 1) return;
       this.width = w;
-      if (this.data) this.paint();
+      if (this.data && this.widths()) this.paint();
     }).observe(root);
     this.listen();
   }
@@ -128,13 +128,14 @@ export class HeadView {
       if (!this.data) return;
       const L = this.data.rows.length;
       if (this.geo.thin) {
-        // The thin view's query is a slider: the keys move the selection itself, as the scrubber beside the maps does.
-        const i = this.data.selected;
+        // The thin view's query is a slider: the keys move the selection itself, as the scrubber beside the maps does
+        // (from the one asked for last: keys pressed faster than the page draws each move it once).
+        const i = this.asked ?? this.data.selected;
         const to = { ArrowUp: i - 1, ArrowLeft: i - 1, ArrowDown: i + 1, ArrowRight: i + 1, PageUp: i - 10, PageDown: i + 10, Home: 0, End: L - 1 }[e.key];
         if (to == null) return;
         e.preventDefault();
         const next = Math.max(0, Math.min(L - 1, to));
-        if (next !== i) this.onSelect(next);
+        if (next !== i) { this.asked = next; this.onSelect(next); }
         return;
       }
       const el = e.target.closest('.hv-tok');
@@ -191,6 +192,7 @@ export class HeadView {
     if (prev && this.hover && this.hover.index >= (this.hover.side === 'q' ? L : S)) this.hover = null;
     this.data = data;
     this.geo = g;
+    this.asked = null;
     const lang = getLang();
     if (this.toggles) this.headToggles(data, lang);
     if (structural || this.lang !== lang) this.columns(data, g);

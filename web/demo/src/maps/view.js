@@ -80,7 +80,7 @@ export function createMapsView(app) {
   /** The selected query: the same state the chips and the scrubber set (the URL and the steps panel follow it). */
   function pickQuery(i) {
     const r = current();
-    if (!r || r.empty || i < 0 || i >= r.L || i === r.qi) return;
+    if (!r || r.empty || i < 0 || i >= r.L || i === app.state.query) return;
     app.state.query = i;
     app.invalidate();
   }
@@ -114,7 +114,10 @@ export function createMapsView(app) {
       // Row by row, as on the scrubber; the focus stays on this map.
       e.preventDefault();
       const r = current();
-      if (r && !r.empty) pickQuery(Math.max(0, Math.min(r.L - 1, r.qi + (e.key === 'ArrowUp' ? -1 : 1))));
+      if (!r || r.empty) return;
+      // From the query asked for last (the state), not the one drawn: keys faster than the page each move a row.
+      const at = app.state.query >= 0 && app.state.query < r.L ? app.state.query : r.qi;
+      pickQuery(Math.max(0, Math.min(r.L - 1, at + (e.key === 'ArrowUp' ? -1 : 1))));
     }
   });
   grid.addEventListener('toggle', (e) => {
