@@ -73,7 +73,8 @@ async function runOnce(browser, url, dir, T) {
     return { hover, click };
   });
   const extra = await page.evaluate(() => ({
-    hvNote: document.querySelector('#open-hv-note').textContent,
+    // The head view's note; an older build (--base) kept it outside the view, as #open-hv-note.
+    hvNote: (document.querySelector('#open-hv .hv-note') ?? document.querySelector('#open-hv-note')).textContent,
     loafMax: Math.max(0, ...window.__bench.loafs.map((x) => x.duration)),
     noLoaf: !!window.__bench.noLoaf,
     timings: window.__attnscopeDemo?.timings ?? {},

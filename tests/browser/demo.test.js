@@ -255,7 +255,8 @@ test('exports PNG, SVG and JSON; clicking a map enlarges it', async () => {
   assert.deepEqual(doc.settings, { embedDim: st.embedDim, numHeads: st.numHeads, headDim: st.embedDim / st.numHeads, seed: st.seed, causal: st.causal, attention: 'self' });
   assert.equal(doc.model, 'untrained');
 
-  await page.click('#maps .map-card[data-head="2"] canvas');
+  // A click on a map picks a row; its Enlarge button (or a double-click) enlarges it.
+  await page.click('#maps .map-card[data-head="2"] [data-zoom]');
   await page.waitForSelector('#zoom[open]');
   assert.equal(await page.textContent('#zoom-title'), 'Head 3');
   const box = await page.locator('#zoom-canvas').boundingBox();

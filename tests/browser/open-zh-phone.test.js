@@ -46,7 +46,7 @@ test('bert-mlm in Chinese on a phone: [MASK] filled, sentence B has token type 1
   await page.setInputFiles('#open-files', filesOf('bert-mlm'));
   await loaded(page);
   assert.match(await page.textContent('#open-status'), /^所需内存：.*已加载：参数 [\d.]+ KB；WebAssembly 内存共/);
-  assert.match(await page.textContent('#open-info'), /^BERT：2 层 × 2 头（MHA），隐藏维度 16，头维度 8，学习的位置编码/);
+  assert.match(await page.textContent('#open-info'), /^BERT：2 层 × 2 头（多头注意力），隐藏维度 16，头维度 8，学习的位置编码/);
   assert.match(await page.textContent('#open-hint'), /^编码器：每个词元都看到所有其他词元。在要填词的位置输入 \[MASK\]/);
   assert.equal(await page.isVisible('#open-pair'), true);
 
@@ -92,7 +92,7 @@ test('llama-gqa in Chinese on a phone: heads under their key/value head, RoPE a 
   await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
   // Two sentences, with no space between them in Chinese.
   assert.equal(await page.textContent('#open-hint'), '因果模型：每个词元只看到自己和之前的词元。此检查点没有 tokenizer.json：请输入以空格分隔的词元编号。');
-  assert.match(await page.textContent('#open-info'), /^Llama：2 层 × 4 头（GQA 4\/2），隐藏维度 24，头维度 6，RoPE（θ = 10000），/);
+  assert.match(await page.textContent('#open-info'), /^Llama：2 层 × 4 头（分组查询注意力，4 个查询头共用 2 个键\/值头），隐藏维度 24，头维度 6，RoPE（θ = 10000），/);
   await page.fill('#open-text', ref.input_ids.join(' '));
   await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 20_000 });
   await loaded(page);

@@ -22,7 +22,7 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   assert.match(await page.textContent('#open-status'), /Loaded: .* of parameters/);
   // The core's memory plan, made before it allocated: the fixture's n_positions (12) caps the default 512 tokens.
   assert.match(await page.textContent('#open-status'), /^Memory needed: [\d.]+ KB: [\d.]+K parameters \([\d.]+ KB as held\) and [\d.]+ KB to run 12 tokens with every attention map; WebAssembly memory has [\d,.]+ MB left\./);
-  assert.match(await page.textContent('#open-info'), /GPT-2: 2 layers × 2 heads \(MHA\)/);
+  assert.match(await page.textContent('#open-info'), /GPT-2: 2 layers × 2 heads \(multi-head attention\)/);
   await page.fill('#open-text', ref.text);
   const T = ref.input_ids.length;
   await tracedAt(page, 0, 0, T - 1);

@@ -1,6 +1,6 @@
 // Issue #33's small breaks, each checked in the page: Open a model's first sentence in the page's language, its info
-// line in words (not code names), and the phone layout (the model view's maps and head names, the four tabs in two
-// even rows), in both languages at 390 px (and 1280 px for the words), axe clean.
+// line in words (not code names, nor MHA, GQA, MQA), and the phone layout (the model view's maps and head names, the
+// four tabs in two even rows), in both languages at 390 px (and 1280 px for the words), axe clean.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, settled, axe, shot } from './helpers.js';
@@ -36,9 +36,18 @@ for (const [lang, locale] of LANGS) {
     await page.waitForFunction(() => /Llama/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
     const info = await page.textContent('#open-info');
     assert.doesNotMatch(info, /rmsNorm|swiglu|layerNorm|gelu/);
+    // How its heads share keys and values in words, not MHA / GQA / MQA.
+    assert.doesNotMatch(info, /MHA|GQA|MQA/);
+    assert.match(info, lang === 'zh' ? /^Llama：2 层 × 4 头（分组查询注意力，4 个查询头共用 2 个键\/值头）/
+      : /^Llama: 2 layers × 4 heads \(grouped-query attention, 4 query heads over 2 key\/value heads\)/);
     // The family by its own name, not config.json's model_type.
     assert.match(info, /^Llama[:：]/);
     assert.match(info, lang === 'zh' ? /均方根归一化（RMSNorm），门控前馈层（SwiGLU）/ : /RMS norm, gated MLP \(SwiGLU\)/);
+    // One key/value head for all four: multi-query attention, in words too.
+    await page.setInputFiles('#open-files', filesOf('llama-mqa'));
+    const mqa = lang === 'zh' ? '（多查询注意力，所有头共用一个键/值头）' : '(multi-query attention, one key/value head for all)';
+    await page.waitForFunction((w) => (document.querySelector('#open-info')?.textContent ?? '').includes(w), mqa, { timeout: 20_000 });
+    assert.doesNotMatch(await page.textContent('#open-info'), /MHA|GQA|MQA/);
     assert.deepEqual(await axe(page), []);
     assert.deepEqual(problems, []);
     await close();

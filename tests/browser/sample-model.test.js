@@ -34,7 +34,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await page.waitForSelector('#open-tokens .tok', { timeout: 20_000 });
     await loaded(page);
     await settled(page);
-    assert.match(await page.textContent('#open-info'), lang === 'zh' ? /^GPT-2：2 层 × 4 头（MHA），隐藏维度 32/ : /^GPT-2: 2 layers × 4 heads \(MHA\), hidden 32/);
+    assert.match(await page.textContent('#open-info'), lang === 'zh' ? /^GPT-2：2 层 × 4 头（多头注意力），隐藏维度 32/ : /^GPT-2: 2 layers × 4 heads \(multi-head attention\), hidden 32/);
     // The page's first sentence, tokenized by the sample's tokenizer, and the steps table checking itself.
     assert.ok(await page.locator('#open-tokens .tok').count() > 10);
     assert.equal(await page.locator('#open-steps .check.ok').count(), 1);

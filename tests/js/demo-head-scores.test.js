@@ -1,5 +1,5 @@
-// The demo's "Find heads" scores (web/demo/src/open/worker/head-scores.js) and its head-view thinning (open/layer.js's
-// strongestLines) on attention built to have a known answer.
+// The demo's "Find heads" scores (web/demo/src/open/worker/head-scores.js) on attention built to have a known answer
+// (the head view's thinning is demo-head-lines.test.js').
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { headScores, randomIds } from '../../web/demo/src/open/worker/head-scores.js';

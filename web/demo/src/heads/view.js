@@ -1,4 +1,5 @@
-// The head view section: every head's lines from queries to keys (HeadView draws them on one canvas).
+// The head view section of our models: every head's lines from queries to keys, in the head view every model shares
+// (maps/headview.js), with a toggle per head.
 import { $ } from '../dom.js';
 import { HeadView } from '../maps/headview.js';
 

@@ -104,6 +104,12 @@ export function cellAt(layout, x, y) {
   return i >= 0 && j >= 0 && i < layout.L && j < layout.S ? { i, j } : null;
 }
 
+/** Which row (query) is at CSS pixel (x, y): on its cells or its label left of them, else null. */
+export function rowAt(layout, x, y) {
+  const i = Math.floor((y - layout.top) / layout.cell);
+  return i >= 0 && i < layout.L && x >= 0 && x < layout.left + layout.S * layout.cell ? i : null;
+}
+
 /**
  * Draw the map into ctx (already scaled to CSS pixels) at (ox, oy): its cells at the screen's resolution (paint.js),
  * then the marks and labels. spec: { data, offset, rows, cols, vmax, scale, cmap, selectedRow, hover: {i, j} };

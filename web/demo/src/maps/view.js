@@ -1,9 +1,10 @@
 // The heat maps: the average and one map per head of the current layer, each with a text alternative (the
-// strongest weights as its label, and the full table on demand), hover values, the enlarged view and exports.
+// strongest weights as its label, and the full table on demand), hover values, the enlarged view and exports. A row
+// clicked on any of them (or ↑ ↓ on a focused map) is the selected query, as the chips and the scrubber make it.
 import { t } from '../i18n.js';
 import { $, canvasPoint, escapeHtml } from '../dom.js';
 import { HEAD_COLORS } from './colors.js';
-import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt, paintLegend } from './heatmap.js';
+import { heatmapLayout, drawHeatmap, prepareCanvas, cellAt, rowAt, paintLegend } from './heatmap.js';
 import { mapSpec } from './mapspec.js';
 import { headName, namedTitle, strongest } from '../heads/names.js';
 import { showTip, hideTip, moveTipInto } from './tooltip.js';
@@ -76,19 +77,47 @@ export function createMapsView(app) {
     return `<b>${escapeHtml(name)}</b><br>${t('tip.cell', { q: `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`, k: `<b>${escapeHtml(r.cols[j])}</b><sub>${j}</sub>` })}<br><span class="tip-num">${v.toFixed(6)}</span>`;
   }
 
+  /** The selected query: the same state the chips and the scrubber set (the URL and the steps panel follow it). */
+  function pickQuery(i) {
+    const r = current();
+    if (!r || r.empty || i < 0 || i >= r.L || i === app.state.query) return;
+    app.state.query = i;
+    app.invalidate();
+  }
+
   // ------------------------------------------------------------ events
   grid.addEventListener('click', (e) => {
     const card = e.target.closest('.map-card');
     if (!card) return;
     const exp = e.target.closest('[data-export]');
+    const canvas = e.target.closest('canvas');
     if (exp) app.exportMap(whichOf(card), exp.dataset.export);
-    else if (e.target.closest('canvas')) openZoom(whichOf(card));
+    else if (e.target.closest('[data-zoom]')) openZoom(whichOf(card));
+    else if (canvas) {
+      // A row (its cells or its label) picks that query.
+      const m = cards.find((x) => x.canvas === canvas);
+      const i = m?.layout ? rowAt(m.layout, ...canvasPoint(canvas, e)) : null;
+      if (i != null) pickQuery(i);
+    }
+  });
+  grid.addEventListener('dblclick', (e) => {
+    const card = e.target.closest('.map-card');
+    if (card && e.target.closest('canvas')) openZoom(whichOf(card));
   });
   grid.addEventListener('keydown', (e) => {
     const card = e.target.closest('.map-card');
-    if (card && e.target.matches('canvas') && (e.key === 'Enter' || e.key === ' ')) {
+    if (!card || !e.target.matches('canvas')) return;
+    if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       openZoom(whichOf(card));
+    } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+      // Row by row, as on the scrubber; the focus stays on this map.
+      e.preventDefault();
+      const r = current();
+      if (!r || r.empty) return;
+      // From the query asked for last (the state), not the one drawn: keys faster than the page each move a row.
+      const at = app.state.query >= 0 && app.state.query < r.L ? app.state.query : r.qi;
+      pickQuery(Math.max(0, Math.min(r.L - 1, at + (e.key === 'ArrowUp' ? -1 : 1))));
     }
   });
   grid.addEventListener('toggle', (e) => {
@@ -130,8 +159,8 @@ export function createMapsView(app) {
   // A long input's query without scrolling back to its chip: the scrubber beside the maps (and arrow keys on it).
   $('#query-range').addEventListener('input', (e) => { app.state.query = Number(e.target.value); app.invalidate(); });
   zc.addEventListener('click', (e) => {
-    const c = cellAt(zoomLayout, ...canvasPoint(zc, e));
-    if (c) { app.state.query = c.i; app.invalidate(); }
+    const i = rowAt(zoomLayout, ...canvasPoint(zc, e));
+    if (i != null) pickQuery(i);
   });
 
   /** The query scrubber at the selected row; not while decoding, where the step is the query (the decoder's controls). */
@@ -169,7 +198,7 @@ export function createMapsView(app) {
           card.className = 'map-card' + (which === 'avg' ? ' avg' : '');
           card.dataset.head = which;
           card.innerHTML = `<figcaption><span class="swatch"></span><span class="map-title"></span>
-            <span class="map-actions"><button type="button" class="mini" data-export="png">PNG</button><button type="button" class="mini" data-export="svg">SVG</button></span></figcaption>
+            <span class="map-actions"><button type="button" class="mini" data-zoom></button><button type="button" class="mini" data-export="png">PNG</button><button type="button" class="mini" data-export="svg">SVG</button></span></figcaption>
             <p class="map-badge" hidden></p><div class="canvas-wrap"><canvas tabindex="0" role="img"></canvas></div><div class="axes-note"></div>
             <details class="map-values"><summary></summary><div class="values-body" tabindex="0"></div></details>`;
           grid.append(card);
@@ -188,6 +217,10 @@ export function createMapsView(app) {
         badge.title = named ? namedTitle(named) : '';
         m.card.classList.toggle('named', !!named);
         const name = avg ? t('average') : t('head', { n: m.which + 1 });
+        const zoomBtn = m.card.querySelector('[data-zoom]');
+        zoomBtn.textContent = t('map.enlarge');
+        zoomBtn.setAttribute('aria-label', `${name}: ${t('map.enlargeTitle')}`);
+        zoomBtn.title = t('map.enlargeTitle');
         m.card.querySelector('[data-export="png"]').title = t('export.pngTitle');
         m.card.querySelector('[data-export="svg"]').title = t('export.svgTitle');
         m.card.querySelector('[data-export="png"]').setAttribute('aria-label', `${name}: ${t('export.pngTitle')}`);
@@ -196,8 +229,8 @@ export function createMapsView(app) {
         m.card.querySelector('.map-values summary').textContent = t('a11y.table');
         const det = m.card.querySelector('.map-values');
         if (det.open) det.querySelector('.values-body').innerHTML = valuesTable(s);
-        m.canvas.title = t('enlarge');
-        m.canvas.setAttribute('aria-label', `${s.title}. ${t('a11y.strongest')}: ${strongest(s.data, s.offset, s.rows, s.cols)}. ${t('enlarge')}`);
+        m.canvas.title = t('map.pick');
+        m.canvas.setAttribute('aria-label', `${s.title}. ${t('a11y.strongest')}: ${strongest(s.data, s.offset, s.rows, s.cols)}. ${t('map.pickKeys')}`);
         draw(m);
         yield;
       }

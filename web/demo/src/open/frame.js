@@ -70,7 +70,8 @@ function info(r) {
   const c = r.config;
   const kind = c.positions.kind;
   const pos = kind === 'rope' ? t('open.rope', { theta: c.positions.theta }) : t(kind === 'sinusoidal' ? 'open.sinusoidal' : kind === 'relative' ? 'open.relative' : 'open.learned');
-  const attn = c.kvHeads === c.heads ? 'MHA' : c.kvHeads === 1 ? 'MQA' : `GQA ${c.heads}/${c.kvHeads}`;
+  // How the heads share keys and values, in words (not MHA / MQA / GQA).
+  const attn = c.kvHeads === c.heads ? t('open.attn.mha') : c.kvHeads === 1 ? t('open.attn.mqa') : t('open.attn.gqa', { H: c.heads, kv: c.kvHeads });
   const el = $('#open-info');
   el.hidden = false;
   // The norm and the MLP in words; a kind the words do not know yet keeps its own name rather than a missing key.

@@ -1,37 +1,12 @@
 // The selected layer of an opened model: its heads' maps side by side on one canvas, the selected head enlarged
-// with its tokens, and the head view of that head, thinned to its strongest lines (and saying so).
+// with its tokens, and the head view of that head (maps/headview.js, the one every model's page shows).
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { HEAD_COLORS, FONT_FAMILY } from 'attnscope/figures';
 import { showTip, hideTip } from '../maps/tooltip.js';
 import { headImage, mapTop, placeImage } from '../maps/paint.js';
 import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
+import { HeadView } from '../maps/headview.js';
 import { cellSize } from './grid.js';
-
-/** At most this many lines in the head view: beyond it the browser's rasterising, not the script, sets the time. */
-export const MAX_LINES = 1500;
-
-/** The `max` strongest (query, key, weight) of a T×T map's nonzero weights, strongest first; `of` counts them all. */
-export function strongestLines(data, offset, T, max) {
-  const n = T * T;
-  let of = 0;
-  for (let k = 0; k < n; k++) if (data[offset + k] > 0) of++;
-  const triple = (k) => [Math.floor(k / T), k % T, data[offset + k]];
-  if (of <= max) {
-    const all = [];
-    for (let k = 0; k < n; k++) if (data[offset + k] > 0) all.push(k);
-    return { lines: all.sort((a, b) => data[offset + b] - data[offset + a]).map(triple), of };
-  }
-  // A threshold from a histogram of the weights, then only the cells above it are sorted: O(T²), not O(T² log T²).
-  const bins = new Uint32Array(1024);
-  for (let k = 0; k < n; k++) bins[Math.min(1023, Math.floor(data[offset + k] * 1024))]++;
-  let b = 1023, count = 0;
-  while (b > 0 && count + bins[b] <= max) count += bins[b--];
-  const cut = (b + 1) / 1024;
-  const keep = [];
-  for (let k = 0; k < n; k++) if (data[offset + k] >= cut) keep.push(k);
-  return { lines: keep.sort((a, c) => data[offset + c] - data[offset + a]).slice(0, max).map(triple), of };
-}
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, select: (i: number) => void }} app */
 export function createOpenLayerView(app) {
@@ -41,13 +16,12 @@ export function createOpenLayerView(app) {
   const big = document.createElement('canvas');
   big.setAttribute('role', 'img');
   maps.append(strip, big);
-  const hv = $('#open-hv');
-  hv.setAttribute('role', 'img');
+  // One head: no toggles; a query picked on it is the page's selection, as a click on the enlarged map.
+  const hv = new HeadView($('#open-hv'), { onSelect: (i) => app.select(i) });
   let width = 0, shown = null;
   // What the enlarged map and the head view last drew: a pass that changes neither (the trace arriving, another
   // query's steps) leaves them as they are.
-  let bigKey = null, hvKey = null, linesOf = null;
-  const hvBase = { canvas: document.createElement('canvas'), key: null };
+  let bigKey = null, hvKey = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -94,77 +68,6 @@ export function createOpenLayerView(app) {
     $('#scale').value = state.scale;
   }
 
-  /**
-   * The head view of `lines` (strongestLines' result) on its canvas, at most about 600 px tall whatever T: every line
-   * faint, the selected query's in the head's colour over them, with its token and its strongest keys' tokens written
-   * beside them (all tokens where rows are tall enough).
-   */
-  function drawHeadView(r, { lines, of }, T, data, offset) {
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.min(Math.max(200, width || 600), 560), rowH = Math.min(16, 600 / T), h = rowH * T + 8;
-    hv.width = Math.ceil(w * dpr); hv.height = Math.ceil(h * dpr);
-    hv.style.width = `${w}px`; hv.style.height = `${h}px`;
-    const ctx = hv.getContext('2d');
-    const x0 = 120, x1 = w - 120, y = (i) => 4 + (i + 0.5) * rowH;
-    const colour = HEAD_COLORS[r.head % HEAD_COLORS.length];
-    // Every line, faint, drawn once per run, head and size on a canvas off the page: another query only copies it.
-    const baseKey = [lines, hv.width, hv.height];
-    if (!hvBase.key || hvBase.key.some((x, i) => x !== baseKey[i])) {
-      hvBase.canvas.width = hv.width; hvBase.canvas.height = hv.height;
-      const b = hvBase.canvas.getContext('2d');
-      b.scale(dpr, dpr);
-      b.strokeStyle = colour;
-      // Opacity in 32 steps: one path per step, not one stroke per line.
-      const levels = Array.from({ length: 32 }, () => []);
-      for (const [i, j, v] of lines) levels[Math.min(31, Math.floor(v * 32))].push([i, j]);
-      b.lineWidth = T > 128 ? 1 / dpr : 1.5;
-      levels.forEach((ls, k) => {
-        if (!ls.length) return;
-        b.globalAlpha = ((k + 1) / 32) * 0.45;
-        b.beginPath();
-        for (const [i, j] of ls) { b.moveTo(x0, y(i)); b.lineTo(x1, y(j)); }
-        b.stroke();
-      });
-      hvBase.key = baseKey;
-    }
-    ctx.drawImage(hvBase.canvas, 0, 0);
-    ctx.scale(dpr, dpr);
-    ctx.strokeStyle = colour;
-    // The selected query: every key it weighs, at full strength.
-    const row = data.subarray(offset + r.qi * T, offset + (r.qi + 1) * T);
-    ctx.lineWidth = 2;
-    for (let j = 0; j < T; j++) {
-      if (!(row[j] > 0.005)) continue;
-      ctx.globalAlpha = Math.min(1, 0.15 + row[j]);
-      ctx.beginPath(); ctx.moveTo(x0, y(r.qi)); ctx.lineTo(x1, y(j)); ctx.stroke();
-    }
-    ctx.globalAlpha = 1;
-    ctx.fillStyle = '#333';
-    ctx.textBaseline = 'middle';
-    const label = (side, i, s, bold) => {
-      ctx.font = `${bold ? 'bold ' : ''}${Math.max(9, Math.min(12, rowH - 1))}px ${FONT_FAMILY}`;
-      ctx.textAlign = side === 'q' ? 'right' : 'left';
-      ctx.fillText(s, side === 'q' ? x0 - 4 : x1 + 4, y(i));
-    };
-    if (rowH >= 8) {
-      for (let i = 0; i < T; i++) { label('q', i, r.rows[i].slice(0, 14), i === r.qi); label('k', i, r.cols[i].slice(0, 14), false); }
-    } else {
-      // Rows too thin for text: the query's token and the keys it weighs most, apart enough to read.
-      label('q', r.qi, `${r.rows[r.qi].slice(0, 12)} ${r.qi}`, true);
-      const best = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 8).filter((j) => row[j] > 0.02);
-      const placed = [];
-      for (const j of best) {
-        if (placed.some((p) => Math.abs(y(p) - y(j)) < 12)) continue;
-        placed.push(j);
-        label('k', j, `${j} ${r.cols[j].slice(0, 10)}`, false);
-      }
-    }
-    $('#open-hv-note').textContent = lines.length < of
-      ? t('open.hvThinned', { n: lines.length.toLocaleString(), total: of.toLocaleString() })
-      : t('open.hvAll');
-    hv.setAttribute('aria-label', t('open.hvLabel', { l: r.layer + 1, h: r.head + 1, n: lines.length }));
-  }
-
   return {
     name: 'openLayer',
     root: maps,
@@ -207,13 +110,11 @@ export function createOpenLayerView(app) {
         shown = { r, small, layout };
         bigKey = key;
       } else shown = { ...shown, r, small };
-      // The head view does not depend on the colours; the strongest lines not on the query either.
-      const hk = [r.run, r.layer, r.head, r.qi, width, window.devicePixelRatio, getLang()];
+      // The head view does not depend on the colours (nor on the width: it follows its own).
+      const hk = [r.run, r.layer, r.head, r.qi, getLang()];
       if (hvKey && hvKey.every((x, i) => x === hk[i])) return;
       yield 'paint';
-      if (linesOf?.key.some((x, i) => x !== hk[i] && i !== 3) ?? true) linesOf = { key: hk, lines: strongestLines(data, offset, T, MAX_LINES) };
-      yield; // the lines' choice and their drawing in two pieces
-      drawHeadView(r, linesOf.lines, T, data, offset);
+      yield* hv.update({ rows: r.rows, cols: r.cols, weights: data, offset, H: 1, first: r.head, off: [], selected: r.qi });
       hvKey = hk;
     },
   };
