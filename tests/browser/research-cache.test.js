@@ -63,11 +63,15 @@ for (const name of ['gpt2-lm', 'bert-mlm']) {
     const bytes = readFileSync(await download.path());
     assert.equal(bytes.length, planned, 'the file is as large as the page said');
     const { tensors, metadata } = safetensors(bytes);
-    assert.deepEqual(Object.keys(tensors).sort(), Array.from({ length: L }, (_, l) => [`blocks.${l}.attn.hook_pattern`, `blocks.${l}.hook_resid_post`]).flat().sort());
+    const names = Array.from({ length: L }, (_, l) => [`blocks.${l}.attn.hook_pattern`, `blocks.${l}.hook_resid_post`]).flat();
+    assert.deepEqual(Object.keys(tensors).sort(), names.sort());
     for (let l = 0; l < L; l++) {
       const p = tensors[`blocks.${l}.attn.hook_pattern`];
       assert.deepEqual(p.shape, [1, H, T, T]);
-      p.data.forEach((x, i) => assert.ok(Math.abs(x - ref.attention[l * H * T * T + i]) < 2e-5, `layer ${l} pattern ${i}: ${x}, PyTorch ${ref.attention[l * H * T * T + i]}`));
+      p.data.forEach((x, i) => {
+        const want = ref.attention[l * H * T * T + i];
+        assert.ok(Math.abs(x - want) < 2e-5, `layer ${l} pattern ${i}: ${x}, PyTorch ${want}`);
+      });
       const r = tensors[`blocks.${l}.hook_resid_post`];
       assert.deepEqual(r.shape, [1, T, d]);
       r.data.forEach((x, i) => {
@@ -86,7 +90,8 @@ for (const name of ['gpt2-lm', 'bert-mlm']) {
     assert.equal(config.n_ctx, T);
     assert.deepEqual(config.tokens, ref.ids);
     assert.deepEqual(config.hooks, Object.keys(tensors));
-    assert.match(page.url(), /ocache=pattern%2Cresid_post|ocache=pattern,resid_post/);
+    // The page writes its URL 150 ms after a change.
+    await page.waitForFunction((s) => location.hash.includes(s), 'ocache=pattern%2Cresid_post', { timeout: 5000 });
     assert.deepEqual(problems, []);
     await close();
   });

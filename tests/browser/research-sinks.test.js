@@ -99,8 +99,9 @@ test('gpt2-lm: a key hidden and rows renormalised, marked as a view over every m
   const cells = await hovered(page);
   assert.ok(cells.length >= 2, `tooltips read: ${JSON.stringify(cells)}`);
   for (const [i, j, v] of cells) assert.ok(Math.abs(v - expected[((1 * 2 + 1) * T + i) * T + j]) < 2e-5, `enlarged map (${i}, ${j}): ${v}`);
-  assert.match(page.url(), /oshow=hidden/);
-  assert.match(page.url(), /okey=2/);
+  // The page writes its URL 150 ms after a change.
+  await page.waitForFunction((s) => location.hash.includes(s), 'oshow=hidden', { timeout: 5000 });
+  await page.waitForFunction((s) => location.hash.includes(s), 'okey=2', { timeout: 5000 });
   // The steps panel still checks the trace against the model's own map, not the view.
   await loaded(page);
   assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);
@@ -127,7 +128,8 @@ for (const name of ['gpt2-lm', 'llama-gqa']) {
     await page.waitForSelector('#open-sinks-out td[data-kind="norms"][data-value]', { timeout: 20_000 });
     await settled(page);
     // Sink mass on key 0: the mean over queries 1 … T−1 (query 0 sees only key 0).
-    const mass = await page.$$eval('#open-sinks-out td[data-head][data-value]', (tds) => tds.map((td) => [Number(td.dataset.layer), Number(td.dataset.head), Number(td.dataset.value)]));
+    const mass = await page.$$eval('#open-sinks-out td[data-head][data-value]',
+      (tds) => tds.map((td) => [Number(td.dataset.layer), Number(td.dataset.head), Number(td.dataset.value)]));
     assert.equal(mass.length, L * H);
     for (const [l, h, v] of mass) {
       let sum = 0;
@@ -141,19 +143,23 @@ for (const name of ['gpt2-lm', 'llama-gqa']) {
     await page.click('#open-tokens button[data-i="6"]');
     await page.waitForFunction(() => document.querySelector('#open-sinks-out h4')?.textContent.includes('query 6'), null, { timeout: 20_000 });
     await settled(page);
-    const row = await page.$$eval('#open-sinks-out td[data-kind][data-value]', (tds) => tds.map((td) => [td.dataset.kind, Number(td.dataset.key), Number(td.dataset.value)]));
+    const row = await page.$$eval('#open-sinks-out td[data-kind][data-value]',
+      (tds) => tds.map((td) => [td.dataset.kind, Number(td.dataset.key), Number(td.dataset.value)]));
     const mh = (L - 1) * H + (H - 1), at = (mh * T + 6) * T;
     const alpha = ref.attention.slice(at, at + T), norms = ref.value_norms.slice(mh * T, (mh + 1) * T);
     const renorm = (x) => { const z = x.reduce((a, b) => a + b, 0); return x.map((v) => v / z); };
     const want = { weights: alpha, hidden: renorm(alpha.map((a, j) => (j === 3 ? 0 : a))), norms, value: renorm(alpha.map((a, j) => a * norms[j])) };
     assert.equal(row.length, 4 * T);
-    for (const [kind, j, v] of row) assert.ok(Math.abs(v - want[kind][j]) < 2e-5 * Math.max(1, want[kind][j]), `${kind} key ${j}: ${v}, PyTorch ${want[kind][j]}`);
+    for (const [kind, j, v] of row) {
+      assert.ok(Math.abs(v - want[kind][j]) < 2e-5 * Math.max(1, want[kind][j]), `${kind} key ${j}: ${v}, PyTorch ${want[kind][j]}`);
+    }
     // The sink mass on key 3: queries 3 … T−1.
     const on3 = await page.$eval(`#open-sinks-out td[data-layer="0"][data-head="0"]`, (td) => Number(td.dataset.value));
     let sum = 0;
     for (let i = 3; i < T; i++) sum += ref.attention[i * T + 3];
     assert.ok(Math.abs(on3 - sum / (T - 3)) < 1e-5, `sink mass on key 3: ${on3}, PyTorch ${sum / (T - 3)}`);
-    assert.match(page.url(), /osink=1/);
+    // The page writes its URL 150 ms after a change.
+    await page.waitForFunction((s) => location.hash.includes(s), 'osink=1', { timeout: 5000 });
     assert.deepEqual(problems, []);
     await close();
   });

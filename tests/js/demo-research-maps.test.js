@@ -90,7 +90,8 @@ test('a sink’s mass averages the queries that can see the key, not a causal qu
 });
 
 test('the URL keeps what the maps show, the key, the sinks, the circuits and the cache’s hooks', () => {
-  const o = { ...defaultResearch(), shows: 'value', key: 3, sinks: true, circuits: true, cache: ['attn.hook_pattern', 'hook_resid_post', 'ln_final.hook_normalized'] };
+  const cache = ['attn.hook_pattern', 'hook_resid_post', 'ln_final.hook_normalized'];
+  const o = { ...defaultResearch(), shows: 'value', key: 3, sinks: true, circuits: true, cache };
   const p = new URLSearchParams();
   writeResearch(p, o);
   assert.equal(p.toString(), 'oshow=value&okey=3&osink=1&ocirc=1&ocache=pattern%2Cresid_post%2Cln_final');

@@ -51,7 +51,11 @@ export function createCacheView(app) {
       links = { value: v, urls: [URL.createObjectURL(v.safetensors), URL.createObjectURL(v.json)] };
     }
     const [file, json] = links.urls;
-    return `${escapeHtml(t('rs.cacheDone', { ms: v.ms.toFixed(0) }))} <a href="${escapeAttr(file)}" download="attnscope-${escapeAttr(family)}-cache.safetensors" data-bytes="${v.bytes}">${escapeHtml(t('rs.cacheFile', { size: sizeText(v.bytes) }))}</a>${getLang() === 'zh' ? '，' : ', '}<a href="${escapeAttr(json)}" download="attnscope-${escapeAttr(family)}-cache.json">${escapeHtml(t('rs.cacheJson'))}</a>`;
+    const name = `attnscope-${escapeAttr(family)}-cache`;
+    const what = escapeHtml(t('rs.cacheFile', { size: sizeText(v.bytes) }));
+    const a = `<a href="${escapeAttr(file)}" download="${name}.safetensors" data-bytes="${v.bytes}">${what}</a>`;
+    const b = `<a href="${escapeAttr(json)}" download="${name}.json">${escapeHtml(t('rs.cacheJson'))}</a>`;
+    return `${escapeHtml(t('rs.cacheDone', { ms: v.ms.toFixed(0) }))} ${a}${getLang() === 'zh' ? '，' : ', '}${b}`;
   }
 
   return {
@@ -75,7 +79,8 @@ export function createCacheView(app) {
       // The checkboxes are built again only for another model or language: a rebuild would take a focused box away.
       const sig = `${kinds.join(',')}|${state.lang}`;
       if (drawnKinds !== sig) {
-        hooks.innerHTML = kinds.map((k) => `<label class="rs-hook"><input type="checkbox" value="${k}"> <code>${escapeHtml(hookName(k))}</code> <span>${escapeHtml(t(`rs.hook.${k}`))}</span> <span class="rs-hook-size" data-kind="${k}"></span></label>`).join('');
+        hooks.innerHTML = kinds.map((k) => `<label class="rs-hook"><input type="checkbox" value="${k}"> <code>${escapeHtml(hookName(k))}</code>
+          <span>${escapeHtml(t(`rs.hook.${k}`))}</span> <span class="rs-hook-size" data-kind="${k}"></span></label>`).join('');
         drawnKinds = sig;
       }
       for (const input of hooks.querySelectorAll('input')) input.checked = chosen.includes(input.value);

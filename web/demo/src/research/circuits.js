@@ -4,7 +4,7 @@
 // shown; the numbers are the package's, this view draws them.
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { drawHeadMap, strongest } from '../open/headmap.js';
+import { drawHeadMap, outlineHead, strongest } from '../open/headmap.js';
 
 const LEFT = 30, TOP = 4;
 /** Singular values listed for the selected head: the largest, up to this many. */
@@ -30,14 +30,19 @@ export function createCircuitsView(app) {
   function normsHtml(r, v) {
     const { layers: L, heads: H } = r.config;
     const max = (a) => a.reduce((m, x) => Math.max(m, x), 0);
-    const fig = (kind, key) => `<figure class="rs-circ-fig"><figcaption>${escapeHtml(t(key, { max: fmt(max(v[kind])) }))}</figcaption><canvas class="rs-circ-map" data-kind="${kind}" role="img"></canvas></figure>`;
+    const caption = (kind, key) => escapeHtml(t(key, { max: fmt(max(v[kind])) }));
+    const fig = (kind, key) => `<figure class="rs-circ-fig"><figcaption>${caption(kind, key)}</figcaption>
+      <canvas class="rs-circ-map" data-kind="${kind}" role="img"></canvas></figure>`;
+    const cell = (kind, l, h) => `<td data-kind="${kind}" data-layer="${l}" data-head="${h}" data-value="${v[kind][l * H + h]}">${
+      fmt(v[kind][l * H + h])}</td>`;
     const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
-    const table = (kind, key) => `<table><caption>${escapeHtml(t(key, { max: fmt(max(v[kind])) }))}</caption><thead><tr><td></td>${head}</tr></thead><tbody>${
+    const table = (kind, key) => `<table><caption>${caption(kind, key)}</caption><thead><tr><td></td>${head}</tr></thead><tbody>${
       Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
-        Array.from({ length: H }, (_, h) => `<td data-kind="${kind}" data-layer="${l}" data-head="${h}" data-value="${v[kind][l * H + h]}">${fmt(v[kind][l * H + h])}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+        Array.from({ length: H }, (_, h) => cell(kind, l, h)).join('')}</tr>`).join('')}</tbody></table>`;
     const click = `<p class="hint rs-live">${escapeHtml(t('rs.sinkClick'))}</p>`;
     return `<div class="rs-maps">${fig('qk', 'rs.circQk')}${fig('ov', 'rs.circOv')}</div>${click}
-      <details><summary>${escapeHtml(t('rs.circNorms'))}</summary><div class="open-patch-table">${table('qk', 'rs.circQk')}${table('ov', 'rs.circOv')}</div></details>`;
+      <details><summary>${escapeHtml(t('rs.circNorms'))}</summary>
+      <div class="open-patch-table">${table('qk', 'rs.circQk')}${table('ov', 'rs.circOv')}</div></details>`;
   }
 
   /** The selected head's largest singular values of QK and OV as bars, and the key/value head it reads. */
@@ -45,11 +50,14 @@ export function createCircuitsView(app) {
     const c = r.config, n = Math.min(SHOWN, v.qk.length);
     const bars = (kind, values) => {
       const top = values[0] || 1;
-      return `<ol class="rs-sv">${Array.from(values.slice(0, n), (x, i) => `<li data-kind="${kind}" data-index="${i}" data-value="${x}"><span class="rs-sv-bar"><span style="width:${((x / top) * 100).toFixed(1)}%"></span></span><span class="next-p">${fmt(x)}</span></li>`).join('')}</ol>`;
+      const item = (x, i) => `<li data-kind="${kind}" data-index="${i}" data-value="${x}">
+        <span class="rs-sv-bar"><span style="width:${((x / top) * 100).toFixed(1)}%"></span></span><span class="next-p">${fmt(x)}</span></li>`;
+      return `<ol class="rs-sv">${Array.from(values.slice(0, n), item).join('')}</ol>`;
     };
     const kv = c.kvHeads < c.heads ? `<p>${escapeHtml(t('rs.circKv', { kv: v.kvHead + 1, n: c.kvHeads }))}</p>` : '';
     return `<h4>${escapeHtml(t('rs.circHead', { l: v.layer + 1, h: v.head + 1, n, d: v.qk.length }))}</h4>${kv}
-      <div class="rs-sv-pair"><div><b>${escapeHtml(t('rs.circSvQk'))}</b>${bars('qk', v.qk)}</div><div><b>${escapeHtml(t('rs.circSvOv'))}</b>${bars('ov', v.ov)}</div></div>`;
+      <div class="rs-sv-pair"><div><b>${escapeHtml(t('rs.circSvQk'))}</b>${bars('qk', v.qk)}</div>
+      <div><b>${escapeHtml(t('rs.circSvOv'))}</b>${bars('ov', v.ov)}</div></div>`;
   }
 
   return {
@@ -69,20 +77,27 @@ export function createCircuitsView(app) {
       if (norms.value) status.dataset.ms = norms.value.ms.toFixed(1);
       if (!norms.value) { out.innerHTML = ''; drawnNorms = drawnHead = null; return; }
       const lang = getLang();
-      if (drawnNorms?.value !== norms.value || drawnNorms.key !== `${state.cmap}|${lang}`) {
+      // The maps and their table are built again only for new norms or words (an open table stays open); the pictures
+      // for the colours and the selected head, which they outline.
+      if (drawnNorms?.value !== norms.value || drawnNorms.lang !== lang) {
         out.innerHTML = `${normsHtml(r, norms.value)}<div class="rs-circ-head"></div>`;
-        const { layers: L, heads: H } = r.config;
-        const cell = Math.max(8, Math.min(22, Math.floor(((out.clientWidth || 600) / 2 - LEFT - 20) / H)));
+        drawnNorms = { value: norms.value, lang, paint: '' };
+        drawnHead = null;
+      }
+      const { layers: L, heads: H } = r.config;
+      const cell = Math.max(8, Math.min(22, Math.floor(((out.clientWidth || 600) / 2 - LEFT - 20) / H)));
+      const paint = [state.cmap, r.layer, r.head, cell].join('|');
+      if (drawnNorms.paint !== paint) {
         for (const c of out.querySelectorAll('canvas.rs-circ-map')) {
           const values = norms.value[c.dataset.kind];
           const top = values.reduce((m, x) => Math.max(m, x), 0) || 1;
           const scaled = Float32Array.from(values, (x) => x / top);
           Object.assign(c.dataset, { cell, layers: L, heads: H });
-          drawHeadMap(c, scaled, L, H, { cell, left: LEFT, top: TOP, cmap: state.cmap });
+          const ctx = drawHeadMap(c, scaled, L, H, { cell, left: LEFT, top: TOP, cmap: state.cmap });
+          outlineHead(ctx, r.layer, r.head, { cell, left: LEFT, top: TOP });
           c.setAttribute('aria-label', `${t(c.dataset.kind === 'qk' ? 'rs.circQk' : 'rs.circOv', { max: fmt(top) })}: ${strongest(values, L, H)}`);
         }
-        drawnNorms = { value: norms.value, key: `${state.cmap}|${lang}` };
-        drawnHead = null;
+        drawnNorms.paint = paint;
       }
       // The selected head's spectra: the last ones, dimmed, until the Worker answers for the newly selected head.
       const place = out.querySelector('.rs-circ-head');

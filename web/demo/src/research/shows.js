@@ -22,14 +22,18 @@ export function createShowsView(app) {
   const marks = ['#open-mark-grid', '#open-mark-maps', '#open-mark-hv'].map((sel) => $(sel));
   let keysFor = null;
 
-  /** Every mark and the legend's say the same; all hidden for the weights (or another tab, whose legend this is too). */
+  /**
+   * The first map's mark says what the view is, the others and the legend say it short; all hidden for the weights
+   * (and in another tab, whose legend this is too).
+   */
   function mark(view) {
-    const text = viewMark(view);
-    for (const m of marks) {
+    const long = viewMark(view), short = viewLegend(view) || long;
+    marks.forEach((m, i) => {
+      const text = i === 0 ? long : short;
       m.hidden = !text;
       if (m.textContent !== text) m.textContent = text;
       m.classList.toggle('waiting', !!view?.waiting);
-    }
+    });
     const legend = $('#legend-view');
     const note = viewLegend(view);
     legend.hidden = !note;

@@ -3,9 +3,9 @@
 // row at the selected query four ways: its weights, the row with that key hidden and renormalised, the values'
 // norms, and value-weighted α·‖v‖. Plain arithmetic over the maps (the package's sinkMass, hideKeys, valueWeighted),
 // computed only while shown.
-import { t, getLang } from '../i18n.js';
+import { t } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { drawHeadMap, ranked, strongest } from '../open/headmap.js';
+import { drawHeadMap, outlineHead, ranked, strongest } from '../open/headmap.js';
 import { rowViews, shownKey, sinkMassOf } from './maps.js';
 
 const LEFT = 30, TOP = 4;
@@ -32,22 +32,27 @@ export function createSinksView(app) {
   function massMap(r, key, mass) {
     const { layers: L, heads: H } = r.config;
     const name = t('rs.sinkMap', { i: key, token: r.cols[key] });
+    const cell = (l, h) => `<td data-layer="${l}" data-head="${h}" data-value="${mass[l * H + h]}">${fmt(mass[l * H + h])}</td>`;
     const rows = Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
-      Array.from({ length: H }, (_, h) => `<td data-layer="${l}" data-head="${h}" data-value="${mass[l * H + h]}">${fmt(mass[l * H + h])}</td>`).join('')}</tr>`).join('');
+      Array.from({ length: H }, (_, h) => cell(l, h)).join('')}</tr>`).join('');
     const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
-    const click = `<span class="rs-live">${getLang() === 'zh' ? '' : ' '}${escapeHtml(t('rs.sinkClick'))}</span>`;
-    const top = ranked(mass, H).map((x) => `<li><button type="button" class="link" data-layer="${x.layer}" data-head="${x.head}">${escapeHtml(t('mv.layer', { n: x.layer + 1 }))} ${escapeHtml(t('head', { n: x.head + 1 }))}</button> <span class="open-score">${fmt(x.score)}</span></li>`).join('');
+    const click = `<br><span class="hint rs-live">${escapeHtml(t('rs.sinkClick'))}</span>`;
+    const headName = (x) => `${escapeHtml(t('mv.layer', { n: x.layer + 1 }))} ${escapeHtml(t('head', { n: x.head + 1 }))}`;
+    const top = ranked(mass, H).map((x) => `<li><button type="button" class="link" data-layer="${x.layer}" data-head="${x.head}">${headName(x)}</button>
+      <span class="open-score">${fmt(x.score)}</span></li>`).join('');
     return `<figure class="rs-sink-fig"><figcaption>${escapeHtml(name)}${click}</figcaption>
       <div class="rs-sink-side"><canvas class="rs-sink-map" role="img"></canvas><ol class="rs-sink-top">${top}</ol></div></figure>
-      <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
+      <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary>
+      <div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
   }
 
   /** The selected head's row at the selected query: weights, hidden, value norms, value-weighted, a column per key. */
   function rowTable(r, key, v) {
     const T = r.T;
-    const head = r.cols.map((s, j) => `<th scope="col" title="${escapeAttr(`${j}: ${s}`)}"${j === key ? ' class="rs-key"' : ''}>${escapeHtml(s)}<sub>${j}</sub></th>`).join('');
+    const mark = (j) => (j === key ? ' class="rs-key"' : '');
+    const head = r.cols.map((s, j) => `<th scope="col" title="${escapeAttr(`${j}: ${s}`)}"${mark(j)}>${escapeHtml(s)}<sub>${j}</sub></th>`).join('');
     const line = (kind, label, values) => `<tr><th scope="row">${escapeHtml(label)}</th>${Array.from({ length: T }, (_, j) => (values
-      ? `<td data-kind="${kind}" data-key="${j}" data-value="${values[j]}"${j === key ? ' class="rs-key"' : ''}>${fmt(values[j])}</td>`
+      ? `<td data-kind="${kind}" data-key="${j}" data-value="${values[j]}"${mark(j)}>${fmt(values[j])}</td>`
       : `<td data-kind="${kind}" data-key="${j}">…</td>`)).join('')}</tr>`;
     return `<h4>${escapeHtml(t('rs.sinkRowTitle', { l: r.layer + 1, h: r.head + 1, q: r.qi, token: r.rows[r.qi] }))}</h4>
       <p class="hint">${escapeHtml(t('rs.sinkRowText', { i: key }))}</p>
@@ -69,18 +74,29 @@ export function createSinksView(app) {
       if (!on) { out.innerHTML = ''; drawn = null; return; }
       const run = r.modelRun; // the sink mass is the model's, whatever view the maps show
       const key = shownKey(state.open.key, r.T);
-      // Drawn again only when what it shows changed: the run, the norms' arrival, the key, head, query, colours, words.
-      const drawKey = [key, r.layer, r.head, r.qi, state.cmap, state.lang, out.clientWidth].join('|');
-      if (drawn?.run === run && drawn.norms === r.valueNorms && drawn.key === drawKey) return;
-      const mass = sinkMassOf(run.attention, key, r.config.causal);
-      out.innerHTML = `${massMap(r, key, mass)}<div class="rs-sink-row">${rowTable(r, key, rowViews(run.attention, r.layer, r.head, r.qi, key, r.valueNorms))}</div>`;
       const { layers: L, heads: H } = r.config;
-      const c = out.querySelector('canvas.rs-sink-map');
+      // Three parts, each drawn again only when what it shows changed, so that an open table stays open: the map and
+      // its numbers (the run, the key, the words), its picture (colours, the selected head, the width), the row.
+      if (drawn?.run !== run || drawn.key !== `${key}|${state.lang}`) {
+        const mass = sinkMassOf(run.attention, key, r.config.causal);
+        out.innerHTML = `${massMap(r, key, mass)}<div class="rs-sink-row"></div>`;
+        drawn = { run, key: `${key}|${state.lang}`, mass, paint: '', row: null };
+      }
       const cell = Math.max(8, Math.min(22, Math.floor(((out.clientWidth || 600) - LEFT - 10) / H)));
-      Object.assign(c.dataset, { cell, layers: L, heads: H });
-      drawHeadMap(c, mass, L, H, { cell, left: LEFT, top: TOP, cmap: state.cmap });
-      c.setAttribute('aria-label', `${t('rs.sinkMap', { i: key, token: r.cols[key] })}: ${strongest(mass, L, H)}`);
-      drawn = { run, norms: r.valueNorms, key: drawKey };
+      const paint = [state.cmap, r.layer, r.head, cell].join('|');
+      if (drawn.paint !== paint) {
+        const c = out.querySelector('canvas.rs-sink-map');
+        Object.assign(c.dataset, { cell, layers: L, heads: H });
+        const ctx = drawHeadMap(c, drawn.mass, L, H, { cell, left: LEFT, top: TOP, cmap: state.cmap });
+        outlineHead(ctx, r.layer, r.head, { cell, left: LEFT, top: TOP });
+        c.setAttribute('aria-label', `${t('rs.sinkMap', { i: key, token: r.cols[key] })}: ${strongest(drawn.mass, L, H)}`);
+        drawn.paint = paint;
+      }
+      const row = [r.layer, r.head, r.qi].join('|');
+      if (drawn.row !== row || drawn.norms !== r.valueNorms) {
+        out.querySelector('.rs-sink-row').innerHTML = rowTable(r, key, rowViews(run.attention, r.layer, r.head, r.qi, key, r.valueNorms));
+        Object.assign(drawn, { row, norms: r.valueNorms });
+      }
     },
   };
 }
