@@ -3,7 +3,7 @@
 // mass averages; the research keys of the URL (research/hash.js) read back as written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { viewMaps, mapsShown, rowViews, sinkFrom, sinkMassOf, shownKey } from '../../web/demo/src/research/maps.js';
+import { viewMaps, mapsShown, rowViews, sinkFrom, sinkMassOf, shownKey, AT_ONCE } from '../../web/demo/src/research/maps.js';
 import { parseResearch, writeResearch, defaultResearch } from '../../web/demo/src/research/hash.js';
 import { mulberry32 } from '../random.js';
 
@@ -62,11 +62,29 @@ test('the maps shown: the run itself for the weights, one kept object per view, 
   assert.equal(mapsShown({ shows: 'hidden', key: 1 }, run, null).run, hidden.run, 'the same object while nothing changed');
   const waiting = mapsShown({ shows: 'value', key: 1 }, run, null);
   assert.equal(waiting.run, run);
-  assert.equal(waiting.view.waiting, true);
+  assert.equal(waiting.view.waiting, 'norms');
   assert.notEqual(mapsShown({ shows: 'value', key: 1 }, run, valueNorms).run.attention, attention);
   // A key past the input's end (the text became shorter) is the first token.
   assert.equal(mapsShown({ shows: 'hidden', key: 9 }, run, null).view.key, 0);
   assert.equal(shownKey(9, 4), 0);
+});
+
+test('large maps are viewed a layer per task: the weights meanwhile, said so; the last view asked for, then ready', async () => {
+  const { attention } = made(2, 4, 400);
+  assert.ok(attention.data.length > AT_ONCE);
+  const run = { ids: Array.from({ length: 400 }, (_, i) => i), tokens: null, attention };
+  let ready;
+  const done = new Promise((ok) => { ready = ok; });
+  const first = mapsShown({ shows: 'hidden', key: 3 }, run, null, () => assert.fail('an abandoned view called ready'));
+  assert.equal(first.run, run);
+  assert.equal(first.view.waiting, 'view');
+  assert.equal(first.view.token, '#3');
+  // Another key before the first view is done: the first is abandoned, the second computed.
+  assert.equal(mapsShown({ shows: 'hidden', key: 4 }, run, null, ready).view.waiting, 'view');
+  await done;
+  const after = mapsShown({ shows: 'hidden', key: 4 }, run, null);
+  assert.equal(after.view.waiting, false);
+  assert.deepEqual(after.run.attention.data, viewMaps(attention, 'hidden', 4).data);
 });
 
 test('a sink’s mass averages the queries that can see the key, not a causal query 0; the row four ways', () => {

@@ -147,7 +147,7 @@ export function createOpenSession({ invalidate }) {
       const tokens = run.tokens ?? run.ids.map((id) => `#${id}`);
       // What the maps show (research/maps.js): `run` carries the chosen maps, `modelRun` the model's own weights.
       const valueNorms = research.valueNormsOf(fw.key);
-      const shown = mapsShown(o, run, valueNorms);
+      const shown = mapsShown(o, run, valueNorms, invalidate);
       return { ...out, empty: false, run: shown.run, modelRun: run, view: shown.view, valueNorms, T, layer, head, qi, allHeads, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
     },
   };

@@ -7,7 +7,8 @@ import { $, escapeHtml } from '../dom.js';
 import { shownKey } from './maps.js';
 
 /** The mark over a map a view draws (research/maps.js' `view`), in words; '' for the model's weights. */
-export const viewMark = (view) => (!view ? '' : view.waiting ? t('rs.markWaiting')
+export const viewMark = (view) => (!view ? ''
+  : view.waiting ? t(view.waiting === 'norms' ? 'rs.markWaiting' : 'rs.markComputing')
   : view.shows === 'hidden' ? t('rs.markHidden', { i: view.key, token: view.token }) : t('rs.markValue'));
 
 /** The legend's shorter mark, also the exported figure's; '' for the weights (and while the norms are computed). */
