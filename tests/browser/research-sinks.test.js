@@ -31,7 +31,7 @@ async function opened(name, { lang = 'en', locale = 'en-US', hash = '' } = {}) {
 /** The maps the page draws now (the testhooks' read-only window) once the view `shows` is drawn. */
 async function mapsNow(page, shows) {
   await page.waitForFunction((s) => {
-    const m = window.__attnscopeDemo.openMaps;
+    const m = window.__attnscopeDemo.openView;
     return m && (s === 'weights' ? !m.view : m.view?.shows === s && !m.view.waiting);
   }, shows, { timeout: 20_000 });
   await settled(page);
@@ -102,6 +102,11 @@ test('gpt2-lm: a key hidden and rows renormalised, marked as a view over every m
   // The page writes its URL 150 ms after a change.
   await page.waitForFunction((s) => location.hash.includes(s), 'oshow=hidden', { timeout: 5000 });
   await page.waitForFunction((s) => location.hash.includes(s), 'okey=2', { timeout: 5000 });
+  // The exports say it too: the SVG's subtitle, and the HTML file over its map and its model view.
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-svg')]);
+  assert.match(readFileSync(await svg.path(), 'utf8'), /View, not the model: key 2 hidden, rows renormalised/);
+  const [html] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-html')]);
+  assert.equal(readFileSync(await html.path(), 'utf8').match(/class="rs-mark">A view, not the model: key 2/g)?.length, 2);
   // The steps panel still checks the trace against the model's own map, not the view.
   await loaded(page);
   assert.equal(Number(await page.getAttribute('#open-steps', 'data-diff')), 0);

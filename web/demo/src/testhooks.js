@@ -75,6 +75,11 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
       if (r?.kind !== 'hf' || r.empty || !r.run?.attention) return null;
       return { view: r.view, shape: r.run.attention.shape, data: Array.from(r.run.attention.data) };
     },
+    /** openMaps without the maps (a copy of GPT-2 small's at 512 tokens takes seconds): the view and the shape. */
+    get openView() {
+      const r = status.result;
+      return r?.kind === 'hf' && !r.empty && r.run?.attention ? { view: r.view, shape: r.run.attention.shape } : null;
+    },
     /** The guided path's live numbers (steps 3–6), as the guide drew them. */
     get guide() { return status.result?.guide ?? null; },
     /** Every view has drawn the current state (on screen and off). */
