@@ -12,7 +12,8 @@ export const viewMark = (view) => (!view ? ''
   : view.shows === 'hidden' ? t('rs.markHidden', { i: view.key, token: view.token }) : t('rs.markValue'));
 
 /** The legend's shorter mark, also the exported figure's; '' for the weights (and while the norms are computed). */
-export const viewLegend = (view) => (!view || view.waiting ? '' : view.shows === 'hidden' ? t('rs.legendHidden', { i: view.key }) : t('rs.legendValue'));
+export const viewLegend = (view) => (!view || view.waiting ? ''
+  : view.shows === 'hidden' ? t('rs.legendHidden', { i: view.key }) : t('rs.legendValue'));
 
 /** @param {{ state: object, invalidate: () => void }} app */
 export function createShowsView(app) {
@@ -51,10 +52,9 @@ export function createShowsView(app) {
       if (show.value !== state.open.shows) show.value = state.open.shows;
       // The key select lists the tokens of the input shown: rebuilt only when they change (at 512 tokens, 512 options).
       const run = r.modelRun;
-      if (keysFor !== run.tokens || key.dataset.lang !== state.lang) {
+      if (keysFor !== run.tokens) {
         key.innerHTML = r.cols.map((s, i) => `<option value="${i}">${i}: ${escapeHtml(s)}</option>`).join('');
         keysFor = run.tokens;
-        key.dataset.lang = state.lang;
       }
       const k = String(shownKey(state.open.key, r.T));
       if (key.value !== k) key.value = k;
