@@ -35,6 +35,10 @@ import { createOpenTranslationView } from './open/translation.js';
 import { openTextFor } from './open/hash.js';
 import { createLensView } from './research/lens.js';
 import { createCompareView } from './research/compare.js';
+import { createShowsView } from './research/shows.js';
+import { createSinksView } from './research/sinks.js';
+import { createCircuitsView } from './research/circuits.js';
+import { createCacheView } from './research/cache.js';
 import { exportViewHtml } from './research/html-export.js';
 
 /** Characters that "Continue the text" asks the language model for. */
@@ -89,14 +93,18 @@ const includedViews = [
 const views = [
   ...includedViews.map(notOpen),
   createOpenFrameView({ continueTokens: OPEN_CONTINUE_TOKENS }),
+  createShowsView(openApp),
   createOpenGridView(openApp),
   createOpenLayerView(openApp),
   createOpenTraceView(),
   createOpenTranslationView(openApp),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
+  createCircuitsView(openApp),
   createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
   createLensView(openApp),
+  createSinksView(openApp),
   createCompareView({ ...openApp, cancel: () => session.cancelPatching() }),
+  createCacheView({ ...openApp, exportCache: (body) => session.research.exportCache(body) }),
 ];
 
 let urlTimer = 0;

@@ -66,6 +66,20 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
       const one = (x) => x && { tokens: x.tokens, text: x.text, context: Array.from(x.context), weights: x.weights?.map((w) => Array.from(w)) ?? null };
       return { standIn: m.standIn, status: m.status, playing: whyPlaying(), empty: !!run?.empty, sourceTokens: run?.sourceTokens, bottleneck: one(run?.bottleneck), attention: one(run?.attention) };
     },
+    /**
+     * An opened model's maps as its views draw them (the weights, or the view chosen: research/maps.js) with the
+     * view's description; null without an opened model's maps.
+     */
+    get openMaps() {
+      const r = status.result;
+      if (r?.kind !== 'hf' || r.empty || !r.run?.attention) return null;
+      return { view: r.view, shape: r.run.attention.shape, data: Array.from(r.run.attention.data) };
+    },
+    /** openMaps without the maps (a copy of GPT-2 small's at 512 tokens takes seconds): the view and the shape. */
+    get openView() {
+      const r = status.result;
+      return r?.kind === 'hf' && !r.empty && r.run?.attention ? { view: r.view, shape: r.run.attention.shape } : null;
+    },
     /** The guided path's live numbers (steps 3–6), as the guide drew them. */
     get guide() { return status.result?.guide ?? null; },
     /** Every view has drawn the current state (on screen and off). */

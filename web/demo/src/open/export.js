@@ -1,8 +1,10 @@
 // Export of what is selected for an opened model: the current layer and head's map, its tokens and colour scale, as
-// SVG drawn by attnscope/figures, or as PNG rasterised from that same SVG (one drawing, two formats).
+// SVG drawn by attnscope/figures, or as PNG rasterised from that same SVG (one drawing, two formats); the maps the
+// page shows, a view of them marked as one.
 import { heatmapSvg } from 'attnscope/figures';
 import { t } from '../i18n.js';
 import { download } from '../dom.js';
+import { viewLegend } from '../research/shows.js';
 
 /** The page's colour scales under the names attnscope/figures gives them. */
 const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
@@ -13,7 +15,8 @@ export function openFigureSvg(state, r) {
   const offset = (r.layer * c.heads + r.head) * T * T;
   return heatmapSvg({ data: r.run.attention.data.subarray(offset, offset + T * T), shape: [T, T] }, r.rows, {
     title: `${c.family} · ${t('mv.layer', { n: r.layer + 1 })} · ${t('head', { n: r.head + 1 })}`,
-    subtitle: t('open.figureQuery', { q: r.rows[r.qi], i: r.qi }),
+    // A view of the maps (research/maps.js) says so on the figure, as its legend does on the page.
+    subtitle: [t('open.figureQuery', { q: r.rows[r.qi], i: r.qi }), viewLegend(r.view)].filter(Boolean).join(' · '),
     scale: FIGURE_SCALE[state.scale] ?? 'linear',
     vmax: state.scale === 'one' ? 1 : undefined,
     colormap: state.cmap,

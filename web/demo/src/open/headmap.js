@@ -15,6 +15,13 @@ export function strongest(scores, L, H) {
   return `${L} × ${H}; ${best}`;
 }
 
+/** An outline around head (layer, head) of a map drawHeadMap drew with `cell`, `left`, `top`: the selected one. */
+export function outlineHead(ctx, layer, head, { cell, left, top }) {
+  ctx.strokeStyle = '#000';
+  ctx.lineWidth = 2;
+  ctx.strokeRect(left + head * cell + 1, top + layer * cell + 1, cell - 2, cell - 2);
+}
+
 /**
  * Draws scores[layer * H + head] on canvas `c` at the screen's pixel ratio: a `cell`-pixel square per head right of
  * `left` and below `top`, each layer's short name on its row. A score in [0, 1] takes colour map `cmap`'s colour;

@@ -2,6 +2,7 @@
 // last sent (or says what is on the way), and asks the Worker for what the state now needs; each reply invalidates.
 import { createModelClient } from './client.js';
 import { createResearchRuns } from '../research/runs.js';
+import { mapsShown } from '../research/maps.js';
 
 /** Heads switched off that the model has (a hand-edited hash may name others). */
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
@@ -144,7 +145,10 @@ export function createOpenSession({ invalidate }) {
         allHeads = runs.predict.key === pkey ? runs.predict.value?.predictions ?? null : null;
       }
       const tokens = run.tokens ?? run.ids.map((id) => `#${id}`);
-      return { ...out, empty: false, run, T, layer, head, qi, allHeads, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
+      // What the maps show (research/maps.js): `run` carries the chosen maps, `modelRun` the model's own weights.
+      const valueNorms = research.valueNormsOf(fw.key);
+      const shown = mapsShown(o, run, valueNorms, invalidate);
+      return { ...out, empty: false, run: shown.run, modelRun: run, view: shown.view, valueNorms, T, layer, head, qi, allHeads, rows: tokens, cols: tokens, L: T, S: T, trace, traceError: runs.trace.key === tkey ? runs.trace.error : null, ms: run.ms };
     },
   };
 }

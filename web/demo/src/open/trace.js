@@ -55,7 +55,8 @@ export function createOpenTraceView() {
       // Position 0 is not rotated at all: the RoPE step shows the strongest key after it (when there is one).
       let turned = q > 0 ? 1 : 0;
       for (let j = 1; j < T; j++) if (tr.visible[j] && tr.weights.data[j] > tr.weights.data[turned]) turned = j;
-      const mapRow = r.run.attention.data.subarray(((tr.layer * c.heads + tr.head) * T + q) * T, ((tr.layer * c.heads + tr.head) * T + q + 1) * T);
+      // The model's own map (r.modelRun), not a view of it the maps may show.
+      const mapRow = r.modelRun.attention.data.subarray(((tr.layer * c.heads + tr.head) * T + q) * T, ((tr.layer * c.heads + tr.head) * T + q + 1) * T);
       let diff = 0;
       for (let j = 0; j < T; j++) diff = Math.max(diff, Math.abs(mapRow[j] - tr.weights.data[j]));
       const rope = c.positions.kind === 'rope';

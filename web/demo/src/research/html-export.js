@@ -5,9 +5,10 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, download } from '../dom.js';
 import { openFigureSvg } from '../open/export.js';
+import { viewMark } from './shows.js';
 
 /** The parts of the page copied when shown, in the page's order. */
-const PARTS = ['#open-grid', '#open-lens-out', '#open-compare-out', '#open-patch-out', '#open-positions-out'];
+const PARTS = ['#open-grid', '#open-lens-out', '#open-sinks-out', '#open-circuits-out', '#open-compare-out', '#open-patch-out', '#open-positions-out'];
 
 /** The page's style rules as text (its own stylesheets: same origin, so readable). */
 function styles() {
@@ -52,6 +53,8 @@ export function viewHtml(state, r, href) {
   const c = r.config;
   const title = t('rs.exportTitle', { family: c.family, l: r.layer + 1, h: r.head + 1 });
   const date = new Date().toISOString().slice(0, 10);
+  // A view of the maps (research/maps.js) is marked over the maps it drew, as on the page.
+  const mark = viewMark(r.view) ? `<p class="rs-mark">${escapeHtml(viewMark(r.view))}</p>` : '';
   const parts = PARTS.map((sel) => $(sel)).filter((el) => el && el.childElementCount && !el.closest('[hidden]'));
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
@@ -59,8 +62,8 @@ export function viewHtml(state, r, href) {
     `<p>${escapeHtml($('#open-info').textContent)}</p>`,
     `<p><b>${escapeHtml(t('rs.exportText'))}:</b> ${escapeHtml(state.open.text)}</p>`,
     `<p><a href="${escapeAttr(href)}">${escapeHtml(t('rs.exportLink'))}</a></p>`,
-    `<section class="card"><h2>${escapeHtml(t('rs.exportMap', { l: r.layer + 1, h: r.head + 1 }))}</h2>${openFigureSvg(state, r)}</section>`,
-    ...parts.map((el) => `<section class="card">${heading(el)}${standalone(el)}</section>`),
+    `<section class="card"><h2>${escapeHtml(t('rs.exportMap', { l: r.layer + 1, h: r.head + 1 }))}</h2>${mark}${openFigureSvg(state, r)}</section>`,
+    ...parts.map((el) => `<section class="card">${heading(el)}${el.id === 'open-grid' ? mark : ''}${standalone(el)}</section>`),
   ].join('\n');
   return `<!doctype html>
 <html lang="${getLang() === 'zh' ? 'zh-CN' : 'en'}">
@@ -78,7 +81,8 @@ ${body}
 
 /** The heading a copied part goes under: the title of the tool it belongs to. */
 function heading(el) {
-  const key = { 'open-grid': 'open.modelTitle', 'open-lens-out': 'rs.lensTitle', 'open-compare-out': 'rs.twoTitle', 'open-patch-out': 'rs.exportPatch' }[el.id];
+  const key = { 'open-grid': 'open.modelTitle', 'open-lens-out': 'rs.lensTitle', 'open-sinks-out': 'rs.sinkTitle', 'open-circuits-out': 'rs.circTitle',
+    'open-compare-out': 'rs.twoTitle', 'open-patch-out': 'rs.exportPatch' }[el.id];
   return key ? `<h2>${escapeHtml(t(key))}</h2>` : '';
 }
 

@@ -1,13 +1,19 @@
 // The research tools' requests as the opened model's session sees them (open/session.js): compute(state) asks the
 // model Worker for what the state needs (the lens of the text, the two prompts' maps, one head patched at each
-// position) and answers at once with what it last sent; each reply invalidates.
+// position, the values' norms, the circuits, a cache's plan) and answers at once with what it last sent; each reply
+// invalidates. Each is asked only while its tool is shown.
 
 const empty = () => ({ key: null, value: null, error: null });
+const KINDS = ['lens', 'compare', 'patchPositions', 'valueNorms', 'circuitNorms', 'circuits', 'cachePlan'];
+const fresh = () => Object.fromEntries(KINDS.map((k) => [k, empty()]));
 
 /** @param {{ worker: () => ReturnType<import('../open/client.js').createModelClient>, invalidate: () => void }} app */
 export function createResearchRuns({ worker, invalidate }) {
-  let runs = { lens: empty(), compare: empty(), patchPositions: empty() };
-  let asked = { lens: null, compare: null, patchPositions: null };
+  let runs = fresh();
+  let asked = Object.fromEntries(KINDS.map((k) => [k, null]));
+  // The last cache exported: { status: 'running' } | { status: 'done', value: { safetensors, json (Blobs), config,
+  // bytes, ms } } | { status: 'error', error }.
+  let exported = null;
   let progress = null; // { done, total } of the positions being patched
 
   /** Ask for `kind` of `key` unless it is asked already; the reply lands in runs[kind]. */
@@ -31,9 +37,25 @@ export function createResearchRuns({ worker, invalidate }) {
 
   return {
     reset() {
-      runs = { lens: empty(), compare: empty(), patchPositions: empty() };
-      asked = { lens: null, compare: null, patchPositions: null };
+      runs = fresh();
+      asked = Object.fromEntries(KINDS.map((k) => [k, null]));
       progress = null;
+      exported = null;
+    },
+    /** The values' norms of the forward pass whose key is `key` (the session's), or null until they arrive. */
+    valueNormsOf: (key) => (runs.valueNorms.key === key ? runs.valueNorms.value?.valueNorms ?? null : null),
+    /** The cache of `body` ({ text, pair, hooks }) from the Worker's exportCache; resolves to it (null on a failure). */
+    async exportCache(body) {
+      exported = { status: 'running' };
+      invalidate();
+      try {
+        const { file, config, ms } = await worker().research('exportCache', body);
+        // As Blobs at once: the page keeps no second copy of the bytes (a cache of a long input is hundreds of MB).
+        const json = new Blob([`${JSON.stringify(config, null, 1)}\n`], { type: 'application/json' });
+        exported = { status: 'done', value: { safetensors: new Blob([file], { type: 'application/octet-stream' }), json, config, bytes: file.byteLength, ms } };
+      } catch (error) { exported = { status: 'error', error }; }
+      invalidate();
+      return exported.value ?? null;
     },
     onProgress({ done, total }) { progress = { done, total }; invalidate(); },
     compute(state, { info, pair, ablate }) {
@@ -49,6 +71,26 @@ export function createResearchRuns({ worker, invalidate }) {
         const key = JSON.stringify([o.clean, o.corrupted]);
         ask('compare', key, { clean: o.clean, corrupted: o.corrupted });
         out.compare = shown('compare', key);
+      }
+      // The values' norms: for value-weighted maps, and the sink table's row.
+      if (o.text && (o.shows === 'value' || o.sinks)) {
+        const key = JSON.stringify([o.text, pair, ablate]);
+        ask('valueNorms', key, { text: o.text, pair, ablate });
+        out.valueNorms = shown('valueNorms', key);
+      }
+      if (o.circuits) {
+        const { layers: L, heads: H } = info.config;
+        const layer = Math.min(Math.max(0, o.layer), L - 1), head = Math.min(Math.max(0, o.head), H - 1);
+        ask('circuitNorms', 'model', {}); // the weights' only: once per model
+        ask('circuits', JSON.stringify([layer, head]), { layer, head });
+        out.circuitNorms = shown('circuitNorms', 'model');
+        out.circuits = shown('circuits', JSON.stringify([layer, head]));
+      }
+      if (o.cache && o.text) {
+        const key = JSON.stringify([o.text, pair, o.cache]);
+        ask('cachePlan', key, { text: o.text, pair, hooks: o.cache });
+        out.cachePlan = shown('cachePlan', key);
+        out.exported = exported;
       }
       if (o.positions && info.kind === 'causal_lm' && o.clean && o.corrupted && o.a && o.b) {
         const { layer, head } = o.positions;

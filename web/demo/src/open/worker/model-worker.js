@@ -3,7 +3,7 @@
 import { init, loadModel, memoryUsage, runtimeInfo } from 'attnscope';
 import { randomIds, headScores } from './head-scores.js';
 import { patchingSweep } from './patching.js';
-import { lensOf, compareOf, patchPositions } from './research.js';
+import { lensOf, compareOf, patchPositions, valueNormsOf, circuitNormsOf, circuitOf, cachePlanOf, cacheOf } from './research.js';
 
 let model = null;
 // A causal model's last pass, kept while the text is typed: an input that extends it computes only its new positions.
@@ -172,9 +172,17 @@ const handlers = {
     });
     return { transfer: value.recovered ? [value.recovered.buffer] : [], value };
   },
-  /** The research tools (open/worker/research.js): the logit lens, two prompts' maps, one head patched at each position. */
+  /**
+   * The research tools (open/worker/research.js): the logit lens, two prompts' maps, one head patched at each position,
+   * the values' norms, the circuits, a cache's plan and the cache.
+   */
   lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate),
   compare: (input) => compareOf(model, input, encode),
+  valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate),
+  circuitNorms() { phase('compute'); return circuitNormsOf(model); },
+  circuits(input) { phase('compute'); return circuitOf(model, input); },
+  cachePlan: ({ text, pair, hooks }) => cachePlanOf(model, encode({ text, pair }), hooks),
+  exportCache: ({ text, pair, hooks }) => cacheOf(model, encode({ text, pair }), hooks),
   async patchPositions(input) {
     patchCancelled = false;
     phase('compute');
@@ -194,7 +202,7 @@ const handlers = {
 // The newest forward and trace asked for. At 512 tokens each is a whole forward pass of seconds; clicks and keys
 // that came meanwhile have queued one each, and only the newest is still wanted: the others are answered with null
 // (the page ignores replies it no longer waits for) instead of being computed.
-const newest = { forward: 0, trace: 0, predict: 0, lens: 0, compare: 0 };
+const newest = { forward: 0, trace: 0, predict: 0, lens: 0, compare: 0, valueNorms: 0, circuits: 0, cachePlan: 0 };
 /** A macrotask: messages already queued behind this one are delivered first (Chromium runs its tasks in order). */
 const queued = () => new Promise((ok) => setTimeout(ok, 0));
 

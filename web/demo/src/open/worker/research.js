@@ -1,6 +1,8 @@
 // The research tools' requests, run in the model Worker: the logit lens of the page's input, two prompts' maps for
-// the side-by-side view, and one head patched from the clean prompt into the corrupted one at each position in turn.
+// the side-by-side view, one head patched from the clean prompt into the corrupted one at each position in turn, the
+// values' norms (value-weighted maps), the heads' circuits, and a cache of the input for Python.
 // Each returns { value, transfer } as the Worker's other handlers do (open/worker/model-worker.js).
+import { cachePlan, exportCache } from 'attnscope';
 import { difference, promptIds } from './patching.js';
 
 /** Positions patched per patchEach call: progress and Cancel between calls, the head's product shared within one. */
@@ -70,4 +72,61 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
   } finally {
     base.cache.dispose();
   }
+}
+
+/**
+ * ‖v_j‖ of the values each query head reads, `[layers, heads, T]` (forward's `valueNorms`, the core's), for the
+ * value-weighted maps and the sink table. A pass of its own without the maps: the core computes the norms in a whole
+ * pass only, not through the typing cache.
+ */
+export function valueNormsOf(model, { ids, tokenTypeIds }, ablate) {
+  const t0 = performance.now();
+  const r = model.forward(ids, {
+    needAttention: false, valueNorms: true, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}),
+    ...(model.kind === 'causal_lm' ? { logitsToKeep: 1 } : {}),
+  });
+  const value = { valueNorms: r.valueNorms, ms: performance.now() - t0 };
+  return { value, transfer: [r.valueNorms.data.buffer] };
+}
+
+/** The Frobenius norms of every head's QK and OV circuits, `[layers, heads]` each (model.circuitNorms()). */
+export function circuitNormsOf(model) {
+  const t0 = performance.now();
+  const { qk, ov } = model.circuitNorms();
+  const value = { qk: qk.data, ov: ov.data, ms: performance.now() - t0 };
+  return { value, transfer: [qk.data.buffer, ov.data.buffer] };
+}
+
+/**
+ * One head's circuits (model.circuits): the singular values of its QK and OV matrices, largest first, and the
+ * key/value head it reads. The [d, d] matrices themselves stay in the Worker: the page shows their spectra.
+ */
+export function circuitOf(model, { layer, head }) {
+  const { layers: L, heads: H } = model.config;
+  if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
+  const t0 = performance.now();
+  const c = model.circuits(layer, head);
+  const value = { layer, head, kvHead: c.kvHead, qk: c.qkSingularValues.data, ov: c.ovSingularValues.data, ms: performance.now() - t0 };
+  return { value, transfer: [value.qk.buffer, value.ov.buffer] };
+}
+
+/**
+ * What a cache of the input would hold (cachePlan): every hook the model has with its bytes, and the exact size of
+ * the file of the hook kinds asked for, before anything runs.
+ */
+export function cachePlanOf(model, { ids }, hooks) {
+  const all = cachePlan(model, ids);
+  const chosen = cachePlan(model, ids, { hooks });
+  return { value: { T: ids.length, all: all.hooks, hooks: chosen.hooks.map((h) => h.name), bytes: chosen.bytes } };
+}
+
+/**
+ * The cache of the input (exportCache): a safetensors file of the hook kinds asked for, under TransformerLens's names,
+ * and its JSON config. The model's own pass: heads the page switched off are on in it (the config could not say so).
+ */
+export function cacheOf(model, { ids, tokenTypeIds }, hooks) {
+  const t0 = performance.now();
+  const { file, config } = exportCache(model, ids, { hooks, ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+  const value = { file, config, ms: performance.now() - t0 };
+  return { value, transfer: [file.buffer] };
 }
