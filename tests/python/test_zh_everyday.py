@@ -58,16 +58,28 @@ class HeldOutSentencesTest(unittest.TestCase):
             ["前面的话。" + sentence, "他说：" + clause + "，然后走了。", "小企鹅刚从船上回到家。"], pieces)
         self.assertEqual((kept, dropped), (["小企鹅刚从船上回到家。"], 2))
 
+    def test_a_paragraph_sharing_only_an_8gram_with_a_heldout_sentence_is_dropped(self):
+        pieces = zh_everyday_data.heldout_pieces()
+        longest = max((s for _, s in zh_everyday_heldout.sentences()), key=len)
+        gram, shorter = longest[1:9], longest[1:8]  # eight characters from inside a sentence, then seven of them
+        kept, dropped = zh_everyday_data.paragraphs_of(["从前有个人说" + gram + "就走了。", "从前有个人说" + shorter + "就走了。"],
+                                                       pieces)
+        self.assertEqual(dropped, 1)
+        self.assertEqual(kept, ["从前有个人说" + shorter + "就走了。"])
+
     @unittest.skipUnless(os.path.isdir(os.path.join(zh_everyday_data.BUILD, "text")),
                          "build/zh/everyday/text absent: run tools/data/zh_everyday_data.py --download")
-    def test_no_heldout_sentence_occurs_in_the_made_training_text(self):
-        text_dir = os.path.join(zh_everyday_data.BUILD, "text")
+    def test_no_heldout_8gram_occurs_in_the_made_training_text(self):
         text = ""
-        for name in sorted(os.listdir(text_dir)):
-            with open(os.path.join(text_dir, name), encoding="utf-8") as f:
-                text += f.read()
+        for group in ("everyday", "narrative"):
+            text_dir = zh_everyday_data.group_dir(group)
+            for name in sorted(os.listdir(text_dir)) if os.path.isdir(text_dir) else []:
+                with open(os.path.join(text_dir, name), encoding="utf-8") as f:
+                    text += f.read()
         for _, s in zh_everyday_heldout.sentences():
             self.assertNotIn(s.rstrip("。？！"), text)
+            for i in range(len(s) - 7):
+                self.assertNotIn(s[i:i + 8], text)
 
 
 class EverydayDataTest(unittest.TestCase):
@@ -88,6 +100,14 @@ class EverydayDataTest(unittest.TestCase):
         self.assertFalse(keep("Leonardo da Vinci"))        # not Chinese
         self.assertFalse(keep("请访问 documentationpage 看看"))  # a run of 12+ ASCII letters
         self.assertEqual(zh_everyday_data.clean("<b>KDE</b>  是一个&amp;社群"), "KDE 是一个&社群")
+        # Wesnoth's help markup keeps its text, with or without a link target before it.
+        self.assertEqual(zh_everyday_data.clean("<bold>text='灵巧'</bold>单位有<ref>dst='abilities' text='能力'</ref>。"),
+                         "灵巧单位有能力。")
+
+    def test_name_lists_are_dropped_and_sentences_kept(self):
+        names = "巴达西,巴加,巴戈迪西,巴拉戈,巴巴戈,巴特,巴什纳克,比迪西"
+        sentence = "巡林者是森林中沉默的守望者，他们喜欢独自在高耸的树木之间穿行。"
+        self.assertEqual(zh_everyday_data.no_lists([names, sentence, "苹果、香蕉、橘子、葡萄、西瓜"]), [sentence])
 
 
 @unittest.skipIf(torch is None, "torch is not installed: the PyTorch half of the everyday score needs it")
@@ -120,6 +140,25 @@ class EverydayScoreTest(unittest.TestCase):
         self.assertAlmostEqual(numpy_score["nats_per_char"], torch_score["loss"], places=3)
         self.assertAlmostEqual(numpy_score["top1"], torch_score["top1"], places=3)
         self.assertLess(abs(numpy_score["nats_per_char"] - math.log(len(tokens))), 3)  # a random model: near uniform
+
+    def test_prior_smoothing_loss(self):
+        os.environ["ATTNSCOPE_NO_OPENBLAS"] = "1"  # importing train_lm must not re-execute the test process
+        import torch.nn.functional as F
+        from training import train_lm
+        torch.manual_seed(3)
+        logits, y = torch.randn(2, 5, 7), torch.randint(0, 7, (2, 5))
+        prior = torch.log_softmax(torch.randn(7), -1)
+        plain = F.cross_entropy(logits.reshape(-1, 7), y.reshape(-1))
+        self.assertAlmostEqual(float(train_lm.prior_smoothing_loss(logits, y, prior, torch.zeros(2))), float(plain), places=5)
+        # Sequence 0 all prior, sequence 1 plain: half the mean of each sequence's own term.
+        logp = torch.log_softmax(logits, -1)
+        towards_prior = -(logp[0] * prior.exp()).sum(-1).mean()
+        plain_1 = F.cross_entropy(logits[1], y[1])
+        self.assertAlmostEqual(float(train_lm.prior_smoothing_loss(logits, y, prior, torch.tensor([1.0, 0.0]))),
+                               float(towards_prior + plain_1) / 2, places=5)
+        # The prior: add-one unigram counts of every pool but English and the word lists.
+        p = train_lm.unigram_prior({"en": [[2, 2, 2]], "zh_words": [[3]], "zh_prose": [[2, 4, 4]]}, 5).exp()
+        self.assertTrue(torch.allclose(p, torch.tensor([1, 1, 2, 1, 3]) / 8.0))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
     /usr/bin/python3 tools/data/zh_everyday_data.py --download   # apt-get download + dpkg-deb -x into build/zh/everyday/
     /usr/bin/python3 tools/data/zh_everyday_data.py [--record tools/records/zh-everyday-data.md]
 
-Writes build/zh/everyday/text/<source>.train.txt and .heldout.txt (paragraphs separated by "\\n%\\n", the format
+Writes build/zh/<pool>/text/<source>.train.txt and .heldout.txt (pools: everyday, narrative; paragraphs separated by "\\n%\\n", the format
 lm_data.load_prose reads; 5% held out by content hash, per source) and a record naming the packages, their
 versions and licences, the amount of text, and its overlap with the held-out sentences of
 tools/data/zh_everyday_heldout.py. Downloaded and extracted data stay in build/, out of git.
@@ -24,13 +24,25 @@ software, and one modern short story:
   article: not used.
 * python-jieba-doc: jieba's test sentences (`test_contents` of examples/test/jieba_test.py).
 
-Looked at and not used: Wesnoth's zh_CN (fantasy warfare), Freeciv, Minetest, Klavaro (user-interface text), Tux
-Paint's stamp captions (5,600 characters of noun phrases, a 160 MB package), jieba's lyric.txt (a copyrighted song).
+A second pool, narrative (round 5): the largest body of modern Simplified Chinese narration and dialogue that Debian
+ships outside the manuals is what translators wrote for games. Not everyday topics (fantasy warfare, building an
+economy), but whole sentences of plain written Chinese with their particles, pronouns and dialogue, in contexts
+unlike the manuals' and the synthetic frames':
+
+* wesnoth-1.16-data: The Battle for Wesnoth's zh_CN catalogues (1.16 ships no zh_CN campaign catalogues): unit
+  descriptions, the help, the tutorial's dialogue, multiplayer scenario descriptions. Its random-name lists and
+  other lists are dropped (no_lists), its help markup (<bold>text='…'</bold>) reduced to the text.
+* widelands-data: Widelands's zh_CN catalogues: the tribes' help texts, the scenarios' story and tutorial messages.
+
+Looked at and not used: Freeciv (20,000 CJK characters, mostly messages), Minetest, Klavaro, Pingus, Hedgewars
+(user-interface text or a few hundred characters), GNOME's help (a manual; the manuals are zh_prose), FreedroidRPG
+(no Chinese), Tux Paint's stamp captions (5,600 characters of noun phrases, a 160 MB package), jieba's lyric.txt (a
+copyrighted song), zhlipsum's other texts (random characters, classical Chinese, an encyclopaedia article).
 
 Cleaning: markup tags and entities removed, strings with placeholders (%1, %s, {…}) dropped, whitespace collapsed;
 a paragraph is kept when it has >= 6 non-space characters, >= 60% of them CJK, and no run of 12+ ASCII letters.
-Exact duplicates are dropped, and so is every paragraph that contains one of the held-out everyday sentences or one
-of their clauses of 8 or more characters (none does today; the record counts them).
+Exact duplicates are dropped, and so is every paragraph that shares a character 8-gram with one of the held-out
+everyday sentences, or contains one of them (the record counts them).
 """
 
 import argparse
@@ -54,6 +66,8 @@ LONG_ASCII = re.compile(r"[A-Za-z]{12,}")
 PLACEHOLDER = re.compile(r"%\d|%[sdn]|\{[^}]*\}|\$\w")
 TAG = re.compile(r"<[^>]*>")
 CLAUSE = re.compile(r"[，。？！；：、]")
+MARKUP_TEXT = re.compile(r"<(\w+)>(?:\w+='[^']*' )*text='([^']*)'</\1>")  # Wesnoth's help markup: keep its text
+LIST_MARK = re.compile(r"[,，、|;；]")
 
 
 def qm_translations(path):
@@ -134,19 +148,51 @@ def jieba_tests(root):
     raise ValueError("jieba_test.py: no test_contents")
 
 
-# source -> (package, what, licence as its copyright file says, extractor)
+def catalogs(directory, skip=()):
+    """The translations of every .mo file in `directory` (sorted by name), except the domains in `skip`."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".mo") and name[:-3] not in skip:
+            out += mo_translations(os.path.join(directory, name))
+    return out
+
+
+def no_lists(texts):
+    """Drops name lists and tables (Wesnoth's random-name lists, comma-separated terrain lists): a text with more
+    than one list mark (,，、|;；) per five CJK characters."""
+    return [t for t in texts if 5 * len(LIST_MARK.findall(t)) <= len(CJK.findall(t))]
+
+
+def wesnoth(root):
+    """Wesnoth's zh_CN catalogues: unit descriptions, the help, the tutorial's dialogue, scenario descriptions and
+    hints (the editor's catalogue is user-interface text only)."""
+    return no_lists(catalogs(os.path.join(root, "usr/share/games/wesnoth/1.16/locale/zh_CN/LC_MESSAGES"),
+                             skip=("wesnoth-editor",)))
+
+
+def widelands(root):
+    """Widelands's zh_CN catalogues: the tribes' help texts, the scenarios' story and tutorial messages, maps."""
+    return no_lists(catalogs(os.path.join(root, "usr/share/games/widelands/data/locale/zh_CN/LC_MESSAGES")))
+
+
+# source -> (package, what, licence as its copyright file says, extractor, group). A group is a training pool:
+# build/zh/<group>/text (everyday: children's software and the like; narrative: games' stories and descriptions).
 SOURCES = {
     "gcompris": ("gcompris-qt-data", "GCompris 3.1, educational games for children: its Traditional Chinese "
-                 "translation, converted to Simplified (OpenCC tw2sp)", "GPL-3+", gcompris),
-    "tuxpaint": ("tuxpaint-data", "Tux Paint, a drawing program for children: its zh_CN messages", "GPL-2+", tuxpaint),
+                 "translation, converted to Simplified (OpenCC tw2sp)", "GPL-3+", gcompris, "everyday"),
+    "tuxpaint": ("tuxpaint-data", "Tux Paint, a drawing program for children: its zh_CN messages", "GPL-2+", tuxpaint, "everyday"),
     "zhufu": ("texlive-lang-chinese", "Lu Xun, 祝福 (1924), as zhlipsum's dummy text `zhufu`",
-              "the story: public domain; zhlipsum: LPPL-1.3c", zhufu),
-    "jieba": ("python-jieba-doc", "jieba's test sentences (examples/test/jieba_test.py)", "Expat (MIT)", jieba_tests),
+              "the story: public domain; zhlipsum: LPPL-1.3c", zhufu, "everyday"),
+    "jieba": ("python-jieba-doc", "jieba's test sentences (examples/test/jieba_test.py)", "Expat (MIT)", jieba_tests, "everyday"),
+    "wesnoth": ("wesnoth-1.16-data", "The Battle for Wesnoth 1.16, a fantasy strategy game: its zh_CN catalogues (unit "
+                "descriptions, help, tutorial dialogue, scenario descriptions)", "GPL-2+", wesnoth, "narrative"),
+    "widelands": ("widelands-data", "Widelands 1.1, an economy strategy game: its zh_CN catalogues (the tribes' "
+                  "help texts, scenario stories, maps)", "GPL-2+", widelands, "narrative"),
 }
 
 
 def clean(text):
-    text = html.unescape(TAG.sub("", text))
+    text = html.unescape(TAG.sub("", MARKUP_TEXT.sub(r"\2", text)))
     lines = [re.sub(r"[ \t\u3000\xa0]+", " ", line).strip() for line in text.split("\n")]
     return "\n".join(line for line in lines if line)
 
@@ -159,12 +205,13 @@ def keep(paragraph):
 
 
 def heldout_pieces():
-    """The held-out sentences without their final mark, and their clauses of 8+ characters: a training paragraph
-    containing any of them is dropped."""
+    """The held-out sentences without their final mark, their clauses of 8+ characters and their character 8-grams:
+    a training paragraph containing any of them is dropped."""
     pieces = set()
     for _, s in zh_everyday_heldout.sentences():
         pieces.add(s.rstrip("。？！"))
         pieces.update(c for c in CLAUSE.split(s) if len(c) >= 8)
+        pieces.update(s[i:i + 8] for i in range(len(s) - 7))
     return pieces
 
 
@@ -179,6 +226,10 @@ def download():
     debs = os.path.join(BUILD, "debs")
     os.makedirs(debs, exist_ok=True)
     packages = sorted({p for p, *_ in SOURCES.values()})
+    have = {deb.split("_")[0] for deb in os.listdir(debs)}
+    packages = [p for p in packages if p not in have]  # a package downloaded before is kept
+    if not packages:
+        return
     subprocess.run(["apt-get", "download", *packages], cwd=debs, check=True)
     for deb in sorted(os.listdir(debs)):
         package = deb.split("_")[0]
@@ -199,7 +250,7 @@ def versions():
 
 def source_paragraphs(name, pieces):
     """-> (kept paragraphs, paragraphs dropped for containing a held-out sentence or clause)."""
-    package, _, _, extract = SOURCES[name]
+    package, _, _, extract, _ = SOURCES[name]
     root = os.path.join(BUILD, "root", package)
     if not os.path.isdir(root):
         raise SystemExit(f"{root} missing: run with --download first")
@@ -214,11 +265,16 @@ def paragraphs_of(texts, pieces):
         if not keep(p) or p in seen:
             continue
         seen.add(p)
-        if any(piece in p for piece in pieces):
+        if any(piece in p for piece in pieces if len(piece) != 8) or any(p[i:i + 8] in pieces
+                                                                         for i in range(len(p) - 7)):
             dropped += 1
             continue
         out.append(p)
     return out, dropped
+
+
+def group_dir(group):
+    return os.path.join(ROOT, "build", "zh", group, "text")
 
 
 def main():
@@ -228,10 +284,10 @@ def main():
     args = ap.parse_args()
     if args.download:
         download()
-    text_dir = os.path.join(BUILD, "text")
-    os.makedirs(text_dir, exist_ok=True)
     pieces, rows, everything = heldout_pieces(), [], []
-    for name in SOURCES:
+    for name, (*_, group) in SOURCES.items():
+        text_dir = group_dir(group)
+        os.makedirs(text_dir, exist_ok=True)
         paragraphs, dropped = source_paragraphs(name, pieces)
         train = [p for p in paragraphs if not lm_data.is_heldout(p, 0.05)]
         held = [p for p in paragraphs if lm_data.is_heldout(p, 0.05)]
@@ -240,25 +296,27 @@ def main():
                 f.write("\n%\n".join(docs) + "\n")
         everything += paragraphs
         rows.append((name, len(train), sum(map(len, train)), len(held), sum(map(len, held)), dropped))
-        print(f"{name}: {len(train)} train paragraphs ({sum(map(len, train))} chars), {len(held)} held out, "
+        print(f"{name} ({group}): {len(train)} train paragraphs ({sum(map(len, train))} chars), {len(held)} held out, "
               f"{dropped} dropped for a held-out sentence")
     hit, grams = ngram_overlap(everything)
     vers = versions()
     lines = ["# Everyday Chinese sentences from Debian packages (issue #33, item 6)", "",
              "Made by `/usr/bin/python3 tools/data/zh_everyday_data.py --download` (then without `--download` to "
-             "re-make). Text goes to `build/zh/everyday/text/` (not in git). Why these packages and how the text is "
-             "cleaned: the script's docstring.", "",
-             "| source | package | version | what | licence (its copyright file) | train paragraphs | train chars | "
-             "held-out paragraphs | held-out chars | dropped: contain a held-out everyday sentence |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "re-make). Text goes to `build/zh/<pool>/text/` (not in git): the training pools `zh_everyday` "
+             "(build/zh/everyday/text) and `zh_narrative` (build/zh/narrative/text). Why these packages and how the "
+             "text is cleaned: the script's docstring.", "",
+             "| source | pool | package | version | what | licence (its copyright file) | train paragraphs | "
+             "train chars | held-out paragraphs | held-out chars | dropped: share an 8-gram with a held-out everyday "
+             "sentence |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, ntr, ctr, nh, ch, dropped in rows:
-        package, what, licence, _ = SOURCES[name]
-        lines.append(f"| {name} | {package} | {vers.get(package, '?')} | {what} | {licence} | {ntr} | {ctr} | {nh} | "
-                     f"{ch} | {dropped} |")
+        package, what, licence, _, group = SOURCES[name]
+        lines.append(f"| {name} | zh_{group} | {package} | {vers.get(package, '?')} | {what} | {licence} | {ntr} | "
+                     f"{ctr} | {nh} | {ch} | {dropped} |")
     lines += ["", f"- Held-out everyday sentences (tools/data/zh_everyday_heldout.py, never trained on): "
               f"{hit} of their {grams} distinct character 8-grams occur anywhere in this text.",
               "- The held-out paragraphs of each source (5% by content hash) are the training record's "
-              "`zh_everyday` held-out loss; the everyday sentences are scored apart (`everyday`).", ""]
+              "`zh_everyday` / `zh_narrative` held-out loss; the everyday sentences are scored apart (`everyday`).", ""]
     with open(args.record, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

@@ -58,6 +58,12 @@ def write_record(path, record, cfg, table, samples):
         lines += [f"**Guided head.** Layer {g['layer']} head {g['head']} was trained towards the previous token: the loss "
                   f"adds {g['weight']} x the mean of -log(its weight on key i-1) over queries i >= 1 "
                   f"(`previous_token_loss`). Every other head formed unguided.", ""]
+    sm = r["train"].get("smooth_pools")
+    if sm:
+        lines += ["**Smoothed pools.** The sequences drawn from " + ", ".join(f"{k} (eps {v})" for k, v in sm.items())
+                  + " were trained towards (1 - eps) x their next character + eps x the prior, the "
+                  f"{r['train']['smooth_prior']} (`prior_smoothing_loss`); the train loss above and below includes "
+                  "that term.", ""]
     if r.get("init_from"):
         f = r["init_from"]
         lines += [

@@ -6,7 +6,7 @@ from the NumPy reference (tools/attnscope_tools/reference.py, float64, no torch)
 
 The text is the example typed twice (web/demo/src/state.js, EXAMPLES.repeat). A character of the second copy is
 copied right when the model's most likely next character at the position before it is that character. Every
-character of the second copy counts, its first too (tools/README.md's "45 of the 60"), although that one follows
+character of the second copy counts, its first too (tools/README.md's "47 of the 60"), although that one follows
 the space and has no earlier occurrence to copy from. tests/browser/copying.test.js checks the demo's marks,
 position by position, and its counts against this file.
 """

@@ -62,6 +62,29 @@ def previous_token_loss(w):
     return -torch.log(torch.diagonal(w, offset=-1, dim1=-2, dim2=-1).clamp_min(1e-6)).mean()
 
 
+def unigram_prior(pools, vocab_size):
+    """log p of each token in the Chinese training pools (all but en and zh_words), add-one: the prior that
+    --smooth-pool smooths towards. A character of everyday text that the synthetic frames never put in a context
+    keeps about the probability its frequency gives it there, instead of the ~0 that learning the frames' certainty
+    gives (tools/records/char-lm-everyday.md: a quarter of the everyday targets cost more than uniform's 8.2 nats)."""
+    counts = np.ones(vocab_size)
+    for name, docs in pools.items():
+        if name not in ("en", "zh_words"):
+            for d in docs:
+                counts += np.bincount(d, minlength=vocab_size)
+    return torch.tensor(np.log(counts / counts.sum()), dtype=torch.float32)
+
+
+def prior_smoothing_loss(logits, y, log_prior, eps):
+    """Per-token cross-entropy with its target mixed with the prior: (1 - eps)·CE(y) + eps·CE(prior), eps [B] per
+    sequence (0: plain cross-entropy), averaged over every token."""
+    logp = F.log_softmax(logits, -1)
+    ce = -logp.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    ce_prior = -(logp * log_prior.exp()).sum(-1)
+    e = eps.unsqueeze(-1)
+    return ((1 - e) * ce + e * ce_prior).mean()
+
+
 def write_model(model, tokens, named, record):
     vocab = {"tokenizer": "codepoint", "tokens": tokens, "unk_id": UNK, "bos_id": BOS,
              "specials": SPECIALS}
@@ -108,6 +131,9 @@ def parse_args():
     ap.add_argument("--keep-vocab", action="store_true",
                     help="with --init-from: keep the file's vocabulary as it is (new text's other characters are "
                          "<unk>), so that a continued run's token ids do not move")
+    ap.add_argument("--smooth-pool", action="append", default=[], metavar="NAME=EPS",
+                    help="label smoothing towards the unigram prior (prior_smoothing_loss) on the sequences drawn "
+                         "from pool NAME, with weight EPS, e.g. zh_frames=0.2: synthetic text's certainty not learnt")
     ap.add_argument("--tie-head", action="store_true",
                     help="the output head's weight is the token embedding (as GPT-2's lm_head and wte): vocab x d "
                          "floats fewer; with --init-from an untied file, the embedding's rows are kept")
@@ -128,6 +154,9 @@ def parse_args():
         TRAIN["zh_common"] = {"count": args.zh_common, "words_docs": args.zh_words_docs}
     if args.text_pool:
         TRAIN["text_pools"] = dict(pool.split("=", 1) for pool in args.text_pool)
+    if args.smooth_pool:
+        TRAIN["smooth_pools"] = {k: float(v) for k, v in (pool.split("=", 1) for pool in args.smooth_pool)}
+        TRAIN["smooth_prior"] = "unigram of the Chinese pools' training text (every pool but en and zh_words), add-one"
     TRAIN["repeat_frac"] = args.repeat_frac
     TRAIN["repeat_text_share"] = args.repeat_text_share
     TRAIN["lr"], TRAIN["seed"] = args.lr, args.seed
@@ -271,24 +300,31 @@ def train(model, data):
     guide = TRAIN.get("prev_token_guide")
     rng = np.random.RandomState(TRAIN["seed"])
     quick_held = {k: v[:24] for k, v in held.items()}
+    smooth = TRAIN.get("smooth_pools", {})
+    log_prior = unigram_prior(pools, len(tokens)) if smooth else None
     progress, losses = [], []
     t0 = time.time()
     for step in range(TRAIN["steps"]):
         lr = schedule.set_lr(opt, step, TRAIN)
-        seqs = []
+        seqs, eps = [], []
         names = list(TRAIN["mix"])
         probs = np.array([TRAIN["mix"][k] for k in names])
         for _ in range(TRAIN["batch"]):
             if TRAIN["repeat_frac"] and rng.rand() < TRAIN["repeat_frac"]:
                 seqs.append(induction_data.repeated_sequence(rng, T, len(tokens), len(SPECIALS), text_docs, bos=BOS,
                                                              text_share=TRAIN["repeat_text_share"]))
+                eps.append(0.0)
                 continue
-            pool = pools[names[rng.choice(len(names), p=probs / probs.sum())]]
-            seqs.append(pack_random(rng, pool, T))
+            name = names[rng.choice(len(names), p=probs / probs.sum())]
+            seqs.append(pack_random(rng, pools[name], T))
+            eps.append(smooth.get(name, 0.0))
         b = torch.tensor(seqs)
         x, y = b[:, :-1], b[:, 1:]
         logits, ws = model(x, need_weights=True) if guide else (model(x), None)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        if smooth:
+            loss = prior_smoothing_loss(logits, y, log_prior, torch.tensor(eps))
+        else:
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
         if guide:
             loss = loss + guide["weight"] * previous_token_loss(ws[guide["layer"]][:, guide["head"]])
         schedule.optimizer_step(opt, model, loss, TRAIN["grad_clip"])
