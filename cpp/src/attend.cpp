@@ -149,6 +149,17 @@ void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided
     kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, panels.value_panels);           // v: Lk×Dv
 }
 
+void pack_keys_and_values(std::size_t j0, std::size_t j1, std::size_t Lk, std::size_t D, std::size_t Dv, Strided k,
+                          Strided v, const AttendScratch& panels)
+{
+    // kᵀ's panels are keys (columns) j0 / NR onwards, each D rows; v's panels are its columns, each Lk rows, of
+    // which rows j0..j1 are this piece's.
+    kernels::pack_panels<arch>(D, j1 - j0, k.data + j0 * k.ld, 1, k.ld, panels.key_panels + j0 / NR * D * NR);
+    for (std::size_t p = 0; p * NR < Dv; ++p)
+        kernels::pack_panels<arch>(j1 - j0, std::min(NR, Dv - p * NR), v.data + j0 * v.ld + p * NR, v.ld, 1,
+                                   panels.value_panels + p * Lk * NR + j0 * NR);
+}
+
 void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
                  const AttendArgs& args, const AttendScratch& panels, float* scores, float* out, std::size_t ldo)
 {

@@ -2,6 +2,7 @@
 // threads and the calling thread.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -41,6 +42,26 @@ inline std::size_t task_count(std::size_t items, double total_work, double grain
     const double wanted = total_work / grain;
     if (wanted < 2) return 1;
     return wanted >= double(items) ? items : std::size_t(wanted);
+}
+
+/// Elements per task of the pass's element-wise and row steps (norms, activations, residual sums, copies): a few
+/// microseconds each, so that a step of a whole pass keeps both threads busy while a generated token's runs alone.
+constexpr double element_task_grain = 1 << 14;
+
+/// Runs body(begin, end) over [0, n) cut into pieces that start at multiples of `unit`, each about `grain` units of
+/// `work_per_unit` or more. The cut depends only on the arguments, never on the thread count; a kernel that steps
+/// through its range in whole SIMD vectors and ends with a scalar tail, given a `unit` that is a multiple of the
+/// vector width, computes every element as one call over [0, n) would (the tail is the last piece's).
+template <class F>
+void parallel_ranges(std::size_t n, std::size_t unit, double work_per_unit, F&& body, double grain = element_task_grain)
+{
+    const std::size_t units = (n + unit - 1) / unit;
+    const std::size_t tasks = task_count(units, double(units) * work_per_unit, grain);
+    auto task = [&](std::size_t t, std::size_t) {
+        const std::size_t begin = t * units / tasks * unit, end = std::min(n, (t + 1) * units / tasks * unit);
+        body(begin, end);
+    };
+    parallel_for(tasks, task);
 }
 
 }  // namespace detail

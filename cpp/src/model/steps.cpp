@@ -8,6 +8,7 @@
 #include "../kernels/rope.hpp"
 #include "../kernels/swiglu.hpp"
 #include "../kernels/top_k.hpp"
+#include "../parallel.hpp"
 
 namespace attnscope {
 namespace model {
@@ -15,15 +16,14 @@ namespace steps {
 
 using arch = xsimd::default_arch;
 
-void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
-{
-    for (std::size_t r = 0; r < rows; ++r) {
-        if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
-        else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
-    }
-}
+namespace {
 
-void activate(plan::Activation a, float* x, std::size_t n)
+// Pieces of a flat element-wise step start at multiples of this: a whole number of SIMD vectors, so each element
+// goes through the vector or the scalar formula as in one call over the whole array (parallel_ranges).
+constexpr std::size_t element_unit = 64;
+static_assert(element_unit % xsimd::batch<float, arch>::size == 0, "pieces of whole vectors");
+
+void activate_serially(plan::Activation a, float* x, std::size_t n)
 {
     switch (a) {
     case plan::Activation::gelu_erf: return kernels::gelu_inplace{}(arch{}, x, n);
@@ -33,24 +33,59 @@ void activate(plan::Activation a, float* x, std::size_t n)
     }
 }
 
-void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner)
+}  // namespace
+
+// Every step below is split between the threads by rows or by whole vectors (detail::parallel_ranges): each row or
+// element is computed by the same code whatever the split, so the results are the same bits for every thread count.
+
+void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
 {
-    for (std::size_t r = 0; r < rows; ++r) {
-        float* gate = u + r * 2 * inner;
-        if (a == plan::Activation::silu) {
-            kernels::silu_mul{}(arch{}, gate, gate + inner, inner);  // SwiGLU, one pass
-        } else {
-            activate(a, gate, inner);
-            kernels::mul_inplace{}(arch{}, gate, inner, gate + inner);
+    detail::parallel_ranges(rows, 1, double(d), [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
+            else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
         }
-    }
+    });
 }
 
-void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{}, x, n, a); }
+void activate(plan::Activation a, float* x, std::size_t n)
+{
+    detail::parallel_ranges(n, element_unit, double(element_unit),
+                            [&](std::size_t begin, std::size_t end) { activate_serially(a, x + begin, end - begin); });
+}
 
-void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
+void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner)
+{
+    detail::parallel_ranges(rows, 1, double(inner), [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            float* gate = u + r * 2 * inner;
+            if (a == plan::Activation::silu) {
+                kernels::silu_mul{}(arch{}, gate, gate + inner, inner);  // SwiGLU, one pass
+            } else {
+                activate_serially(a, gate, inner);
+                kernels::mul_inplace{}(arch{}, gate, inner, gate + inner);
+            }
+        }
+    });
+}
 
-void softcap(float* x, std::size_t n, float cap) { kernels::softcap_inplace{}(arch{}, x, n, cap); }
+void add(float* x, std::size_t n, const float* a)
+{
+    detail::parallel_ranges(n, element_unit, double(element_unit),
+                            [&](std::size_t begin, std::size_t end) { kernels::add_inplace{}(arch{}, x + begin, end - begin, a + begin); });
+}
+
+void scale(float* x, std::size_t n, float s)
+{
+    detail::parallel_ranges(n, element_unit, double(element_unit),
+                            [&](std::size_t begin, std::size_t end) { kernels::scale_inplace{}(arch{}, x + begin, end - begin, s); });
+}
+
+void softcap(float* x, std::size_t n, float cap)
+{
+    detail::parallel_ranges(n, element_unit, double(element_unit),
+                            [&](std::size_t begin, std::size_t end) { kernels::softcap_inplace{}(arch{}, x + begin, end - begin, cap); });
+}
 
 void top_k_softmax(const float* logits, std::size_t n, std::size_t k, std::int32_t* ids, float* probabilities)
 {
