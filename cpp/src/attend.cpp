@@ -145,15 +145,15 @@ void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const
 void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
                           const AttendScratch& panels)
 {
-    kernels::pack_b_transposed{}(arch{}, D, Lk, k.data, k.ld, panels.key_panels);  // kᵀ: D×Lk
-    kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, panels.value_panels);           // v: Lk×Dv
+    pack_keys_and_values(0, Lk, Lk, D, Dv, k, v, panels);
 }
 
-void pack_keys_and_values(std::size_t j0, std::size_t j1, std::size_t Lk, std::size_t D, std::size_t Dv, Strided k,
-                          Strided v, const AttendScratch& panels)
+// Out of line: the whole packing above is this over every key, not a copy of it.
+[[gnu::noinline]] void pack_keys_and_values(std::size_t j0, std::size_t j1, std::size_t Lk, std::size_t D, std::size_t Dv,
+                                            Strided k, Strided v, const AttendScratch& panels)
 {
-    // kᵀ's panels are keys (columns) j0 / NR onwards, each D rows; v's panels are its columns, each Lk rows, of
-    // which rows j0..j1 are this piece's.
+    // kᵀ (D×Lk, pack_b_transposed's layout): its panels are keys (columns) j0 / NR onwards, each D rows. v (Lk×Dv,
+    // pack_b's): its panels are its columns, each Lk rows, of which rows j0..j1 are this piece's.
     kernels::pack_panels<arch>(D, j1 - j0, k.data + j0 * k.ld, 1, k.ld, panels.key_panels + j0 / NR * D * NR);
     for (std::size_t p = 0; p * NR < Dv; ++p)
         kernels::pack_panels<arch>(j1 - j0, std::min(NR, Dv - p * NR), v.data + j0 * v.ld + p * NR, v.ld, 1,

@@ -61,34 +61,32 @@ std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
     return inv;
 }
 
-// x = embedding(tokens)·scale + positions + token types, then the embeddings' norm, the rows split between the
-// threads. (Once per pass, not per layer: out of line, so that run_stack's layer loop stays small.)
+// x = embedding(tokens)·scale + positions + token types, then the embeddings' norm. (Once per pass, not per layer:
+// out of line, so that run_stack's layer loop stays small.)
 [[gnu::noinline]] void embed(const Transformer::Impl& m, std::size_t si, const StackStep& s, float* x)
 {
     const plan::Embedding& e = m.plan.stacks[si].embedding;
     const StackWeights& sw = m.weights.stacks[si];
     const std::size_t d = e.width;
     const bool tied = int(e.table) == m.weights.tied_table;
-    detail::parallel_ranges(s.rows, 1, double(d), [&](std::size_t t0, std::size_t t1) {
-        for (std::size_t t = t0; t < t1; ++t) {
-            const std::size_t id = std::size_t(s.tokens[t]);
-            float* row = x + t * d;
-            if (tied) {  // the table is the head's panels: column `id` of a d × vocab matrix
-                const Matrix& head = m.weights.head;
-                if (head.type == kernels::PanelType::f32) {
-                    const float* panel = head.packed.data() + (id / NR) * d * NR + id % NR;
-                    for (std::size_t k = 0; k < d; ++k) row[k] = panel[k * NR];
-                } else {
-                    for (std::size_t k = 0; k < d; ++k) row[k] = head.at(k, id);
-                }
+    for (std::size_t t = 0; t < s.rows; ++t) {
+        const std::size_t id = std::size_t(s.tokens[t]);
+        float* row = x + t * d;
+        if (tied) {  // the table is the head's panels: column `id` of a d × vocab matrix
+            const Matrix& head = m.weights.head;
+            if (head.type == kernels::PanelType::f32) {
+                const float* panel = head.packed.data() + (id / NR) * d * NR + id % NR;
+                for (std::size_t k = 0; k < d; ++k) row[k] = panel[k * NR];
             } else {
-                std::memcpy(row, m.weights.tables[e.table].data.data() + id * d, d * sizeof(float));
+                for (std::size_t k = 0; k < d; ++k) row[k] = head.at(k, id);
             }
-            if (e.scale != 1.f) steps::scale(row, d, e.scale);
-            if (sw.positions.exists()) steps::add(row, d, sw.positions.data.data() + (e.position_offset + s.first_position + t) * d);
-            if (e.type_vocab) steps::add(row, d, sw.types.data.data() + std::size_t(s.token_types ? s.token_types[t] : 0) * d);
+        } else {
+            std::memcpy(row, m.weights.tables[e.table].data.data() + id * d, d * sizeof(float));
         }
-    });
+        if (e.scale != 1.f) steps::scale(row, d, e.scale);
+        if (sw.positions.exists()) steps::add(row, d, sw.positions.data.data() + (e.position_offset + s.first_position + t) * d);
+        if (e.type_vocab) steps::add(row, d, sw.types.data.data() + std::size_t(s.token_types ? s.token_types[t] : 0) * d);
+    }
     if (e.norm.present()) steps::norm_rows(e.norm, sw.embed_norm, x, s.rows, d, x);
 }
 
