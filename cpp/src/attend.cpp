@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/kernel_settings.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
@@ -44,7 +45,8 @@ template <class Gemm, class T>
 void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const T* packed, float* C,
                    std::size_t ldc, const float* bias)
 {
-    constexpr std::size_t MR = kernels::gemm_tile_rows;  // whole register tiles per task: only the last task has a short tile
+    // Whole register tiles per task: only the last task has a short tile.
+    const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
     const std::size_t panels = (N + NR - 1) / NR;
     const double work = double(M) * double(N) * double(K);
     if (double(K) * double(panels * NR) * sizeof(float) >= matmul_column_split_bytes || M <= 4 * MR) {
@@ -278,4 +280,11 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 }
 
 }  // namespace detail
+
+std::size_t set_gemm_tile_rows(std::size_t rows)
+{
+    if (rows == 4 || rows == kernels::gemm_tile_rows) kernels::gemm_rows_setting.store(rows, std::memory_order_relaxed);
+    return kernels::gemm_rows_setting.load(std::memory_order_relaxed);
+}
+
 }  // namespace attnscope
