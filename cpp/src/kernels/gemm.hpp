@@ -37,7 +37,7 @@ static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 
 /// The rows of the register tile products use: the build's gemm_tile_rows, or 4 where the engine's code for a
 /// taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.hpp). Node 20's V8
 /// (11.3) places every broadcast of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2 vectors of
-/// B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD").
+/// B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD: two builds").
 inline std::atomic<std::size_t> gemm_rows_setting{gemm_tile_rows};
 
 /// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128

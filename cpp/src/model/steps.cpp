@@ -72,7 +72,7 @@ void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner
 }
 
 // A sum or a scaling streams memory at a fraction of a norm's cost per element (0.1 % of a pass at 512 tokens), and
-// only Gemma 2 caps its scores or logits: these stay on one thread, for the .wasm's size budget.
+// soft-capping is rare (a plan's capped scores or logits): these stay on one thread, for the .wasm's size budget.
 void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{}, x, n, a); }
 
 void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
