@@ -43,8 +43,9 @@ inline std::size_t task_count(std::size_t items, double total_work, double grain
     return wanted >= double(items) ? items : std::size_t(wanted);
 }
 
-/// Elements per task of the pass's element-wise and row steps (norms, activations, residual sums, copies): a few
-/// microseconds each, so that a step of a whole pass keeps both threads busy while a generated token's runs alone.
+/// Elements per task of the pass's element-wise and row steps (norms, activations, RoPE with the cache copies and
+/// mask rows): a few microseconds each, so that a step of a whole pass keeps both threads busy while a generated
+/// token's runs alone.
 constexpr double element_task_grain = 1 << 14;
 
 /// A non-owning reference to a callable `void(std::size_t begin, std::size_t end)`, as TaskBody; it may refer to a
