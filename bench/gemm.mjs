@@ -4,12 +4,17 @@
 // what to read, not the absolute rates. Markdown on stdout, progress on stderr.
 //
 //   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build] [--relaxed] [--bf16]
+//                       [--tile=4] [--base-tile=4]
 //
 // --bf16 rounds the weights to BF16 and adds a "<product> bf16" row for each product: the same product over the
 // 16-bit panels a BF16 checkpoint's matrices are kept in, alternating with the F32 panels in the same process.
 //
 // --relaxed times the relaxed-SIMD build of the program (gemm-relaxed: the fused multiply-add and that build's tile,
 // CMake's ATTNSCOPE_RELAXED_GEMM_TILE_ROWS), every process with --experimental-wasm-relaxed-simd (Node 20), --base too.
+//
+// --tile=4 runs this build's program at a register tile of 4 rows (set_gemm_tile_rows; the relaxed build's own is 6);
+// --base-tile=4 makes the base the same program at 4 rows, so --relaxed --base-tile=4 compares the two tiles of the
+// relaxed build, alternating processes, with the same checksums.
 //
 // --save=DIR copies this build's program (gemm.cjs + gemm.wasm) to DIR: build the code before a change, save it,
 // change the code, then run with --base=DIR. The checksums say whether both builds computed the same bits.
@@ -30,6 +35,8 @@ const { values: o } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     relaxed: { type: 'boolean', default: false },
     bf16: { type: 'boolean', default: false },
+    tile: { type: 'string' },
+    'base-tile': { type: 'string' },
   },
 });
 const program = o.relaxed ? 'gemm-relaxed' : 'gemm';
@@ -44,20 +51,23 @@ if (o.save) {
 }
 
 // --no-liftoff: each product is one long call, which V8 would otherwise leave in its baseline code.
-function runOnce(file) {
-  const r = spawnSync(process.execPath, [...nodeFlags, '--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`, ...(o.bf16 ? ['--bf16'] : [])],
+function runOnce(file, tile) {
+  const r = spawnSync(process.execPath, [...nodeFlags, '--no-liftoff', file, '--json', `--rows=${o.rows}`, `--runs=${o.runs}`, ...(o.bf16 ? ['--bf16'] : []),
+    ...(tile ? [`--tile=${tile}`] : [])],
     { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) throw new Error(`${file} failed: ${(r.stderr || '').slice(0, 300)}`);
   return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
-const builds = o.base ? [['base', path.join(path.resolve(o.base), `${program}.cjs`)], ['this', current]] : [['this', current]];
+for (const t of [o.tile, o['base-tile']]) if (t !== undefined && t !== '4') throw new Error(`--tile, --base-tile: expected 4, got '${t}'`);
+const base = o.base ? path.join(path.resolve(o.base), `${program}.cjs`) : o['base-tile'] ? current : null;
+const builds = base ? [['base', base, o['base-tile']], ['this', current, o.tile]] : [['this', current, o.tile]];
 const results = Object.fromEntries(builds.map(([id]) => [id, []]));
 const rounds = Number(o.rounds);
 for (let round = 0; round < rounds; ++round)
-  for (const [id, file] of round % 2 ? [...builds].reverse() : builds) {  // who goes first alternates too
-    progress(`round ${round + 1}/${rounds}: ${id} (${path.relative(ROOT, file)})`);
-    results[id].push(runOnce(file));
+  for (const [id, file, tile] of round % 2 ? [...builds].reverse() : builds) {  // who goes first alternates too
+    progress(`round ${round + 1}/${rounds}: ${id} (${path.relative(ROOT, file)}${tile ? `, tile ${tile}` : ''})`);
+    results[id].push(runOnce(file, tile));
   }
 
 const key = (r) => `${r.M} ${r.product}`;
@@ -65,9 +75,9 @@ const fmt = (x) => x.toFixed(1);
 const med = (v) => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[n >> 1] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 const rows = results.this[0];
 console.log(`GEMM alone, one thread, WASM${o.relaxed ? ' (relaxed SIMD)' : ''} in Node ${process.version}: GFLOP/s by CPU time, median of ${o.runs} calls per process,` +
-  ` ${rounds} process${rounds > 1 ? 'es' : ''} per build${o.base ? ', the two builds alternating' : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  ` ${rounds} process${rounds > 1 ? 'es' : ''} per build${base ? ', the two builds alternating' : ''}${o['base-tile'] ? ' (base: 4-row tile)' : ''}${o.tile ? ' (this: 4-row tile)' : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log();
-if (!o.base) {
+if (!base) {
   console.log('| M | product | K × N | GFLOP/s (CPU, median per process) | best call (CPU) | best call (wall) |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) {

@@ -48,6 +48,29 @@ function workspaceBytes(c, T) {
   return 4 * (outputs + caches + activations);
 }
 
+/** Per library and length, each round's 1-thread median over its 2-thread median (issue #35: at least 1.7×). */
+function secondThread(results) {
+  const rows = [];
+  const libOf = (r) => (r.lib === 'attnscope' ? `attnscope (${r.simd ?? 'baseline'})` : r.lib);
+  const groups = [...new Set(results.runs.map((r) => `${r.env}|${r.model}|${libOf(r)}`))];
+  for (const g of groups) {
+    const [env, model, lib] = g.split('|');
+    const of = (threads) => results.runs.filter((r) => r.env === env && r.model === model && libOf(r) === lib && r.threads === threads);
+    const one = of(1), two = of(2);
+    if (!one.length || !two.length) continue;
+    for (const T of results.lengths) {
+      const ratios = one.map((r) => {
+        const pair = two.find((x) => x.round === r.round);
+        return pair ? r.forward[T].medianMs / pair.forward[T].medianMs : NaN;
+      }).filter((x) => !Number.isNaN(x));
+      const m = median(ratios);
+      rows.push([model, env, lib, T, one.map((r) => ms(r.forward[T].medianMs)).join(', '), two.map((r) => ms(r.forward[T].medianMs)).join(', '),
+        ratios.map((x) => `${x.toFixed(2)}×`).join(', '), `${m.toFixed(2)}×`, m >= 1.7 ? 'met' : 'MISSED']);
+    }
+  }
+  return rows;
+}
+
 export function printTables(results, configs = {}) {
   const runs = results.runs;
   // One row per attnscope build (init({ simd }); results from before the two builds were all SIMD128), each against
@@ -91,6 +114,11 @@ export function printTables(results, configs = {}) {
   }
   console.log('### Forward, logits + every layer\'s attention (median of every timed run)\n');
   table(['network', 'env', 'attnscope build', 'threads', 'T', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'runs', '≥ 1.5×', 'CPU time, attnscope / ORT (Node)'], forward);
+  const scaling = secondThread(results);
+  if (scaling.length) {
+    console.log('### The second thread: 1 thread ÷ 2 threads, per round (each round runs both; the median of its timed runs)\n');
+    table(['network', 'env', 'library', 'T', '1 thread', '2 threads', 'ratio per round', 'median ratio', '≥ 1.7×'], scaling);
+  }
   console.log('### Load: bytes in memory → first result (attnscope loadModel + forward; ORT session creation + run)\n');
   table(['network', 'env', 'attnscope build', 'threads', 'attnscope', 'onnxruntime-web', 'ORT ÷ attnscope', 'no slower'], load);
   console.log('### WASM memory (attnscope)\n');

@@ -118,29 +118,29 @@ if (envs.includes('chromium')) {
 try {
   for (const env of envs) {
     for (const model of models) {
-      for (const threads of list(o.threads).map(Number)) {
-        for (let round = 0; round < Number(o.rounds); round++) {
-          // Every attnscope build and onnxruntime-web, in an order that reverses every round.
-          const entries = [...simds.map((simd) => ['attnscope', simd]), ['onnxruntime-web', simds[0]]];
-          const order = round % 2 === 0 ? entries : [...entries].reverse();
-          for (const [lib, simd] of order) {
-            const first = round === 0;
-            const spec = { lib, model, threads, simd, generate: first && lib === 'attnscope' && !o['no-generate'] };
-            progress(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${env} ${model} ${lib}${lib === 'attnscope' ? ` (${simd})` : ''} ${threads}t round ${round + 1}`);
-            let r;
-            if (env === 'node') {
-              const dump = first && !o['no-check'] && threads === 1 ? path.join(dumps, model) : undefined;
-              r = nodeRun({ ...spec, dump });
-            } else {
-              r = await browser.run({ ...spec, lengths, runs: Number(o.runs), generate: spec.generate ? GENERATE : null });
-            }
-            results.runs.push({ env, model, round, ...r, simd: lib === 'attnscope' ? r.simd : undefined });
+      // Every round runs every thread count, and in each every attnscope build and onnxruntime-web, in an order that
+      // reverses every round: a library's 1- and 2-thread runs alternate too, so their ratio sees the same load.
+      const entries = list(o.threads).map(Number).flatMap((threads) =>
+        [...simds.map((simd) => ['attnscope', simd]), ['onnxruntime-web', simds[0]]].map(([lib, simd]) => ({ lib, simd, threads })));
+      for (let round = 0; round < Number(o.rounds); round++) {
+        const order = round % 2 === 0 ? entries : [...entries].reverse();
+        for (const { lib, simd, threads } of order) {
+          const first = round === 0;
+          const spec = { lib, model, threads, simd, generate: first && lib === 'attnscope' && !o['no-generate'] };
+          progress(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${env} ${model} ${lib}${lib === 'attnscope' ? ` (${simd})` : ''} ${threads}t round ${round + 1}`);
+          let r;
+          if (env === 'node') {
+            const dump = first && !o['no-check'] && threads === 1 ? path.join(dumps, model) : undefined;
+            r = nodeRun({ ...spec, dump });
+          } else {
+            r = await browser.run({ ...spec, lengths, runs: Number(o.runs), generate: spec.generate ? GENERATE : null });
           }
+          results.runs.push({ env, model, round, ...r, simd: lib === 'attnscope' ? r.simd : undefined });
         }
-        if (env === 'node' && threads === 1 && !o['no-check']) {
-          results.agreement[model] = Object.fromEntries(simds.map((simd) => [simd, agreement(path.join(dumps, model), lengths, dumpName('attnscope', simd))]));
-          fs.rmSync(path.join(dumps, model), { recursive: true, force: true });
-        }
+      }
+      if (env === 'node' && list(o.threads).map(Number).includes(1) && !o['no-check']) {
+        results.agreement[model] = Object.fromEntries(simds.map((simd) => [simd, agreement(path.join(dumps, model), lengths, dumpName('attnscope', simd))]));
+        fs.rmSync(path.join(dumps, model), { recursive: true, force: true });
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/kernel_settings.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
@@ -44,7 +45,8 @@ template <class Gemm, class T>
 void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const T* packed, float* C,
                    std::size_t ldc, const float* bias)
 {
-    constexpr std::size_t MR = kernels::gemm_tile_rows;  // whole register tiles per task: only the last task has a short tile
+    // Whole register tiles per task: only the last task has a short tile.
+    const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
     const std::size_t panels = (N + NR - 1) / NR;
     const double work = double(M) * double(N) * double(K);
     if (double(K) * double(panels * NR) * sizeof(float) >= matmul_column_split_bytes || M <= 4 * MR) {
@@ -145,8 +147,19 @@ void prepare_row(float* row, std::size_t i, std::size_t j0, std::size_t n, const
 void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
                           const AttendScratch& panels)
 {
-    kernels::pack_b_transposed{}(arch{}, D, Lk, k.data, k.ld, panels.key_panels);  // kᵀ: D×Lk
-    kernels::pack_b{}(arch{}, Lk, Dv, v.data, v.ld, panels.value_panels);           // v: Lk×Dv
+    pack_keys_and_values(0, Lk, Lk, D, Dv, k, v, panels);
+}
+
+// Out of line: the whole packing above is this over every key, not a copy of it.
+[[gnu::noinline]] void pack_keys_and_values(std::size_t j0, std::size_t j1, std::size_t Lk, std::size_t D, std::size_t Dv,
+                                            Strided k, Strided v, const AttendScratch& panels)
+{
+    // kᵀ (D×Lk, pack_b_transposed's layout): its panels are keys (columns) j0 / NR onwards, each D rows. v (Lk×Dv,
+    // pack_b's): its panels are its columns, each Lk rows, of which rows j0..j1 are this piece's.
+    kernels::pack_panels<arch>(D, j1 - j0, k.data + j0 * k.ld, 1, k.ld, panels.key_panels + j0 / NR * D * NR);
+    for (std::size_t p = 0; p * NR < Dv; ++p)
+        kernels::pack_panels<arch>(j1 - j0, std::min(NR, Dv - p * NR), v.data + j0 * v.ld + p * NR, v.ld, 1,
+                                   panels.value_panels + p * Lk * NR + j0 * NR);
 }
 
 void attend_rows(std::size_t row0, std::size_t rows, std::size_t Lk, std::size_t D, std::size_t Dv, Strided q,
@@ -267,4 +280,11 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 }
 
 }  // namespace detail
+
+std::size_t set_gemm_tile_rows(std::size_t rows)
+{
+    if (rows == 4 || rows == kernels::gemm_tile_rows) kernels::gemm_rows_setting.store(rows, std::memory_order_relaxed);
+    return kernels::gemm_rows_setting.load(std::memory_order_relaxed);
+}
+
 }  // namespace attnscope

@@ -56,6 +56,10 @@ constexpr std::size_t streaming_key_block = 256;
 /// attend_streaming_rows().
 void pack_keys_and_values(std::size_t Lk, std::size_t D, std::size_t Dv, Strided k, Strided v,
                           const AttendScratch& panels);
+/// The part of pack_keys_and_values() that keys and values [j0, j1) fill (j0 a multiple of the panel width, j1 ≤ Lk),
+/// so that pieces of the keys can be packed at the same time: pieces that cover [0, Lk) write what one call writes.
+void pack_keys_and_values(std::size_t j0, std::size_t j1, std::size_t Lk, std::size_t D, std::size_t Dv, Strided k,
+                          Strided v, const AttendScratch& panels);
 
 /// Rows [row0, row0 + rows) of attend() over keys and values already packed into `panels`: `q` and `out` are the
 /// whole head's (row i at data + i·ld), `scores` holds just these rows (rows×Lk). Each row's result is the same

@@ -184,6 +184,17 @@ void parallel_for(std::size_t tasks, TaskBody body)
 
 std::size_t worker_count() { return num_threads(); }
 
+void parallel_ranges(std::size_t n, std::size_t unit, double work_per_unit, RangeBody body, double grain)
+{
+    const std::size_t units = (n + unit - 1) / unit;
+    const std::size_t tasks = task_count(units, double(units) * work_per_unit, grain);
+    auto task = [&](std::size_t t, std::size_t) {
+        const std::size_t begin = t * units / tasks * unit, end = (t + 1) * units / tasks * unit;
+        body(begin, end < n ? end : n);
+    };
+    parallel_for(tasks, task);
+}
+
 }  // namespace detail
 
 std::size_t max_threads()

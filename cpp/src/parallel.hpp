@@ -43,5 +43,33 @@ inline std::size_t task_count(std::size_t items, double total_work, double grain
     return wanted >= double(items) ? items : std::size_t(wanted);
 }
 
+/// Elements per task of the pass's element-wise and row steps (norms, activations, RoPE with the cache copies and
+/// mask rows): a few microseconds each, so that a step of a whole pass keeps both threads busy while a generated
+/// token's runs alone.
+constexpr double element_task_grain = 1 << 14;
+
+/// A non-owning reference to a callable `void(std::size_t begin, std::size_t end)`, as TaskBody; it may refer to a
+/// temporary, which lives until the call that takes it returns.
+class RangeBody {
+public:
+    template <class F, class G = std::remove_reference_t<F>, class = std::enable_if_t<!std::is_same<std::decay_t<F>, RangeBody>::value>>
+    RangeBody(F&& f)
+        : object_(const_cast<void*>(static_cast<const void*>(&f))),
+          call_([](void* o, std::size_t begin, std::size_t end) { (*static_cast<G*>(o))(begin, end); })
+    {
+    }
+    void operator()(std::size_t begin, std::size_t end) const { call_(object_, begin, end); }
+
+private:
+    void* object_;
+    void (*call_)(void*, std::size_t, std::size_t);
+};
+
+/// Runs body(begin, end) over [0, n) cut into pieces that start at multiples of `unit`, each about `grain` units of
+/// `work_per_unit` or more. The cut depends only on the arguments, never on the thread count; a kernel that steps
+/// through its range in whole SIMD vectors and ends with a scalar tail, given a `unit` that is a multiple of the
+/// vector width, computes every element as one call over [0, n) would (the tail is the last piece's).
+void parallel_ranges(std::size_t n, std::size_t unit, double work_per_unit, RangeBody body, double grain = element_task_grain);
+
 }  // namespace detail
 }  // namespace attnscope

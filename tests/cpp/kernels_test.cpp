@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "attnscope/kernel_settings.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/gemm.hpp"
@@ -129,6 +130,28 @@ TEST_CASE("packed gemm gives a row the same bits in every tile height", "[kernel
                 REQUIRE(std::memcmp(part.data(), all.data() + i0 * N, part.size() * sizeof(float)) == 0);
             }
     }
+}
+
+// The relaxed-SIMD builds run their 6-row tile or, where an engine spills it, 4 rows (set_gemm_tile_rows, chosen by
+// the wrapper at start-up): the same loop over the other tile height, and the same bits.
+TEST_CASE("set_gemm_tile_rows takes 4 or the build's tile, and the products keep their bits", "[kernels][gemm]")
+{
+    constexpr std::size_t NR = kernels::panel_width<arch>;
+    const std::size_t M = 29, N = 3 * NR + 5, K = 41;
+    const auto A = random_floats(M * K, 50), B = random_floats(K * N, 51), bias = random_floats(N, 52);
+    std::vector<float> packed(kernels::packed_floats<arch>(K, N)), own(M * N), four(M * N), tall(M * N);
+    kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
+    REQUIRE(set_gemm_tile_rows(kernels::gemm_tile_rows) == kernels::gemm_tile_rows);
+    kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, own.data(), N, bias.data(), false);
+    CHECK(set_gemm_tile_rows(5) == kernels::gemm_tile_rows);  // neither 4 nor the build's: nothing changes
+    CHECK(set_gemm_tile_rows(4) == 4);
+    kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, four.data(), N, bias.data(), false);
+    CHECK(set_gemm_tile_rows(0) == 4);
+    CHECK(set_gemm_tile_rows(kernels::gemm_tile_rows) == kernels::gemm_tile_rows);
+    kernels::gemm_packed_tiles<6>{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, tall.data(), N, bias.data(), false, 4);
+    REQUIRE(max_relative_error(own, reference::gemm(M, N, K, A.data(), K, B.data(), N, bias.data())) < 1e-5);
+    REQUIRE(std::memcmp(four.data(), own.data(), own.size() * sizeof(float)) == 0);
+    REQUIRE(std::memcmp(tall.data(), own.data(), own.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("packed gemm over a slice of rows of a bigger packed matrix (panel stride)", "[kernels][gemm]")

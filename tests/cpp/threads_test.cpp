@@ -2,16 +2,21 @@
 // is cut the same way whatever the count), checked against the double-precision reference too.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "attend.hpp"
 #include "attnscope/attnscope.hpp"
-#include "reference/reference.hpp"
+#include "kernels/elementwise.hpp"
+#include "model/steps.hpp"
 #include "parallel.hpp"
+#include "reference/reference.hpp"
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
@@ -19,6 +24,7 @@ using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
 using attnscope_test::randomise;
+using arch = xsimd::default_arch;
 
 namespace {
 
@@ -103,6 +109,102 @@ TEST_CASE("with two threads, two tasks run at the same time", "[threads]")
     detail::parallel_for(2, body);
     CHECK(met);
     CHECK(started == 2);
+}
+
+TEST_CASE("parallel_ranges cuts [0, n) into pieces at multiples of the unit, the same for every thread count", "[threads]")
+{
+    // (n, unit, work per unit): one piece, several, a ragged last piece, and more work than pieces.
+    const struct {
+        std::size_t n, unit;
+        double work;
+    } cases[] = {{0, 1, 1}, {10, 1, 1}, {100003, 64, 64}, {257, 1, 193}, {1000, 7, 5000}};
+    for (const auto& c : cases) {
+        CAPTURE(c.n, c.unit, c.work);
+        auto pieces = [&] {
+            std::mutex m;
+            std::vector<std::pair<std::size_t, std::size_t>> seen;
+            detail::parallel_ranges(c.n, c.unit, c.work, [&](std::size_t begin, std::size_t end) {
+                std::lock_guard<std::mutex> lock(m);
+                seen.emplace_back(begin, end);
+            });
+            std::sort(seen.begin(), seen.end());
+            return seen;
+        };
+        const auto one = pieces();
+        std::size_t next = 0;
+        for (const auto& piece : one) {
+            REQUIRE(piece.first == next);
+            REQUIRE(piece.first % c.unit == 0);
+            REQUIRE(piece.second > piece.first);
+            next = piece.second;
+        }
+        REQUIRE(next == c.n);
+        for (std::size_t n : thread_counts()) {
+            ThreadsFor threads(n);
+            CAPTURE(n);
+            REQUIRE(pieces() == one);
+        }
+    }
+}
+
+TEST_CASE("the pass's threaded steps give every thread count the bits of one call over the whole input", "[threads][steps]")
+{
+    // Sizes that split into several pieces (detail::element_task_grain), rows and a vector length that are not
+    // multiples of the SIMD width, so the scalar tail is exercised.
+    const std::size_t rows = 257, d = 193, n = 100003, inner = 301;
+    const auto x = random_floats(rows * d, 60, -3.f, 3.f), big = random_floats(n, 61, -6.f, 6.f);
+    const auto u = random_floats(rows * 2 * inner, 62, -4.f, 4.f);
+    model::NormWeights w;
+    w.weight.data = random_floats(d, 63, 0.5f, 1.5f);
+    w.bias.data = random_floats(d, 64);
+    w.weight.size = w.bias.size = d;
+    for (plan::NormKind kind : {plan::NormKind::layer_norm, plan::NormKind::rms_norm}) {
+        plan::Norm norm;
+        norm.kind = kind;
+        norm.bias = kind == plan::NormKind::layer_norm;
+        std::vector<float> whole(rows * d), expected(rows * d);
+        for (std::size_t r = 0; r < rows; ++r) model::steps::norm_rows(norm, w, x.data() + r * d, 1, d, expected.data() + r * d);
+        model::steps::norm_rows(norm, w, x.data(), rows, d, whole.data());
+        REQUIRE(same_bits(whole, expected));  // rows are independent: one call over all of them is each row's own
+        for (std::size_t t : thread_counts()) {
+            ThreadsFor threads(t);
+            CAPTURE(int(kind), t);
+            std::vector<float> many(rows * d);
+            model::steps::norm_rows(norm, w, x.data(), rows, d, many.data());
+            REQUIRE(same_bits(many, whole));
+        }
+    }
+    for (plan::Activation a : {plan::Activation::gelu_erf, plan::Activation::gelu_tanh, plan::Activation::relu, plan::Activation::silu}) {
+        CAPTURE(int(a));
+        std::vector<float> whole = big, gated = u, one_call = big;
+        model::steps::activate(a, whole.data(), n);
+        model::steps::gate_rows(a, gated.data(), rows, inner);
+        if (a == plan::Activation::gelu_erf) kernels::gelu_inplace{}(arch{}, one_call.data(), n);
+        if (a == plan::Activation::gelu_tanh) kernels::gelu_tanh_inplace{}(arch{}, one_call.data(), n);
+        if (a == plan::Activation::gelu_erf || a == plan::Activation::gelu_tanh) REQUIRE(same_bits(whole, one_call));
+        for (std::size_t t : thread_counts()) {
+            ThreadsFor threads(t);
+            CAPTURE(t);
+            std::vector<float> many = big, many_gated = u;
+            model::steps::activate(a, many.data(), n);
+            model::steps::gate_rows(a, many_gated.data(), rows, inner);
+            REQUIRE(same_bits(many, whole));
+            REQUIRE(same_bits(many_gated, gated));
+        }
+    }
+}
+
+TEST_CASE("keys and values packed in pieces fill the panels as one packing does", "[threads][attention]")
+{
+    const std::size_t Lk = 150, D = 37, Dv = 41, ld = 50;
+    const auto k = random_floats(Lk * ld, 70), v = random_floats(Lk * ld, 71);
+    const std::size_t key_floats = detail::packed_floats(D, Lk), value_floats = detail::packed_floats(Lk, Dv);
+    std::vector<float> whole(key_floats + value_floats, -1.f), pieces(key_floats + value_floats, -2.f);
+    detail::pack_keys_and_values(Lk, D, Dv, {k.data(), ld}, {v.data(), ld}, {whole.data(), whole.data() + key_floats, Lk});
+    const detail::AttendScratch into{pieces.data(), pieces.data() + key_floats, Lk};
+    for (std::size_t j0 : {std::size_t(128), std::size_t(0), std::size_t(64)})  // any order: each piece writes only its own
+        detail::pack_keys_and_values(j0, std::min(Lk, j0 + 64), Lk, D, Dv, {k.data(), ld}, {v.data(), ld}, into);
+    REQUIRE(same_bits(pieces, whole));
 }
 
 TEST_CASE("threaded products are bit-identical to one thread", "[threads][gemm]")

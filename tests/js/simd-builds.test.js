@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { gemmTileRows } from '../../dist/wasm-build.js';
 import { maxRelativeError } from './helpers.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -111,4 +112,14 @@ test('the relaxed builds hold relaxed SIMD and the SIMD128 builds hold none', ()
     const bytes = readFileSync(`${repo}/dist/${file}`);
     assert.equal(WebAssembly.validate(bytes), !relaxed || nodeMajor >= 22, `${file}: validates in this Node only if it holds no relaxed SIMD`);
   }
+});
+
+test("the relaxed build's GEMM tile: 4 rows under a V8 before 11.4 (Node 20, which spills 6), its own 6 elsewhere", () => {
+  assert.equal(gemmTileRows('relaxed', '11.3.244.8-node.33'), 4);
+  assert.equal(gemmTileRows('relaxed', '10.2.154.26-node.26'), 4);
+  assert.equal(gemmTileRows('relaxed', '11.4.183.25'), 6);
+  assert.equal(gemmTileRows('relaxed', '12.4.254.21-node.33'), 6);
+  assert.equal(gemmTileRows('relaxed', null), 6, 'a browser (no process.versions): its own 6 rows');
+  assert.equal(gemmTileRows('baseline', '12.4.254.21'), 4, 'the SIMD128 build has only 4 rows');
+  assert.equal(gemmTileRows('relaxed'), nodeMajor < 22 ? 4 : 6, 'this Node');
 });

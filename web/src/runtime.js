@@ -3,7 +3,7 @@
 import createAttnscopeModule from './attnscope.mjs';
 import { hardwareThreads, threadsUnavailableReason } from './threads-support.js';
 import { describe } from './figures/input.js';
-import { SEE_BUNDLERS, checkGivenBuild, checkMagic, chooseSimd, compile, isWasm, simdOfModule } from './wasm-build.js';
+import { SEE_BUNDLERS, checkGivenBuild, checkMagic, chooseSimd, compile, gemmTileRows, isWasm, simdOfModule } from './wasm-build.js';
 
 /** @type {any} */
 let wasm = null;
@@ -198,6 +198,7 @@ async function loadThreaded(options, simd) {
   const built = given ? checkGivenBuild(bytes, String(source), simd) : simdOfModule(bytes);
   const loaded = await loader.loadThreadedModule({ threads: wanted, wasmBinary: bytes, simd: built });
   wasm = loaded.wasm;
+  wasm._setGemmTileRows(gemmTileRows(built));
   info = { build: 'threads', threads: loaded.threads, simd: built };
   return true;
 }
@@ -245,6 +246,7 @@ async function load(options, embedded) {
   simd = simd === undefined ? checkGivenBuild(bytes, where, options.simd) : simdOfModule(bytes);
   const compiled = await compile(bytes, where);
   wasm = await instantiate(compiled, where, log);
+  wasm._setGemmTileRows(gemmTileRows(simd));
   info.simd = simd;
 }
 

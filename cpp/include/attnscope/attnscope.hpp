@@ -5,6 +5,7 @@
 #include "attnscope/multihead_attention.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/threads.hpp"
+#include "attnscope/kernel_settings.hpp"
 #include "attnscope/model.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/model_file.hpp"

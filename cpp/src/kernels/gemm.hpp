@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 
 #include <xsimd/xsimd.hpp>
@@ -29,9 +30,15 @@ constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
 #define ATTNSCOPE_GEMM_TILE_ROWS 4
 #endif
 
-/// Rows of gemm_packed's register tile: threads split a product's rows at multiples of it.
+/// The build's register tile: the rows gemm_packed's tile has unless gemm_rows_setting says 4.
 constexpr std::size_t gemm_tile_rows = ATTNSCOPE_GEMM_TILE_ROWS;
-static_assert(gemm_tile_rows >= 1 && gemm_tile_rows <= 8, "a register tile of 1 to 8 rows");
+static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 to 8 rows");
+
+/// The rows of the register tile products use: the build's gemm_tile_rows, or 4 where the engine's code for a
+/// taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.hpp). Node 20's V8
+/// (11.3) places every broadcast of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2 vectors of
+/// B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD: two builds").
+inline std::atomic<std::size_t> gemm_rows_setting{gemm_tile_rows};
 
 /// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128
 /// has none, and there it is a multiply and an add), unless the build defines ATTNSCOPE_GEMM_MULTIPLY_ADD(a, b, c)
@@ -185,14 +192,18 @@ inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std
 /// tile variants per type in the binary instead of MR (the bits are the same, whatever the tile).
 template <std::size_t MR, PanelType P = PanelType::f32>
 struct gemm_packed_tiles {
+    /// `tile` rows per register tile: MR, or (F32 panels only) 4, below MR: one loop for both heights, each tile
+    /// function instantiated once (the taller tile's short tiles include the 4-row one).
     template <class Arch>
     void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                     const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
-                    bool accumulate) const
+                    bool accumulate, std::size_t tile = MR) const
     {
         constexpr std::size_t NR = panel_width<Arch>;
+        const bool tall = P != PanelType::f32 || MR == 4 || tile != 4;
+        const std::size_t rows = tall ? MR : 4;
         // Rows of A per block: about 128 KB of A stays in L2 while every panel of B (in L1) passes over it.
-        const std::size_t block_rows = std::max<std::size_t>(MR, (32768 / std::max<std::size_t>(K, 1)) / MR * MR);
+        const std::size_t block_rows = std::max<std::size_t>(rows, (32768 / std::max<std::size_t>(K, 1)) / rows * rows);
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
             const std::size_t i_end = std::min(M, i0 + block_rows);
             for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
@@ -200,8 +211,14 @@ struct gemm_packed_tiles {
                 const std::size_t cols = std::min(NR, N - j0);
                 const float* panel_bias = bias ? bias + j0 : nullptr;
                 std::size_t i = i0;
-                for (; i + MR <= i_end; i += MR)
-                    gemm_tile<Arch, MR, false, P>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
+                if (tall)
+                    for (; i + MR <= i_end; i += MR)
+                        gemm_tile<Arch, MR, false, P>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
+                if constexpr (P == PanelType::f32 && MR > 4) {
+                    if (!tall)
+                        for (; i + 4 <= i_end; i += 4)
+                            gemm_tile<Arch, 4>(K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols, accumulate);
+                }
                 if constexpr (P == PanelType::f32)
                     gemm_short_tile<Arch, MR - 1>(i_end - i, K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias,
                                                   cols, accumulate);
@@ -213,9 +230,21 @@ struct gemm_packed_tiles {
     }
 };
 
-/// The product of every projection and of attention: gemm_packed_tiles at this build's tile.
-using gemm_packed = gemm_packed_tiles<gemm_tile_rows>;
-/// The same over BF16 and over F16 panels (pack_half_panels).
+/// gemm_packed_tiles at the tile gemm_rows_setting names: the build's, or 4 rows. Either gives the same bits.
+struct gemm_packed_at_setting {
+    template <class Arch>
+    void operator()(Arch arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
+                    std::size_t panel_stride, float* C, std::size_t ldc, const float* bias, bool accumulate) const
+    {
+        gemm_packed_tiles<gemm_tile_rows>{}(arch, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate,
+                                            gemm_rows_setting.load(std::memory_order_relaxed));
+    }
+};
+
+/// The product of every projection and of attention, at this build's tile (or 4 rows, gemm_rows_setting).
+using gemm_packed = gemm_packed_at_setting;
+/// The same over BF16 and over F16 panels (pack_half_panels), at this build's tile whatever the setting: a second
+/// height of each would cost the relaxed-SIMD .wasm its size budget (tests/js/size.test.js).
 using gemm_packed_bf16 = gemm_packed_tiles<gemm_tile_rows, PanelType::bf16>;
 using gemm_packed_f16 = gemm_packed_tiles<gemm_tile_rows, PanelType::f16>;
 

@@ -8,6 +8,7 @@
 
 #include "../attend.hpp"
 #include "../kernels/gemm.hpp"
+#include "../parallel.hpp"
 #include "heads.hpp"
 #include "steps.hpp"
 
@@ -110,28 +111,27 @@ bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, c
         copy_rows(trace->keys_raw, {T, hd}, b.qkv + q_cols + trace->kv_head * hd, qkv_cols, T, hd);
         copy_rows(trace->values, {T, hd}, b.qkv + q_cols + kv_cols + trace->kv_head * hd, qkv_cols, T, hd);
     }
-    for (std::size_t t = 0; t < T; ++t) {
-        float* row = b.qkv + t * qkv_cols;
-        steps::qk_norm_and_rope(a, lw, row, a.rope ? b.cos + t * half : nullptr, a.rope ? b.sin + t * half : nullptr);
-        // The new keys and values join the cache.
-        const std::size_t p = s.first_position + t;
-        std::memcpy(s.key_cache + (l * s.capacity + p) * kv_cols, row + q_cols, kv_cols * sizeof(float));
-        std::memcpy(s.value_cache + (l * s.capacity + p) * kv_cols, row + q_cols + kv_cols, kv_cols * sizeof(float));
-    }
+    // Row by row, the rows split between the threads: QK-norm and RoPE, the new keys and values joining the cache,
+    // and which keys the row's query sees: earlier ones (causal), the last `window` of them, and no padding (the
+    // same for every head, so built once per layer: T × Lk bytes).
+    detail::parallel_ranges(T, 1, double(qkv_cols + Lk), [&](std::size_t t0, std::size_t t1) {
+        for (std::size_t t = t0; t < t1; ++t) {
+            float* row = b.qkv + t * qkv_cols;
+            steps::qk_norm_and_rope(a, lw, row, a.rope ? b.cos + t * half : nullptr, a.rope ? b.sin + t * half : nullptr);
+            const std::size_t q = s.first_position + t;
+            std::memcpy(s.key_cache + (l * s.capacity + q) * kv_cols, row + q_cols, kv_cols * sizeof(float));
+            std::memcpy(s.value_cache + (l * s.capacity + q) * kv_cols, row + q_cols + kv_cols, kv_cols * sizeof(float));
+            for (std::size_t j = 0; j < Lk; ++j) {
+                const bool visible = (!a.causal || j <= q) && (a.window == 0 || q < j + a.window) && (!s.key_mask || s.key_mask[j] != 0);
+                b.blocked[t * Lk + j] = visible ? 0 : 1;
+            }
+        }
+    });
     const float* keys = s.key_cache + l * s.capacity * kv_cols;
     const float* values = s.value_cache + l * s.capacity * kv_cols;
     if (trace) {
         copy_rows(trace->query_final, {hd}, b.qkv + query * qkv_cols + trace->head * hd, 0, 1, hd);
         copy_rows(trace->keys_final, {Lk, hd}, keys + trace->kv_head * hd, kv_cols, Lk, hd);
-    }
-    // Which keys each query row sees: earlier ones (causal), the last `window` of them, and no padding. The same for
-    // every head, so built once per layer (T × Lk bytes).
-    for (std::size_t t = 0; t < T; ++t) {
-        const std::size_t q = s.first_position + t;
-        for (std::size_t j = 0; j < Lk; ++j) {
-            const bool visible = (!a.causal || j <= q) && (a.window == 0 || q < j + a.window) && (!s.key_mask || s.key_mask[j] != 0);
-            b.blocked[t * Lk + j] = visible ? 0 : 1;
-        }
     }
     if (trace) {
         trace->visible.resize(Lk);

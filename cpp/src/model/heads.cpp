@@ -19,6 +19,10 @@ constexpr std::size_t NR = kernels::panel_width<arch>;
 // Multiply-adds of q·kᵀ (over every head) below which the attention runs on the calling thread: a few microseconds
 // of work, so the 64-token test models (and a generated token past ~100 positions) already use the helpers.
 constexpr double attention_parallel_work = 1 << 16;
+// Keys per piece of the packing of keys and values (a multiple of the panel width): 2 × 64 × 64 floats moved at
+// GPT-2's head size, a few microseconds.
+constexpr std::size_t key_pack_block = 64;
+static_assert(key_pack_block % NR == 0, "pieces start on a panel boundary");
 
 // The bucket of a key `distance` = key − query positions away (HF's T5Attention._relative_position_bucket): exact
 // up to half the buckets, then logarithmic up to max_distance, computed in float32 as torch computes it.
@@ -49,9 +53,18 @@ void attend_heads(const HeadAttention& c, const Scratch& b, float* context, std:
     const std::size_t key_panel_floats = detail::packed_floats(hd, Lk), value_panel_floats = detail::packed_floats(Lk, hd);
     float* const key_panels = b.panels;
     float* const value_panels = b.panels + a.kv_heads * key_panel_floats;
-    for (std::size_t g = 0; g < a.kv_heads; ++g)
-        detail::pack_keys_and_values(Lk, hd, hd, {c.k + g * hd, c.kv_ld}, {c.v + g * hd, c.kv_ld},
+    // Short steps (a generated token) are not worth waking the helpers for.
+    const bool parallel = double(H) * double(T) * double(Lk) * double(hd) >= attention_parallel_work;
+    // Each key/value head packed in pieces of key_pack_block keys, the pieces split between the threads.
+    const std::size_t pieces = (Lk + key_pack_block - 1) / key_pack_block;
+    auto pack = [&](std::size_t index, std::size_t) {
+        const std::size_t g = index / pieces, j0 = index % pieces * key_pack_block, j1 = std::min(Lk, j0 + key_pack_block);
+        detail::pack_keys_and_values(j0, j1, Lk, hd, hd, {c.k + g * hd, c.kv_ld}, {c.v + g * hd, c.kv_ld},
                                      {key_panels + g * key_panel_floats, value_panels + g * value_panel_floats});
+    };
+    if (parallel) detail::parallel_for(a.kv_heads * pieces, pack);
+    else
+        for (std::size_t i = 0; i < a.kv_heads * pieces; ++i) pack(i, 0);
     auto panels_of = [&](std::size_t head) {
         const std::size_t g = head / group;
         return detail::AttendScratch{key_panels + g * key_panel_floats, value_panels + g * value_panel_floats, Lk};
@@ -65,9 +78,11 @@ void attend_heads(const HeadAttention& c, const Scratch& b, float* context, std:
     // One task per head and block of query rows: its keys end at its last row's position when causal (the later
     // ones are all hidden, their weights zero), so the causal half of the scores is never computed. Each task's
     // result depends only on the task, so every thread count gives the same bits.
+    // Causal blocks are longer the later their rows, so the tasks go from the last block of every head to the first:
+    // the threads end on short tasks, and neither waits long for the other at the end.
     const std::size_t block = std::min<std::size_t>(T, query_block), blocks = (T + block - 1) / block;
     auto task = [&](std::size_t index, std::size_t worker) {
-        const std::size_t head = index / blocks, r0 = index % blocks * block, rows = std::min(block, T - r0);
+        const std::size_t head = index % H, r0 = (blocks - 1 - index / H) * block, rows = std::min(block, T - r0);
         const std::size_t seen = a.causal ? std::min(Lk, c.first_position + r0 + rows) : Lk;
         float* sc = b.scores + worker * b.worker_scores;
         detail::MaskRows masks[2];
@@ -108,11 +123,9 @@ void attend_heads(const HeadAttention& c, const Scratch& b, float* context, std:
             std::copy(sc + (query - r0) * seen, sc + (query - r0 + 1) * seen, c.trace->weights.data.data());
         }
     };
-    // Short steps (a generated token) are not worth waking the helpers for.
-    if (double(H) * double(T) * double(Lk) * double(hd) < attention_parallel_work)
-        for (std::size_t i = 0; i < H * blocks; ++i) task(i, 0);
+    if (parallel) detail::parallel_for(H * blocks, task);
     else
-        detail::parallel_for(H * blocks, task);
+        for (std::size_t i = 0; i < H * blocks; ++i) task(i, 0);
 }
 
 

@@ -8,6 +8,7 @@
 #include "../kernels/rope.hpp"
 #include "../kernels/swiglu.hpp"
 #include "../kernels/top_k.hpp"
+#include "../parallel.hpp"
 
 namespace attnscope {
 namespace model {
@@ -15,15 +16,15 @@ namespace steps {
 
 using arch = xsimd::default_arch;
 
-void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
-{
-    for (std::size_t r = 0; r < rows; ++r) {
-        if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
-        else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
-    }
-}
+namespace {
 
-void activate(plan::Activation a, float* x, std::size_t n)
+// Pieces of a flat element-wise step start at multiples of this: a whole number of SIMD vectors, so each element
+// goes through the vector or the scalar formula as in one call over the whole array (parallel_ranges).
+constexpr std::size_t element_unit = 64;
+static_assert(element_unit % xsimd::batch<float, arch>::size == 0, "pieces of whole vectors");
+
+// Out of line: activate() and gate_rows() share one copy of the four kernels.
+[[gnu::noinline]] void activate_serially(plan::Activation a, float* x, std::size_t n)
 {
     switch (a) {
     case plan::Activation::gelu_erf: return kernels::gelu_inplace{}(arch{}, x, n);
@@ -33,19 +34,45 @@ void activate(plan::Activation a, float* x, std::size_t n)
     }
 }
 
-void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner)
+}  // namespace
+
+// The norms and activations are split between the threads by rows or by whole vectors
+// (detail::parallel_ranges): each row or element is computed by the same code whatever the split, so the results are
+// the same bits for every thread count.
+
+void norm_rows(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* y)
 {
-    for (std::size_t r = 0; r < rows; ++r) {
-        float* gate = u + r * 2 * inner;
-        if (a == plan::Activation::silu) {
-            kernels::silu_mul{}(arch{}, gate, gate + inner, inner);  // SwiGLU, one pass
-        } else {
-            activate(a, gate, inner);
-            kernels::mul_inplace{}(arch{}, gate, inner, gate + inner);
+    detail::parallel_ranges(rows, 1, double(d), [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            if (n.kind == plan::NormKind::rms_norm) kernels::rms_norm{}(arch{}, x + r * d, d, w.weight.data.data(), n.eps, y + r * d);
+            else kernels::layer_norm{}(arch{}, x + r * d, d, w.weight.data.data(), w.bias.data.data(), n.eps, y + r * d);
         }
-    }
+    });
 }
 
+void activate(plan::Activation a, float* x, std::size_t n)
+{
+    detail::parallel_ranges(n, element_unit, double(element_unit),
+                            [&](std::size_t begin, std::size_t end) { activate_serially(a, x + begin, end - begin); });
+}
+
+void gate_rows(plan::Activation a, float* u, std::size_t rows, std::size_t inner)
+{
+    detail::parallel_ranges(rows, 1, double(inner), [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            float* gate = u + r * 2 * inner;
+            if (a == plan::Activation::silu) {
+                kernels::silu_mul{}(arch{}, gate, gate + inner, inner);  // SwiGLU, one pass
+            } else {
+                activate_serially(a, gate, inner);
+                kernels::mul_inplace{}(arch{}, gate, inner, gate + inner);
+            }
+        }
+    });
+}
+
+// A sum or a scaling streams memory at a fraction of a norm's cost per element (0.1 % of a pass at 512 tokens), and
+// soft-capping is rare (a plan's capped scores or logits): these stay on one thread, for the .wasm's size budget.
 void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{}, x, n, a); }
 
 void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
