@@ -1,0 +1,151 @@
+// patch_each() against forward() run by run, bit for bit: each run is the request with that run's patch and
+// logits_to_keep 1, computed as a whole fresh pass. patch_each batches the runs of a layer and skips the rows a patch
+// cannot change, so its runs here cover what those shortcuts depend on: every layer (the patched one, the ones above
+// it, the last), positions at both ends, on both sides of the query blocks' edges (32, 64) and at random, several
+// positions in one run, grouped-query attention, a sliding window, parallel residuals, norms on the sublayers'
+// outputs, soft-capped scores, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which runs each
+// patch on its own), and two threads.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "attnscope/threads.hpp"
+#include "model_files.hpp"
+#include "pretrained_files.hpp"
+
+using namespace attnscope;
+
+namespace {
+
+std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::int32_t> ids(n);
+    for (auto& id : ids) id = std::int32_t(rng() % vocab);
+    return ids;
+}
+
+// Every head at every position, then every layer's first and last head at the given single positions, then a few
+// runs of several positions (unsorted, repeated), in a mixed order of layers.
+std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::size_t T, unsigned seed)
+{
+    std::vector<Transformer::PatchRun> runs;
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h) runs.push_back({l, h, {}});
+    std::vector<std::int32_t> at = {0, 1, std::int32_t(T - 2), std::int32_t(T - 1)};
+    for (const std::int32_t edge : {31, 32, 33, 63, 64, 65})
+        if (std::size_t(edge) < T) at.push_back(edge);
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 4; ++i) at.push_back(std::int32_t(rng() % T));
+    for (std::size_t l = L; l-- > 0;)
+        for (const std::size_t h : {std::size_t(0), H - 1})
+            for (const std::int32_t p : at) runs.push_back({l, h, {p}});
+    const std::int32_t last = std::int32_t(T - 1), mid = std::int32_t(T / 2);
+    runs.push_back({0, 1 % H, {mid, 2}});
+    runs.push_back({L - 1, 0, {last, 0}});
+    runs.push_back({L / 2, H / 2, {mid, mid, std::int32_t(rng() % T)}});
+    runs.push_back({L - 1, H - 1, {mid}});
+    return runs;
+}
+
+// patch_each(corrupted, runs) row by row against forward() of each run; twice: from another input's pass in the
+// cache, then from the request's own.
+void check_runs(Transformer& model, Transformer::Request corrupted, const std::vector<Transformer::PatchRun>& runs)
+{
+    const std::size_t L = model.config().layers, H = model.config().heads, V = model.config().vocab;
+    ForwardCache cache;
+    auto other = corrupted;
+    other.tokens[0] = std::int32_t((std::size_t(other.tokens[0]) + 1) % V);
+    other.patch_from = nullptr;
+    model.forward(other, cache);
+    for (const bool again : {false, true}) {
+        INFO((again ? "the cache holding the request's pass" : "the cache holding another input's pass"));
+        const Tensor got = model.patch_each(corrupted, runs, cache);
+        REQUIRE(got.shape == Shape{runs.size(), V});
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            std::string at;
+            for (const std::int32_t p : runs[i].positions) at += " " + std::to_string(p);
+            INFO("run " << i << ": layer " << runs[i].layer << " head " << runs[i].head << " at" << (at.empty() ? " every position" : at));
+            auto r = corrupted;
+            r.patch.assign(L * H, 0);
+            r.patch[runs[i].layer * H + runs[i].head] = 1;
+            r.patch_positions = runs[i].positions;
+            r.logits_to_keep = 1;
+            const auto want = model.forward(r);
+            CHECK(std::equal(want.logits.data.begin(), want.logits.data.end(), got.data.begin() + std::ptrdiff_t(i * V)));
+        }
+    }
+}
+
+// A clean and a corrupted run of T tokens that differ at a third of the positions, the clean one's heads kept.
+struct Pair {
+    Transformer::Request corrupted;
+    Transformer::Output kept;
+};
+
+Pair pair_of(Transformer& model, std::size_t T, unsigned seed)
+{
+    const std::size_t V = model.config().vocab;
+    Transformer::Request clean;
+    clean.tokens = random_ids(T, V, seed);
+    clean.need_attention = false;
+    clean.keep_heads = true;
+    Pair p{clean, model.forward(clean)};
+    p.corrupted.keep_heads = false;
+    const std::vector<std::int32_t> other = random_ids(T, V, seed + 1);
+    for (std::size_t t = 0; t < T; t += 3) p.corrupted.tokens[t] = other[t];
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("patch_each gives forward()'s bits run by run: Hugging Face families", "[patching][pretrained]")
+{
+    for (const char* name : {"llama-gqa", "mistral-window", "gpt-neox-parallel", "olmo2-outnorm", "gemma2-softcap", "qwen3-qknorm",
+                             "llama-bf16", "gpt2-lm"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t T = std::min<std::size_t>(model->config().max_positions, 64);
+            Pair p = pair_of(*model, T, 11);
+            p.corrupted.patch_from = &p.kept.heads;
+            check_runs(*model, p.corrupted, runs_for(model->config().layers, model->config().heads, T, 5));
+        }
+    }
+}
+
+TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 tokens, padding and ablation", "[patching]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t L = m.config().layers, H = m.config().heads, T = 100;
+    Pair p = pair_of(m, T, 3);
+    p.corrupted.patch_from = &p.kept.heads;
+    const auto runs = runs_for(L, H, T, 9);
+    SECTION("plain") { check_runs(m, p.corrupted, runs); }
+    SECTION("padding and a zero-ablated head") {
+        p.corrupted.attention_mask.assign(T, 1);
+        p.corrupted.attention_mask[0] = p.corrupted.attention_mask[40] = 0;
+        p.corrupted.ablate.assign(L * H, 0);
+        p.corrupted.ablate[H + 1] = 1;  // also a patched head of some runs: the patch replaces its zeros
+        check_runs(m, p.corrupted, runs);
+    }
+    SECTION("a mean-ablated head") {
+        p.corrupted.ablate.assign(L * H, 0);
+        p.corrupted.ablate[2 * H - 1] = 1;
+        p.corrupted.ablation = Ablation::mean;
+        check_runs(m, p.corrupted, {runs.begin(), runs.begin() + std::ptrdiff_t(L * H + 4)});
+    }
+}
+
+TEST_CASE("patch_each gives forward()'s bits run by run with two threads", "[patching][threads]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t L = m.config().layers, H = m.config().heads, T = 70;
+    Pair p = pair_of(m, T, 4);
+    p.corrupted.patch_from = &p.kept.heads;
+    const std::size_t threads = set_num_threads(2);
+    check_runs(m, p.corrupted, runs_for(L, H, T, 2));
+    set_num_threads(1);
+    CHECK(threads >= 1);
+}
