@@ -4,7 +4,10 @@
 //     and every other head, are the kept pass's), so only those rows go through the output projection, the residual
 //     sums and the MLP; the heads' contexts there are computed once for every run of the batch.
 //   - Above it, a run's rows from its first patched position on change (later rows see the changed keys), the rows
-//     before it never do: their keys and values are the kept pass's.
+//     before it never do: their keys and values are the kept pass's. At the last layer only the last row's output
+//     is read (patch_each returns the last position's logits): the changed rows' keys and values, then the last
+//     row's attention, output projection and MLP. A patch of the last layer changes the last row only where it is
+//     patched.
 //   - Every run's rows go through each projection, norm and MLP together, so a weight is read once per layer for all
 //     of them; attention, RoPE and the keys and values stay per run.
 // The products compute every element the same way whatever the number of rows (kernels/gemm.hpp), the norms and
@@ -233,11 +236,18 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
                 std::memcpy(keys + (first + t) * kv_cols, q + t * qkv_cols + q_cols, kv_cols * sizeof(float));
                 std::memcpy(values + (first + t) * kv_cols, q + t * qkv_cols + q_cols + kv_cols, kv_cols * sizeof(float));
             }
-            attend(p, l, q, first, n, keys, values, ctx + offset[i] * q_cols);
+            if (l + 1 < L) {
+                attend(p, l, q, first, n, keys, values, ctx + offset[i] * q_cols);
+                continue;
+            }
+            // The last layer: only the last row reaches the logits (every changed row's keys and values still count).
+            attend(p, l, q + (n - 1) * qkv_cols, T - 1, 1, keys, values, ctx + i * q_cols);
+            std::memcpy(x + i * d, y + (offset[i + 1] - 1) * d, d * sizeof(float));
         }
-        finish_layer(p, l, y, ctx, N, w);
+        if (l + 1 < L) finish_layer(p, l, y, ctx, N, w);
     }
-    for (std::size_t i = 0; i < R; ++i) final_row(p, y + (offset[i + 1] - 1) * d, last + i * d);
+    finish_layer(p, L - 1, x, ctx, R, w);
+    for (std::size_t i = 0; i < R; ++i) final_row(p, x + i * d, last + i * d);
 }
 
 }  // namespace
