@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 
 #include "attnscope/threads.hpp"
@@ -50,8 +51,9 @@ std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::s
 }
 
 // patch_each(corrupted, runs) row by row against forward() of each run; twice: from another input's pass in the
-// cache, then from the request's own.
-void check_runs(Transformer& model, Transformer::Request corrupted, const std::vector<Transformer::PatchRun>& runs)
+// cache, then from the request's own; then the runs with positions alone (a layer's batch without a run patched
+// everywhere: its unpatched rows above the patched layer share their q|k|v).
+void check_runs(Transformer& model, Transformer::Request corrupted, const std::vector<Transformer::PatchRun>& all)
 {
     const std::size_t L = model.config().layers, H = model.config().heads, V = model.config().vocab;
     ForwardCache cache;
@@ -59,8 +61,11 @@ void check_runs(Transformer& model, Transformer::Request corrupted, const std::v
     other.tokens[0] = std::int32_t((std::size_t(other.tokens[0]) + 1) % V);
     other.patch_from = nullptr;
     model.forward(other, cache);
-    for (const bool again : {false, true}) {
-        INFO((again ? "the cache holding the request's pass" : "the cache holding another input's pass"));
+    std::vector<Transformer::PatchRun> located;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(located), [](const Transformer::PatchRun& run) { return !run.positions.empty(); });
+    for (const int round : {0, 1, 2}) {
+        const std::vector<Transformer::PatchRun>& runs = round < 2 ? all : located;
+        INFO((round == 0 ? "the cache holding another input's pass" : round == 1 ? "the cache holding the request's pass" : "runs with positions"));
         const Tensor got = model.patch_each(corrupted, runs, cache);
         REQUIRE(got.shape == Shape{runs.size(), V});
         for (std::size_t i = 0; i < runs.size(); ++i) {

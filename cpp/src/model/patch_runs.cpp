@@ -173,7 +173,9 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
     const std::size_t n_panels = checked(one.panels, call, "the packed keys"), n_rope = checked(one.rope, call, "the rotary angles");
     const std::size_t n_kv = checked(std::uint64_t(T) * kv_cols, call, "the keys");
     std::vector<float> work;
-    const std::uint64_t total = std::uint64_t(n_rows) + n_qkv + 2 * std::uint64_t(n_ctx) + n_mlp + n_scores + n_panels + n_rope + 2 * std::uint64_t(n_kv);
+    const std::size_t n_kept_qkv = checked((std::uint64_t(T) + M) * qkv_cols, call, "the kept rows' q|k|v");
+    const std::uint64_t total = std::uint64_t(n_rows) + n_qkv + 2 * std::uint64_t(n_ctx) + n_mlp + n_scores + n_panels + n_rope + 2 * std::uint64_t(n_kv) +
+                                n_kept_qkv;
     resize_floats(work, checked(total + 1, call, "the runs' workspace"), call, "the runs' workspace");
     std::vector<std::uint8_t> blocked(std::size_t(one.blocked_bytes));
     float* next = work.data();
@@ -185,6 +187,7 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
     float *x = take(most * d), *y = take(most * d), *qkv = take(n_qkv), *ctx = take(n_ctx), *shared = take(n_ctx);
     const Rows w{take(most * d), take(most * d), take(most * d), take(n_mlp)};
     float *scores = take(n_scores), *panels = take(n_panels), *rope = take(n_rope), *keys = take(n_kv), *values = take(n_kv);
+    float* kept_qkv = take(n_kept_qkv);
     StackStep positions;  // every position's angles, position t at row t
     positions.rows = T;
     Pass p{m, kept, r, s, m.weights.stacks[0], T, d, q_cols, kv_cols, qkv_cols, rope, rope_tables(s, positions, rope),
@@ -224,11 +227,31 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
     }
     for (std::size_t l = layer + 1; l < L; ++l) {
         const LayerWeights& lw = p.sw.layers[l];
-        apply(lw.qkv, sublayer_input(s.layer(l).attn_norms.in, lw.attn_in, y, N, d, w.h), N, qkv);
+        const plan::Norm& norm = s.layer(l).attn_norms.in;
+        // The layer above the patched one: a row whose input is the kept pass's (all but each run's patched rows) has
+        // its q|k|v, the same in every run: projected once for the batch (from u0 on), and the patched rows on their own.
+        const bool once = l == layer + 1 && T - u0 + M < N;
+        if (once) {
+            float* patched = kept_qkv + (T - u0) * qkv_cols;
+            apply(lw.qkv, sublayer_input(norm, lw.attn_in, layer_input(l, u0), T - u0, d, w.h), T - u0, kept_qkv);
+            rotate(p, l, kept_qkv, u0, T - u0);
+            apply(lw.qkv, sublayer_input(norm, lw.attn_in, x, M, d, w.h), M, patched);
+            for (std::size_t i = 0, k = 0; i < R; ++i) {
+                const std::size_t first = at[i].front();
+                std::memcpy(qkv + offset[i] * qkv_cols, kept_qkv + (first - u0) * qkv_cols, (T - first) * qkv_cols * sizeof(float));
+                for (const std::size_t t : at[i]) {
+                    float* row = qkv + (offset[i] + t - first) * qkv_cols;
+                    std::memcpy(row, patched + k++ * qkv_cols, qkv_cols * sizeof(float));
+                    rotate(p, l, row, t, 1);
+                }
+            }
+        } else {
+            apply(lw.qkv, sublayer_input(norm, lw.attn_in, y, N, d, w.h), N, qkv);
+        }
         for (std::size_t i = 0; i < R; ++i) {
             const std::size_t first = at[i].front(), n = T - first;
             float* q = qkv + offset[i] * qkv_cols;
-            rotate(p, l, q, first, n);
+            if (!once) rotate(p, l, q, first, n);
             // The kept keys and values before `first`, then this run's.
             std::memcpy(keys, kept.keys + l * kept.capacity * kv_cols, first * kv_cols * sizeof(float));
             std::memcpy(values, kept.values + l * kept.capacity * kv_cols, first * kv_cols * sizeof(float));
