@@ -68,6 +68,11 @@ void check_runs(Transformer& model, Transformer::Request corrupted, const std::v
         INFO((round == 0 ? "the cache holding another input's pass" : round == 1 ? "the cache holding the request's pass" : "runs with positions"));
         const Tensor got = model.patch_each(corrupted, runs, cache);
         REQUIRE(got.shape == Shape{runs.size(), V});
+        // Where the last run started: its layer, and its first position (its block's with a mean ablation, which
+        // runs each patch on its own from there).
+        const std::size_t first = std::size_t(*std::min_element(runs.back().positions.begin(), runs.back().positions.end()));
+        CHECK(cache.resumed_layer() == runs.back().layer);
+        CHECK(cache.resumed_position() == (corrupted.ablation == Ablation::mean ? 0 : first));
         for (std::size_t i = 0; i < runs.size(); ++i) {
             std::string at;
             for (const std::int32_t p : runs[i].positions) at += " " + std::to_string(p);

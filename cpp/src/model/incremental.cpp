@@ -378,6 +378,10 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
             for (std::size_t i = 0, g = 0; i < runs.size(); ++i)
                 if (runs[i].layer == layer) std::copy_n(rows.data() + g++ * d, d, last.begin() + std::ptrdiff_t(i * d));
         }
+        // Where the last run started: its layer and its first patched position.
+        const std::vector<std::int32_t>& at = runs.back().positions;
+        st.resumed_layer = runs.back().layer;
+        st.resumed_position = at.empty() ? 0 : std::size_t(*std::min_element(at.begin(), at.end()));
     } else {  // one patched pass per run
         for (std::size_t i = 0; i < runs.size(); ++i) {
             r.patch.assign(L * H, 0);
