@@ -8,11 +8,15 @@
 //     is read (patch_each returns the last position's logits): the changed rows' keys and values, then the last
 //     row's attention, output projection and MLP. A patch of the last layer changes the last row only where it is
 //     patched.
+//   - At the layer just above, only the patched rows' inputs differ from the kept pass's: every other row's q|k|v is
+//     the same in every run, so it is projected once for the batch.
 //   - Every run's rows go through each projection, norm and MLP together, so a weight is read once per layer for all
 //     of them; attention, RoPE and the keys and values stay per run.
 // The products compute every element the same way whatever the number of rows (kernels/gemm.hpp), the norms and
 // element-wise steps act on each row alone, and a query row's attention sums the same keys whatever rows its call
-// computes (attend_heads' blocks are positions'), so each row has the bits of the fresh pass.
+// computes (attend_heads' blocks are positions'), so each row has the bits of the fresh pass. (A fresh pass also
+// multiplies a key hidden from a row by a zero weight, so a patched context holding NaN or infinity would reach rows
+// before it there; the last row sees that key, so its logits are not finite either way.)
 #include "patch_runs.hpp"
 
 #include <algorithm>
