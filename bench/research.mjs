@@ -129,8 +129,9 @@ try {
   console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)}`);
   console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
   if (!options['lens-only']) {
-    const cells = all[0].positions.cells;
-    console.log(`  head ${options.head?.replace(',', '.') ?? '0.0'} patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, click to map drawn ${med((r) => r.positions.wall)}`);
+    const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';
+    console.log(`  head ${head} patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, ` +
+      `click to map drawn ${med((r) => r.positions.wall)}`);
   }
 } finally {
   await browser.close();
