@@ -4,16 +4,18 @@
 // it, the last), positions at both ends, on both sides of the query blocks' edges (32, 64) and at random, several
 // positions in one run, grouped-query attention, a sliding window, parallel residuals, norms on the sublayers'
 // outputs, soft-capped scores, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which runs each
-// patch on its own), and two threads.
+// patch on its own), and two threads. And the runs against PyTorch's float64 patching, to 1e-4.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <iterator>
 #include <random>
+#include <string>
 
 #include "attnscope/threads.hpp"
 #include "model_files.hpp"
 #include "pretrained_files.hpp"
+#include "test_utils.hpp"
 
 using namespace attnscope;
 
@@ -158,4 +160,50 @@ TEST_CASE("patch_each gives forward()'s bits run by run with two threads", "[pat
     check_runs(m, p.corrupted, runs_for(L, H, T, 2));
     set_num_threads(1);
     CHECK(threads >= 1);
+}
+
+TEST_CASE("patch_each matches PyTorch's per-position and whole-head patching", "[patching][pretrained]")
+{
+    // hf_patch_positions_reference.py and hf_patching_reference.py (float64 PyTorch from the fixtures' weights): each
+    // run's last row of logits to 1e-4 of the largest.
+    const auto last_row = [](const nlohmann::json& logits, std::size_t V) {
+        const auto all = logits.get<std::vector<double>>();
+        return std::vector<double>(all.end() - std::ptrdiff_t(V), all.end());
+    };
+    for (const char* name : {"llama-gqa", "mistral-window", "gpt2-lm"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t V = model->config().vocab;
+            const bool positions = std::string(name) != "gpt2-lm";
+            const auto p = nlohmann::json::parse(
+                attnscope_test::read_text(attnscope_test::hf_dir(name) + (positions ? "/patch_positions.json" : "/patching.json")));
+            Transformer::Request clean, corrupted;
+            clean.tokens = p.at("clean_ids").get<std::vector<std::int32_t>>();
+            corrupted.tokens = p.at("corrupted_ids").get<std::vector<std::int32_t>>();
+            clean.need_attention = corrupted.need_attention = false;
+            clean.keep_heads = true;
+            const auto kept = model->forward(clean);
+            corrupted.patch_from = &kept.heads;
+            std::vector<Transformer::PatchRun> runs;
+            std::vector<std::vector<double>> want;
+            for (const auto& run : p.at("patched")) {
+                if (positions) {
+                    runs.push_back({run.at("layer"), run.at("head"), run.at("positions").get<std::vector<std::int32_t>>()});
+                } else {
+                    if (run.at("heads").size() != 1) continue;  // patch_each patches one head per run
+                    runs.push_back({run.at("heads")[0].at(0), run.at("heads")[0].at(1), {}});
+                }
+                want.push_back(last_row(run.at("logits"), V));
+            }
+            REQUIRE(runs.size() >= 4);
+            ForwardCache cache;
+            const Tensor got = model->patch_each(corrupted, runs, cache);
+            for (std::size_t i = 0; i < runs.size(); ++i) {
+                INFO("run " << i << ": layer " << runs[i].layer << " head " << runs[i].head);
+                const std::vector<float> row(got.data.begin() + std::ptrdiff_t(i * V), got.data.begin() + std::ptrdiff_t((i + 1) * V));
+                CHECK(attnscope_test::max_relative_error(row, want[i]) < 1e-4);
+            }
+        }
+    }
 }
