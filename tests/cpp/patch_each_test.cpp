@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <iterator>
 #include <random>
 #include <string>
 
@@ -58,15 +57,30 @@ std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::s
 void check_runs(Transformer& model, Transformer::Request corrupted, const std::vector<Transformer::PatchRun>& all)
 {
     const std::size_t L = model.config().layers, H = model.config().heads, V = model.config().vocab;
+    // Each run's forward(), once: the last row of logits of the whole patched pass.
+    std::vector<std::vector<float>> want;
+    for (const Transformer::PatchRun& run : all) {
+        auto r = corrupted;
+        r.patch.assign(L * H, 0);
+        r.patch[run.layer * H + run.head] = 1;
+        r.patch_positions = run.positions;
+        r.logits_to_keep = 1;
+        want.push_back(model.forward(r).logits.data);
+    }
     ForwardCache cache;
     auto other = corrupted;
     other.tokens[0] = std::int32_t((std::size_t(other.tokens[0]) + 1) % V);
     other.patch_from = nullptr;
     model.forward(other, cache);
-    std::vector<Transformer::PatchRun> located;
-    std::copy_if(all.begin(), all.end(), std::back_inserter(located), [](const Transformer::PatchRun& run) { return !run.positions.empty(); });
+    std::vector<std::size_t> located;  // the runs with positions
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (!all[i].positions.empty()) located.push_back(i);
     for (const int round : {0, 1, 2}) {
-        const std::vector<Transformer::PatchRun>& runs = round < 2 ? all : located;
+        std::vector<std::size_t> index(all.size());
+        for (std::size_t i = 0; i < all.size(); ++i) index[i] = i;
+        if (round == 2) index = located;
+        std::vector<Transformer::PatchRun> runs;
+        for (const std::size_t i : index) runs.push_back(all[i]);
         INFO((round == 0 ? "the cache holding another input's pass" : round == 1 ? "the cache holding the request's pass" : "runs with positions"));
         const Tensor got = model.patch_each(corrupted, runs, cache);
         REQUIRE(got.shape == Shape{runs.size(), V});
@@ -78,14 +92,8 @@ void check_runs(Transformer& model, Transformer::Request corrupted, const std::v
         for (std::size_t i = 0; i < runs.size(); ++i) {
             std::string at;
             for (const std::int32_t p : runs[i].positions) at += " " + std::to_string(p);
-            INFO("run " << i << ": layer " << runs[i].layer << " head " << runs[i].head << " at" << (at.empty() ? " every position" : at));
-            auto r = corrupted;
-            r.patch.assign(L * H, 0);
-            r.patch[runs[i].layer * H + runs[i].head] = 1;
-            r.patch_positions = runs[i].positions;
-            r.logits_to_keep = 1;
-            const auto want = model.forward(r);
-            CHECK(std::equal(want.logits.data.begin(), want.logits.data.end(), got.data.begin() + std::ptrdiff_t(i * V)));
+            INFO("run " << index[i] << ": layer " << runs[i].layer << " head " << runs[i].head << " at" << (at.empty() ? " every position" : at));
+            CHECK(std::equal(want[index[i]].begin(), want[index[i]].end(), got.data.begin() + std::ptrdiff_t(i * V)));
         }
     }
 }
