@@ -142,8 +142,7 @@ TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 token
     Pair p = pair_of(m, T, 3);
     p.corrupted.patch_from = &p.kept.heads;
     const auto runs = runs_for(L, H, T, 9);
-    SECTION("plain") { check_runs(m, p.corrupted, runs); }
-    SECTION("padding and a zero-ablated head") {
+    SECTION("padding and a zero-ablated head") {  // the Hugging Face cases above run without either
         p.corrupted.attention_mask.assign(T, 1);
         p.corrupted.attention_mask[0] = p.corrupted.attention_mask[40] = 0;
         p.corrupted.ablate.assign(L * H, 0);
@@ -161,7 +160,7 @@ TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 token
 TEST_CASE("patch_each gives forward()'s bits run by run with two threads", "[patching][threads]")
 {
     Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
-    const std::size_t L = m.config().layers, H = m.config().heads, T = 70;
+    const std::size_t L = m.config().layers, H = m.config().heads, T = 40;  // both products and attention split
     Pair p = pair_of(m, T, 4);
     p.corrupted.patch_from = &p.kept.heads;
     const std::size_t threads = set_num_threads(2);
