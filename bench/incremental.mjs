@@ -2,19 +2,23 @@
 // tools/references/make_bench_models.py, in Node through the npm API (dist/):
 //   - append: 4 tokens appended to 512 through a ForwardCache (forward(ids, { cache })) against a fresh pass of the
 //     516, every layer's attention returned, and without maps;
-//   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against passes through a
-//     patchEach through a cache of the corrupted run, one call per layer: each run starts at its head's layer, and
-//     the head's product runs once over the layer's runs' last rows (all the logit difference reads);
+//   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against patchEach through a
+//     cache of the corrupted run, one call per layer: the layer's runs go through the layers from theirs together,
+//     each computing only the rows its patch changes, and the head's product runs once over the layer's runs' last
+//     rows (all the logit difference reads);
 //   - positions (not run by default: its fresh side is one whole pass per position): one head patched at each
 //     position in turn on 128 tokens (the demo's per-position map), fresh whole-run patches of a spliced kept run
-//     against patchEach's positions through a cache (batches of 8), which start at the head's layer and the
-//     position's block.
+//     against patchEach's positions through a cache (batches of 8), which compute only the rows from the head's
+//     layer and the position on;
+//   - layers (not run by default): the positions row's patchEach side alone (no fresh side) for the heads of
+//     --layer-heads, one layer after another: how the per-position sweep's time depends on the patched layer.
 // The two sides of each row alternate run by run in one process, at the same thread count; each row checks that both
 // sides gave the same bits. Markdown on stdout, progress on stderr.
 //
 //   /usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx   # once: build/bench-models/
 //   npm run bench:incremental [-- --threads=1 --runs=3 --prompt=512 --append=4 --patch-tokens=8 --rows=append,patching]
 //   npm run bench:incremental -- --rows=positions --runs=1 [--position-tokens=128 --position-head=L,H]
+//   npm run bench:incremental -- --rows=layers [--position-tokens=128 --layer-heads=0.0,3.0,6.0,9.9,11.0]
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +35,7 @@ const { values: o } = parseArgs({
     rows: { type: 'string', default: 'append,patching' },
     'position-tokens': { type: 'string', default: '128' },
     'position-head': { type: 'string', default: '9,9' },
+    'layer-heads': { type: 'string', default: '0.0,3.0,6.0,9.9,11.0' },
     model: { type: 'string', default: path.join(ROOT, 'build', 'bench-models', 'gpt2-small') },
   },
 });
@@ -134,11 +139,25 @@ if (rows.includes('patching')) {
     return out;
   })));
 }
+const T = Number(o['position-tokens']);
+const positionRuns = rows.includes('positions') || rows.includes('layers');
+const clean = positionRuns ? model.forward(tokenIds(T, V, 5), { keepHeads: true, needAttention: false }) : null;
+const corruptedIds = tokenIds(T, V, 6);
+/** One head patched at each position through a cache of the corrupted run, as the demo's Worker does. */
+const patchedPositions = (layer, head) => {
+  const base = model.forward(corruptedIds, { needAttention: false, cache: true });
+  const out = [];
+  for (let first = 0; first < T; first += 8) { // the demo's batches of 8 positions
+    const patches = Array.from({ length: Math.min(8, T - first) }, (_, i) => ({ layer, head, positions: [first + i] }));
+    const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: clean.heads, cache: base.cache });
+    patches.forEach((_, i) => out.push({ data: logits.data.slice(i * V, (i + 1) * V) }));
+  }
+  base.cache.dispose();
+  return out;
+};
 if (rows.includes('positions')) {
-  const T = Number(o['position-tokens']), [layer, head] = o['position-head'].split(',').map(Number);
+  const [layer, head] = o['position-head'].split(',').map(Number);
   const { headDim: dh } = model.architecture;
-  const clean = model.forward(tokenIds(T, V, 5), { keepHeads: true, needAttention: false });
-  const corruptedIds = tokenIds(T, V, 6);
   const own = model.forward(corruptedIds, { keepHeads: true, needAttention: false });
   const patch = [{ layer, head }];
   // Before patchPositions, a position was patched by splicing the clean context into the corrupted run's own.
@@ -147,17 +166,21 @@ if (rows.includes('positions')) {
     from.data.set(clean.heads.data.subarray(at, at + dh), at);
     return lastRow(model.forward(corruptedIds, { needAttention: false, patch, patchFrom: from }).logits);
   }));
-  const cached = (timed) => timed(() => {
-    const base = model.forward(corruptedIds, { needAttention: false, cache: true });
-    const out = [];
-    for (let first = 0; first < T; first += 8) { // the demo's batches of 8 positions
-      const patches = Array.from({ length: Math.min(8, T - first) }, (_, i) => ({ layer, head, positions: [first + i] }));
-      const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: clean.heads, cache: base.cache });
-      patches.forEach((_, i) => out.push({ data: logits.data.slice(i * V, (i + 1) * V) }));
-    }
-    base.cache.dispose();
-    return out;
-  });
-  table.push(alternate(`head ${layer}.${head} patched at each of ${T} positions`, fresh, cached));
+  table.push(alternate(`head ${layer}.${head} patched at each of ${T} positions`, fresh, (timed) => timed(() => patchedPositions(layer, head))));
 }
-process.stdout.write(`${table.join('\n')}\n`);
+if (table.length > 2) process.stdout.write(`${table.join('\n')}\n`);
+if (rows.includes('layers')) {
+  const lines = ['', `| head patched at each of ${T} positions | through a cache: wall (CPU), median of ${runs} |`, '|---|---|'];
+  for (const lh of o['layer-heads'].split(',')) {
+    const [layer, head] = lh.split('.').map(Number);
+    const wall = [], cpu = [];
+    for (let r = 0; r < runs; r++) {
+      const m = measure((timed) => timed(() => patchedPositions(layer, head)));
+      wall.push(m.ms);
+      cpu.push(m.cpu);
+      progress(`head ${lh} run ${r + 1}: ${m.ms.toFixed(0)} ms (CPU ${m.cpu.toFixed(0)})`);
+    }
+    lines.push(`| ${lh} | ${median(wall).toFixed(0)} ms (CPU ${median(cpu).toFixed(0)}) |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

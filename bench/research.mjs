@@ -1,10 +1,11 @@
-// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--site=DIR] [--lens-only]`: the demo's research
-// tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random GPT-2-small-shaped one
-// that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx --out build/bench-models`
-// writes). The checkpoint has no tokenizer, so every input is token ids written out. Times, per run: the logit lens
-// of --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and one head patched at each
-// position of two prompts of --tokens ids that differ in one token (the Worker's sweep, and from the click to the
-// positions map drawn; not with --lens-only); then sink mass for every head over maps of GPT-2 small's shape. Needs
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--site=DIR] [--lens-only]`: the demo's
+// research tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random
+// GPT-2-small-shaped one that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx
+// --out build/bench-models` writes). The checkpoint has no tokenizer, so every input is token ids written out. Times,
+// per run: the logit lens of --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and
+// one head patched at each position of two prompts of --tokens ids that differ in one token (the page's selected head,
+// 0.0 once a model is open, or --head's; the Worker's sweep, and from the click to the positions map drawn; not with
+// --lens-only); then sink mass for every head over maps of GPT-2 small's shape. Needs
 // build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
 // before a change, built the same way).
 import { chromium } from 'playwright-core';
@@ -19,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { values: options } = parseArgs({
   options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
-    'lens-only': { type: 'boolean', default: false } },
+    'lens-only': { type: 'boolean', default: false }, head: { type: 'string' } },
 });
 const SITE = options.site ? resolve(options.site) : join(ROOT, 'build/site');
 
@@ -61,6 +62,11 @@ async function runOnce(browser, url, dir, T, run, lensOnly) {
   await page.fill('#open-patch-corrupted', corrupted.join(' '));
   await page.fill('#open-patch-a', String(clean[1]));
   await page.fill('#open-patch-b', String(clean[2]));
+  if (options.head) {  // the head patched: the layer and head pickers, as a reader picks them
+    const [layer, head] = options.head.split(',');
+    await page.selectOption('#open-layer', layer);
+    await page.selectOption('#open-head', head);
+  }
   const positions = await page.evaluate(async () => {
     const start = performance.now();
     document.querySelector('#open-patchpos-btn').click();
@@ -123,8 +129,9 @@ try {
   console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)}`);
   console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
   if (!options['lens-only']) {
-    const cells = all[0].positions.cells;
-    console.log(`  one head patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, click to map drawn ${med((r) => r.positions.wall)}`);
+    const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';
+    console.log(`  head ${head} patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, ` +
+      `click to map drawn ${med((r) => r.positions.wall)}`);
   }
 } finally {
   await browser.close();

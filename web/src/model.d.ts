@@ -275,7 +275,7 @@ export declare class ForwardCache {
   readonly positions: number;
   /** Positions the last forward() through it reused instead of computing (0: a fresh pass). */
   readonly reused: number;
-  /** The layer and the position the last patched forward() through it started at (0 and 0: a fresh pass). */
+  /** The layer and the position the last patched forward() or patchEach() run through it started at (0 and 0: a fresh pass). */
   readonly resumedLayer: number;
   readonly resumedPosition: number;
   /** Bytes of WebAssembly memory it holds: keys and values (with room for a few more positions) and the last output. */

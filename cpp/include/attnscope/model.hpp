@@ -100,9 +100,11 @@ public:
     std::size_t positions() const;
     /// The positions the last call took from it instead of computing them.
     std::size_t reused() const;
-    /// The layer the last patched call through it started at (0: from the embeddings, a fresh pass).
+    /// The layer the last patched call (or patch_each()'s last run) through it started at (0: from the embeddings,
+    /// a fresh pass).
     std::size_t resumed_layer() const;
-    /// The position the last patched call through it started at (0: every position computed).
+    /// The position the last patched call (or patch_each()'s last run) through it started at (0: every position
+    /// computed).
     std::size_t resumed_position() const;
     /// Bytes it holds: the key/value caches (with room for more positions), each layer's input and the last outputs.
     std::uint64_t bytes() const;
@@ -197,10 +199,13 @@ public:
     };
     /// The last position's logits [runs, vocab] of `request` (a causal language model's, with a head) patched by each
     /// run in turn from request.patch_from: row i is forward() of the request with runs[i]'s patch and logits_to_keep
-    /// 1, bit for bit. `cache` first takes request's unpatched pass unless it holds it; each run then starts at its
-    /// layer and position, and the head's product runs once over every run's last row (a 50,257-wide head read
-    /// once instead of once per run). Throws as forward() does, naming `patches[i]` for a bad run, and
-    /// std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
+    /// 1, bit for bit. `cache` first takes request's unpatched pass unless it holds it; the runs of each layer then
+    /// go through the layers from theirs together (each weight read once for all of them), computing only the rows
+    /// a patch changes (at its layer its patched positions, above it the positions from its first, at the last layer
+    /// the last row), and the head's product runs once over every run's last row (a 50,257-wide head read once
+    /// instead of once per run). With a mean ablation, or a hidden or MLP width the SIMD vectors do not divide, each
+    /// run is its own patched pass from its layer and position. Throws as forward() does, naming `patches[i]` for a
+    /// bad run, and std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
     Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache);
 
     /// Greedy continuation of `prompt` (causal models with a head) with a key/value cache: up to `max_new_tokens`

@@ -21,18 +21,6 @@ namespace {
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
 
-// out = down(act(up(x))), or down(act(gate(x))·up(x)) with gate|up one product ([rows, 2·inner]).
-void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_t rows, float* u, float* out)
-{
-    apply(lw.up, in, rows, u);
-    if (!p.gated) {
-        steps::activate(p.activation, u, rows * p.inner);
-        return apply(lw.down, u, rows, out);
-    }
-    steps::gate_rows(p.activation, u, rows, p.inner);
-    apply(lw.down, u, 2 * p.inner, rows, out);
-}
-
 // HF's inverse frequencies (modeling_rope_utils.py): 1/theta^(2i/D) over the D = dims rotated features, then the
 // scaling's adjustment; `length` is the input's (longrope picks its factors by it).
 std::vector<float> inverse_frequencies(const plan::Rope& r, std::size_t length)
@@ -106,6 +94,20 @@ void copy_rows_into(Tensor& out, const float* x, std::size_t rows, std::size_t d
     return std::size_t(floats);
 }
 
+}  // namespace
+
+// out = down(act(up(x))), or down(act(gate(x))·up(x)) with gate|up one product ([rows, 2·inner]).
+void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_t rows, float* u, float* out)
+{
+    apply(lw.up, in, rows, u);
+    if (!p.gated) {
+        steps::activate(p.activation, u, rows * p.inner);
+        return apply(lw.down, u, rows, out);
+    }
+    steps::gate_rows(p.activation, u, rows, p.inner);
+    apply(lw.down, u, 2 * p.inner, rows, out);
+}
+
 // A sublayer's output `a` joins the residual stream x: its output norm first, then the sum, then the norm after it.
 [[gnu::noinline]] void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d)
 {
@@ -146,8 +148,6 @@ const float* sublayer_input(const plan::Norm& n, const NormWeights& w, const flo
     steps::norm_rows(n, w, x, rows, d, h);
     return h;
 }
-
-}  // namespace
 
 void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
 {

@@ -75,15 +75,20 @@ void attend_heads(const HeadAttention& c, const Scratch& b, float* context, std:
         steps::row_product(Lk, hd, c.q + query * c.q_ld + c.trace->head * hd, panels_of(c.trace->head).key_panels, hd * NR,
                            c.trace->scores.data.data());
     }
-    // One task per head and block of query rows: its keys end at its last row's position when causal (the later
-    // ones are all hidden, their weights zero), so the causal half of the scores is never computed. Each task's
-    // result depends only on the task, so every thread count gives the same bits.
-    // Causal blocks are longer the later their rows, so the tasks go from the last block of every head to the first:
-    // the threads end on short tasks, and neither waits long for the other at the end.
-    const std::size_t block = std::min<std::size_t>(T, query_block), blocks = (T + block - 1) / block;
+    // One task per head and block of query rows: when causal, its keys end at its block's end (the later ones are
+    // all hidden, their weights zero), so the causal half of the scores is never computed. The blocks are the query
+    // positions' blocks of query_block, wherever the call's rows start and end, so a row sums its softmax over the
+    // same keys in every call that computes it (a pass over every position, or a patched run's from one position on)
+    // and its bits depend only on its position. Each task's result depends only on the task, so every thread count
+    // gives the same bits. Causal blocks are longer the later their rows, so the tasks go from the last block of every
+    // head to the first: the threads end on short tasks, and neither waits long for the other at the end.
+    const std::size_t block = std::min<std::size_t>(T, query_block), first_block = c.first_position / query_block;
+    const std::size_t blocks = T ? (c.first_position + T - 1) / query_block - first_block + 1 : 0;
     auto task = [&](std::size_t index, std::size_t worker) {
-        const std::size_t head = index % H, r0 = (blocks - 1 - index / H) * block, rows = std::min(block, T - r0);
-        const std::size_t seen = a.causal ? std::min(Lk, c.first_position + r0 + rows) : Lk;
+        const std::size_t head = index % H, start = (first_block + blocks - 1 - index / H) * query_block, end = start + query_block;
+        const std::size_t r0 = std::max(start, c.first_position) - c.first_position;
+        const std::size_t rows = std::min(end, c.first_position + T) - c.first_position - r0;
+        const std::size_t seen = a.causal ? std::min(Lk, end) : Lk;
         float* sc = b.scores + worker * b.worker_scores;
         detail::MaskRows masks[2];
         std::size_t count = 0;

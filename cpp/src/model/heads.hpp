@@ -12,7 +12,8 @@
 namespace attnscope {
 namespace model {
 
-/// Query rows per task of attend_heads (the scores' workspace, workspace.cpp, holds one block of them per worker).
+/// Query positions per block of attend_heads' tasks, blocks starting at its multiples (the scores' workspace,
+/// workspace.cpp, holds one block of rows per worker).
 constexpr std::size_t query_block = 32;
 
 // One multi-head attention over keys and values already projected: every query head attends with its K/V head's

@@ -15,6 +15,7 @@
 #include "../sizes.hpp"
 #include "heads.hpp"
 #include "pass.hpp"
+#include "patch_runs.hpp"
 
 namespace attnscope {
 
@@ -364,13 +365,31 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     if (!model::resumable(st, r) || !st.model) forward(r, cache);
     Tensor logits({runs.size(), V});
     std::vector<float> last(runs.size() * d);
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        r.patch.assign(L * H, 0);
-        r.patch[runs[i].layer * H + runs[i].head] = 1;
-        r.patch_positions = runs[i].positions;
-        model::check_request(p, r, call);  // patch_from against this request
-        const Output out = model::patched_pass(*impl_, st, r, false);
-        std::copy_n(out.hidden.data.end() - std::ptrdiff_t(d), d, last.begin() + std::ptrdiff_t(i * d));
+    if (model::batchable(*impl_, r)) {
+        // The runs of each layer in one batched pass (patch_runs.cpp), their last rows put back in the runs' order.
+        const model::KeptPass kept{st.layer_inputs.data.data(), st.keys.data(), st.values.data(), st.capacity, st.out.hidden.data.data()};
+        for (std::size_t layer = 0; layer < L; ++layer) {
+            std::vector<const PatchRun*> group;
+            for (const PatchRun& run : runs)
+                if (run.layer == layer) group.push_back(&run);
+            if (group.empty()) continue;
+            std::vector<float> rows = model::floats(std::uint64_t(group.size()) * d, call, "the runs' last rows");
+            model::patch_runs(*impl_, kept, r, layer, group, rows.data());
+            for (std::size_t i = 0, g = 0; i < runs.size(); ++i)
+                if (runs[i].layer == layer) std::copy_n(rows.data() + g++ * d, d, last.begin() + std::ptrdiff_t(i * d));
+        }
+        // Where the last run started: its layer and its first patched position.
+        const std::vector<std::int32_t>& at = runs.back().positions;
+        st.resumed_layer = runs.back().layer;
+        st.resumed_position = at.empty() ? 0 : std::size_t(*std::min_element(at.begin(), at.end()));
+    } else {  // one patched pass per run
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            r.patch.assign(L * H, 0);
+            r.patch[runs[i].layer * H + runs[i].head] = 1;
+            r.patch_positions = runs[i].positions;
+            const Output out = model::patched_pass(*impl_, st, r, false);
+            std::copy_n(out.hidden.data.end() - std::ptrdiff_t(d), d, last.begin() + std::ptrdiff_t(i * d));
+        }
     }
     std::vector<float> scratch = model::floats(std::uint64_t(runs.size()) * d, call, "the head's input");
     model::run_head(*impl_, last.data(), runs.size(), scratch.data(), logits.data.data());

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "pass.hpp"
 
@@ -32,6 +33,19 @@ bool self_attention(const Transformer::Impl& m, std::size_t stack, std::size_t l
 /// out [rows, width] = the cross-attention of layer `l` of stack `stack` from `in` over the step's memory.
 bool cross_attention(const Transformer::Impl& m, std::size_t stack, std::size_t l, const StackStep& s, const float* in,
                      const Scratch& b, float* out);
+
+// The steps of run_stack() (forward.cpp) between the attention sublayers, shared with the batched runs of
+// patch_runs.cpp. Each acts on every row alone: a row's bits do not depend on how many rows are passed with it.
+
+/// out = down(act(up(in))), or down(act(gate(in))·up(in)); `u` holds rows × (gate|)up columns.
+void mlp(const plan::Mlp& p, const LayerWeights& lw, const float* in, std::size_t rows, float* u, float* out);
+/// A sublayer's output `a` joins the residual stream x: its output norm, the sum, then the norm after it.
+void residual(const plan::Norms& n, const NormWeights& out, const NormWeights& after, float* x, float* a, std::size_t rows, std::size_t d);
+/// cos and sin of the step's positions for each kind of layer with rotary positions, into `rope` ([rows, dims / 2] of
+/// cos, then as many of sin, per kind); returns where each kind's start.
+std::vector<std::size_t> rope_tables(const plan::Stack& stack, const StackStep& s, float* rope);
+/// A sublayer's input: x's rows through norm n into h, or x itself when the sublayer has none.
+const float* sublayer_input(const plan::Norm& n, const NormWeights& w, const float* x, std::size_t rows, std::size_t d, float* h);
 
 /// y = x·B (+ bias) for `rows` rows.
 void apply(const Matrix& m, const float* x, std::size_t rows, float* y);

@@ -37,8 +37,8 @@ export function compareOf(model, { clean, corrupted }, encode) {
 /**
  * Head (layer, head)'s context patched from the clean run into the corrupted one at one position at a time
  * (patchEach's `positions`): the recovered fraction of the logit difference per position. The runs go through a cache
- * of the corrupted run, so each starts at the head's layer and at the patched position's block (the rows before it
- * cannot change), in batches of POSITION_BATCH positions whose last rows go through the head together.
+ * of the corrupted run, so each computes only what its patch changes (from the head's layer, the rows from its
+ * position), in batches of POSITION_BATCH positions that share each layer's weights and the head's product.
  */
 export async function patchPositions(model, input, { encode, cancelled, onProgress }) {
   const ready = promptIds(model, input, encode);

@@ -1,0 +1,216 @@
+// patch_each() against forward() run by run, bit for bit: each run is the request with that run's patch and
+// logits_to_keep 1, computed as a whole fresh pass. patch_each batches the runs of a layer and skips the rows a patch
+// cannot change, so its runs here cover what those shortcuts depend on: every layer (the patched one, the ones above
+// it, the last), positions at both ends, on both sides of the query blocks' edges (32, 64) and at random, several
+// positions in one run, grouped-query attention, a sliding window, parallel residuals, norms on the sublayers'
+// outputs, soft-capped scores, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which runs each
+// patch on its own), and two threads. And the runs against PyTorch's float64 patching, to 1e-4.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "attnscope/threads.hpp"
+#include "model_files.hpp"
+#include "pretrained_files.hpp"
+#include "test_utils.hpp"
+
+using namespace attnscope;
+
+namespace {
+
+std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::int32_t> ids(n);
+    for (auto& id : ids) id = std::int32_t(rng() % vocab);
+    return ids;
+}
+
+// Every head at every position, then every layer's first and last head at the given single positions, then a few
+// runs of several positions (unsorted, repeated), in a mixed order of layers.
+std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::size_t T, unsigned seed)
+{
+    std::vector<Transformer::PatchRun> runs;
+    for (std::size_t l = 0; l < L; ++l)
+        for (std::size_t h = 0; h < H; ++h) runs.push_back({l, h, {}});
+    std::vector<std::int32_t> at = {0, 1, std::int32_t(T - 2), std::int32_t(T - 1)};
+    for (const std::int32_t edge : {31, 32, 33, 63, 64, 65})
+        if (std::size_t(edge) < T) at.push_back(edge);
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 4; ++i) at.push_back(std::int32_t(rng() % T));
+    for (std::size_t l = L; l-- > 0;)
+        for (const std::size_t h : {std::size_t(0), H - 1})
+            for (const std::int32_t p : at) runs.push_back({l, h, {p}});
+    const std::int32_t last = std::int32_t(T - 1), mid = std::int32_t(T / 2);
+    runs.push_back({0, 1 % H, {mid, 2}});
+    runs.push_back({L - 1, 0, {last, 0}});
+    runs.push_back({L / 2, H / 2, {mid, mid, std::int32_t(rng() % T)}});
+    runs.push_back({L - 1, H - 1, {mid}});
+    return runs;
+}
+
+// patch_each(corrupted, runs) row by row against forward() of each run; twice: from another input's pass in the
+// cache, then from the request's own; then the runs with positions alone (a layer's batch without a run patched
+// everywhere: its unpatched rows above the patched layer share their q|k|v).
+void check_runs(Transformer& model, Transformer::Request corrupted, const std::vector<Transformer::PatchRun>& all)
+{
+    const std::size_t L = model.config().layers, H = model.config().heads, V = model.config().vocab;
+    // Each run's forward(), once: the last row of logits of the whole patched pass.
+    std::vector<std::vector<float>> want;
+    for (const Transformer::PatchRun& run : all) {
+        auto r = corrupted;
+        r.patch.assign(L * H, 0);
+        r.patch[run.layer * H + run.head] = 1;
+        r.patch_positions = run.positions;
+        r.logits_to_keep = 1;
+        want.push_back(model.forward(r).logits.data);
+    }
+    ForwardCache cache;
+    auto other = corrupted;
+    other.tokens[0] = std::int32_t((std::size_t(other.tokens[0]) + 1) % V);
+    other.patch_from = nullptr;
+    model.forward(other, cache);
+    std::vector<std::size_t> located;  // the runs with positions
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (!all[i].positions.empty()) located.push_back(i);
+    for (const int round : {0, 1, 2}) {
+        std::vector<std::size_t> index(all.size());
+        for (std::size_t i = 0; i < all.size(); ++i) index[i] = i;
+        if (round == 2) index = located;
+        std::vector<Transformer::PatchRun> runs;
+        for (const std::size_t i : index) runs.push_back(all[i]);
+        INFO((round == 0 ? "the cache holding another input's pass" : round == 1 ? "the cache holding the request's pass" : "runs with positions"));
+        const Tensor got = model.patch_each(corrupted, runs, cache);
+        REQUIRE(got.shape == Shape{runs.size(), V});
+        // Where the last run started: its layer, and its first position (its block's with a mean ablation, which
+        // runs each patch on its own from there).
+        const std::size_t first = std::size_t(*std::min_element(runs.back().positions.begin(), runs.back().positions.end()));
+        CHECK(cache.resumed_layer() == runs.back().layer);
+        CHECK(cache.resumed_position() == (corrupted.ablation == Ablation::mean ? 0 : first));
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            std::string at;
+            for (const std::int32_t p : runs[i].positions) at += " " + std::to_string(p);
+            INFO("run " << index[i] << ": layer " << runs[i].layer << " head " << runs[i].head << " at" << (at.empty() ? " every position" : at));
+            CHECK(std::equal(want[index[i]].begin(), want[index[i]].end(), got.data.begin() + std::ptrdiff_t(i * V)));
+        }
+    }
+}
+
+// A clean and a corrupted run of T tokens that differ at a third of the positions, the clean one's heads kept.
+struct Pair {
+    Transformer::Request corrupted;
+    Transformer::Output kept;
+};
+
+Pair pair_of(Transformer& model, std::size_t T, unsigned seed)
+{
+    const std::size_t V = model.config().vocab;
+    Transformer::Request clean;
+    clean.tokens = random_ids(T, V, seed);
+    clean.need_attention = false;
+    clean.keep_heads = true;
+    Pair p{clean, model.forward(clean)};
+    p.corrupted.keep_heads = false;
+    const std::vector<std::int32_t> other = random_ids(T, V, seed + 1);
+    for (std::size_t t = 0; t < T; t += 3) p.corrupted.tokens[t] = other[t];
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("patch_each gives forward()'s bits run by run: Hugging Face families", "[patching][pretrained]")
+{
+    for (const char* name : {"llama-gqa", "mistral-window", "gpt-neox-parallel", "olmo2-outnorm", "gemma2-softcap", "qwen3-qknorm",
+                             "llama-bf16", "gpt2-lm"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t T = std::min<std::size_t>(model->config().max_positions, 64);
+            Pair p = pair_of(*model, T, 11);
+            p.corrupted.patch_from = &p.kept.heads;
+            check_runs(*model, p.corrupted, runs_for(model->config().layers, model->config().heads, T, 5));
+        }
+    }
+}
+
+TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 tokens, padding and ablation", "[patching]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t L = m.config().layers, H = m.config().heads, T = 100;
+    Pair p = pair_of(m, T, 3);
+    p.corrupted.patch_from = &p.kept.heads;
+    const auto runs = runs_for(L, H, T, 9);
+    SECTION("padding and a zero-ablated head") {  // the Hugging Face cases above run without either
+        p.corrupted.attention_mask.assign(T, 1);
+        p.corrupted.attention_mask[0] = p.corrupted.attention_mask[40] = 0;
+        p.corrupted.ablate.assign(L * H, 0);
+        p.corrupted.ablate[H + 1] = 1;  // also a patched head of some runs: the patch replaces its zeros
+        check_runs(m, p.corrupted, runs);
+    }
+    SECTION("a mean-ablated head") {
+        p.corrupted.ablate.assign(L * H, 0);
+        p.corrupted.ablate[2 * H - 1] = 1;
+        p.corrupted.ablation = Ablation::mean;
+        check_runs(m, p.corrupted, {runs.begin(), runs.begin() + std::ptrdiff_t(L * H + 4)});
+    }
+}
+
+TEST_CASE("patch_each gives forward()'s bits run by run with two threads", "[patching][threads]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t L = m.config().layers, H = m.config().heads, T = 40;  // both products and attention split
+    Pair p = pair_of(m, T, 4);
+    p.corrupted.patch_from = &p.kept.heads;
+    const std::size_t threads = set_num_threads(2);
+    check_runs(m, p.corrupted, runs_for(L, H, T, 2));
+    set_num_threads(1);
+    CHECK(threads >= 1);
+}
+
+TEST_CASE("patch_each matches PyTorch's per-position and whole-head patching", "[patching][pretrained]")
+{
+    // hf_patch_positions_reference.py and hf_patching_reference.py (float64 PyTorch from the fixtures' weights): each
+    // run's last row of logits to 1e-4 of the largest.
+    const auto last_row = [](const nlohmann::json& logits, std::size_t V) {
+        const auto all = logits.get<std::vector<double>>();
+        return std::vector<double>(all.end() - std::ptrdiff_t(V), all.end());
+    };
+    for (const char* name : {"llama-gqa", "mistral-window", "gpt2-lm"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t V = model->config().vocab;
+            const bool positions = std::string(name) != "gpt2-lm";
+            const auto p = nlohmann::json::parse(
+                attnscope_test::read_text(attnscope_test::hf_dir(name) + (positions ? "/patch_positions.json" : "/patching.json")));
+            Transformer::Request clean, corrupted;
+            clean.tokens = p.at("clean_ids").get<std::vector<std::int32_t>>();
+            corrupted.tokens = p.at("corrupted_ids").get<std::vector<std::int32_t>>();
+            clean.need_attention = corrupted.need_attention = false;
+            clean.keep_heads = true;
+            const auto kept = model->forward(clean);
+            corrupted.patch_from = &kept.heads;
+            std::vector<Transformer::PatchRun> runs;
+            std::vector<std::vector<double>> want;
+            for (const auto& run : p.at("patched")) {
+                if (positions) {
+                    runs.push_back({run.at("layer"), run.at("head"), run.at("positions").get<std::vector<std::int32_t>>()});
+                } else {
+                    if (run.at("heads").size() != 1) continue;  // patch_each patches one head per run
+                    runs.push_back({run.at("heads")[0].at(0), run.at("heads")[0].at(1), {}});
+                }
+                want.push_back(last_row(run.at("logits"), V));
+            }
+            REQUIRE(runs.size() >= 4);
+            ForwardCache cache;
+            const Tensor got = model->patch_each(corrupted, runs, cache);
+            for (std::size_t i = 0; i < runs.size(); ++i) {
+                INFO("run " << i << ": layer " << runs[i].layer << " head " << runs[i].head);
+                const std::vector<float> row(got.data.begin() + std::ptrdiff_t(i * V), got.data.begin() + std::ptrdiff_t((i + 1) * V));
+                CHECK(attnscope_test::max_relative_error(row, want[i]) < 1e-4);
+            }
+        }
+    }
+}
