@@ -166,6 +166,48 @@ TEST_CASE("forward through a cache refuses what it cannot extend, and stays usab
     CHECK(cache.bytes() > 0);
 }
 
+TEST_CASE("valueNorms through a cache: a fresh pass's norms of every position, kept rows' too", "[incremental][research]")
+{
+    // GQA (each query head reads its key/value head's values) and learned positions; appended rows, a changed tail.
+    const auto c = attnscope_test::read_hf_case("llama-gqa");
+    auto llama = load_checkpoint(c.config, c.views());
+    Transformer& lm = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    for (Transformer* m : {llama.get(), &lm}) {
+        const std::size_t P = std::min<std::size_t>(m->config().max_positions, 70);
+        const std::vector<std::int32_t> ids = random_ids(P, m->config().vocab, 9);
+        ForwardCache cache;
+        for (std::size_t n : {std::size_t(5), std::size_t(40), P}) {
+            if (n > P) continue;
+            auto r = request_of({ids.begin(), ids.begin() + n});
+            r.value_norms = true;
+            INFO(n << " tokens");
+            const Transformer::Output& got = m->forward(r, cache);
+            const Transformer::Output fresh = m->forward(r);
+            REQUIRE(got.value_norms.shape == std::vector<std::size_t>{m->config().layers, m->config().heads, n});
+            CHECK(got.value_norms.data == fresh.value_norms.data);
+            if (n > 40) CHECK(cache.reused() == 32);  // the 40 before it, in whole blocks of 32
+        }
+        // Not asked for: none returned.
+        auto plain = request_of(ids);
+        CHECK(m->forward(plain, cache).value_norms.data.empty());
+    }
+    // keepResidual and keepQkv still need a whole pass; so do a patched pass's norms. The cache stays usable.
+    ForwardCache cache;
+    auto r = request_of(random_ids(20, lm.config().vocab, 4));
+    lm.forward(r, cache);
+    auto residual = r;
+    residual.keep_residual = true;
+    CHECK_THROWS_WITH(lm.forward(residual, cache), Catch::Contains("forward: cache: keepResidual and keepQkv run without a cache"));
+    auto patched = r;
+    patched.value_norms = true;
+    patched.patch.assign(lm.config().layers * lm.config().heads, 0);
+    patched.patch[1] = 1;
+    const Transformer::Output kept = lm.forward([&] { auto k = r; k.keep_heads = true; return k; }());
+    patched.patch_from = &kept.heads;
+    CHECK_THROWS_WITH(lm.forward(patched, cache), Catch::Contains("forward: cache: valueNorms of a patched pass run without a cache"));
+    require_same(lm, r, lm.forward(r, cache));
+}
+
 TEST_CASE("patched calls through a cache start at the patched layer and give a fresh patched pass's bits", "[incremental][patching]")
 {
     for (const char* name : {"gpt2-lm", "llama-gqa"}) {

@@ -255,8 +255,10 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     if (p.kind != plan::Kind::causal_lm)
         throw std::invalid_argument(json::join({call, ": cache: only a causal language model's pass can be extended"}));
     if (st.model && st.model != this) throw std::invalid_argument(json::join({call, ": cache: it holds another model's pass"}));
-    if (r.keep_residual || r.keep_qkv || r.value_norms)
-        throw std::invalid_argument(json::join({call, ": cache: keepResidual, keepQkv and valueNorms run without a cache"}));
+    if (r.keep_residual || r.keep_qkv)
+        throw std::invalid_argument(json::join({call, ": cache: keepResidual and keepQkv run without a cache"}));
+    if (r.value_norms && !r.patch.empty())
+        throw std::invalid_argument(json::join({call, ": cache: valueNorms of a patched pass run without a cache"}));
     model::check_request(p, r, call);
     if (!r.patch.empty()) {
         st.patched = model::patched_pass(*impl_, st, r);
@@ -323,6 +325,8 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     st.extendable = model::extendable(r);
     st.reused = c;
     st.logits_from = T - model::logit_rows(r);
+    // The values' norms from the kept values, every position's as a fresh pass computes them (the same bits).
+    if (r.value_norms) st.out.value_norms = model::value_norms(s.layer(0).self, L, T, st.values.data(), st.capacity);
     return st.out;
 }
 

@@ -84,6 +84,11 @@ void trace_from(const Transformer::Impl& m, const Transformer::Request& r, Trace
 /// scale and soft-capping). `scratch` holds rows × width floats.
 void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits);
 
+/// ‖v_j‖ per layer, query head and position ([layers, heads, T]) from a value cache of `capacity` positions per layer
+/// ([layers, capacity, kv_width], its first T filled), each query head reading its key/value head's values
+/// (h / (heads / kv_heads)); summed in double, so a fresh pass's cache and a ForwardCache's give the same bits.
+Tensor value_norms(const plan::Attention& a, std::size_t L, std::size_t T, const float* values, std::size_t capacity);
+
 /// The buffers one run_stack() allocates, in floats (blocked flags in bytes), from the plan and the call's sizes
 /// alone: run_stack() allocates exactly these, and the memory plan sums them, so the two cannot drift apart.
 struct StackBuffers {

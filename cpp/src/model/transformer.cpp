@@ -153,24 +153,22 @@ void keep_layers(const plan::Stack& main, const Transformer::Request& r, std::si
     }
 }
 
-// ‖v_j‖ per layer, query head and position from the value cache ([layers, T, kv_width]), each query head reading
-// its key/value head's values (h / (heads / kv_heads)); summed in double.
-Tensor value_norms(const plan::Attention& a, std::size_t L, std::size_t T, const float* values)
+}  // namespace
+
+Tensor value_norms(const plan::Attention& a, std::size_t L, std::size_t T, const float* values, std::size_t capacity)
 {
     const std::size_t H = a.heads, hd = a.head_dim, kv_cols = a.kv_width(), group = a.heads / a.kv_heads;
     Tensor norms({L, H, T});
     for (std::size_t l = 0; l < L; ++l)
         for (std::size_t h = 0; h < H; ++h)
             for (std::size_t t = 0; t < T; ++t) {
-                const float* v = values + (l * T + t) * kv_cols + (h / group) * hd;
+                const float* v = values + (l * capacity + t) * kv_cols + (h / group) * hd;
                 double sum = 0;
                 for (std::size_t i = 0; i < hd; ++i) sum += double(v[i]) * v[i];
                 norms.data[(l * H + h) * T + t] = float(std::sqrt(sum));
             }
     return norms;
 }
-
-}  // namespace
 
 // forward() and trace(): every stack over its whole input, caches as long as it. With a sink the pass ends after the
 // traced attention: no hidden state, logits or maps are filled.
@@ -245,7 +243,7 @@ Transformer::Output run_request(const Transformer::Impl& m, const Transformer::R
         std::vector<float> scratch = floats(std::uint64_t(rows) * main.width(), call);
         run_head(m, out.hidden.data.data() + (T - rows) * main.width(), rows, scratch.data(), out.logits.data.data());
     }
-    if (whole && r.value_norms) out.value_norms = value_norms(main.layer(0).self, main.layers(), T, d.value_cache);
+    if (whole && r.value_norms) out.value_norms = value_norms(main.layer(0).self, main.layers(), T, d.value_cache, T);
     return out;
 }
 
