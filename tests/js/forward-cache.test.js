@@ -199,7 +199,7 @@ for (const name of ['ours', 'llama-gqa']) {
 
 // The logit lens through a cache that holds its input's pass (the demo's Worker, whose typing cache holds the text
 // shown, keeping only the last row of logits) reads every layer's input and the last hidden state from it: a fresh
-// lens's bits; through a cache of another input or other heads switched off, a fresh lens.
+// lens's bits, ids as an Int32Array; through a cache of another input or other heads switched off, a fresh lens.
 for (const name of ['ours', 'llama-gqa']) {
   test(`${name}: the logit lens through a cache of its input gives a fresh lens's bits`, () => {
     const model = models[name];
@@ -210,6 +210,7 @@ for (const name of ['ours', 'llama-gqa']) {
     const same = (got, fresh, what) => {
       assert.deepEqual(got.probabilities.shape, fresh.probabilities.shape, `${what}: shape`);
       assert.ok(Buffer.from(got.probabilities.data.buffer).equals(Buffer.from(fresh.probabilities.data.buffer)), `${what}: probabilities`);
+      assert.ok(got.topIds.data instanceof Int32Array, `${what}: ids as an Int32Array`);
       assert.deepEqual(got.topIds.data, fresh.topIds.data, `${what}: ids`);
     };
     same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input');
