@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "../attend.hpp"
 #include "../json.hpp"
 #include "../parallel.hpp"
 #include "../sizes.hpp"
@@ -40,10 +41,11 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
     };
     // Rows through the head in blocks across layers: a short input's layers share one product of up to 128 rows (the
     // head's panels, GPT-2's 154 MB, are read from memory once a product), within 32 MiB of logits; a longer input's
-    // blocks are its layers, as many logits as forward's own.
-    const std::size_t below = L * T, rows_total = below + T;
+    // blocks are its layers, as many logits as forward's own. Blocks of whole register tiles: a block's last tile is
+    // a full one (the relaxed build's 6 rows: 128 would leave 2).
+    const std::size_t below = L * T, rows_total = below + T, tile = detail::matmul_tile_rows();
     const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
-    const std::size_t block = std::min(rows_total, std::max(T, shared));
+    const std::size_t block = std::min(rows_total, (std::max(T, shared) + tile - 1) / tile * tile);
     std::vector<float> normed(block * d), scratch(block * d), logits(detail::checked_mul(block, vocab, call));
     for (std::size_t first = 0; first < rows_total; first += block) {
         const std::size_t rows = std::min(block, rows_total - first);
