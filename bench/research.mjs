@@ -39,7 +39,10 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
   const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
   const text = ids(T, vocab, 1 + run).join(' ');
   await page.fill('#open-text', text);
-  await page.waitForFunction(() => document.querySelector('#open-grid canvas')?.dataset.drawn, null, { timeout: 600_000 });
+  // The maps of these T tokens drawn and every view done (the trace too), so that the click below finds the Worker
+  // idle: the grid's first drawing is the sample text's, and the T tokens' forward pass would still be running.
+  await page.waitForFunction((n) => document.querySelector('#open-model-text')?.textContent.startsWith(`${n} tokens;`) && window.__attnscopeDemo?.idle,
+    T, { timeout: 600_000, polling: 100 });
 
   // The lens: from the click to the table of its cells in the page. The button is scrolled into view first, as a
   // reader's click finds it (a click on a button off screen leaves the lens an off-screen view, which the page draws
