@@ -51,11 +51,10 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
         const std::size_t rows = std::min(block, rows_total - first);
         // The block's rows entering a layer go through the final norm; those leaving the last are normed already.
         const std::size_t normed_rows = first < below ? std::min(rows, below - first) : 0;
-        const float* x = entering + first * d;
         if (normed_rows && main.final_norm.present())
-            steps::norm_rows(main.final_norm, m.weights.stacks.back().final_norm, x, normed_rows, d, normed.data());
+            steps::norm_rows(main.final_norm, m.weights.stacks.back().final_norm, entering + first * d, normed_rows, d, normed.data());
         else if (normed_rows)
-            std::copy(x, x + normed_rows * d, normed.begin());
+            std::copy_n(entering + first * d, normed_rows * d, normed.begin());
         if (rows > normed_rows) {
             const float* h = output + (first + normed_rows - below) * d;
             std::copy(h, h + (rows - normed_rows) * d, normed.begin() + std::ptrdiff_t(normed_rows * d));
