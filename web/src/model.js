@@ -205,7 +205,8 @@ export class Model {
   /**
    * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
    * head, softmaxed; the `k` (default 10) most probable tokens of each layer and position. Row `layers` is the
-   * model's own prediction.
+   * model's own prediction. A LanguageModel also takes `cache`, a ForwardCache: when it holds this input's pass, the
+   * stream is read from it and only the head runs (the core decides; another input's cache gives a fresh lens).
    */
   logitLens(input, options) {
     const caller = `${this.className}.logitLens`;
