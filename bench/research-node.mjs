@@ -1,7 +1,8 @@
 // `node bench/research-node.mjs --open=DIR [--tokens=128] [--runs=5] [--threads=1] [--dist=DIR]`: the research
 // tools of issue #34 in Node, without the page: the logit lens of --tokens ids (`logitLens`, k = 10, as the demo's
-// Worker asks), and sink mass for every head (`sinkMass` over forward's maps, key 0 from query 1 as Find heads
-// ranks them) after the forward pass, timed apart from it. bench/research.mjs times the same calls in Chromium.
+// Worker asks: on its own, and through the cache of a forward pass of the same ids, as the Worker passes it; a dist/
+// before 2026-12-04 ignores the cache and runs the pass again), and sink mass for every head (`sinkMass` over
+// forward's maps, key 0 from query 1 as Find heads ranks them) after the forward pass, timed apart from it. bench/research.mjs times the same calls in Chromium.
 // DIR is a checkpoint without a tokenizer (bench/research.mjs says how to write one); --dist times another copy of
 // dist/ (the code before a change). Add --experimental-wasm-relaxed-simd before the script to time the relaxed build
 // (Node 20), which the demo runs in Chromium. Medians in ms on stdout, each run on stderr.
@@ -38,14 +39,22 @@ function ids(n, seed) {
 // CPU time of the whole process beside the wall clock: on a machine shared with other work the wall clock of one
 // thread measures the neighbours too, while its CPU time does not (with two threads it is their sum).
 const cpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };
-const times = { lens: [], lensCpu: [], forward: [], sinks: [] };
+const times = { lens: [], lensCpu: [], cached: [], cachedCpu: [], forward: [], sinks: [] };
 for (let run = 0; run < runs; run++) {
   const input = ids(T, 1 + run);
   let t0 = performance.now();
-  const c0 = cpuMs();
+  let c0 = cpuMs();
   const lens = model.logitLens(input, { k: 10 });
   times.lens.push(performance.now() - t0);
   times.lensCpu.push(cpuMs() - c0);
+  // As the demo's Worker asks: through the cache of the pass already made (the maps', keeping the last logits row).
+  const { cache } = model.forward(input, { cache: true, logitsToKeep: 1 });
+  t0 = performance.now();
+  c0 = cpuMs();
+  model.logitLens(input, { k: 10, cache });
+  times.cached.push(performance.now() - t0);
+  times.cachedCpu.push(cpuMs() - c0);
+  cache.dispose();
   t0 = performance.now();
   const { attention } = model.forward(input);
   times.forward.push(performance.now() - t0);
@@ -53,10 +62,12 @@ for (let run = 0; run < runs; run++) {
   const mass = sinkMass(attention, { key: 0, fromQuery: 1 });
   times.sinks.push(performance.now() - t0);
   process.stderr.write(`[research-node] run ${run + 1}: lens ${times.lens.at(-1).toFixed(0)} ms (CPU ${times.lensCpu.at(-1).toFixed(0)} ms, ${lens.layers} × ${T} rows), ` +
+    `through the cache ${times.cached.at(-1).toFixed(0)} ms (CPU ${times.cachedCpu.at(-1).toFixed(0)} ms), ` +
     `forward ${times.forward.at(-1).toFixed(0)} ms, sink mass ${times.sinks.at(-1).toFixed(1)} ms (${mass.data.length} heads)\n`);
 }
 model.dispose();
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 const info = runtimeInfo();
 console.log(`T = ${T}, ${runs} runs, ${info.build} build, ${info.threads} thread(s), ${info.simd ?? 'baseline'} SIMD, medians in ms:`);
-console.log(`  logit lens ${median(times.lens).toFixed(0)} (CPU ${median(times.lensCpu).toFixed(0)}); forward ${median(times.forward).toFixed(0)}, then sink mass ${median(times.sinks).toFixed(1)}`);
+console.log(`  logit lens ${median(times.lens).toFixed(0)} (CPU ${median(times.lensCpu).toFixed(0)}), through its pass's cache ${median(times.cached).toFixed(0)} ` +
+  `(CPU ${median(times.cachedCpu).toFixed(0)}); forward ${median(times.forward).toFixed(0)}, then sink mass ${median(times.sinks).toFixed(1)}`);

@@ -1,5 +1,5 @@
-// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--site=DIR] [--lens-only]`: the demo's
-// research tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--site=DIR] [--lens-only] [--no-scroll]`:
+// the demo's research tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random
 // GPT-2-small-shaped one that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx
 // --out build/bench-models` writes). The checkpoint has no tokenizer, so every input is token ids written out. Times,
 // per run: the logit lens of --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and
@@ -20,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { values: options } = parseArgs({
   options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
-    'lens-only': { type: 'boolean', default: false }, head: { type: 'string' } },
+    'lens-only': { type: 'boolean', default: false }, head: { type: 'string' }, 'no-scroll': { type: 'boolean', default: false } },
 });
 const SITE = options.site ? resolve(options.site) : join(ROOT, 'build/site');
 
@@ -30,7 +30,7 @@ function ids(n, vocab, seed) {
   return Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2 ** 31; return x % vocab; });
 }
 
-async function runOnce(browser, url, dir, T, run, lensOnly) {
+async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
   await page.goto(`${url}#mode=open&lang=en`);
@@ -40,16 +40,25 @@ async function runOnce(browser, url, dir, T, run, lensOnly) {
   const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
   const text = ids(T, vocab, 1 + run).join(' ');
   await page.fill('#open-text', text);
-  await page.waitForFunction(() => document.querySelector('#open-grid canvas')?.dataset.drawn, null, { timeout: 600_000 });
+  // The maps of these T tokens drawn and every view done (the trace too), so that the click below finds the Worker
+  // idle: the grid's first drawing is the sample text's, and the T tokens' forward pass would still be running.
+  await page.waitForFunction((n) => document.querySelector('#open-model-text')?.textContent.startsWith(`${n} tokens;`) && window.__attnscopeDemo?.idle,
+    T, { timeout: 600_000, polling: 100 });
 
-  // The lens: from the click to the table of its cells in the page.
-  const lens = await page.evaluate(async () => {
+  // The lens: from the click to the table of its cells in the page. The button is scrolled into view first, as a
+  // reader's click finds it (a click on a button off screen leaves the lens an off-screen view, which the page draws
+  // in its idle periods: --no-scroll times that, as the runs before 2026-12-04 did).
+  const lens = await page.evaluate(async (scroll) => {
+    if (scroll) {
+      document.querySelector('#open-lens-btn').scrollIntoView({ block: 'start' });
+      await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 100)));
+    }
     const start = performance.now();
     document.querySelector('#open-lens-btn').click();
     await new Promise((ok) => { const wait = () => (document.querySelector('#open-lens-out button[data-l]') ? ok() : setTimeout(wait, 5)); wait(); });
     await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     return { wall: performance.now() - start, worker: Number(document.querySelector('#open-lens').dataset.ms) };
-  });
+  }, !noScroll);
 
   if (lensOnly) {
     await context.close();
@@ -120,13 +129,14 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 try {
   const all = [];
   for (let run = 0; run < RUNS; run++) {
-    const r = await runOnce(browser, url, resolve(OPEN), T, run, options['lens-only']);
+    const r = await runOnce(browser, url, resolve(OPEN), T, run, options['lens-only'], options['no-scroll']);
     process.stderr.write(`[bench:research] run ${run + 1}: ${JSON.stringify(r)}\n`);
     all.push(r);
   }
   const med = (f) => quantile(all.map(f).sort((a, b) => a - b), 0.5).toFixed(0);
   console.log(`T = ${T}, ${RUNS} runs, medians in ms:`);
-  console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)}`);
+  console.log(`  logit lens: Worker ${med((r) => r.lens.worker)}, click to table drawn ${med((r) => r.lens.wall)} ` +
+    `(the rest: the message both ways, the page's scheduling and the table; median ${med((r) => r.lens.wall - r.lens.worker)})`);
   console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
   if (!options['lens-only']) {
     const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';

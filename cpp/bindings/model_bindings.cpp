@@ -236,16 +236,19 @@ val Model::patchEach(const val& request, const val& patches, double cache)
     });
 }
 
-val Model::logitLens(const val& request, double k)
+val Model::logitLens(const val& request, double k, double cache)
 {
     return guarded([&] {
         Tensor kept;
         std::string call;
         Transformer& m = transformer("logitLens");
-        const Transformer::Lens lens = m.logit_lens(request_of(request, kept, call, m.plan()), to_size(k, "options.k"));
+        const Transformer::Request r = request_of(request, kept, call, m.plan());
+        const std::size_t top = to_size(k, "options.k");
+        const Transformer::Lens lens = cache > 0 ? m.logit_lens(r, top, *reinterpret_cast<const ForwardCache*>(std::uintptr_t(cache))) : m.logit_lens(r, top);
         val result = val::object();
         set_tensors(result, {{"probabilities", &lens.probabilities}});
-        result.set("ids", int_array(lens.ids));
+        // One copy into a fresh Int32Array (a JS array would take a call per id: (layers + 1) · T · k of them).
+        result.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(lens.ids.size(), lens.ids.data())));
         return result;
     });
 }

@@ -42,8 +42,9 @@ public:
     // {cache: {id (its address), positions, reused, bytes}}. The wrapper (forward-cache.js) holds each address, passes
     // it only to its model and frees it once with release_forward_cache().
     val forward(const val& request, double cache);
-    // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}
-    val logitLens(const val& request, double k);
+    // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}; `cache`
+    // a ForwardCache's address (its pass stands for the request's when it is that input's), or 0 for none.
+    val logitLens(const val& request, double k, double cache);
     // Transformer::patch_each: {logits, cache} through the cache `cache` (0: one for this call only).
     val patchEach(const val& request, const val& patches, double cache);
     // One head's {kvHead, q, k, v, o}: W_Q, W_K, W_V of the key/value head it reads, W_Oᵀ, each [d, headDim]

@@ -99,6 +99,8 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     else matmul_panels<kernels::gemm_packed_f16>(M, N, K, A, lda, packed, C, ldc, bias);
 }
 
+std::size_t matmul_tile_rows() { return kernels::gemm_tile_rows; }
+
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)
 {
     kernels::pack_b_transposed{}(arch{}, K, N, Bt, ldbt, packed);

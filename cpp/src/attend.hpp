@@ -94,6 +94,10 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const std::uint16_t* packed,
                    bool bf16, float* C, std::size_t ldc, const float* bias);
 
+/// Rows of the products' register tile in this build (4; 6 in the relaxed-SIMD builds): threads split a product's
+/// rows at multiples of it, and a product of a multiple of it has no short tile at its end.
+std::size_t matmul_tile_rows();
+
 /// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);
 

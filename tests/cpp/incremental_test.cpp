@@ -1,7 +1,8 @@
 // forward() through a ForwardCache against a fresh forward() of the same request: the same bits of logits, hidden
 // states and attention maps, for our char LM and Hugging Face families (learned positions, RoPE with GQA, a sliding
 // window), at lengths around the query block of 32, with appended, changed and shortened inputs, padding, zero
-// ablation and two threads; and the rows it reused, which say the prefix was not recomputed.
+// ablation and two threads; and the rows it reused, which say the prefix was not recomputed. Patched calls, trace()
+// and the logit lens through a cache give a fresh call's bits too.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -313,4 +314,87 @@ TEST_CASE("trace through another model's cache is refused", "[incremental][trace
     first->forward(r, cache);
     CHECK_THROWS_WITH(second->trace(r, AttentionKind::self, 0, 0, 0, cache), Catch::Contains("cache: it holds another model's pass"));
     require_same_trace(first->trace(r, AttentionKind::self, 0, 0, 0, cache), first->trace(r, AttentionKind::self, 0, 0, 0));
+}
+
+namespace {
+
+// Bit-for-bit equality of two lenses (ids and probabilities; NaN-free, so == is exact).
+void require_same_lens(const Transformer::Lens& got, const Transformer::Lens& fresh)
+{
+    REQUIRE(got.probabilities.shape == fresh.probabilities.shape);
+    CHECK(got.ids == fresh.ids);
+    CHECK(got.probabilities.data == fresh.probabilities.data);
+}
+
+// The lens of `r` through `cache` (filled by forward(r, cache) with `logits_to_keep`) against a fresh lens, then of
+// an input that differs in one token and of r with other heads off: fresh lenses, the cache left as it was.
+void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_keep)
+{
+    const std::size_t T = r.tokens.size(), V = m.config().vocab, k = std::min<std::size_t>(7, V);
+    ForwardCache cache;
+    r.logits_to_keep = logits_to_keep;
+    m.forward(r, cache);
+    r.logits_to_keep = 0;
+    r.need_attention = false;  // the lens asks for no maps; the kept pass had them
+    const Transformer::Lens fresh = m.logit_lens(r, k);
+    REQUIRE(fresh.probabilities.shape == Shape{m.config().layers + 1, T, k});
+    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    auto other = r;
+    other.tokens[T / 2] = std::int32_t((std::size_t(other.tokens[T / 2]) + 1) % V);
+    require_same_lens(m.logit_lens(other, k, cache), m.logit_lens(other, k));
+    other = r;
+    other.ablate.assign(m.config().layers * m.config().heads, 0);
+    require_same_lens(m.logit_lens(other, k, cache), m.logit_lens(other, k));
+    CHECK(cache.positions() == T);
+    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    // Through a cache the input then extended (its prefix kept, the rest computed): still a fresh lens's bits.
+    if (T > 33) {
+        auto shorter = r;
+        shorter.tokens.resize(33);
+        ForwardCache grown;
+        m.forward(shorter, grown);
+        m.forward(r, grown);
+        CHECK(grown.reused() == 32);
+        require_same_lens(m.logit_lens(r, k, grown), fresh);
+    }
+    // Two threads: the same bits.
+    const std::size_t threads = set_num_threads(2);
+    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    set_num_threads(1);
+    CHECK(threads >= 1);
+}
+
+}  // namespace
+
+TEST_CASE("the logit lens through a cache of its own input reads its layers' inputs: a fresh lens's bits", "[incremental][lens]")
+{
+    SECTION("char-lm") {
+        Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+        auto r = request_of(random_ids(70, m.config().vocab, 4));
+        r.ablate.assign(m.config().layers * m.config().heads, 0);
+        r.ablate[1] = 1;  // a head of layer 0 off: every layer input above it is the ablated pass's
+        check_lens(m, r, 1);
+        check_lens(m, r, 0);
+    }
+    for (const char* name : {"gpt2-lm", "llama-gqa"}) {
+        SECTION(name) {
+            const auto c = attnscope_test::read_hf_case(name);
+            auto model = load_checkpoint(c.config, c.views());
+            const std::size_t T = std::min<std::size_t>(40, model->config().max_positions);
+            check_lens(*model, request_of(random_ids(T, model->config().vocab, 12)), 1);
+        }
+    }
+}
+
+TEST_CASE("the logit lens through another model's cache is refused", "[incremental][lens]")
+{
+    const auto a = attnscope_test::read_hf_case("gpt2-lm");
+    auto first = load_checkpoint(a.config, a.views()), second = load_checkpoint(a.config, a.views());
+    const auto r = request_of(random_ids(5, first->config().vocab, 2), false);
+    ForwardCache cache;
+    first->forward(r, cache);
+    CHECK_THROWS_WITH(second->logit_lens(r, 3, cache), Catch::Contains("logitLens: cache: it holds another model's pass"));
+    require_same_lens(first->logit_lens(r, 3, cache), first->logit_lens(r, 3));
+    // The lens's own refusals come first, through a cache as without one.
+    CHECK_THROWS_WITH(first->logit_lens(r, 0, cache), Catch::Contains("logitLens: options.k: expected 1 to 100"));
 }

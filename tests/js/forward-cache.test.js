@@ -1,7 +1,7 @@
 // LanguageModel.forward's `cache` through the JS API: appended input gives a fresh pass's bits (logits, hidden states,
 // maps) for our char LM and a Hugging Face family, patched calls through a cache (per head, and per head and
-// position) give a fresh patched pass's bits and PyTorch's logits, and misuse is a TypeError naming options.cache
-// with nothing leaked.
+// position) give a fresh patched pass's bits and PyTorch's logits, trace() and the logit lens through a cache of
+// their input give a fresh call's bits, and misuse is a TypeError naming options.cache with nothing leaked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -117,6 +117,10 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   assert.throws(() => ours.trace([1, 2], { layer: 0, head: 0, query: 0, cache: true }),
     { name: 'TypeError', message: /^LanguageModel\.trace: options\.cache: expected a result\.cache of this model's forward, got boolean true$/ });
   assert.throws(() => llama.trace([1, 2], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /trace: options\.cache: expected a cache of this model/ });
+  assert.throws(() => ours.logitLens([1, 2], { cache: true }),
+    { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.cache: expected a result\.cache of this model's forward, got boolean true$/ });
+  assert.throws(() => llama.logitLens([1, 2], { cache }),
+    { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.cache: expected a cache of this model/ });
   // A refused request: no cache is made, the given one still works.
   assert.throws(() => ours.forward([1, -2], { cache: true }), { name: 'RangeError', message: /tokens\[1\]/ });
   const before = memoryUsage().heapBytesInUse;
@@ -126,6 +130,8 @@ test('forward through a cache: misuse is a TypeError naming options.cache, and m
   cache.dispose();
   assert.ok(memoryUsage().heapBytesInUse <= before, 'dispose frees it');
   assert.throws(() => ours.trace([1, 2, 3], { layer: 0, head: 0, query: 0, cache }), { name: 'TypeError', message: /trace: options\.cache: this cache was disposed/ });
+  assert.throws(() => ours.logitLens([1, 2, 3], { cache }),
+    { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.cache: this cache was disposed/ });
 });
 
 test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s logits; bad runs are refused by index', () => {
@@ -187,6 +193,32 @@ for (const name of ['ours', 'llama-gqa']) {
     const at = { layer: L - 1, head: 0, query: other.length - 1, ablate };
     same(model.trace(other, { ...at, cache }), model.trace(other, at), 'another input');
     assert.equal(cache.positions, ids.length);
+    cache.dispose();
+  });
+}
+
+// The logit lens through a cache that holds its input's pass (the demo's Worker, whose typing cache holds the text
+// shown, keeping only the last row of logits) reads every layer's input and the last hidden state from it: a fresh
+// lens's bits, ids as an Int32Array; through a cache of another input or other heads switched off, a fresh lens.
+for (const name of ['ours', 'llama-gqa']) {
+  test(`${name}: the logit lens through a cache of its input gives a fresh lens's bits`, () => {
+    const model = models[name];
+    const { heads: H, vocabSize } = model.architecture;
+    const ids = idsOf(Math.min(45, model.architecture.maxPositions), vocabSize);
+    const ablate = [{ layer: 0, head: H - 1 }];
+    const { cache } = model.forward(ids, { ablate, cache: true, logitsToKeep: 1 });
+    const same = (got, fresh, what) => {
+      assert.deepEqual(got.probabilities.shape, fresh.probabilities.shape, `${what}: shape`);
+      assert.ok(Buffer.from(got.probabilities.data.buffer).equals(Buffer.from(fresh.probabilities.data.buffer)), `${what}: probabilities`);
+      assert.ok(got.topIds.data instanceof Int32Array, `${what}: ids as an Int32Array`);
+      assert.deepEqual(got.topIds.data, fresh.topIds.data, `${what}: ids`);
+    };
+    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input');
+    const other = [...ids.slice(0, -1), (ids.at(-1) + 1) % vocabSize];
+    same(model.logitLens(other, { k: 5, ablate, cache }), model.logitLens(other, { k: 5, ablate }), 'another input');
+    same(model.logitLens(ids, { k: 5, cache }), model.logitLens(ids, { k: 5 }), 'other heads off');
+    assert.equal(cache.positions, ids.length, 'the cache is left as it was');
+    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input again');
     cache.dispose();
   });
 }

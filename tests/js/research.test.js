@@ -176,6 +176,9 @@ test('bad requests are refused, naming the call and the argument', () => {
   assert.throws(() => models['bert-base'].logitLens([2, 3]), { message: /^EncoderModel\.logitLens: this model has no language-model head/ });
   assert.throws(() => gpt2.logitLens([1, 2], { k: 0 }), { message: /^LanguageModel\.logitLens: options\.k: expected 1 to 100/ });
   assert.throws(() => gpt2.logitLens([1, 2], { top: 3 }), { name: 'TypeError' });
+  // Only a causal model has a ForwardCache to read the stream from.
+  assert.throws(() => models['bert-mlm'].logitLens([2, 3], { cache: true }),
+    { name: 'TypeError', message: /^EncoderModel\.logitLens: options: unknown option 'cache'/ });
   assert.throws(() => gpt2.circuits(2, 0), { name: 'RangeError', message: /^LanguageModel\.circuits: layer: expected 0 to 1, got 2/ });
   assert.throws(() => gpt2.circuits(0, 2), { name: 'RangeError', message: /^LanguageModel\.circuits: head: expected 0 to 1, got 2/ });
   assert.throws(() => gpt2.forward([1, 2], { keepResidual: 'yes' }), { name: 'TypeError', message: /keepResidual/ });

@@ -395,6 +395,13 @@ export declare class LanguageModel extends Model {
    */
   trace(input: string | ArrayLike<number>, options: TraceOptions & { cache?: ForwardCache }): Trace;
   /**
+   * {@link Model.logitLens}; with `cache`, a {@link ForwardCache} holding this input's pass (`forward(input, { cache })`,
+   * the same options), the stream entering every layer and the last hidden state are read from it, so only the head
+   * runs: the same numbers, bit for bit. A cache holding another input gives a fresh lens; the cache is not changed.
+   * @throws TypeError for a cache of another model or a disposed one.
+   */
+  logitLens(input: string | ArrayLike<number>, options?: Parameters<Model['logitLens']>[1] & { cache?: ForwardCache }): LogitLens;
+  /**
    * Greedy continuation with a key/value cache: only the new tokens. Stops after `stopToken` (default
    * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or once the sequence fills the
    * model's positions: the last token is predicted from that full context and never fed back, so prompt plus new

@@ -205,14 +205,15 @@ export class Model {
   /**
    * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
    * head, softmaxed; the `k` (default 10) most probable tokens of each layer and position. Row `layers` is the
-   * model's own prediction.
+   * model's own prediction. A LanguageModel also takes `cache`, a ForwardCache: when it holds this input's pass, the
+   * stream is read from it and only the head runs (the core decides; another input's cache gives a fresh lens).
    */
   logitLens(input, options) {
     const caller = `${this.className}.logitLens`;
     const known = ['k', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const k = opts.k === undefined ? 10 : integerOption(opts.k, `${caller}: options.k`, { min: 0 });
-    const { probabilities, ids: top } = handle.logitLens(request, k);
+    const { probabilities, ids: top } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller));
     const [rows, positions] = probabilities.shape;
     const at = (layer, position) => Array.from({ length: k }, (_, i) => {
       const index = (layer * positions + position) * k + i;
@@ -251,12 +252,12 @@ export class Model {
     const known = ['layer', 'head', 'query', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads'].includes(o))];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const index = (key) => integerOption(opts[key], `${caller}: options.${key}`, { min: 0 });
-    const cache = this.traceCache(opts.cache, handle, caller);
+    const cache = this.readCache(opts.cache, handle, caller);
     return { ids, tokens: this.tokenStrings(ids), ...handle.trace(request, 'self', index('layer'), index('head'), index('query'), cache) };
   }
 
-  /** @protected trace()'s `cache` as the binding's id (0: none); only a LanguageModel takes one. */
-  traceCache() {
+  /** @protected trace()'s and logitLens()'s `cache` as the binding's id (0: none); only a LanguageModel takes one. */
+  readCache() {
     return 0;
   }
 
@@ -285,10 +286,11 @@ export class LanguageModel extends Model {
   }
 
   /**
-   * trace()'s `cache`: a ForwardCache holding this input's pass (from `forward(input, { cache })`) lets the trace start
-   * at its layer from the input that pass kept, the same numbers; the cache is read, not changed.
+   * trace()'s and logitLens()'s `cache`: a ForwardCache holding this input's pass (from `forward(input, { cache })`)
+   * lets the trace start at its layer from the input that pass kept, and the lens read every layer's input from it,
+   * the same numbers; the cache is read, not changed.
    */
-  traceCache(cache, handle, caller) {
+  readCache(cache, handle, caller) {
     if (cache === undefined) return 0;
     if (!(cache instanceof ForwardCache)) throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
     return cache.idFor(caller, handle);

@@ -254,6 +254,12 @@ public:
     };
     /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
     Lens logit_lens(const Request& request, std::size_t k);
+    /// logit_lens() through `cache` (a causal language model's): when the cache holds this request's own pass
+    /// (forward(request, cache) with the same tokens, mask and heads switched off, nothing patched), the stream is
+    /// that pass's (each layer's input and the last hidden state) and only the head runs: the same numbers, bit for
+    /// bit. Otherwise a fresh pass, as without the cache. The cache is left as it was. Throws as logit_lens() does,
+    /// and std::invalid_argument for another model's cache.
+    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache& cache);
 
     /// One head's weights as its QK and OV circuits read them (biases left out), each [d, head_dim]: W_Q, and W_K
     /// and W_V of the key/value head it reads under grouped-query attention (kv_head), and W_Oᵀ, so that
@@ -268,6 +274,7 @@ public:
 private:
     AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
                          ForwardCache* cache);
+    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache* cache);
     std::unique_ptr<Impl> impl_;
 };
 

@@ -50,7 +50,6 @@ std::uint64_t ForwardCache::bytes() const
 
 namespace model {
 
-void check_request(const plan::Plan& p, const Transformer::Request& r, const char* call);
 Transformer::Output run_request(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, bool encoder_trace);
 
 namespace {
@@ -242,6 +241,8 @@ const float* kept_layer_input(const ForwardCache::State& st, const Transformer& 
     if (!r.patch.empty() || !resumable(st, r) || layer >= st.layer_inputs.shape[0]) return nullptr;
     return st.layer_inputs.data.data() + layer * st.layer_inputs.shape[1] * st.layer_inputs.shape[2];
 }
+
+const float* kept_output(const ForwardCache::State& st) { return st.out.hidden.data.data(); }
 
 }  // namespace model
 

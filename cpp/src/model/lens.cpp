@@ -1,34 +1,31 @@
-// The logit lens: what each layer "would predict". The residual stream the one pass records entering every layer and
-// leaving the last (Output::residual) goes through the main stack's final norm and the head (an MLM head's transform
-// included), and each row's softmax gives its most probable tokens. forward's own logits are the last layer's rows;
-// the layers below go through the head in blocks of rows, each row's top k and log-sum-exp read in one pass.
+// The logit lens: what each layer "would predict". The residual stream entering every layer goes through the main
+// stack's final norm and the head (an MLM head's transform included), and so does the stream leaving the last layer
+// (the pass's hidden state, already normed); each row's softmax gives its most probable tokens. The stream comes from
+// a ForwardCache that holds this very input's pass (its layer inputs and hidden state), or else from a fresh pass
+// that records it (Output::residual). Either way the rows are the same bits, so the lens is too: only the head's
+// products are left to compute, in blocks of rows across layers, each row's top k and log-sum-exp read in one pass.
 #include <algorithm>
 #include <stdexcept>
 
+#include "../attend.hpp"
 #include "../json.hpp"
 #include "../parallel.hpp"
+#include "../sizes.hpp"
 #include "pass.hpp"
 #include "steps.hpp"
 
 namespace attnscope {
+namespace model {
+namespace {
 
-Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k)
+// The lens of the (layers + 1) · T rows of `entering` [L, T, d] (the stream entering each layer, which the final norm
+// turns into the head's input) and `output` [T, d] (the stream leaving the last layer, after the final norm).
+Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, const float* output, std::size_t T, std::size_t k,
+                            const char* call)
 {
-    Request r = request;
-    if (!r.call) r.call = "logitLens";
-    const char* call = r.call;
-    const Impl& m = *impl_;
     const plan::Stack& main = m.plan.main();
-    const std::size_t vocab = m.plan.head.vocab, most = std::min<std::size_t>(vocab, 100);
-    if (!m.config.has_lm_head) throw std::invalid_argument(json::join({call, ": this model has no language-model head to read the layers through"}));
-    if (k < 1 || k > most)
-        throw std::invalid_argument(json::join({call, ": options.k: expected 1 to ", json::Num(most), " tokens per position, got ", json::Num(k)}));
-    r.need_attention = false;
-    r.logits_to_keep = 0;  // every position's rows feed the lens
-    r.keep_residual = true;
-    const Output out = forward(r);  // its logits are the lens's last row of layers: the stream leaving the last
-    const std::size_t L = main.layers(), T = r.tokens.size(), d = main.width();
-    Lens lens;
+    const std::size_t L = main.layers(), d = main.width(), vocab = m.plan.head.vocab;
+    Transformer::Lens lens;
     lens.probabilities = Tensor({L + 1, T, k});
     lens.ids.resize((L + 1) * T * k);
     // Each row's top k, by row blocks over both threads; a row's result depends on that row only.
@@ -37,27 +34,65 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k)
         auto body = [&](std::size_t task, std::size_t) {
             for (std::size_t i = task * rows / tasks, end = (task + 1) * rows / tasks; i < end; ++i) {
                 const std::size_t at = (first + i) * k;
-                model::steps::top_k_softmax(logits + i * vocab, vocab, k, lens.ids.data() + at, lens.probabilities.data.data() + at);
+                steps::top_k_softmax(logits + i * vocab, vocab, k, lens.ids.data() + at, lens.probabilities.data.data() + at);
             }
         };
         detail::parallel_for(tasks, body);
     };
-    // The layers below the last through the head, in blocks of rows across layers: a short input's layers share one
-    // product of up to 128 rows (the head's panels, GPT-2's 154 MB, are read from memory once a product), within
-    // 32 MiB of logits; a longer input's blocks are its layers, as many logits as forward's own.
-    const std::size_t below = L * T, shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
-    const std::size_t block = std::min(below, std::max(T, shared));
-    std::vector<float> normed(block * d), scratch(block * d), logits(block * vocab);
-    for (std::size_t first = 0; first < below; first += block) {
-        const std::size_t rows = std::min(block, below - first);
-        const float* x = out.residual.data.data() + first * d;
-        if (main.final_norm.present()) model::steps::norm_rows(main.final_norm, m.weights.stacks.back().final_norm, x, rows, d, normed.data());
-        else std::copy(x, x + rows * d, normed.begin());
-        model::run_head(m, normed.data(), rows, scratch.data(), logits.data());
+    // Rows through the head in blocks across layers: a short input's layers share one product of up to 128 rows (the
+    // head's panels, GPT-2's 154 MB, are read from memory once a product), within 32 MiB of logits; a longer input's
+    // blocks are its layers, as many logits as forward's own. Blocks of whole register tiles: a block's last tile is
+    // a full one (the relaxed build's 6 rows: 128 would leave 2).
+    const std::size_t below = L * T, rows_total = below + T, tile = detail::matmul_tile_rows();
+    const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
+    const std::size_t block = std::min(rows_total, (std::max(T, shared) + tile - 1) / tile * tile);
+    std::vector<float> normed(block * d), scratch(block * d), logits(detail::checked_mul(block, vocab, call));
+    for (std::size_t first = 0; first < rows_total; first += block) {
+        const std::size_t rows = std::min(block, rows_total - first);
+        // The block's rows entering a layer go through the final norm; those leaving the last are normed already.
+        const std::size_t normed_rows = first < below ? std::min(rows, below - first) : 0;
+        if (normed_rows && main.final_norm.present())
+            steps::norm_rows(main.final_norm, m.weights.stacks.back().final_norm, entering + first * d, normed_rows, d, normed.data());
+        else if (normed_rows)
+            std::copy_n(entering + first * d, normed_rows * d, normed.begin());
+        if (rows > normed_rows) {
+            const float* h = output + (first + normed_rows - below) * d;
+            std::copy(h, h + (rows - normed_rows) * d, normed.begin() + std::ptrdiff_t(normed_rows * d));
+        }
+        run_head(m, normed.data(), rows, scratch.data(), logits.data());
         top_rows(logits.data(), rows, first);
     }
-    top_rows(out.logits.data.data(), T, below);
     return lens;
+}
+
+}  // namespace
+}  // namespace model
+
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k) { return logit_lens(request, k, nullptr); }
+
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache& cache) { return logit_lens(request, k, &cache); }
+
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache* cache)
+{
+    Request r = request;
+    if (!r.call) r.call = "logitLens";
+    const char* call = r.call;
+    const Impl& m = *impl_;
+    const std::size_t vocab = m.plan.head.vocab, most = std::min<std::size_t>(vocab, 100);
+    if (!m.config.has_lm_head) throw std::invalid_argument(json::join({call, ": this model has no language-model head to read the layers through"}));
+    if (k < 1 || k > most)
+        throw std::invalid_argument(json::join({call, ": options.k: expected 1 to ", json::Num(most), " tokens per position, got ", json::Num(k)}));
+    r.need_attention = false;
+    r.keep_heads = false;
+    model::check_request(m.plan, r, call);
+    const std::size_t T = r.tokens.size();
+    // Through a cache of this input's own pass: its rows, not a pass of their own (another model's cache is refused).
+    if (const float* kept = cache ? model::kept_layer_input(*cache->state, *this, r, 0) : nullptr)
+        return model::read_lens(m, kept, model::kept_output(*cache->state), T, k, call);
+    r.logits_to_keep = 1;  // the lens runs the head over the last layer's rows itself, with the other layers'
+    r.keep_residual = true;
+    const Output out = forward(r);
+    return model::read_lens(m, out.residual.data.data(), out.hidden.data.data(), T, k, call);
 }
 
 }  // namespace attnscope

@@ -77,6 +77,10 @@ void run_stack(const Transformer::Impl& m, std::size_t stack, const StackStep& s
 /// tokens, types, mask and heads switched off, nothing patched), for a trace of its self-attention that starts
 /// there; null otherwise. Throws std::invalid_argument naming r.call when another model than `model` filled it.
 const float* kept_layer_input(const ForwardCache::State& cache, const Transformer& model, const Transformer::Request& r, std::size_t layer);
+/// The main stack's output [T, width] (after its final norm: the head's input) of `cache`'s kept pass.
+const float* kept_output(const ForwardCache::State& cache);
+/// Throws std::invalid_argument naming `call` and the field for a request the model cannot run (transformer.cpp).
+void check_request(const plan::Plan& p, const Transformer::Request& r, const char* call);
 /// trace() of the main stack's self-attention at `layer`, from `input` (kept_layer_input) instead of the embeddings.
 void trace_from(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, std::size_t layer, const float* input);
 

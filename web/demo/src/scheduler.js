@@ -123,6 +123,10 @@ export function createScheduler({ getState, compute, views, onDone }) {
           // Then the views off screen, one per idle period, so scrolling finds them drawn.
           for (const view of views) {
             if (drawn.get(view) === v) continue;
+            // A view with nothing to show for this result costs no idle period: on an opened model's tab the
+            // included models' views are a dozen such, each of which would hold the views after it (the logit lens,
+            // far down the page, waited about half a second behind them for its table).
+            if (view.wants && !view.wants(r)) { drawn.set(view, v); continue; }
             await idle();
             slice.t0 = performance.now();
             if (version !== v) { abandoned = true; break; }

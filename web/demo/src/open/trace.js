@@ -25,13 +25,16 @@ export function createOpenTraceView() {
     html ? showTip(e.clientX, e.clientY, html) : hideTip();
   });
   root.addEventListener('mouseleave', hideTip);
+  // What the panel shows: every other click on the tab (the logit lens's button, a research reply) invalidates the
+  // page too, and rebuilding the panel from the same trace took about a quarter of a second there.
+  let shown = null;
 
   return {
     name: 'openTrace',
     root,
     wants: (r) => r.kind === 'hf' && !r.empty,
     *render(state, r) {
-      if (r.traceError) { root.innerHTML = `<p class="error">${escapeHtml(r.traceError.message)}</p>`; return; }
+      if (r.traceError) { root.innerHTML = `<p class="error">${escapeHtml(r.traceError.message)}</p>`; shown = null; return; }
       const tr = r.trace;
       // While the next trace is computed the last one stays, dimmed and marked busy: replacing it by a line would
       // change the page's height, and lay out and repaint the whole page on every click.
@@ -39,7 +42,9 @@ export function createOpenTraceView() {
       root.setAttribute('aria-busy', String(busy));
       root.style.opacity = busy ? '0.5' : '';
       if (busy) return;
-      if (!tr) { root.innerHTML = `<p class="hint">${escapeHtml(t('open.tracing'))}</p>`; return; }
+      if (!tr) { root.innerHTML = `<p class="hint">${escapeHtml(t('open.tracing'))}</p>`; shown = null; return; }
+      if (shown && shown.tr === tr && shown.rows === r.rows && shown.lang === state.lang && shown.width === width) return;
+      shown = null; // until the new panel is whole (a newer state may abandon this one half-way)
       const c = r.config, E = c.hiddenSize, d = c.headDim, T = tr.ids.length, q = tr.query;
       const tok = (i) => `<b>${escapeHtml(r.rows[i])}</b><sub>${i}</sub>`;
       const box = document.createElement('div'); // off the document until it is whole
@@ -98,6 +103,7 @@ export function createOpenTraceView() {
       root.dataset.query = String(q);
       root.dataset.diff = String(diff);
       yield* rest(() => true);
+      shown = { tr, rows: r.rows, lang: state.lang, width };
     },
   };
 }

@@ -173,10 +173,11 @@ const handlers = {
     return { transfer: value.recovered ? [value.recovered.buffer] : [], value };
   },
   /**
-   * The research tools (open/worker/research.js): the logit lens, two prompts' maps, one head patched at each position,
-   * the values' norms, the circuits, a cache's plan and the cache.
+   * The research tools (open/worker/research.js): the logit lens (through the typing cache, which holds the pass of
+   * the text shown: only the head's products are left), two prompts' maps, one head patched at each position, the
+   * values' norms, the circuits, a cache's plan and the cache.
    */
-  lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate),
+  lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate, typing),
   compare: (input) => compareOf(model, input, encode),
   valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate),
   circuitNorms() { phase('compute'); return circuitNormsOf(model); },

@@ -8,17 +8,21 @@ import { difference, promptIds } from './patching.js';
 /** Positions patched per patchEach call: progress and Cancel between calls, the head's product shared within one. */
 const POSITION_BATCH = 8;
 
-/** The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string. */
-export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate) {
+/**
+ * The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string.
+ * `cache`: a causal model's kept pass (the typing cache); when it holds this input's pass the lens reads every
+ * layer's input from it instead of running the layers again (otherwise the lens runs its own pass).
+ */
+export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache) {
   const t0 = performance.now();
-  const lens = model.logitLens(ids, { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}) });
+  const lens = model.logitLens(ids, { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(cache ? { cache } : {}) });
   const ms = performance.now() - t0;
   const top = lens.topIds.data;
   // One string per distinct id: the table's cells repeat a few tokens many times.
   const distinct = [...new Set(top)];
   const strings = model.tokenStrings(distinct) ?? distinct.map((id) => `#${id}`);
   const names = Object.fromEntries(distinct.map((id, i) => [id, strings[i]]));
-  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: Int32Array.from(top), names, ms };
+  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: top, names, ms };
   return { value, transfer: [value.probabilities.buffer, value.topIds.buffer] };
 }
 
