@@ -179,7 +179,7 @@ const handlers = {
    */
   lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate, typing),
   compare: (input) => compareOf(model, input, encode),
-  valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate),
+  valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate, typing),
   circuitNorms() { phase('compute'); return circuitNormsOf(model); },
   circuits(input) { phase('compute'); return circuitOf(model, input); },
   cachePlan: ({ text, pair, hooks }) => cachePlanOf(model, encode({ text, pair }), hooks),
