@@ -94,15 +94,17 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       const file = join(HF, 'gpt2-lm', name);
       return existsSync(file) ? route.fulfill({ body: readFileSync(file) }) : route.fulfill({ status: 404 });
     });
-    await again.page.goto(`${origin}/#mode=open&lang=${lang}&ourl=${encodeURIComponent(`${origin}/remote/gpt2-lm/`)}`);
-    await again.page.reload();
-    await again.page.waitForSelector('#open-link:not([hidden])');
-    await again.page.waitForTimeout(300);
+    // A new tab of the same context (the route holds there) loads the link as a document of its own: a hash change
+    // and a reload of the first tab raced the page's own hash update, which could drop `ourl` before the reload.
+    const linked = await again.context.newPage();
+    await linked.goto(`${origin}/#mode=open&lang=${lang}&ourl=${encodeURIComponent(`${origin}/remote/gpt2-lm/`)}`);
+    await linked.waitForSelector('#open-link:not([hidden])');
+    await linked.waitForTimeout(300);
     assert.deepEqual(fetched, [], 'nothing fetched before the person agrees');
-    await again.page.click('#open-link-yes');
-    await loaded(again.page);
+    await linked.click('#open-link-yes');
+    await loaded(linked);
     assert.ok(fetched.includes('config.json') && fetched.includes('model.safetensors'));
-    await again.page.waitForSelector('#open-link', { state: 'hidden', timeout: 5000 });
+    await linked.waitForSelector('#open-link', { state: 'hidden', timeout: 5000 });
     await again.close();
   });
 }
