@@ -97,6 +97,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     // A new tab of the same context (the route holds there) loads the link as a document of its own: a hash change
     // and a reload of the first tab raced the page's own hash update, which could drop `ourl` before the reload.
     const linked = await again.context.newPage();
+    linked.on('pageerror', (e) => again.problems.push(`pageerror: ${e.message}`));
     await linked.goto(`${origin}/#mode=open&lang=${lang}&ourl=${encodeURIComponent(`${origin}/remote/gpt2-lm/`)}`);
     await linked.waitForSelector('#open-link:not([hidden])');
     await linked.waitForTimeout(300);
@@ -105,6 +106,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await loaded(linked);
     assert.ok(fetched.includes('config.json') && fetched.includes('model.safetensors'));
     await linked.waitForSelector('#open-link', { state: 'hidden', timeout: 5000 });
+    assert.deepEqual(again.problems, []);
     await again.close();
   });
 }

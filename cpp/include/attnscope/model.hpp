@@ -255,7 +255,8 @@ public:
     /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
     Lens logit_lens(const Request& request, std::size_t k);
     /// logit_lens() through `cache` (a causal language model's): when the cache holds this request's own pass
-    /// (forward(request, cache) with the same tokens, mask and heads switched off, nothing patched), the stream is
+    /// (forward(request, cache) with the same tokens, token types, mask, heads switched off and ablation kind, nothing
+    /// patched), the stream is
     /// that pass's (each layer's input and the last hidden state) and only the head runs: the same numbers, bit for
     /// bit. Otherwise a fresh pass, as without the cache. The cache is left as it was. Throws as logit_lens() does,
     /// and std::invalid_argument for another model's cache.

@@ -8,6 +8,10 @@ import { lensOf, compareOf, patchPositions, valueNormsOf, circuitNormsOf, circui
 let model = null;
 // A causal model's last pass, kept while the text is typed: an input that extends it computes only its new positions.
 let typing = null;
+// The values' norms of the typing cache's pass, with the input and ablation they belong to: the typing pass computes
+// them from the values it keeps (L · H · T norms, a small part of a pass), and the value-weighted view reads them
+// from here instead of asking for a pass of its own.
+let typingNorms = null;
 let loading = null; // the AbortController of the load in progress
 let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
 // Started by the page's first message, `start`, which names the folder of the threaded files (the page's
@@ -104,6 +108,7 @@ const handlers = {
       signal.throwIfAborted();
       typing?.dispose();
       typing = null;
+      typingNorms = null;
       model?.dispose();
       model = null;
       let first = true;
@@ -133,8 +138,11 @@ const handlers = {
     const causal = model.kind === 'causal_lm';
     // A causal model's page reads only the next token: the last row of logits, not a vocabulary's row per position
     // (at 500 tokens 100 MB copied out of WebAssembly at every key, and the head run over every new row).
-    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true, logitsToKeep: 1 } : {}) });
-    if (causal) typing = r.cache;
+    const r = model.forward(ids, { ablate, ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true, logitsToKeep: 1, valueNorms: true } : {}) });
+    if (causal) {
+      typing = r.cache;
+      typingNorms = { ids, ablate: JSON.stringify(ablate ?? []), valueNorms: r.valueNorms };
+    }
     const ms = performance.now() - t0;
     return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms } };
   },
@@ -179,7 +187,7 @@ const handlers = {
    */
   lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate, typing),
   compare: (input) => compareOf(model, input, encode),
-  valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate, typing),
+  valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate, typingNorms),
   circuitNorms() { phase('compute'); return circuitNormsOf(model); },
   circuits(input) { phase('compute'); return circuitOf(model, input); },
   cachePlan: ({ text, pair, hooks }) => cachePlanOf(model, encode({ text, pair }), hooks),

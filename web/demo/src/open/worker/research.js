@@ -80,16 +80,18 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
 
 /**
  * ‖v_j‖ of the values each query head reads, `[layers, heads, T]` (forward's `valueNorms`, the core's), for the
- * value-weighted maps and the sink table. Without a cache (an encoder's page), a pass of its own without the maps.
+ * value-weighted maps and the sink table. `kept`: the typing pass's norms with its input and ablation (a causal
+ * model's page); when they are this request's, a copy of them, else a pass of its own without the maps.
  */
-export function valueNormsOf(model, { ids, tokenTypeIds }, ablate, cache) {
+export function valueNormsOf(model, { ids, tokenTypeIds }, ablate, kept) {
   const t0 = performance.now();
-  // Through the typing cache (a causal model's), which holds the pass of the text shown with these heads switched off:
-  // the norms come from the values it kept, and no layer runs again. Its options are the typing pass's (the maps
-  // kept, one row of logits), so the cache still serves the next key; another input or ablation runs a pass there.
+  if (kept && kept.ids.length === ids.length && kept.ids.every((id, i) => id === ids[i]) && kept.ablate === JSON.stringify(ablate ?? [])) {
+    const valueNorms = { shape: [...kept.valueNorms.shape], data: kept.valueNorms.data.slice() };
+    return { value: { valueNorms, ms: performance.now() - t0 }, transfer: [valueNorms.data.buffer] };
+  }
   const r = model.forward(ids, {
-    valueNorms: true, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}),
-    ...(cache ? { cache, logitsToKeep: 1 } : { needAttention: false, ...(model.kind === 'causal_lm' ? { logitsToKeep: 1 } : {}) }),
+    needAttention: false, valueNorms: true, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}),
+    ...(model.kind === 'causal_lm' ? { logitsToKeep: 1 } : {}),
   });
   const value = { valueNorms: r.valueNorms, ms: performance.now() - t0 };
   return { value, transfer: [r.valueNorms.data.buffer] };
