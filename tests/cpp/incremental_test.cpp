@@ -5,23 +5,15 @@
 // and the logit lens through a cache give a fresh call's bits too.
 #include <catch2/catch.hpp>
 
-#include <random>
-
 #include "attnscope/threads.hpp"
 #include "model_files.hpp"
 #include "pretrained_files.hpp"
+#include "test_utils.hpp"
 
 using namespace attnscope;
+using attnscope_test::random_ids;
 
 namespace {
-
-std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::vector<std::int32_t> ids(n);
-    for (auto& id : ids) id = std::int32_t(rng() % vocab);
-    return ids;
-}
 
 Transformer::Request request_of(std::vector<std::int32_t> ids, bool attention = true)
 {

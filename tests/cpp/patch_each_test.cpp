@@ -17,16 +17,9 @@
 #include "test_utils.hpp"
 
 using namespace attnscope;
+using attnscope_test::random_ids;
 
 namespace {
-
-std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::vector<std::int32_t> ids(n);
-    for (auto& id : ids) id = std::int32_t(rng() % vocab);
-    return ids;
-}
 
 // Every head at every position, then every layer's first and last head at the given single positions, then a few
 // runs of several positions (unsorted, repeated), in a mixed order of layers.

@@ -24,6 +24,15 @@ inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float
     return v;
 }
 
+/// n token ids drawn uniformly from 0..vocab − 1 (a seeded input for the model tests).
+inline std::vector<std::int32_t> random_ids(std::size_t n, std::size_t vocab, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::int32_t> ids(n);
+    for (auto& id : ids) id = std::int32_t(rng() % vocab);
+    return ids;
+}
+
 /// max |actual − expected| divided by max |expected|: the "relative to each tensor's largest
 /// magnitude" measure of the project's tolerances. NaN anywhere gives +inf so it cannot pass.
 template <class A, class E>
