@@ -249,6 +249,7 @@ val Model::logitLens(const val& request, double k, double cache)
         set_tensors(result, {{"probabilities", &lens.probabilities}});
         // One copy into a fresh Int32Array (a JS array would take a call per id: (layers + 1) · T · k of them).
         result.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(lens.ids.size(), lens.ids.data())));
+        result.set("fromCache", lens.from_cache);
         return result;
     });
 }

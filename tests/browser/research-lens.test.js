@@ -57,6 +57,8 @@ for (const name of Object.keys(CASES)) {
       assert.ok(Math.abs(row[id] - sorted[i]) < 1e-5, `rank ${i + 1}: #${id} has ${row[id]} in PyTorch, not the rank's ${sorted[i]}`);
     });
     assert.match(await page.textContent('#open-lens-top p'), new RegExp(`position 2`));
+    // A causal model's lens reads the Worker's typing pass of the text shown (only the head runs); BERT's runs its own.
+    assert.equal(await page.getAttribute('#open-lens', 'data-from-cache'), String(name === 'gpt2-lm'));
     assert.deepEqual(problems, []);
     await close();
   });

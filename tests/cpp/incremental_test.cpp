@@ -330,15 +330,22 @@ void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_ke
     r.need_attention = false;  // the lens asks for no maps; the kept pass had them
     const Transformer::Lens fresh = m.logit_lens(r, k);
     REQUIRE(fresh.probabilities.shape == Shape{m.config().layers + 1, T, k});
-    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    CHECK_FALSE(fresh.from_cache);
+    // Served from the cache (only the head ran) where it holds this input's pass, and from a pass of its own elsewhere.
+    const auto through = [&](const Transformer::Request& q, const ForwardCache& c, bool served) {
+        Transformer::Lens lens = m.logit_lens(q, k, c);
+        CHECK(lens.from_cache == served);
+        return lens;
+    };
+    require_same_lens(through(r, cache, true), fresh);
     auto other = r;
     other.tokens[T / 2] = std::int32_t((std::size_t(other.tokens[T / 2]) + 1) % V);
-    require_same_lens(m.logit_lens(other, k, cache), m.logit_lens(other, k));
+    require_same_lens(through(other, cache, false), m.logit_lens(other, k));
     other = r;
     other.ablate.assign(m.config().layers * m.config().heads, 0);
-    require_same_lens(m.logit_lens(other, k, cache), m.logit_lens(other, k));
+    require_same_lens(through(other, cache, false), m.logit_lens(other, k));
     CHECK(cache.positions() == T);
-    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    require_same_lens(through(r, cache, true), fresh);
     // Through a cache the input then extended (its prefix kept, the rest computed): still a fresh lens's bits.
     if (T > 33) {
         auto shorter = r;
@@ -347,11 +354,11 @@ void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_ke
         m.forward(shorter, grown);
         m.forward(r, grown);
         CHECK(grown.reused() == 32);
-        require_same_lens(m.logit_lens(r, k, grown), fresh);
+        require_same_lens(through(r, grown, true), fresh);
     }
     // Two threads: the same bits.
     const std::size_t threads = set_num_threads(2);
-    require_same_lens(m.logit_lens(r, k, cache), fresh);
+    require_same_lens(through(r, cache, true), fresh);
     set_num_threads(1);
     CHECK(threads >= 1);
 }

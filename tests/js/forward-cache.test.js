@@ -199,7 +199,8 @@ for (const name of ['ours', 'llama-gqa']) {
 
 // The logit lens through a cache that holds its input's pass (the demo's Worker, whose typing cache holds the text
 // shown, keeping only the last row of logits) reads every layer's input and the last hidden state from it: a fresh
-// lens's bits, ids as an Int32Array; through a cache of another input or other heads switched off, a fresh lens.
+// lens's bits, ids as an Int32Array, and says so (fromCache); through a cache of another input or other heads switched
+// off, a fresh lens.
 for (const name of ['ours', 'llama-gqa']) {
   test(`${name}: the logit lens through a cache of its input gives a fresh lens's bits`, () => {
     const model = models[name];
@@ -207,18 +208,21 @@ for (const name of ['ours', 'llama-gqa']) {
     const ids = idsOf(Math.min(45, model.architecture.maxPositions), vocabSize);
     const ablate = [{ layer: 0, head: H - 1 }];
     const { cache } = model.forward(ids, { ablate, cache: true, logitsToKeep: 1 });
-    const same = (got, fresh, what) => {
+    // served: whether the lens says it read the cache (only the head ran) rather than running its own pass.
+    const same = (got, fresh, what, served) => {
+      assert.equal(got.fromCache, served, `${what}: ${served ? 'read from the cache' : 'a pass of its own'}`);
+      assert.equal(fresh.fromCache, false, `${what}: the lens without a cache ran its own pass`);
       assert.deepEqual(got.probabilities.shape, fresh.probabilities.shape, `${what}: shape`);
       assert.ok(Buffer.from(got.probabilities.data.buffer).equals(Buffer.from(fresh.probabilities.data.buffer)), `${what}: probabilities`);
       assert.ok(got.topIds.data instanceof Int32Array, `${what}: ids as an Int32Array`);
       assert.deepEqual(got.topIds.data, fresh.topIds.data, `${what}: ids`);
     };
-    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input');
+    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input', true);
     const other = [...ids.slice(0, -1), (ids.at(-1) + 1) % vocabSize];
-    same(model.logitLens(other, { k: 5, ablate, cache }), model.logitLens(other, { k: 5, ablate }), 'another input');
-    same(model.logitLens(ids, { k: 5, cache }), model.logitLens(ids, { k: 5 }), 'other heads off');
+    same(model.logitLens(other, { k: 5, ablate, cache }), model.logitLens(other, { k: 5, ablate }), 'another input', false);
+    same(model.logitLens(ids, { k: 5, cache }), model.logitLens(ids, { k: 5 }), 'other heads off', false);
     assert.equal(cache.positions, ids.length, 'the cache is left as it was');
-    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input again');
+    same(model.logitLens(ids, { k: 5, ablate, cache }), model.logitLens(ids, { k: 5, ablate }), 'its input again', true);
     cache.dispose();
   });
 }

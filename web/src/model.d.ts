@@ -240,6 +240,9 @@ export interface LogitLens {
   probabilities: Tensor;
   /** `[layers + 1, T, k]` their ids. */
   topIds: { data: Int32Array; shape: number[] };
+  /** True when the stream was read from `options.cache` (it held this input's pass, so only the head ran); false for a
+   * lens that ran its own pass. The numbers are the same either way. */
+  fromCache: boolean;
   /** The `k` tokens of row `layer` at `position`, most probable first. */
   at(layer: number, position: number): LensToken[];
 }

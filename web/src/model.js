@@ -213,14 +213,14 @@ export class Model {
     const known = ['k', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const k = opts.k === undefined ? 10 : integerOption(opts.k, `${caller}: options.k`, { min: 0 });
-    const { probabilities, ids: top } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller));
+    const { probabilities, ids: top, fromCache } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller));
     const [rows, positions] = probabilities.shape;
     const at = (layer, position) => Array.from({ length: k }, (_, i) => {
       const index = (layer * positions + position) * k + i;
       const id = top[index];
       return { id, token: this.tokenStrings([id])?.[0] ?? null, probability: probabilities.data[index] };
     });
-    return { ids, tokens: this.tokenStrings(ids), k, layers: rows, probabilities, topIds: { data: top, shape: probabilities.shape }, at };
+    return { ids, tokens: this.tokenStrings(ids), k, layers: rows, probabilities, topIds: { data: top, shape: probabilities.shape }, fromCache, at };
   }
 
   /**

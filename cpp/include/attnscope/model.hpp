@@ -251,6 +251,7 @@ public:
     struct Lens {
         Tensor probabilities;             ///< [layers + 1, T, k], largest first
         std::vector<std::int32_t> ids;    ///< [layers + 1, T, k]
+        bool from_cache = false;          ///< the stream was a cache's kept pass: only the head ran
     };
     /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
     Lens logit_lens(const Request& request, std::size_t k);

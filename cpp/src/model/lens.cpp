@@ -87,8 +87,11 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k,
     model::check_request(m.plan, r, call);
     const std::size_t T = r.tokens.size();
     // Through a cache of this input's own pass: its rows, not a pass of their own (another model's cache is refused).
-    if (const float* kept = cache ? model::kept_layer_input(*cache->state, *this, r, 0) : nullptr)
-        return model::read_lens(m, kept, model::kept_output(*cache->state), T, k, call);
+    if (const float* kept = cache ? model::kept_layer_input(*cache->state, *this, r, 0) : nullptr) {
+        Lens lens = model::read_lens(m, kept, model::kept_output(*cache->state), T, k, call);
+        lens.from_cache = true;
+        return lens;
+    }
     r.logits_to_keep = 1;  // the lens runs the head over the last layer's rows itself, with the other layers'
     r.keep_residual = true;
     const Output out = forward(r);

@@ -75,6 +75,8 @@ export function createLensView(app) {
       if (!state.open.lens || !s) { out.innerHTML = ''; status.textContent = ''; drawn = { value: null, lang: '' }; return; }
       status.textContent = s.error ? s.error.message : s.stale ? t('open.computing') : t('rs.lensDone', { n: s.value.rows, T: s.value.tokens.length, ms: s.value.ms.toFixed(0) });
       root.dataset.ms = s.value ? s.value.ms.toFixed(1) : '';
+      // Whether the lens read the typing pass (only the head ran) or ran a pass of its own: for tests and benches.
+      root.dataset.fromCache = s.value ? String(s.value.fromCache) : '';
       if (!s.value) { out.innerHTML = ''; return; }
       out.classList.toggle('stale', s.stale);
       if (drawn.value !== s.value || drawn.lang !== state.lang) {

@@ -11,7 +11,8 @@ const POSITION_BATCH = 8;
 /**
  * The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string.
  * `cache`: a causal model's kept pass (the typing cache); when it holds this input's pass the lens reads every
- * layer's input from it instead of running the layers again (otherwise the lens runs its own pass).
+ * layer's input from it instead of running the layers again (otherwise the lens runs its own pass); `fromCache` says
+ * which it was.
  */
 export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache) {
   const t0 = performance.now();
@@ -22,7 +23,7 @@ export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cach
   const distinct = [...new Set(top)];
   const strings = model.tokenStrings(distinct) ?? distinct.map((id) => `#${id}`);
   const names = Object.fromEntries(distinct.map((id, i) => [id, strings[i]]));
-  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: top, names, ms };
+  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: top, names, ms, fromCache: lens.fromCache };
   return { value, transfer: [value.probabilities.buffer, value.topIds.buffer] };
 }
 
