@@ -101,6 +101,8 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 
 std::size_t matmul_tile_rows() { return kernels::gemm_tile_rows; }
 
+std::size_t matmul_panel_width() { return kernels::panel_width<arch>; }
+
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed)
 {
     kernels::pack_b_transposed{}(arch{}, K, N, Bt, ldbt, packed);

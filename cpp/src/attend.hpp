@@ -98,6 +98,10 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 /// rows at multiples of it, and a product of a multiple of it has no short tile at its end.
 std::size_t matmul_tile_rows();
 
+/// Columns per packed panel in this build: panel p of a packed matrix starts at p · K · matmul_panel_width()
+/// elements, F32 or 16-bit, so a product over columns from a multiple of it on reads a suffix of the panels.
+std::size_t matmul_panel_width();
+
 /// Packs B = Btᵀ from Bt[N×K] for matmul_packed (e.g. a PyTorch weight [out, in]).
 void pack_transposed(std::size_t K, std::size_t N, const float* Bt, std::size_t ldbt, float* packed);
 

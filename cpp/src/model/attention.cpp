@@ -92,6 +92,17 @@ void apply(const Matrix& m, const float* x, std::size_t lda, std::size_t rows, f
     detail::matmul_packed(rows, m.out, m.in, x, lda, m.half.data(), m.type == kernels::PanelType::bf16, y, m.out, bias);
 }
 
+bool apply_columns(const Matrix& m, std::size_t first, std::size_t cols, const float* x, std::size_t rows, float* y, std::size_t ldy)
+{
+    const std::size_t width = detail::matmul_panel_width();
+    if (first % width || first + cols > m.out) return false;
+    const std::size_t skipped = first / width * m.in * width;  // the panels of the columns before `first`
+    const float* bias = m.bias.empty() ? nullptr : m.bias.data() + first;
+    if (m.type == kernels::PanelType::f32) detail::matmul_packed(rows, cols, m.in, x, m.in, m.packed.data() + skipped, y, ldy, bias);
+    else detail::matmul_packed(rows, cols, m.in, x, m.in, m.half.data() + skipped, m.type == kernels::PanelType::bf16, y, ldy, bias);
+    return true;
+}
+
 bool self_attention(const Transformer::Impl& m, std::size_t si, std::size_t l, const StackStep& s, const float* in,
                     const Scratch& b, float* out)
 {

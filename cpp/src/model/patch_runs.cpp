@@ -147,9 +147,9 @@ void final_row(const Pass& p, const float* x, float* out)
     else std::memcpy(out, x, p.d * sizeof(float));
 }
 
-// One batch of runs of one layer.
+// One batch of runs of one layer; `work` is the workspace, kept from batch to batch.
 void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transformer::Request& r, std::size_t layer,
-               const Transformer::PatchRun* const* runs, std::size_t R, float* last)
+               const Transformer::PatchRun* const* runs, std::size_t R, float* last, std::vector<float>& work)
 {
     const plan::Stack& s = m.plan.main();
     const plan::Attention& a0 = s.layer(0).self;
@@ -176,11 +176,12 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
     const std::size_t n_mlp = checked(rows.mlp, call, "the MLP's workspace"), n_scores = checked(one.scores, call, "the attention scores");
     const std::size_t n_panels = checked(one.panels, call, "the packed keys"), n_rope = checked(one.rope, call, "the rotary angles");
     const std::size_t n_kv = checked(std::uint64_t(T) * kv_cols, call, "the keys");
-    std::vector<float> work;
     const std::size_t n_kept_qkv = checked((std::uint64_t(T) + M) * qkv_cols, call, "the kept rows' q|k|v");
     const std::uint64_t total = std::uint64_t(n_rows) + n_qkv + 2 * std::uint64_t(n_ctx) + n_mlp + n_scores + n_panels + n_rope + 2 * std::uint64_t(n_kv) +
                                 n_kept_qkv;
-    resize_floats(work, checked(total + 1, call, "the runs' workspace"), call, "the runs' workspace");
+    // Every float is written before it is read, so a batch takes the last one's workspace as it is (grown, never
+    // cleared): a fresh one a batch cost a clearing of about 20 MB each (GPT-2 small, 512 rows).
+    reuse_floats(work, checked(total + 1, call, "the runs' workspace"), json::join({call, ": the runs' workspace"}).c_str());
     std::vector<std::uint8_t> blocked(std::size_t(one.blocked_bytes));
     float* next = work.data();
     const auto take = [&](std::size_t n) {
@@ -250,7 +251,18 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
                 }
             }
         } else {
-            apply(lw.qkv, sublayer_input(norm, lw.attn_in, y, N, d, w.h), N, qkv);
+            const float* h = sublayer_input(norm, lw.attn_in, y, N, d, w.h);
+            // The last layer reads one query a run, its last row's: the rows' keys and values alone (a third less of
+            // the product where q, k and v are as wide), then the last rows' queries in one product (through w.a and
+            // ctx, which attend() fills after). Each column has the bits of the whole product's.
+            if (l + 1 == L && apply_columns(lw.qkv, q_cols, 2 * kv_cols, h, N, qkv + q_cols, qkv_cols)) {
+                for (std::size_t i = 0; i < R; ++i) std::memcpy(w.a + i * d, h + (offset[i + 1] - 1) * d, d * sizeof(float));
+                apply_columns(lw.qkv, 0, q_cols, w.a, R, ctx, q_cols);
+                for (std::size_t i = 0; i < R; ++i)
+                    std::memcpy(qkv + (offset[i + 1] - 1) * qkv_cols, ctx + i * q_cols, q_cols * sizeof(float));
+            } else {
+                apply(lw.qkv, h, N, qkv);
+            }
         }
         for (std::size_t i = 0; i < R; ++i) {
             const std::size_t first = at[i].front(), n = T - first;
@@ -293,6 +305,7 @@ void patch_runs(const Transformer::Impl& m, const KeptPass& kept, const Transfor
                 const std::vector<const Transformer::PatchRun*>& runs, float* last)
 {
     const std::size_t T = r.tokens.size(), d = m.plan.main().width();
+    std::vector<float> work;
     // Batches of whole runs, up to batch_rows rows above the patched layer (or one run).
     for (std::size_t i = 0; i < runs.size();) {
         std::size_t rows = 0, j = i;
@@ -302,7 +315,7 @@ void patch_runs(const Transformer::Impl& m, const KeptPass& kept, const Transfor
             if (j > i && rows + n > std::max(batch_rows, T)) break;
             rows += n;
         }
-        run_batch(m, kept, r, layer, runs.data() + i, j - i, last + i * d);
+        run_batch(m, kept, r, layer, runs.data() + i, j - i, last + i * d, work);
         i = j;
     }
 }

@@ -51,6 +51,9 @@ const float* sublayer_input(const plan::Norm& n, const NormWeights& w, const flo
 void apply(const Matrix& m, const float* x, std::size_t rows, float* y);
 /// The same with x's rows `lda` floats apart.
 void apply(const Matrix& m, const float* x, std::size_t lda, std::size_t rows, float* y);
+/// Columns first..first + cols − 1 of x·B (+ their bias) for `rows` rows into y (rows `ldy` floats apart), the same
+/// bits as those columns of apply(); false, with nothing computed, when `first` is not where a packed panel starts.
+bool apply_columns(const Matrix& m, std::size_t first, std::size_t cols, const float* x, std::size_t rows, float* y, std::size_t ldy);
 
 }  // namespace model
 }  // namespace attnscope
