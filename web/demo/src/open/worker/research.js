@@ -53,8 +53,9 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
   const { layers: L, heads: H } = model.config;
   if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
   const t0 = performance.now();
-  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false });
-  const base = model.forward(corruptedIds, { needAttention: false, cache: true });
+  // Only the last position's logits are read, as in the Patching tab's sweep (patching.js).
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1 });
+  const base = model.forward(corruptedIds, { needAttention: false, cache: true, logitsToKeep: 1 });
   try {
     const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
     if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
