@@ -188,6 +188,8 @@ test('switching to "untrained" restores the seeded single layer, and back', asyn
   assert.ok(await page.isHidden('#embed-dim'));
   // The dates model has its step-by-step panel too (tested below); back to self-attention keeps the trained model.
   await page.click('#mode-tabs [data-mode="s2s"]');
+  // The dates model is fetched on first use: a page waiting for it is idle, with the panels hidden until it comes.
+  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
   await settled(page);
   assert.ok(await page.isVisible('#steps-section'));
   await page.click('#mode-tabs [data-mode="self"]');
