@@ -60,7 +60,24 @@ export async function open(hash = '', { locale = 'en-US', width = 1280, height =
   return { page, context, problems, close: () => context.close() };
 }
 
-export const demo = (page) => page.evaluate(() => window.__attnscopeDemo);
+/**
+ * The page's test hooks (window.__attnscopeDemo), every field but the two that copy the most: `exported` (the view's
+ * JSON export, built afresh: about 0.8 s at 128 tokens) and `openMaps` (an opened model's maps as an array: seconds
+ * at 512 tokens). Returning the hooks whole ran every getter, those two included, on each of the suite's calls; a test
+ * reads those two with exported(page) and page.evaluate.
+ */
+export const demo = (page) => page.evaluate(() => {
+  const hooks = window.__attnscopeDemo;
+  const out = {};
+  for (const k of Object.keys(hooks)) {
+    if (k === 'exported' || k === 'openMaps') continue;
+    // A getter that throws in the page's state of the moment leaves its field out, as serialising the hooks did.
+    try { out[k] = hooks[k]; } catch { /* left out */ }
+  }
+  return out;
+});
+/** The JSON export of the page's current view, as its download would hold it. */
+export const exported = (page) => page.evaluate(() => window.__attnscopeDemo.exported);
 export const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });
 export const canvasData = (page, sel) => page.$eval(sel, (c) => c.toDataURL());
 /** The index of the largest value (the first of equal ones). */
@@ -78,7 +95,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 /** axe-core's serious and critical violations on the page as it is now. */
 export async function axe(page) {
-  await page.addScriptTag({ content: AXE });
+  // Injected once per document (about 0.1–0.3 s a time on the trained page): a reload or a new page needs it again.
+  if (!(await page.evaluate(() => typeof window.axe?.run === 'function'))) await page.addScriptTag({ content: AXE });
   const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
   return res.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

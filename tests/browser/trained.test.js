@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, open, demo, shot, settled, argmax, ART } from './helpers.js';
+import { useBrowser, open, demo, exported, shot, settled, argmax, ART } from './helpers.js';
 import { builtModel, nodeModel, readHeader } from './trained-models.js';
 
 const EN = 'The animal didn’t cross the street because it was too tired.';
@@ -412,7 +412,7 @@ test('switching a head off changes the prediction and the continuation to what f
     const sides = await page.$$eval('#ablation-compare .abl-next', (cs) => cs.map((c) => Number(c.dataset.p)));
     assert.ok(Math.abs(sides[0] - before[0].p) < 1e-5 && Math.abs(sides[1] - ref[0].p) < 1e-5, `next-token sides ${sides}`);
     // The JSON export says so, and holds the prediction with the head off.
-    const doc = (await demo(page)).exported;
+    const doc = await exported(page);
     assert.deepEqual(doc.settings.ablate, [target]);
     assert.deepEqual(doc.nextCharacter.map((x) => x.token), ref.map((x) => token(x.id) ?? '<end>'));
     // The model view marks the head.
