@@ -26,7 +26,10 @@ for (const [lang, locale, words, click] of [['en', 'en-US', /Logit lens/, /Click
     await page.click('#open-compare-btn');
     await page.click('#open-patchpos-btn');
     await page.waitForSelector('#open-positions-out td[data-value]', { state: 'attached', timeout: 20_000 });
-    await page.waitForSelector('#open-lens-out button[data-l]', { timeout: 20_000 });
+    await page.waitForSelector('#open-lens-out button[data-l]', { timeout: 20_000 }).catch(async (e) => {
+      // What the lens said instead (its status line: an error, or still computing), and the page's problems so far.
+      throw new Error(`${e.message}\nthe lens: ${await page.textContent('#open-lens-status')}; ${problems.join('; ')}`);
+    });
     await settled(page);
     const lens = await page.$$eval('#open-lens-out button[data-l]', (bs) => bs.map((b) => b.dataset.prob));
     const positions = await page.$$eval('#open-positions-out td[data-value]', (tds) => tds.map((td) => td.dataset.value));
