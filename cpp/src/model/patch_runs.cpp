@@ -179,8 +179,9 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
     const std::size_t n_kept_qkv = checked((std::uint64_t(T) + M) * qkv_cols, call, "the kept rows' q|k|v");
     const std::uint64_t total = std::uint64_t(n_rows) + n_qkv + 2 * std::uint64_t(n_ctx) + n_mlp + n_scores + n_panels + n_rope + 2 * std::uint64_t(n_kv) +
                                 n_kept_qkv;
-    // Every float is written before it is read, so a batch takes the last one's workspace as it is (grown, never
-    // cleared): a fresh one a batch cost a clearing of about 20 MB each (GPT-2 small, 512 rows).
+    // Every float a result reads is written first, so a batch takes the last one's workspace as it is (grown, never
+    // cleared): a fresh one a batch cost a clearing of about 20 MB each (GPT-2 small, 512 rows). (The last layer's
+    // queries of rows other than a run's last are never computed: RoPE turns what is there, and nothing reads it.)
     reuse_floats(work, checked(total + 1, call, "the runs' workspace"), json::join({call, ": the runs' workspace"}).c_str());
     std::vector<std::uint8_t> blocked(std::size_t(one.blocked_bytes));
     float* next = work.data();
