@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import viteConfig from '../../web/demo/vite.config.js';
 import { startServer } from '../../scripts/serve.mjs';
-import { useBrowser, settled, SITE } from './helpers.js';
+import { useBrowser, settled, SITE, datesModelShown } from './helpers.js';
 
 const env = useBrowser();
 const precache = viteConfig.plugins.find((p) => p.name === 'attnscope-precache');
@@ -79,7 +79,7 @@ const threadsFile = (page) => page.evaluate(() => fetch('./attnscope-mt/runtime-
 const cacheNames = (page) => page.evaluate(() => caches.keys());
 async function datesModelWorks(page) {
   await page.click('#mode-tabs [data-mode="s2s"]');
-  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
+  await datesModelShown(page);
   await settled(page);
   const last = await page.evaluate(() => window.__attnscopeDemo.last);
   assert.equal(last.error ?? null, null);

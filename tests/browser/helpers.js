@@ -76,6 +76,12 @@ export const demo = (page) => page.evaluate(() => {
   }
   return out;
 });
+/**
+ * Waits for the dates model, fetched on first use, to be shown: a page waiting for a model is idle (settled() returns)
+ * with its panels hidden until it comes.
+ */
+export const datesModelShown = (page) =>
+  page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
 /** The JSON export of the page's current view, as its download would hold it. */
 export const exported = (page) => page.evaluate(() => window.__attnscopeDemo.exported);
 export const shot = (page, name, opts = {}) => page.screenshot({ path: join(ART, `${name}.png`), ...opts });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { useBrowser, open, demo, settled, shot, SITE } from './helpers.js';
+import { useBrowser, open, demo, settled, shot, SITE, datesModelShown } from './helpers.js';
 
 const env = useBrowser();
 
@@ -27,7 +27,7 @@ test('after one visit the whole demo, both trained models included, works offlin
   assert.ok(d.last.L > 10);
   // The dates model was never opened online: it comes from the cache too.
   await page.click('#mode-tabs [data-mode="s2s"]');
-  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
+  await datesModelShown(page);
   await settled(page);
   d = await demo(page);
   assert.equal(d.last.error ?? null, null);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, open, demo, exported, shot, settled, argmax, ART } from './helpers.js';
+import { useBrowser, open, demo, exported, shot, settled, argmax, ART, datesModelShown } from './helpers.js';
 import { builtModel, nodeModel, readHeader } from './trained-models.js';
 
 const EN = 'The animal didn’t cross the street because it was too tired.';
@@ -188,8 +188,7 @@ test('switching to "untrained" restores the seeded single layer, and back', asyn
   assert.ok(await page.isHidden('#embed-dim'));
   // The dates model has its step-by-step panel too (tested below); back to self-attention keeps the trained model.
   await page.click('#mode-tabs [data-mode="s2s"]');
-  // The dates model is fetched on first use: a page waiting for it is idle, with the panels hidden until it comes.
-  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 's2s' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
+  await datesModelShown(page);
   await settled(page);
   assert.ok(await page.isVisible('#steps-section'));
   await page.click('#mode-tabs [data-mode="self"]');
