@@ -136,6 +136,29 @@ TEST_CASE("forward through a cache: padding, zero ablation and two threads", "[i
     CHECK(cache.reused() == 0);
 }
 
+TEST_CASE("a pass that kept its heads is reused by the next call; a call that keeps its heads runs fresh", "[incremental][patching]")
+{
+    // Patching's clean run (its heads kept), then its corrupted run through the same cache: only the blocks from
+    // the first changed token on are computed.
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t V = m.config().vocab;
+    ForwardCache cache;
+    auto clean = request_of(random_ids(100, V, 12), false);
+    clean.keep_heads = true;
+    const Transformer::Output fresh = m.forward(clean);
+    CHECK(m.forward(clean, cache).heads.data == fresh.heads.data);
+    CHECK(cache.reused() == 0);
+    auto corrupted = request_of(clean.tokens, false);
+    corrupted.tokens[70] = std::int32_t((std::size_t(corrupted.tokens[70]) + 1) % V);
+    require_same(m, corrupted, m.forward(corrupted, cache));
+    CHECK(cache.reused() == 64);
+    // Kept heads again: every row's are needed, and the cache holds none.
+    clean.tokens = corrupted.tokens;
+    const Transformer::Output& again = m.forward(clean, cache);
+    CHECK(cache.reused() == 0);
+    CHECK(again.heads.data == m.forward(clean).heads.data);
+}
+
 TEST_CASE("forward through a cache refuses what it cannot extend, and stays usable", "[incremental]")
 {
     Transformer& lm = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();

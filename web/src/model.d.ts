@@ -268,8 +268,9 @@ export interface HeadCircuits {
  * whole blocks of 32 positions (a prefix of 506 tokens reuses 480); any other input is one fresh pass. Either way the
  * result is a fresh pass's, bit for bit, and the cache then holds it. A patched call of the kept input (`patch`)
  * starts at the lowest patched layer and at the first of `patchPositions` (in whole blocks), and leaves the cache
- * holding the unpatched pass. Reuse of a shared prefix does not happen with `keepHeads` or mean ablation (their rows
- * depend on the whole input), which then run fresh. Freed
+ * holding the unpatched pass. A call with `keepHeads` (which needs every row's heads) or mean ablation (whose rows
+ * depend on the whole input) runs fresh; the pass a `keepHeads` call leaves in the cache is reused by the next call
+ * like any other (patching's corrupted run after its clean one, for instance). Freed
  * by `dispose()`, by the garbage collector if dropped, or with its model; its memory is not counted in the model's
  * memory plan.
  */

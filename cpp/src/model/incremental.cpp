@@ -26,7 +26,7 @@ struct ForwardCache::State {
     std::vector<std::uint8_t> mask;      ///< as the request gave it (empty: every token real)
     HeadMask ablate;                     ///< ablated heads
     Ablation ablation = Ablation::zero;
-    bool extendable = false;             ///< no mean ablation or kept heads: its rows stand for any longer input
+    bool extendable = false;             ///< no mean ablation: its rows stand for any input that shares them
     std::size_t capacity = 0, reused = 0, resumed_layer = 0, resumed_position = 0;
     std::size_t logits_from = 0;         ///< the first position whose logits out.logits holds (logits_to_keep)
     std::vector<float> keys, values;     ///< [layers, capacity, kv_width]
@@ -61,9 +61,11 @@ T entry(const std::vector<T>& v, std::size_t t, T fill)
     return v.empty() ? fill : v[t];
 }
 
-bool extendable(const Transformer::Request& r)
+// A pass's rows stand for those of any input that starts with its tokens (a mean-ablated head's context is a mean
+// over the whole input). A pass that kept its heads can be reused: its rows are the same bits.
+bool rows_stand_alone(const Transformer::Request& r)
 {
-    return !r.keep_heads && (r.ablate.empty() || r.ablation == Ablation::zero);
+    return r.ablate.empty() || r.ablation == Ablation::zero;
 }
 
 // The rows of `r` the cache's pass already holds: its longest shared prefix (tokens, types, mask), in whole query
@@ -71,7 +73,8 @@ bool extendable(const Transformer::Request& r)
 std::size_t reusable_rows(const plan::Plan& p, const ForwardCache::State& st, const Transformer::Request& r)
 {
     const std::size_t T = r.tokens.size(), kept = st.tokens.size();
-    if (!st.extendable || !extendable(r) || st.ablate != r.ablate || (r.need_attention && st.out.attention.data.empty())) return 0;
+    // A call that keeps its heads needs every row's, which the cache does not hold.
+    if (!st.extendable || !rows_stand_alone(r) || r.keep_heads || st.ablate != r.ablate || (r.need_attention && st.out.attention.data.empty())) return 0;
     for (const plan::Layer& kind : p.main().kinds) {  // longrope's factors are chosen by the input's length
         const plan::Rope& rope = kind.self.rotary;
         if (kind.self.rope && rope.scaling == plan::RopeScaling::longrope &&
@@ -323,7 +326,7 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     st.mask = r.attention_mask;
     st.ablate = r.ablate;
     st.ablation = r.ablation;
-    st.extendable = model::extendable(r);
+    st.extendable = model::rows_stand_alone(r);
     st.reused = c;
     st.logits_from = T - model::logit_rows(r);
     // The values' norms from the kept values, every position's as a fresh pass computes them (the same bits).
