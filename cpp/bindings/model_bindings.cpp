@@ -210,7 +210,7 @@ val Model::forward(const val& request, double cache)
     });
 }
 
-val Model::patchEach(const val& request, const val& patches, double cache)
+val Model::patchEach(const val& request, const val& patches, double cache, const val& logitIds)
 {
     return guarded([&] {
         Tensor kept;
@@ -226,9 +226,15 @@ val Model::patchEach(const val& request, const val& patches, double cache)
             const std::string name = "options.patches[" + std::to_string(i) + "].positions";
             if (!run["positions"].isUndefined()) runs[i].positions = whole_numbers<std::int32_t>(run["positions"], name.c_str());
         }
+        // The core reads no ids as every column: an empty list is refused here.
+        std::vector<std::int32_t> ids;
+        if (!logitIds.isUndefined()) {
+            ids = whole_numbers<std::int32_t>(logitIds, "options.logitIds");
+            if (ids.empty()) fail(Status::range_error, "options.logitIds: expected at least one token id (leave it out for every logit), got none");
+        }
         ForwardCache own;
         ForwardCache& through = cache > 0 ? *reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : own;
-        const Tensor logits = m.patch_each(r, runs, through);
+        const Tensor logits = m.patch_each(r, runs, through, ids);
         val result = val::object();
         set_tensors(result, {{"logits", &logits}});
         if (cache > 0) result.set("cache", cache_info(through));

@@ -45,8 +45,9 @@ public:
     // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}; `cache`
     // a ForwardCache's address (its pass stands for the request's when it is that input's), or 0 for none.
     val logitLens(const val& request, double k, double cache);
-    // Transformer::patch_each: {logits, cache} through the cache `cache` (0: one for this call only).
-    val patchEach(const val& request, const val& patches, double cache);
+    // Transformer::patch_each: {logits, cache} through the cache `cache` (0: one for this call only), only the
+    // columns of `logitIds` when it is an array.
+    val patchEach(const val& request, const val& patches, double cache, const val& logitIds);
     // One head's {kvHead, q, k, v, o}: W_Q, W_K, W_V of the key/value head it reads, W_Oᵀ, each [d, headDim]
     val headWeights(const std::string& call, double layer, double head);
     val generate(const std::string& call, const val& prompt, double max_new_tokens, double stop_token, const val& ablate);

@@ -14,6 +14,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
 #include "kernels/top_k.hpp"
+#include "model/steps.hpp"
 #include "reference/reference.hpp"
 #include "test_utils.hpp"
 
@@ -407,6 +408,27 @@ TEST_CASE("scale_add and add_inplace match scalar arithmetic", "[kernels]")
         x = x0;
         kernels::add_inplace{}(arch{}, x.data(), n, added.data());
         for (std::size_t j = 0; j < n; ++j) REQUIRE(x[j] == x0[j] + added[j]);
+    }
+}
+
+TEST_CASE("softcap_columns gives columns of a row the bits softcap gives the whole row", "[kernels]")
+{
+    // Rows whose last columns go through softcap's scalar formula (a length W does not divide) and rows it does not;
+    // every whole-vector start, and runs of columns to the row's end or of whole vectors inside it.
+    const float cap = 5.f;
+    for (const std::size_t row : {std::size_t(3 * W), 3 * W + 1, 4 * W + W - 1, std::size_t(37)}) {
+        const auto x = random_floats(row, 21, -20.f, 20.f);
+        auto whole = x;
+        model::steps::softcap(whole.data(), row, cap);
+        for (std::size_t j = 0; j < row; ++j) REQUIRE(whole[j] == Approx(double(cap) * std::tanh(double(x[j]) / cap)).margin(1e-5));
+        for (std::size_t first = 0; first < row; first += W)
+            for (const std::size_t n : {row - first, std::min(W, row - first), std::min(2 * W, row - first)}) {
+                if (first + n < row && n % W) continue;  // inside the row: whole vectors only
+                CAPTURE(row, first, n);
+                std::vector<float> part(x.begin() + std::ptrdiff_t(first), x.begin() + std::ptrdiff_t(first + n));
+                model::steps::softcap_columns(part.data(), n, first, row, cap);
+                for (std::size_t j = 0; j < n; ++j) REQUIRE(part[j] == whole[first + j]);
+            }
     }
 }
 

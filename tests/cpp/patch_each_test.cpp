@@ -3,8 +3,9 @@
 // cannot change, so its runs here cover what those shortcuts depend on: every layer (the patched one, the ones above
 // it, the last), positions at both ends, on both sides of the query blocks' edges (32, 64) and at random, several
 // positions in one run, grouped-query attention, a sliding window, parallel residuals, norms on the sublayers'
-// outputs, soft-capped scores, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which runs each
-// patch on its own), and two threads. And the runs against PyTorch's float64 patching, to 1e-4.
+// outputs, soft-capped scores and logits, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which
+// runs each patch on its own), and two threads; some tokens' logits alone (logit_ids) against those columns of the
+// whole rows. And the runs against PyTorch's float64 patching, to 1e-4.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -88,6 +89,17 @@ void check_runs(Transformer& model, Transformer::Request corrupted, const std::v
             INFO("run " << index[i] << ": layer " << runs[i].layer << " head " << runs[i].head << " at" << (at.empty() ? " every position" : at));
             CHECK(std::equal(want[index[i]].begin(), want[index[i]].end(), got.data.begin() + std::ptrdiff_t(i * V)));
         }
+        if (round != 1) continue;
+        // Only some tokens' logits: the same bits as those columns of the whole rows. Unsorted and repeated ids, two
+        // in one packed panel, the first and the last (the vocabulary's last panel may be partial).
+        const std::vector<std::int32_t> ids = {std::int32_t(V - 1), 3, 0, std::int32_t(V / 2), 3, 1, std::int32_t(V - 2)};
+        const Tensor columns = model.patch_each(corrupted, runs, cache, ids);
+        REQUIRE(columns.shape == Shape{runs.size(), ids.size()});
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            for (std::size_t j = 0; j < ids.size(); ++j) {
+                INFO("run " << index[i] << ", logitIds[" << j << "] = " << ids[j]);
+                CHECK(columns.data[i * ids.size() + j] == want[index[i]][std::size_t(ids[j])]);
+            }
     }
 }
 
@@ -147,6 +159,27 @@ TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 token
         p.corrupted.ablate[2 * H - 1] = 1;
         p.corrupted.ablation = Ablation::mean;
         check_runs(m, p.corrupted, {runs.begin(), runs.begin() + std::ptrdiff_t(L * H + 4)});
+    }
+}
+
+TEST_CASE("patch_each refuses logit ids the vocabulary does not have, and the cache stays usable", "[patching]")
+{
+    Transformer& m = attnscope_test::shipped_model("char-lm.safetensors").file.language_model->transformer();
+    const std::size_t V = m.config().vocab, T = 12;
+    Pair p = pair_of(m, T, 6);
+    p.corrupted.patch_from = &p.kept.heads;
+    ForwardCache cache;
+    const std::vector<Transformer::PatchRun> runs = {{1, 2, {5}}, {0, 0, {}}};
+    CHECK_THROWS_WITH(m.patch_each(p.corrupted, runs, cache, {0, std::int32_t(V)}),
+                      Catch::Equals("patchEach: logitIds[1]: expected a token id from 0 to " + std::to_string(V - 1) + ", got " + std::to_string(V)));
+    CHECK_THROWS_WITH(m.patch_each(p.corrupted, runs, cache, {-3}), Catch::Contains("logitIds[0]: expected a token id from 0 to " + std::to_string(V - 1) + ", got -3"));
+    CHECK(cache.positions() == 0);  // refused before any pass
+    const Tensor all = m.patch_each(p.corrupted, runs, cache);
+    const Tensor two = m.patch_each(p.corrupted, runs, cache, {7, 2});
+    REQUIRE(two.shape == Shape{2, 2});
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK(two.data[i * 2] == all.data[i * V + 7]);
+        CHECK(two.data[i * 2 + 1] == all.data[i * V + 2]);
     }
 }
 

@@ -154,7 +154,20 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
   // Without a cache: the same rows.
   const alone = model.patchEach(p.corrupted_ids, { patches, patchFrom: clean.heads });
   assert.ok(Buffer.from(alone.logits.data.buffer).equals(Buffer.from(logits.data.buffer)));
+  // Two answers' logits alone (a logit difference), in any order, from a typed array: those columns' bits.
+  const answers = [V - 1, 7, 7, 0];
+  const columns = model.patchEach(p.corrupted_ids, { patches, patchFrom: clean.heads, cache: base.cache, logitIds: Int32Array.from(answers) });
+  assert.deepEqual(columns.logits.shape, [patches.length, answers.length]);
+  patches.forEach((_, i) => answers.forEach((id, j) => assert.ok(Object.is(columns.logits.data[i * answers.length + j], logits.data[i * V + id]), `run ${i}, token ${id}`)));
   const call = { patchFrom: clean.heads };
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [3, V] }),
+    { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: logitIds\\[1\\]: expected a token id from 0 to ${V - 1}, got ${V}$`) });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [] }),
+    { name: 'RangeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected at least one token id/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: 5 }),
+    { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [1.5] }),
+    { name: 'RangeError', message: /options\.logitIds\[0\]: expected a whole number/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 2, head: 0 }] }),
     { name: 'RangeError', message: /^LanguageModel\.patchEach: patches\[0\]\.layer: expected 0 to 1, got 2$/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, positions: [8] }] }),

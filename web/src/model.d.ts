@@ -427,6 +427,13 @@ export declare class LanguageModel extends Model {
     patches: Array<{ layer: number; head: number; positions?: ArrayLike<number> }>;
     patchFrom: Tensor;
     cache?: ForwardCache;
+    /**
+     * Only these tokens' logits (ids from 0 to vocabSize − 1, any order): `logits` is `[patches.length,
+     * logitIds.length]`, column j token logitIds[j]'s, the same bits as in the whole row. The head then computes a
+     * few columns instead of the vocabulary: a logit difference of two tokens needs two. @throws RangeError for an
+     * empty list or an id the vocabulary does not have.
+     */
+    logitIds?: ArrayLike<number>;
     attentionMask?: ArrayLike<number>;
     ablate?: AblatedHead[];
     ablation?: 'zero' | 'mean';

@@ -304,13 +304,14 @@ export class LanguageModel extends Model {
   /**
    * Each head of `patches` patched in turn into `input` from `patchFrom` (at its `positions`, or every position): the
    * last position's logits of every run, `[patches.length, vocab]`, row i bit for bit what `forward(input, { patch:
-   * [patches[i]], patchFrom, patchPositions: patches[i].positions, logitsToKeep: 1 })` returns. Through `cache` (a
-   * ForwardCache, which then holds input's unpatched pass; else one for this call), each run starts at its layer and
-   * position, and the head runs once over every run's last row.
+   * [patches[i]], patchFrom, patchPositions: patches[i].positions, logitsToKeep: 1 })` returns; with `logitIds`, only
+   * those tokens' columns, `[patches.length, logitIds.length]`. Through `cache` (a ForwardCache, which then holds
+   * input's unpatched pass; else one for this call), each run starts at its layer and position, and the head runs
+   * once over every run's last row.
    */
   patchEach(input, options) {
     const caller = `${this.className}.patchEach`;
-    const known = ['patches', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads', 'patch', 'patchPositions'].includes(o))];
+    const known = ['patches', 'logitIds', ...this.inputOptions.filter((o) => !['needAttention', 'keepHeads', 'patch', 'patchPositions'].includes(o))];
     const { handle, request, opts } = this.request(input, options, caller, known);
     const patches = opts.patches;
     if (!Array.isArray(patches)) throw new TypeError(`${caller}: options.patches: expected an array of { layer, head, positions? }, got ${describe(patches)}`);
@@ -328,7 +329,8 @@ export class LanguageModel extends Model {
     if (cache !== undefined && !(cache instanceof ForwardCache)) {
       throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
     }
-    const out = handle.patchEach(request, runs, cache === undefined ? 0 : cache.idFor(caller, handle));
+    const logitIds = opts.logitIds === undefined ? undefined : numbers(opts.logitIds, `${caller}: options.logitIds`, 'an array of token ids');
+    const out = handle.patchEach(request, runs, cache === undefined ? 0 : cache.idFor(caller, handle), logitIds);
     if (cache !== undefined) cache.update(out.cache);
     return { logits: out.logits };
   }

@@ -206,7 +206,11 @@ public:
     /// instead of once per run). With a mean ablation, or a hidden or MLP width the SIMD vectors do not divide, each
     /// run is its own patched pass from its layer and position. Throws as forward() does, naming `patches[i]` for a
     /// bad run, and std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
-    Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache);
+    /// With `logit_ids` (token ids, in any order), only those logits: [runs, logit_ids.size()], column j token
+    /// logit_ids[j]'s, the same bits as in the whole row, and the head computes only the packed panels that hold
+    /// them (a logit difference of two tokens reads 16 of GPT-2's 50,257 columns).
+    Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache,
+                      const std::vector<std::int32_t>& logit_ids = {});
 
     /// Greedy continuation of `prompt` (causal models with a head) with a key/value cache: up to `max_new_tokens`
     /// tokens, stopping after `stop_token` when it is ≥ 0 or at max_positions. Returns only the new tokens.

@@ -217,7 +217,11 @@ void run_stack(const Transformer::Impl& m, std::size_t si, const StackStep& s)
     else std::memcpy(s.out, x, T * d * sizeof(float));
 }
 
-void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits)
+namespace {
+
+// The head's input rows: the stack's output `hidden` [rows, width], or its copy in `scratch` through the head's
+// transform (an MLM head's dense, activation and LayerNorm) and input scale.
+const float* head_input(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch)
 {
     const plan::Head& p = m.plan.head;
     const Weights& w = m.weights;
@@ -234,8 +238,46 @@ void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows,
         steps::scale(scratch, rows * d, p.input_scale);
         in = scratch;
     }
-    apply(w.head, in, rows, logits);
-    if (p.softcap > 0.f) steps::softcap(logits, rows * w.head.out, p.softcap);
+    return in;
+}
+
+}  // namespace
+
+void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits)
+{
+    const Matrix& head = m.weights.head;
+    apply(head, head_input(m, hidden, rows, scratch), rows, logits);
+    // Row by row, so that each row has the bits of a one-row call's (run_head_columns' too).
+    const float cap = m.plan.head.softcap;
+    for (std::size_t r = 0; r < rows && cap > 0.f; ++r) steps::softcap(logits + r * head.out, head.out, cap);
+}
+
+void run_head_columns(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, const std::vector<std::int32_t>& ids,
+                      float* logits)
+{
+    const float* in = head_input(m, hidden, rows, scratch);
+    const Matrix& head = m.weights.head;
+    const std::size_t V = head.out, n = ids.size(), width = detail::matmul_panel_width();
+    const float cap = m.plan.head.softcap;
+    // The asked-for columns listed by panel (`next` links a panel's ids), so that each panel holding one is computed
+    // once, over every row.
+    constexpr std::size_t none = SIZE_MAX;
+    std::vector<std::size_t> listed((V + width - 1) / width, none), next(n);
+    for (std::size_t j = n; j-- > 0;) {
+        const std::size_t panel = std::size_t(ids[j]) / width;
+        next[j] = listed[panel];
+        listed[panel] = j;
+    }
+    std::vector<float> block(rows * width);
+    for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t panel = std::size_t(ids[j]) / width, first = panel * width, cols = std::min(width, V - first);
+        if (listed[panel] == none) continue;  // computed already
+        apply_columns(head, first, cols, in, rows, block.data(), width);
+        for (std::size_t r = 0; r < rows && cap > 0.f; ++r) steps::softcap_columns(block.data() + r * width, cols, first, V, cap);
+        for (std::size_t i = listed[panel]; i != none; i = next[i])
+            for (std::size_t r = 0; r < rows; ++r) logits[r * n + i] = block[r * width + std::size_t(ids[i]) - first];
+        listed[panel] = none;
+    }
 }
 
 }  // namespace model

@@ -334,7 +334,8 @@ const Transformer::Output& Transformer::forward(const Request& request, ForwardC
     return st.out;
 }
 
-Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache)
+Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache,
+                               const std::vector<std::int32_t>& logit_ids)
 {
     Request r = request;
     if (!r.call) r.call = "patchEach";
@@ -364,6 +365,10 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
                 fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1), ", got ",
                       run.positions[j] < 0 ? "-" : "", json::Num(std::uint64_t(std::abs(std::int64_t(run.positions[j]))))});
     }
+    for (std::size_t j = 0; j < logit_ids.size(); ++j)
+        if (logit_ids[j] < 0 || std::size_t(logit_ids[j]) >= V)
+            fail({"logitIds[", json::Num(j), "]: expected a token id from 0 to ", json::Num(V - 1), ", got ", logit_ids[j] < 0 ? "-" : "",
+                  json::Num(std::uint64_t(std::abs(std::int64_t(logit_ids[j]))))});
     // The request and patchFrom checked as the first run's before any pass: a refused call leaves the cache as it was.
     r.patch.assign(L * H, 0);
     r.patch[runs[0].layer * H + runs[0].head] = 1;
@@ -371,7 +376,6 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     r.patch.clear();
     // The cache holds the unpatched pass every run resumes from.
     if (!model::resumable(st, r) || !st.model) forward(r, cache);
-    Tensor logits({runs.size(), V});
     std::vector<float> last(runs.size() * d);
     if (model::batchable(*impl_, r)) {
         // The runs of each layer in one batched pass (patch_runs.cpp), their last rows put back in the runs' order.
@@ -400,7 +404,13 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
         }
     }
     std::vector<float> scratch = model::floats(std::uint64_t(runs.size()) * d, call, "the head's input");
-    model::run_head(*impl_, last.data(), runs.size(), scratch.data(), logits.data.data());
+    if (logit_ids.empty()) {
+        Tensor logits({runs.size(), V});
+        model::run_head(*impl_, last.data(), runs.size(), scratch.data(), logits.data.data());
+        return logits;
+    }
+    Tensor logits({runs.size(), logit_ids.size()});
+    model::run_head_columns(*impl_, last.data(), runs.size(), scratch.data(), logit_ids, logits.data.data());
     return logits;
 }
 

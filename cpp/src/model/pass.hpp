@@ -87,6 +87,10 @@ void trace_from(const Transformer::Impl& m, const Transformer::Request& r, Trace
 /// logits [rows, vocab] of the main stack's output `hidden` [rows, width] through the head (and its transform, input
 /// scale and soft-capping). `scratch` holds rows × width floats.
 void run_head(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, float* logits);
+/// logits [rows, ids.size()]: run_head()'s columns `ids` (each from 0 to vocab − 1, in any order, repeats allowed),
+/// with the bits run_head() gives them, computing only the packed panels that hold them.
+void run_head_columns(const Transformer::Impl& m, const float* hidden, std::size_t rows, float* scratch, const std::vector<std::int32_t>& ids,
+                      float* logits);
 
 /// ‖v_j‖ per layer, query head and position ([layers, heads, T]) from a value cache of `capacity` positions per layer
 /// ([layers, capacity, kv_width], its first T filled), each query head reading its key/value head's values

@@ -1,6 +1,8 @@
 // The forward pass's element-wise steps (steps.hpp): each kernel instantiated once, at -O3.
 #include "steps.hpp"
 
+#include <algorithm>
+
 #include "../kernels/elementwise.hpp"
 #include "../kernels/gemm.hpp"
 #include "../kernels/layer_norm.hpp"
@@ -77,7 +79,16 @@ void add(float* x, std::size_t n, const float* a) { kernels::add_inplace{}(arch{
 
 void scale(float* x, std::size_t n, float s) { kernels::scale_inplace{}(arch{}, x, n, s); }
 
-void softcap(float* x, std::size_t n, float cap) { kernels::softcap_inplace{}(arch{}, x, n, cap); }
+// Out of line: softcap_columns() calls it twice, and the kernel's tanh is large.
+[[gnu::noinline]] void softcap(float* x, std::size_t n, float cap) { kernels::softcap_inplace{}(arch{}, x, n, cap); }
+
+void softcap_columns(float* x, std::size_t n, std::size_t first, std::size_t row, float cap)
+{
+    constexpr std::size_t W = xsimd::batch<float, arch>::size;
+    const std::size_t vectors_end = row - row % W, vectors = first < vectors_end ? std::min(n, vectors_end - first) : 0;
+    softcap(x, vectors, cap);                  // whole vectors, as `first` is
+    softcap(x + vectors, n - vectors, cap);    // fewer than a vector: the scalar formula
+}
 
 void top_k_softmax(const float* logits, std::size_t n, std::size_t k, std::int32_t* ids, float* probabilities)
 {

@@ -25,6 +25,10 @@ void add(float* x, std::size_t n, const float* a);
 void scale(float* x, std::size_t n, float s);
 /// x = cap·tanh(x / cap), n floats.
 void softcap(float* x, std::size_t n, float cap);
+/// softcap() of the n columns first.. of a row of `row` floats (x points at column first; `first` and n whole numbers
+/// of SIMD vectors, or the columns end the row), each with the bits softcap() over the whole row gives it: the row's
+/// last row % vector columns go through the scalar formula there, the others through the vector one.
+void softcap_columns(float* x, std::size_t n, std::size_t first, std::size_t row, float cap);
 /// ids [k] and probabilities [k]: the k most probable entries of a row of n logits and their softmax probabilities,
 /// largest first, a tie keeping the lower id first (1 ≤ k ≤ n).
 void top_k_softmax(const float* logits, std::size_t n, std::size_t k, std::int32_t* ids, float* probabilities);
