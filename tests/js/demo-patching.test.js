@@ -1,10 +1,12 @@
 // The demo's patching sweep (web/demo/src/open/worker/patching.js) on gpt2-lm in Node: its map against the PyTorch
-// fixture, the problems it reports (lengths, answers of more than one token, a model that is not causal) and cancel.
+// fixture, the problems it reports (lengths, answers of more than one token, a model that is not causal) and cancel;
+// per-position patching (open/worker/research.js): its calls over the positions, and its numbers against forward().
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, loadModel } from 'attnscope';
 import { patchingSweep } from '../../web/demo/src/open/worker/patching.js';
+import { patchPositions, positionGroups } from '../../web/demo/src/open/worker/research.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 const P = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));
@@ -34,4 +36,43 @@ test('problems: prompts of two lengths, an answer of two tokens, an encoder; can
   let done = 0;
   const r = await patchingSweep(gpt2, input, hooks({ onProgress: () => { done++; }, cancelled: () => done >= 1 }));
   assert.deepEqual([r, done], [{ cancelled: true }, 1]);
+});
+
+test('per-position patching: positions in consecutive calls of about the row budget, each once', () => {
+  for (const [T, rows] of [[128, 1024], [8, 1024], [512, 1024], [1500, 1024], [1, 1], [40, 50]]) {
+    const groups = positionGroups(T, rows);
+    let next = 0;
+    for (const { first, n } of groups) {
+      assert.equal(first, next, `T ${T}: consecutive`);
+      assert.ok(n >= 1);
+      const sum = Array.from({ length: n }, (_, i) => T - first - i).reduce((a, b) => a + b, 0);
+      assert.ok(n === 1 || sum <= rows, `T ${T}: ${sum} rows in the call from ${first}`);
+      // Full: the next position would have gone over.
+      if (first + n < T) assert.ok(sum + T - first - n > rows, `T ${T}: the call from ${first} could take one more`);
+      next = first + n;
+    }
+    assert.equal(next, T);
+  }
+  assert.deepEqual(positionGroups(128, 1024).slice(0, 2), [{ first: 0, n: 8 }, { first: 8, n: 8 }]);
+});
+
+test('per-position patching recovers what forward() patched at each position gives, through the two answers\' logits', async () => {
+  // Prompts that differ at two positions (2 and 6), so that several positions' patches matter; a head of the first
+  // layer (a head of the last changes the last row only where it is patched).
+  const corrupted = 'the cat on on the hat';
+  const input = { clean: P.clean_text, corrupted, answers: P.answers.text, layer: 0, head: 1 };
+  const progress = [];
+  const { value } = await patchPositions(gpt2, input, hooks({ onProgress: (d, n) => progress.push([d, n]) }));
+  const T = value.recovered.length;
+  assert.deepEqual(progress.at(-1), [T, T]);
+  assert.ok(new Set(value.recovered.filter((v) => v !== 0)).size >= 3, `recovered: ${value.recovered}`);
+  const clean = gpt2.forward(P.clean_text, { keepHeads: true, needAttention: false });
+  const last = (logits) => logits.data.subarray((logits.shape[0] - 1) * logits.shape[1]);
+  const [a, b] = ['on', 'b'].map((text) => gpt2.tokenize(text).ids.at(-1));
+  const d = (logits) => last(logits)[a] - last(logits)[b];
+  const dClean = d(clean.logits), dCorrupted = d(gpt2.forward(corrupted, { needAttention: false }).logits);
+  for (let p = 0; p < T; p++) {
+    const patched = gpt2.forward(corrupted, { needAttention: false, patch: [{ layer: 0, head: 1 }], patchFrom: clean.heads, patchPositions: [p] });
+    assert.equal(value.recovered[p], Math.fround((d(patched.logits) - dCorrupted) / (dClean - dCorrupted)), `position ${p}`);
+  }
 });

@@ -47,14 +47,28 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
   const ready = promptIds(model, { clean, corrupted, answers }, encode);
   if (ready.problem) return ready;
   const { cleanIds, corruptedIds, answerIds } = ready;
-  // Only the last position's logits are read (difference()): the head's product over the other rows would be about
-  // a third of GPT-2 small's pass at 128 tokens.
-  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1 });
-  const base = model.forward(corruptedIds, { needAttention: false, cache: true, logitsToKeep: 1 });
+  const { kept, base } = patchingRuns(model, cleanIds, corruptedIds);
   try {
     return await sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, cancelled });
   } finally {
     base.cache.dispose();
+  }
+}
+
+/**
+ * The two runs patching starts from: the clean one with its heads kept, then the corrupted one through the clean
+ * one's cache, which reuses the blocks of 32 positions before the first token they differ in and then holds the
+ * corrupted pass that patchEach resumes from (`base.cache`, the caller's to dispose). Both keep only the last
+ * position's logits, the ones the logit difference reads: the head's product over the other rows would be about a
+ * third of GPT-2 small's pass at 128 tokens.
+ */
+export function patchingRuns(model, cleanIds, corruptedIds) {
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
+  try {
+    return { kept, base: model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 }) };
+  } catch (error) {
+    kept.cache.dispose();
+    throw error;
   }
 }
 
@@ -69,8 +83,9 @@ async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, c
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (cancelled()) return { cancelled: true };
     const patches = Array.from({ length: H }, (_, head) => ({ layer, head }));
-    const { logits } = model.patchEach(base.ids, { patches, patchFrom: kept.heads, cache: base.cache });
-    for (let head = 0; head < H; head++) recovered[layer * H + head] = (difference(logits, answerIds, head) - dCorrupted) / (dClean - dCorrupted);
+    // The two answers' logits alone, columns 0 and 1.
+    const { logits } = model.patchEach(base.ids, { patches, patchFrom: kept.heads, cache: base.cache, logitIds: answerIds });
+    for (let head = 0; head < H; head++) recovered[layer * H + head] = (difference(logits, [0, 1], head) - dCorrupted) / (dClean - dCorrupted);
     onProgress((layer + 1) * H, L * H);
   }
   const strings = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
