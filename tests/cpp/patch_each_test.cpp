@@ -5,7 +5,8 @@
 // positions in one run, grouped-query attention, a sliding window, parallel residuals, norms on the sublayers'
 // outputs, soft-capped scores and logits, QK-norm, 16-bit weights, padding, zero ablation (and mean ablation, which
 // runs each patch on its own), and two threads; some tokens' logits alone (logit_ids) against those columns of the
-// whole rows. And the runs against PyTorch's float64 patching, to 1e-4.
+// whole rows; prompts that agree on their first tokens (the patches there change nothing, and patch_each drops them).
+// And the runs against PyTorch's float64 patching, to 1e-4.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -103,13 +104,14 @@ void check_runs(Transformer& model, Transformer::Request corrupted, const std::v
     }
 }
 
-// A clean and a corrupted run of T tokens that differ at a third of the positions, the clean one's heads kept.
+// A clean and a corrupted run of T tokens that differ at a third of the positions from `from` on, the clean one's
+// heads kept.
 struct Pair {
     Transformer::Request corrupted;
     Transformer::Output kept;
 };
 
-Pair pair_of(Transformer& model, std::size_t T, unsigned seed)
+Pair pair_of(Transformer& model, std::size_t T, unsigned seed, std::size_t from = 0)
 {
     const std::size_t V = model.config().vocab;
     Transformer::Request clean;
@@ -119,7 +121,7 @@ Pair pair_of(Transformer& model, std::size_t T, unsigned seed)
     Pair p{clean, model.forward(clean)};
     p.corrupted.keep_heads = false;
     const std::vector<std::int32_t> other = random_ids(T, V, seed + 1);
-    for (std::size_t t = 0; t < T; t += 3) p.corrupted.tokens[t] = other[t];
+    for (std::size_t t = from; t < T; t += 3) p.corrupted.tokens[t] = other[t];
     return p;
 }
 
@@ -136,6 +138,10 @@ TEST_CASE("patch_each gives forward()'s bits run by run: Hugging Face families",
             Pair p = pair_of(*model, T, 11);
             p.corrupted.patch_from = &p.kept.heads;
             check_runs(*model, p.corrupted, runs_for(model->config().layers, model->config().heads, T, 5));
+            // Prompts that agree on their first 33 tokens: the patches before it change nothing, and are dropped.
+            Pair q = pair_of(*model, T, 12, 33);
+            q.corrupted.patch_from = &q.kept.heads;
+            check_runs(*model, q.corrupted, runs_for(model->config().layers, model->config().heads, T, 6));
         }
     }
 }
@@ -153,6 +159,13 @@ TEST_CASE("patch_each gives forward()'s bits run by run: three layers, 100 token
         p.corrupted.ablate.assign(L * H, 0);
         p.corrupted.ablate[H + 1] = 1;  // also a patched head of some runs: the patch replaces its zeros
         check_runs(m, p.corrupted, runs);
+    }
+    SECTION("prompts that agree on their first 45 tokens") {
+        // The patches before position 45 give their heads the contexts they have: patch_each drops those
+        // positions, and a run of them alone is the corrupted pass.
+        Pair q = pair_of(m, T, 3, 45);
+        q.corrupted.patch_from = &q.kept.heads;
+        check_runs(m, q.corrupted, runs);
     }
     SECTION("a mean-ablated head") {
         p.corrupted.ablate.assign(L * H, 0);

@@ -2,7 +2,10 @@
 // change, in the bits of each run's own fresh pass:
 //   - At the patched layer, only the patched head's context at the patched positions changes (its keys and values,
 //     and every other head, are the kept pass's), so only those rows go through the output projection, the residual
-//     sums and the MLP; the heads' contexts there are computed once for every run of the batch.
+//     sums and the MLP; the heads' contexts there are computed once for every run of the batch. A position where
+//     the patch holds the very context the kept pass computed (the positions before the first token in which a
+//     clean and a corrupted prompt differ) changes nothing, and is dropped: a run of such positions alone is the
+//     kept pass.
 //   - Above it, a run's rows from its first patched position on change (later rows see the changed keys), the rows
 //     before it never do: their keys and values are the kept pass's. At the last layer only the last row's output
 //     is read (patch_each returns the last position's logits): the changed rows' keys and values, then the last
@@ -147,9 +150,10 @@ void final_row(const Pass& p, const float* x, float* out)
     else std::memcpy(out, x, p.d * sizeof(float));
 }
 
-// One batch of runs of one layer; `work` is the workspace, kept from batch to batch.
+// One batch of runs of one layer; `work` is the workspace, kept from batch to batch. `sifted`: every patched position
+// of every run changes its head's context (run_batch sifts the runs itself first).
 void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transformer::Request& r, std::size_t layer,
-               const Transformer::PatchRun* const* runs, std::size_t R, float* last, std::vector<float>& work)
+               const Transformer::PatchRun* const* runs, std::size_t R, float* last, std::vector<float>& work, bool sifted = false)
 {
     const plan::Stack& s = m.plan.main();
     const plan::Attention& a0 = s.layer(0).self;
@@ -207,6 +211,38 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
         apply(lw.qkv, sublayer_input(s.layer(layer).attn_norms.in, lw.attn_in, layer_input(layer, u0), U, d, w.h), U, qkv);
         rotate(p, layer, qkv, u0, U);
         attend(p, layer, qkv, u0, U, kept.keys + layer * kept.capacity * kv_cols, kept.values + layer * kept.capacity * kv_cols, shared);
+        // A patch that gives its head the context it has changes nothing: two prompts that agree up to a position
+        // agree on every context before it (a causal row sees no later token), bit for bit. Such positions are
+        // dropped; a run left with none is the kept pass; the others run again without them.
+        if (!sifted) {
+            std::vector<Transformer::PatchRun> changed;
+            std::vector<std::size_t> active;
+            bool dropped = false;
+            for (std::size_t i = 0; i < R; ++i) {
+                const std::size_t head = runs[i]->head;
+                Transformer::PatchRun run{layer, head, {}};
+                for (const std::size_t t : at[i])
+                    if (std::memcmp(r.patch_from->data.data() + (layer * T + t) * q_cols + head * hd, shared + (t - u0) * q_cols + head * hd,
+                                    hd * sizeof(float)) != 0)
+                        run.positions.push_back(std::int32_t(t));
+                dropped = dropped || run.positions.size() < at[i].size();
+                if (run.positions.empty()) {
+                    std::memcpy(last + i * d, kept.hidden + (T - 1) * d, d * sizeof(float));
+                    continue;
+                }
+                changed.push_back(std::move(run));
+                active.push_back(i);
+            }
+            if (dropped) {
+                if (changed.empty()) return;
+                std::vector<const Transformer::PatchRun*> left;
+                for (const Transformer::PatchRun& run : changed) left.push_back(&run);
+                std::vector<float> rows(changed.size() * d);
+                run_batch(m, kept, r, layer, left.data(), left.size(), rows.data(), work, true);
+                for (std::size_t k = 0; k < active.size(); ++k) std::memcpy(last + active[k] * d, rows.data() + k * d, d * sizeof(float));
+                return;
+            }
+        }
         std::size_t k = 0;
         for (std::size_t i = 0; i < R; ++i) {
             const std::size_t head = runs[i]->head;
