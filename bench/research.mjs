@@ -1,11 +1,13 @@
-// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--site=DIR] [--lens-only] [--no-scroll]`:
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--differ-at=P] [--site=DIR] [--lens-only] [--no-scroll]`:
 // the demo's research tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random
 // GPT-2-small-shaped one that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx
 // --out build/bench-models` writes). The checkpoint has no tokenizer, so every input is token ids written out. Times,
 // per run: the logit lens of --tokens ids (the Worker's logitLens call, and from the click to the table drawn), and
-// one head patched at each position of two prompts of --tokens ids that differ in one token (the page's selected head,
-// 0.0 once a model is open, or --head's; the Worker's sweep, and from the click to the positions map drawn; not with
-// --lens-only); then sink mass for every head over maps of GPT-2 small's shape. Needs
+// one head patched at each position of two prompts of --tokens ids that differ in one token, the middle one or
+// --differ-at's (the page's selected head, 0.0 once a model is open, or --head's; the Worker's sweep, and from the
+// click to the positions map drawn; not with --lens-only): the patches before that token change nothing, and cost
+// nothing since 2026-12-04, so --differ-at=0 is the most work; then sink mass for every head over maps of GPT-2
+// small's shape. Needs
 // build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
 // before a change, built the same way).
 import { chromium } from 'playwright-core';
@@ -20,7 +22,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { values: options } = parseArgs({
   options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
-    'lens-only': { type: 'boolean', default: false }, head: { type: 'string' }, 'no-scroll': { type: 'boolean', default: false } },
+    'lens-only': { type: 'boolean', default: false }, head: { type: 'string' }, 'no-scroll': { type: 'boolean', default: false },
+    'differ-at': { type: 'string' } },
 });
 const SITE = options.site ? resolve(options.site) : join(ROOT, 'build/site');
 
@@ -64,9 +67,9 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
     await context.close();
     return { lens };
   }
-  // Two prompts that differ in their middle token, and the last head patched at each position.
+  // Two prompts that differ in one token (the middle one unless --differ-at), and the head patched at each position.
   const clean = ids(T, vocab, 100 + run), corrupted = clean.slice();
-  corrupted[T >> 1] = (corrupted[T >> 1] + 1) % vocab;
+  corrupted[DIFFER_AT] = (corrupted[DIFFER_AT] + 1) % vocab;
   await page.fill('#open-patch-clean', clean.join(' '));
   await page.fill('#open-patch-corrupted', corrupted.join(' '));
   await page.fill('#open-patch-a', String(clean[1]));
@@ -124,6 +127,8 @@ const OPEN = options.open;
 if (!OPEN) throw new Error('give the checkpoint folder with --open=DIR');
 if (!existsSync(join(SITE, 'index.html'))) throw new Error('build/site is missing: run `npm run build && npm run build:demo` first');
 const T = Number(options.tokens), RUNS = Number(options.runs);
+const DIFFER_AT = options['differ-at'] === undefined ? T >> 1 : Number(options['differ-at']);
+if (!(Number.isInteger(DIFFER_AT) && DIFFER_AT >= 0 && DIFFER_AT < T)) throw new Error(`--differ-at: expected a position from 0 to ${T - 1}`);
 const { server, url } = await startServer(SITE, 0);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
 try {
@@ -140,7 +145,7 @@ try {
   console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
   if (!options['lens-only']) {
     const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';
-    console.log(`  head ${head} patched at each of ${cells} positions: Worker ${med((r) => r.positions.worker)}, ` +
+    console.log(`  head ${head} patched at each of ${cells} positions (the prompts differ at position ${DIFFER_AT}): Worker ${med((r) => r.positions.worker)}, ` +
       `click to map drawn ${med((r) => r.positions.wall)}`);
   }
 } finally {
