@@ -420,7 +420,9 @@ export declare class LanguageModel extends Model {
    * `forward(input, { patch: [patches[i]], patchFrom, patchPositions: patches[i].positions, logitsToKeep: 1 })`
    * returns. Through `cache` (which then holds input's unpatched pass; without one, a cache for this call) each run
    * starts at its head's layer and position, and the head runs once over every run's last row, so a sweep over
-   * every head or every position costs much less than as many forward() calls.
+   * every head or every position costs much less than as many forward() calls. A position where `patchFrom` holds
+   * the head's own context in `input` (bit for bit: every position before the first token a clean and a corrupted
+   * prompt differ in) changes nothing and is skipped; a run of such positions alone returns `input`'s own logits.
    * @throws RangeError for a layer, head or position the model or input does not have, TypeError for bad types.
    */
   patchEach(input: string | ArrayLike<number>, options: {
