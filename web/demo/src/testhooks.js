@@ -45,6 +45,14 @@ function trainedForTests(r, isPlaying) {
   return out;
 }
 
+/**
+ * An opened checkpoint's result, briefly: its maps can be hundreds of megabytes, and `openMaps` gives them to the
+ * tests that read them.
+ */
+function openedForTests(r) {
+  return { kind: 'hf', empty: !!r.empty, loading: r.load?.status !== 'ready', status: r.load?.status ?? null, translation: !!r.translation, rows: [], cols: [] };
+}
+
 /** The text input of the current mode (what a keystroke changes). */
 const textOf = (s) => (s.mode === 's2s' ? s.date : s.mode === 'cross' ? s.tgt + '\u0000' + s.src : s.text);
 
@@ -56,6 +64,7 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
     get last() {
       const r = status.result;
       if (!r) return { kind: 'seeded', rows: [], cols: [], empty: true };
+      if (r.kind === 'hf') return openedForTests(r);
       return r.kind === 'seeded' ? seededForTests(r) : trainedForTests(r, isPlaying);
     },
     get hash() { return toHash(state); },
