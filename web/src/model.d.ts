@@ -279,7 +279,10 @@ export declare class ForwardCache {
   readonly positions: number;
   /** Positions the last forward() through it reused instead of computing (0: a fresh pass). */
   readonly reused: number;
-  /** The layer and the position the last patched forward() or patchEach() run through it started at (0 and 0: a fresh pass). */
+  /**
+   * The layer and the position the last patched forward() or patchEach() run through it started at (0 and 0: a fresh
+   * pass); for patchEach, the first position its last run names, though it skips those where patching changes nothing.
+   */
   readonly resumedLayer: number;
   readonly resumedPosition: number;
   /** Bytes of WebAssembly memory it holds: keys and values (with room for a few more positions) and the last output. */

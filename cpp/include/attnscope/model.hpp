@@ -104,7 +104,8 @@ public:
     /// a fresh pass).
     std::size_t resumed_layer() const;
     /// The position the last patched call (or patch_each()'s last run) through it started at (0: every position
-    /// computed).
+    /// computed). For patch_each(), the first position its last run names, whether or not patching there changed
+    /// anything (positions where it changes nothing are skipped).
     std::size_t resumed_position() const;
     /// Bytes it holds: the key/value caches (with room for more positions), each layer's input and the last outputs.
     std::uint64_t bytes() const;
