@@ -150,10 +150,12 @@ void final_row(const Pass& p, const float* x, float* out)
     else std::memcpy(out, x, p.d * sizeof(float));
 }
 
-// One batch of runs of one layer; `work` is the workspace, kept from batch to batch. `sifted`: every patched position
-// of every run changes its head's context (run_batch sifts the runs itself first).
+// One batch of runs of one layer. `work` is the workspace, kept from batch to batch; `sifted_work` the workspace of
+// the batch's runs again without their positions that change nothing (run_batch sifts them first), likewise kept,
+// so that neither shrinks and grows from batch to batch; null: every patched position changes its head's context.
 void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transformer::Request& r, std::size_t layer,
-               const Transformer::PatchRun* const* runs, std::size_t R, float* last, std::vector<float>& work, bool sifted = false)
+               const Transformer::PatchRun* const* runs, std::size_t R, float* last, std::vector<float>& work,
+               std::vector<float>* sifted_work)
 {
     const plan::Stack& s = m.plan.main();
     const plan::Attention& a0 = s.layer(0).self;
@@ -213,8 +215,9 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
         attend(p, layer, qkv, u0, U, kept.keys + layer * kept.capacity * kv_cols, kept.values + layer * kept.capacity * kv_cols, shared);
         // A patch that gives its head the context it has changes nothing: two prompts that agree up to a position
         // agree on every context before it (a causal row sees no later token), bit for bit. Such positions are
-        // dropped; a run left with none is the kept pass; the others run again without them.
-        if (!sifted) {
+        // dropped; a run left with none is the kept pass; the others run again without them (computing these
+        // contexts again: one layer's q|k|v and attention over the batch's patched span, little beside what is dropped).
+        if (sifted_work) {
             std::vector<Transformer::PatchRun> changed;
             std::vector<std::size_t> active;
             bool dropped = false;
@@ -233,13 +236,13 @@ void run_batch(const Transformer::Impl& m, const KeptPass& kept, const Transform
                 changed.push_back(std::move(run));
                 active.push_back(i);
             }
-            if (dropped) {
+            if (dropped) {  // nothing in `work` is read after this
                 if (changed.empty()) return;
                 std::vector<const Transformer::PatchRun*> left;
                 for (const Transformer::PatchRun& run : changed) left.push_back(&run);
-                std::vector<float> rows(changed.size() * d);
-                run_batch(m, kept, r, layer, left.data(), left.size(), rows.data(), work, true);
-                for (std::size_t k = 0; k < active.size(); ++k) std::memcpy(last + active[k] * d, rows.data() + k * d, d * sizeof(float));
+                std::vector<float> changed_last(changed.size() * d);
+                run_batch(m, kept, r, layer, left.data(), left.size(), changed_last.data(), *sifted_work, nullptr);
+                for (std::size_t k = 0; k < active.size(); ++k) std::memcpy(last + active[k] * d, changed_last.data() + k * d, d * sizeof(float));
                 return;
             }
         }
@@ -342,7 +345,7 @@ void patch_runs(const Transformer::Impl& m, const KeptPass& kept, const Transfor
                 const std::vector<const Transformer::PatchRun*>& runs, float* last)
 {
     const std::size_t T = r.tokens.size(), d = m.plan.main().width();
-    std::vector<float> work;
+    std::vector<float> work, sifted_work;
     // Batches of whole runs, up to batch_rows rows above the patched layer (or one run).
     for (std::size_t i = 0; i < runs.size();) {
         std::size_t rows = 0, j = i;
@@ -352,7 +355,7 @@ void patch_runs(const Transformer::Impl& m, const KeptPass& kept, const Transfor
             if (j > i && rows + n > std::max(batch_rows, T)) break;
             rows += n;
         }
-        run_batch(m, kept, r, layer, runs.data() + i, j - i, last + i * d, work);
+        run_batch(m, kept, r, layer, runs.data() + i, j - i, last + i * d, work, &sifted_work);
         i = j;
     }
 }
