@@ -229,7 +229,7 @@ val Model::patchEach(const val& request, const val& patches, double cache, const
         // The core reads no ids as every column: an empty list is refused here.
         std::vector<std::int32_t> ids;
         if (!logitIds.isUndefined()) {
-            ids = whole_numbers<std::int32_t>(logitIds, "options.logitIds");
+            ids = token_ids(logitIds, "options.logitIds", m.config().vocab);
             if (ids.empty()) fail(Status::range_error, "options.logitIds: expected at least one token id (leave it out for every logit), got none");
         }
         ForwardCache own;

@@ -167,7 +167,7 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: 5 }),
     { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [1.5] }),
-    { name: 'RangeError', message: /options\.logitIds\[0\]: expected a whole number/ });
+    { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: options\\.logitIds\\[0\\]: expected a token id from 0 to ${V - 1}, got 1\\.5$`) });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 2, head: 0 }] }),
     { name: 'RangeError', message: /^LanguageModel\.patchEach: patches\[0\]\.layer: expected 0 to 1, got 2$/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, positions: [8] }] }),
