@@ -138,7 +138,8 @@ TEST_CASE("patch_each gives forward()'s bits run by run: Hugging Face families",
             Pair p = pair_of(*model, T, 11);
             p.corrupted.patch_from = &p.kept.heads;
             check_runs(*model, p.corrupted, runs_for(model->config().layers, model->config().heads, T, 5));
-            // Prompts that agree on their first 33 tokens: the patches before it change nothing, and are dropped.
+            // Prompts that agree on their first 33 tokens: the patches before it change nothing, and are dropped
+            // (fixtures of at most 33 positions give two equal prompts: every run is the kept pass).
             Pair q = pair_of(*model, T, 12, 33);
             q.corrupted.patch_from = &q.kept.heads;
             check_runs(*model, q.corrupted, runs_for(model->config().layers, model->config().heads, T, 6));
@@ -193,6 +194,68 @@ TEST_CASE("patch_each refuses logit ids the vocabulary does not have, and the ca
     for (std::size_t i = 0; i < 2; ++i) {
         CHECK(two.data[i * 2] == all.data[i * V + 7]);
         CHECK(two.data[i * 2 + 1] == all.data[i * V + 2]);
+    }
+}
+
+TEST_CASE("soft-capped logits: rows and asked-for columns keep their bits however many are computed, a vocabulary SIMD vectors do not divide",
+          "[patching][pretrained]")
+{
+    // The Gemma 2 fixture (final_logit_softcapping 5) with its vocabulary cut to 45 tokens, so that the last columns
+    // of a row go through the soft-cap's scalar formula (45 = 11 vectors of 4 + 1, or 5 of 8 + 5).
+    const auto c = attnscope_test::read_hf_case("gemma2-softcap");
+    const std::size_t V = 45;
+    const std::string& file = c.files.at("model.safetensors");
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | std::uint8_t(file[std::size_t(i)]);
+    std::vector<attnscope_test::FakeTensor> tensors;
+    const nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, std::size_t(n)));
+    for (const auto& entry : header.items()) {
+        if (entry.key() == "__metadata__") continue;
+        std::vector<std::size_t> shape = entry.value().at("shape");
+        const std::size_t begin = entry.value().at("data_offsets")[0], end = entry.value().at("data_offsets")[1];
+        std::string bytes = file.substr(8 + std::size_t(n) + begin, end - begin);
+        if (entry.key() == "model.embed_tokens.weight") {
+            bytes.resize(V * shape[1] * 4);
+            shape[0] = V;
+        }
+        tensors.push_back({entry.key(), entry.value().at("dtype"), shape, bytes});
+    }
+    const std::string cut = attnscope_test::safetensors_file(tensors);
+    auto config = nlohmann::json::parse(c.config);
+    config["vocab_size"] = V;
+    auto model = load_checkpoint(config.dump(), {{"model.safetensors", {reinterpret_cast<const std::uint8_t*>(cut.data()), cut.size()}}});
+    REQUIRE(model->config().vocab == V);
+    const std::size_t L = model->config().layers, H = model->config().heads, T = 20;
+    Pair p = pair_of(*model, T, 8);
+    p.corrupted.patch_from = &p.kept.heads;
+    // A pass's rows of logits are the same bits whichever of its last rows are kept (logits_to_keep): each row is
+    // soft-capped on its own.
+    auto all = p.corrupted;
+    all.patch_from = nullptr;
+    const Tensor rows = model->forward(all).logits;
+    for (std::size_t k = 1; k < T; ++k) {
+        auto last = all;
+        last.logits_to_keep = k;
+        INFO("the last " << k << " rows");
+        CHECK(std::equal(rows.data.end() - std::ptrdiff_t(k * V), rows.data.end(), model->forward(last).logits.data.begin()));
+    }
+    // patch_each's rows and columns against each run's forward(), the last columns among them.
+    check_runs(*model, p.corrupted, runs_for(L, H, T, 7));
+    const std::vector<Transformer::PatchRun> runs = {{0, 1, {3}}, {L - 1, H - 1, {}}, {1, 0, {T - 1}}};
+    ForwardCache cache;
+    const std::vector<std::int32_t> ids = {44, 40, 43, 0, 41};
+    const Tensor columns = model->patch_each(p.corrupted, runs, cache, ids);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        auto r = p.corrupted;
+        r.patch.assign(L * H, 0);
+        r.patch[runs[i].layer * H + runs[i].head] = 1;
+        r.patch_positions = runs[i].positions;
+        r.logits_to_keep = 1;
+        const Tensor want = model->forward(r).logits;
+        for (std::size_t j = 0; j < ids.size(); ++j) {
+            INFO("run " << i << ", token " << ids[j]);
+            CHECK(columns.data[i * ids.size() + j] == want.data[std::size_t(ids[j])]);
+        }
     }
 }
 
