@@ -143,11 +143,15 @@ const T = Number(o['position-tokens']);
 const positionRuns = rows.includes('positions') || rows.includes('layers');
 const clean = positionRuns ? model.forward(tokenIds(T, V, 5), { keepHeads: true, needAttention: false }) : null;
 const corruptedIds = tokenIds(T, V, 6);
-/** One head patched at each position through a cache of the corrupted run, as the demo's Worker does. */
+/**
+ * One head patched at each position through a cache of the corrupted run, in calls of 8 positions with every logit
+ * (the demo's Worker before 2026-12-04; it now returns the answers' logits alone, in calls of about 1,024 rows). The
+ * two prompts differ from their first token, so no position is skipped.
+ */
 const patchedPositions = (layer, head) => {
   const base = model.forward(corruptedIds, { needAttention: false, cache: true });
   const out = [];
-  for (let first = 0; first < T; first += 8) { // the demo's batches of 8 positions
+  for (let first = 0; first < T; first += 8) { // batches of 8 positions
     const patches = Array.from({ length: Math.min(8, T - first) }, (_, i) => ({ layer, head, positions: [first + i] }));
     const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: clean.heads, cache: base.cache });
     patches.forEach((_, i) => out.push({ data: logits.data.slice(i * V, (i + 1) * V) }));

@@ -281,7 +281,8 @@ export declare class ForwardCache {
   readonly reused: number;
   /**
    * The layer and the position the last patched forward() or patchEach() run through it started at (0 and 0: a fresh
-   * pass); for patchEach, the first position its last run names, though it skips those where patching changes nothing.
+   * pass); for patchEach, the first position its last run names, though it skips those where patching changes
+   * nothing (with `ablation: 'mean'` 0, and where each run is its own pass, the start of that position's block of 32).
    */
   readonly resumedLayer: number;
   readonly resumedPosition: number;
@@ -434,9 +435,9 @@ export declare class LanguageModel extends Model {
     cache?: ForwardCache;
     /**
      * Only these tokens' logits (ids from 0 to vocabSize − 1, any order): `logits` is `[patches.length,
-     * logitIds.length]`, column j token logitIds[j]'s, the same bits as in the whole row. The head then computes a
-     * few columns instead of the vocabulary: a logit difference of two tokens needs two. @throws RangeError for an
-     * empty list or an id the vocabulary does not have.
+     * logitIds.length]`, column j token logitIds[j]'s, the same bits as in the whole row. The head then computes
+     * only the packed panels holding them instead of the vocabulary: a logit difference of two tokens needs at most
+     * two. @throws RangeError for an empty list or an id the vocabulary does not have.
      */
     logitIds?: ArrayLike<number>;
     attentionMask?: ArrayLike<number>;

@@ -104,8 +104,9 @@ public:
     /// a fresh pass).
     std::size_t resumed_layer() const;
     /// The position the last patched call (or patch_each()'s last run) through it started at (0: every position
-    /// computed). For patch_each(), the first position its last run names, whether or not patching there changed
-    /// anything (positions where it changes nothing are skipped).
+    /// computed). For patch_each()'s batched runs, the first position its last run names, whether or not patching
+    /// there changed anything (positions where it changes nothing are skipped); with a mean ablation 0, and where
+    /// each run is its own pass, the start of that position's block of 32.
     std::size_t resumed_position() const;
     /// Bytes it holds: the key/value caches (with room for more positions), each layer's input and the last outputs.
     std::uint64_t bytes() const;
@@ -207,9 +208,12 @@ public:
     /// instead of once per run). With a mean ablation, or a hidden or MLP width the SIMD vectors do not divide, each
     /// run is its own patched pass from its layer and position. Throws as forward() does, naming `patches[i]` for a
     /// bad run, and std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
-    /// With `logit_ids` (token ids, in any order), only those logits: [runs, logit_ids.size()], column j token
-    /// logit_ids[j]'s, the same bits as in the whole row, and the head computes only the packed panels that hold
-    /// them (a logit difference of two tokens reads 16 of GPT-2's 50,257 columns).
+    /// With `logit_ids` (token ids, in any order; empty: whole rows), only those logits: [runs, logit_ids.size()],
+    /// column j token logit_ids[j]'s, the same bits as in the whole row, and the head computes only the packed
+    /// panels that hold them (a logit difference of two tokens: at most 16 of GPT-2's 50,257 columns in the .wasm).
+    /// A position where request.patch_from holds the head's own context in request's pass, bit for bit (every
+    /// position before the first token a clean and a corrupted prompt differ in), changes nothing and is skipped;
+    /// a run of such positions alone gives the unpatched pass's logits.
     Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache,
                       const std::vector<std::int32_t>& logit_ids = {});
 
