@@ -54,6 +54,19 @@ for (const name of ['ours', 'llama-gqa']) {
   });
 }
 
+test('ours: the pass a keepHeads call leaves in a cache is reused by the next call (patching\'s corrupted run after its clean one)', () => {
+  const model = models.ours;
+  const clean = idsOf(70, model.architecture.vocabSize), corrupted = clean.slice();
+  corrupted[45] = (corrupted[45] + 1) % model.architecture.vocabSize;
+  const kept = model.forward(clean, { keepHeads: true, needAttention: false, cache: true });
+  assert.ok(Buffer.from(kept.heads.data.buffer).equals(Buffer.from(model.forward(clean, { keepHeads: true, needAttention: false }).heads.data.buffer)));
+  const base = model.forward(corrupted, { needAttention: false, cache: kept.cache });
+  assert.equal(base.cache, kept.cache);
+  assert.equal(base.cache.reused, 32, 'the block before position 45');
+  assertSame(base, model.forward(corrupted, { needAttention: false }), 'the corrupted run');
+  base.cache.dispose();
+});
+
 test('gpt2-lm: patching every head through a cache gives the patched bits of a fresh pass, and PyTorch\'s logits', () => {
   const model = models['gpt2-lm'];
   const p = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));
