@@ -61,10 +61,10 @@ export function chooseSimd(simd = 'auto') {
  * The rows of the GEMM's register tile for `simd` on this engine (the module's _setGemmTileRows): the relaxed-SIMD
  * build's own 6, or 4 under a V8 older than 11.4 (Node 20, where relaxed SIMD runs only behind a flag). That V8
  * schedules all six broadcasts of a k step before its multiply-adds and spills the 6-row tile, at half the 4-row
- * tile's speed (bench/README.md, "Relaxed SIMD in Node 20"). No feature test can see a code generator's register
- * allocation, and a timing at start-up would time V8's baseline compiler instead of the optimised code the passes
- * run, so the engine's version decides: Node's own `process.versions.v8` (the default of `v8`), never a user agent
- * string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or later, or not V8. The SIMD128 build's
+ * tile's speed (bench/records/2026-12-04-results-before-the-trim.md, "Relaxed SIMD in Node 20"). No feature test
+ * can see a code generator's register allocation, and a timing at start-up would time V8's baseline compiler instead
+ * of the optimised code the passes run, so the engine's version decides: Node's own `process.versions.v8` (the
+ * default of `v8`), never a user agent string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or later, or not V8. The SIMD128 build's
  * tile is 4 rows anyway.
  */
 export function gemmTileRows(simd, v8 = globalThis.process?.versions?.v8) {
