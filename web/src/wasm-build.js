@@ -64,8 +64,8 @@ export function chooseSimd(simd = 'auto') {
  * tile's speed (bench/records/2026-12-04-results-before-the-trim.md, "Relaxed SIMD in Node 20"). No feature test
  * can see a code generator's register allocation, and a timing at start-up would time V8's baseline compiler instead
  * of the optimised code the passes run, so the engine's version decides: Node's own `process.versions.v8` (the
- * default of `v8`), never a user agent string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or later, or not V8. The SIMD128 build's
- * tile is 4 rows anyway.
+ * default of `v8`), never a user agent string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or
+ * later, or not V8. The SIMD128 build's tile is 4 rows anyway.
  */
 export function gemmTileRows(simd, v8 = globalThis.process?.versions?.v8) {
   if (simd !== 'relaxed') return 4;
