@@ -269,14 +269,13 @@ void run_head_columns(const Transformer::Impl& m, const float* hidden, std::size
         listed[panel] = j;
     }
     std::vector<float> block(rows * width);
-    for (std::size_t j = 0; j < n; ++j) {
-        const std::size_t panel = std::size_t(ids[j]) / width, first = panel * width, cols = std::min(width, V - first);
-        if (listed[panel] == none) continue;  // computed already
+    for (std::size_t panel = 0; panel < listed.size(); ++panel) {
+        if (listed[panel] == none) continue;
+        const std::size_t first = panel * width, cols = std::min(width, V - first);
         apply_columns(head, first, cols, in, rows, block.data(), width);
         for (std::size_t r = 0; r < rows && cap > 0.f; ++r) steps::softcap_columns(block.data() + r * width, cols, first, V, cap);
         for (std::size_t i = listed[panel]; i != none; i = next[i])
             for (std::size_t r = 0; r < rows; ++r) logits[r * n + i] = block[r * width + std::size_t(ids[i]) - first];
-        listed[panel] = none;
     }
 }
 

@@ -365,10 +365,7 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
                 fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1), ", got ",
                       run.positions[j] < 0 ? "-" : "", json::Num(std::uint64_t(std::abs(std::int64_t(run.positions[j]))))});
     }
-    for (std::size_t j = 0; j < logit_ids.size(); ++j)
-        if (logit_ids[j] < 0 || std::size_t(logit_ids[j]) >= V)
-            fail({"logitIds[", json::Num(j), "]: expected a token id from 0 to ", json::Num(V - 1), ", got ", logit_ids[j] < 0 ? "-" : "",
-                  json::Num(std::uint64_t(std::abs(std::int64_t(logit_ids[j]))))});
+    model::check_id_range(call, "logitIds", logit_ids, V);
     // The request and patchFrom checked as the first run's before any pass: a refused call leaves the cache as it was.
     r.patch.assign(L * H, 0);
     r.patch[runs[0].layer * H + runs[0].head] = 1;

@@ -81,6 +81,8 @@ const float* kept_layer_input(const ForwardCache::State& cache, const Transforme
 const float* kept_output(const ForwardCache::State& cache);
 /// Throws std::invalid_argument naming `call` and the field for a request the model cannot run (transformer.cpp).
 void check_request(const plan::Plan& p, const Transformer::Request& r, const char* call);
+/// Throws std::invalid_argument naming `call` and `name`[i] for an id outside 0 to vocab − 1 (transformer.cpp).
+void check_id_range(const char* call, const char* name, const std::vector<std::int32_t>& ids, std::size_t vocab);
 /// trace() of the main stack's self-attention at `layer`, from `input` (kept_layer_input) instead of the embeddings.
 void trace_from(const Transformer::Impl& m, const Transformer::Request& r, TraceSink* sink, std::size_t layer, const float* input);
 

@@ -28,15 +28,24 @@ namespace {
     throw std::invalid_argument(json::join({call, ": ", json::join(parts)}));
 }
 
+}  // namespace
+
+void check_id_range(const char* call, const char* name, const std::vector<std::int32_t>& ids, std::size_t vocab)
+{
+    for (std::size_t t = 0; t < ids.size(); ++t)
+        if (ids[t] < 0 || std::size_t(ids[t]) >= vocab)
+            fail(call, {name, "[", Num(t), "]: expected a token id from 0 to ", Num(vocab - 1), ", got ", ids[t] < 0 ? "-" : "",
+                        Num(std::uint64_t(ids[t] < 0 ? -std::int64_t(ids[t]) : ids[t]))});
+}
+
+namespace {
+
 // The JS API's wording (docs/errors.md), the same for every model.
 void check_ids(const char* call, const char* name, const std::vector<std::int32_t>& ids, std::size_t vocab, std::size_t positions)
 {
     if (ids.empty() || ids.size() > positions)
         fail(call, {name, ": expected from 1 to ", Num(positions), " token ids (the model's limit), got ", Num(ids.size())});
-    for (std::size_t t = 0; t < ids.size(); ++t)
-        if (ids[t] < 0 || std::size_t(ids[t]) >= vocab)
-            fail(call, {name, "[", Num(t), "]: expected a token id from 0 to ", Num(vocab - 1), ", got ", ids[t] < 0 ? "-" : "",
-                        Num(std::uint64_t(ids[t] < 0 ? -std::int64_t(ids[t]) : ids[t]))});
+    check_id_range(call, name, ids, vocab);
 }
 
 void check_mask(const char* call, const char* name, const std::vector<std::uint8_t>& mask, std::size_t T)
