@@ -47,11 +47,11 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
   const ready = promptIds(model, { clean, corrupted, answers }, encode);
   if (ready.problem) return ready;
   const { cleanIds, corruptedIds, answerIds } = ready;
-  const { kept, base } = patchingRuns(model, cleanIds, corruptedIds);
+  const runs = patchingRuns(model, cleanIds, corruptedIds, answerIds);
   try {
-    return await sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, cancelled });
+    return await sweep(model, { cleanIds, answerIds, ...runs }, { onProgress, cancelled });
   } finally {
-    base.cache.dispose();
+    runs.base.cache.dispose();
   }
 }
 
@@ -60,21 +60,25 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
  * one's cache, which reuses the blocks of 32 positions before the first token they differ in and then holds the
  * corrupted pass that patchEach resumes from (`base.cache`, the caller's to dispose). Both keep only the last
  * position's logits, the ones the logit difference reads: the head's product over the other rows would be about a
- * third of GPT-2 small's pass at 128 tokens.
+ * third of GPT-2 small's pass at 128 tokens. With their logit differences, and `fraction(logits, row)`: the fraction
+ * of it a patched run recovers, from patchEach's logits of the two answers (`logitIds: answerIds`).
  */
-export function patchingRuns(model, cleanIds, corruptedIds) {
+export function patchingRuns(model, cleanIds, corruptedIds, answerIds) {
   const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
+  let base;
   try {
-    return { kept, base: model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 }) };
+    base = model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 });
   } catch (error) {
     kept.cache.dispose();
     throw error;
   }
+  const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
+  const fraction = (logits, row) => (difference(logits, [0, 1], row) - dCorrupted) / (dClean - dCorrupted);
+  return { kept, base, dClean, dCorrupted, fraction };
 }
 
 /** The sweep over every head, from the clean run's kept heads and the corrupted run `base` (its cache). */
-async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, cancelled }) {
-  const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
+async function sweep(model, { cleanIds, answerIds, kept, base, dClean, dCorrupted, fraction }, { onProgress, cancelled }) {
   if (dClean === dCorrupted) return { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } };
   const { layers: L, heads: H } = model.config;
   const recovered = new Float32Array(L * H);
@@ -83,9 +87,8 @@ async function sweep(model, { cleanIds, answerIds, kept, base }, { onProgress, c
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (cancelled()) return { cancelled: true };
     const patches = Array.from({ length: H }, (_, head) => ({ layer, head }));
-    // The two answers' logits alone, columns 0 and 1.
     const { logits } = model.patchEach(base.ids, { patches, patchFrom: kept.heads, cache: base.cache, logitIds: answerIds });
-    for (let head = 0; head < H; head++) recovered[layer * H + head] = (difference(logits, [0, 1], head) - dCorrupted) / (dClean - dCorrupted);
+    for (let head = 0; head < H; head++) recovered[layer * H + head] = fraction(logits, head);
     onProgress((layer + 1) * H, L * H);
   }
   const strings = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);

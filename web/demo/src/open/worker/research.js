@@ -3,7 +3,7 @@
 // values' norms (value-weighted maps), the heads' circuits, and a cache of the input for Python.
 // Each returns { value, transfer } as the Worker's other handlers do (open/worker/model-worker.js).
 import { cachePlan, exportCache } from 'attnscope';
-import { difference, patchingRuns, promptIds } from './patching.js';
+import { patchingRuns, promptIds } from './patching.js';
 
 /**
  * Rows above the patched layer per patchEach call, about: a run patched at position p computes the T − p rows from
@@ -71,9 +71,8 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
   const { layers: L, heads: H } = model.config;
   if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
   const t0 = performance.now();
-  const { kept, base } = patchingRuns(model, cleanIds, corruptedIds);
+  const { kept, base, dClean, dCorrupted, fraction } = patchingRuns(model, cleanIds, corruptedIds, answerIds);
   try {
-    const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
     if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
     const T = cleanIds.length;
     const recovered = new Float32Array(T);
@@ -82,9 +81,8 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
       await new Promise((resolve) => setTimeout(resolve, 0));
       if (cancelled()) return { value: { cancelled: true } };
       const patches = Array.from({ length: n }, (_, i) => ({ layer, head, positions: [first + i] }));
-      // The two answers' logits alone, columns 0 and 1.
       const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: kept.heads, cache: base.cache, logitIds: answerIds });
-      for (let i = 0; i < n; i++) recovered[first + i] = (difference(logits, [0, 1], i) - dCorrupted) / (dClean - dCorrupted);
+      for (let i = 0; i < n; i++) recovered[first + i] = fraction(logits, i);
       onProgress(first + n, T);
     }
     const tokens = model.tokenStrings(corruptedIds) ?? corruptedIds.map(String);
