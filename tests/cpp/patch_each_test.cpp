@@ -204,22 +204,12 @@ TEST_CASE("soft-capped logits: rows and asked-for columns keep their bits howeve
     // of a row go through the soft-cap's scalar formula (45 = 11 vectors of 4 + 1, or 5 of 8 + 5).
     const auto c = attnscope_test::read_hf_case("gemma2-softcap");
     const std::size_t V = 45;
-    const std::string& file = c.files.at("model.safetensors");
-    std::uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | std::uint8_t(file[std::size_t(i)]);
-    std::vector<attnscope_test::FakeTensor> tensors;
-    const nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, std::size_t(n)));
-    for (const auto& entry : header.items()) {
-        if (entry.key() == "__metadata__") continue;
-        std::vector<std::size_t> shape = entry.value().at("shape");
-        const std::size_t begin = entry.value().at("data_offsets")[0], end = entry.value().at("data_offsets")[1];
-        std::string bytes = file.substr(8 + std::size_t(n) + begin, end - begin);
-        if (entry.key() == "model.embed_tokens.weight") {
-            bytes.resize(V * shape[1] * 4);
-            shape[0] = V;
+    std::vector<attnscope_test::FakeTensor> tensors = attnscope_test::safetensors_tensors(c.files.at("model.safetensors"));
+    for (attnscope_test::FakeTensor& t : tensors)
+        if (t.name == "model.embed_tokens.weight") {
+            t.bytes.resize(V * t.shape[1] * 4);
+            t.shape[0] = V;
         }
-        tensors.push_back({entry.key(), entry.value().at("dtype"), shape, bytes});
-    }
     const std::string cut = attnscope_test::safetensors_file(tensors);
     auto config = nlohmann::json::parse(c.config);
     config["vocab_size"] = V;

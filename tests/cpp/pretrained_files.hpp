@@ -95,12 +95,33 @@ inline std::string safetensors_file(const std::vector<FakeTensor>& tensors, cons
     return file;
 }
 
-/// `file` with its header rewritten by `edit` (the data section kept as it is).
-inline std::string rewrite_header(const std::string& file, const std::function<void(nlohmann::ordered_json&)>& edit)
+/// A safetensors file's header's length (its first 8 bytes, little-endian): the data section starts 8 bytes after.
+inline std::size_t header_length(const std::string& file)
 {
     std::uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | std::uint8_t(file[std::size_t(i)]);
-    nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, std::size_t(n)));
+    return std::size_t(n);
+}
+
+/// The tensors of a safetensors `file` (written by safetensors_file or not), in its header's order.
+inline std::vector<FakeTensor> safetensors_tensors(const std::string& file)
+{
+    const std::size_t n = header_length(file);
+    std::vector<FakeTensor> tensors;
+    const nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, n));  // items() does not keep it alive
+    for (const auto& entry : header.items()) {
+        if (entry.key() == "__metadata__") continue;
+        const std::size_t begin = entry.value().at("data_offsets")[0], end = entry.value().at("data_offsets")[1];
+        tensors.push_back({entry.key(), entry.value().at("dtype"), entry.value().at("shape"), file.substr(8 + n + begin, end - begin)});
+    }
+    return tensors;
+}
+
+/// `file` with its header rewritten by `edit` (the data section kept as it is).
+inline std::string rewrite_header(const std::string& file, const std::function<void(nlohmann::ordered_json&)>& edit)
+{
+    const std::size_t n = header_length(file);
+    nlohmann::ordered_json header = nlohmann::ordered_json::parse(file.substr(8, n));
     edit(header);
     const std::string text = header.dump();
     std::string out(8, '\0');
