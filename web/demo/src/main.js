@@ -13,6 +13,7 @@ import { createFrameView } from './frame.js';
 import { createTokensView } from './tokens/view.js';
 import { createDecodeView } from './decode/view.js';
 import { createModelView } from './model-view/view.js';
+import { createQueryScrubView } from './maps/query-scrub.js';
 import { createMapsView } from './maps/view.js';
 import { createHeadsView } from './heads/view.js';
 import { createStepsView } from './steps/view.js';
@@ -93,6 +94,7 @@ const includedViews = [
 const views = [
   ...includedViews.map(notOpen),
   createOpenFrameView({ continueTokens: OPEN_CONTINUE_TOKENS }),
+  createQueryScrubView(app),
   createShowsView(openApp),
   createOpenGridView(openApp),
   createOpenLayerView(openApp),

@@ -156,24 +156,10 @@ export function createMapsView(app) {
     c ? showTip(e.clientX, e.clientY, tooltipHtml(zoomed, c.i, c.j)) : hideTip();
   });
   zc.addEventListener('mouseleave', () => { zoomHover = null; hideTip(); drawZoom(); });
-  // A long input's query without scrolling back to its chip: the scrubber beside the maps (and arrow keys on it).
-  $('#query-range').addEventListener('input', (e) => { app.state.query = Number(e.target.value); app.invalidate(); });
   zc.addEventListener('click', (e) => {
     const i = rowAt(zoomLayout, ...canvasPoint(zc, e));
     if (i != null) pickQuery(i);
   });
-
-  /** The query scrubber at the selected row; not while decoding, where the step is the query (the decoder's controls). */
-  function scrubber(state, r) {
-    const pick = $('#query-pick'), range = $('#query-range');
-    pick.hidden = !!r.empty || state.mode === 's2s' || !(r.L > 1);
-    if (pick.hidden) return;
-    range.max = String(r.L - 1);
-    range.value = String(r.qi);
-    const said = `${r.rows[r.qi]} ${r.qi}`;
-    range.setAttribute('aria-valuetext', said);
-    $('#query-out').textContent = said;
-  }
 
   return {
     name: 'maps',
@@ -182,7 +168,6 @@ export function createMapsView(app) {
     openZoom,
     // A generator: the scheduler may let input in between two maps.
     *render(state, r) {
-      scrubber(state, r);
       if (r.empty) {
         grid.replaceChildren();
         cards.length = 0;
