@@ -26,7 +26,10 @@ const ROW_H = 24; // a short input's rows
 const TOKEN_ROW = 12;
 /** Keys named beside a thin view's focus, the weight a named key has at least, and their labels' distance apart. */
 const NAMED_KEYS = 8, NAMED_MIN = 0.02, LABEL_GAP = 13;
-/** The focus's lines: keys under this weight get none (a row's weights add up to 1, so at most 200 lines a head). */
+/**
+ * The focus's lines: keys under this weight get none (a row's weights add up to 1, so at most 200 lines a head), or
+ * under half the row's largest where even that is smaller: a row spread thin over 500 keys (0.002 each) still shows.
+ */
 const FOCUS_MIN = 0.005;
 // Token columns: sized to their tokens within these bounds; a thin view's hold a token and its index, narrower on a
 // phone so that its lines keep THIN_LINES of width.
@@ -299,9 +302,12 @@ export class HeadView {
         for (const h of heads) {
           ctx.strokeStyle = colour(first + h);
           const levels = Array.from({ length: FAINT_LEVELS }, () => []);
+          let top = 0;
+          for (let j = 0; j < S; j++) top = Math.max(top, at(h, focus, j));
+          const floor = Math.min(FOCUS_MIN, top / 2);
           for (let j = 0; j < S; j++) {
             const w = at(h, focus, j);
-            if (w > FOCUS_MIN) levels[Math.min(FAINT_LEVELS - 1, Math.floor(w * FAINT_LEVELS))].push(j);
+            if (w > floor) levels[Math.min(FAINT_LEVELS - 1, Math.floor(w * FAINT_LEVELS))].push(j);
           }
           levels.forEach((js, k) => {
             if (!js.length) return;
@@ -399,10 +405,11 @@ export class HeadView {
     const { rows, cols, weights, offset = 0 } = d;
     const L = rows.length, S = cols.length;
     // The focus's keys by their largest weight over the heads shown, strongest first.
-    let best = [];
+    let best = [], largest = 0;
     if (focus >= 0 && focus < L && heads.length) {
       const w = new Float32Array(S);
       for (const h of heads) for (let j = 0; j < S; j++) w[j] = Math.max(w[j], weights[offset + (h * L + focus) * S + j]);
+      largest = w.reduce((a, x) => Math.max(a, x), 0);
       best = [...w.keys()].filter((j) => w[j] > NAMED_MIN).sort((a, b) => w[b] - w[a] || a - b).slice(0, NAMED_KEYS).map((j) => [j, w[j]]);
     }
     const y = (i) => HEAD_H + (i + 0.5) * g.rowH;
@@ -428,11 +435,15 @@ export class HeadView {
     this.root.dataset.focus = String(focus);
     const sentences = (parts) => parts.filter(Boolean).join(getLang() === 'zh' ? '' : ' ');
     const b = this.base;
+    // A focus whose every key is under NAMED_MIN names none: it spreads its weight thin, and that is what is said.
+    const spread = focus >= 0 && focus < L && heads.length > 0 && !best.length;
+    const spreadText = spread ? t('hv.spread', { q: rows[focus], i: focus, w: largest.toFixed(3) }) : '';
     this.note.textContent = !g.focus ? t('hv.noteAll')
-      : sentences([t('hv.noteFocus'), b.n < b.of ? t('hv.noteThinned', { n: b.n.toLocaleString(), total: b.of.toLocaleString() }) : '']);
+      : sentences([t('hv.noteFocus'), spreadText, b.n < b.of ? t('hv.noteThinned', { n: b.n.toLocaleString(), total: b.of.toLocaleString() }) : '']);
     Object.assign(this.root.dataset, { lines: g.focus ? String(b.n) : '', of: g.focus ? String(b.of) : '' });
     const keys = best.slice(0, 3).map(([j, w]) => t('hv.key', { k: cols[j], j, w: w.toFixed(2) })).join(getLang() === 'zh' ? '，' : ', ');
     this.canvas.setAttribute('aria-label', !heads.length ? t('hv.labelNone')
+      : spread ? sentences([t('hv.labelLines'), spreadText])
       : focus >= 0 ? t('hv.labelFocus', { q: rows[focus], i: focus, keys }) : t('hv.labelAll'));
   }
 }
