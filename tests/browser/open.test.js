@@ -187,7 +187,7 @@ test('a config.json claiming a model too large to run is refused before anything
   ]);
   await page.waitForSelector('#open-status.error', { timeout: 20_000 });
   const status = await page.textContent('#open-status');
-  assert.match(status, /^The model was refused: .*loadModel: config\.json: gpt2 with these sizes needs 4\.\d\d GiB \(\d{9} parameters: at least 1\.\d\d GiB held, and 3\.\d\d GiB to run 512 tokens with every attention map\), more than the [\d.]+ GiB WebAssembly memory has left/);
+  assert.match(status, /^The model was refused: .*config\.json: gpt2 with these sizes needs 4\.\d\d GiB \(\d{9} parameters: at least 1\.\d\d GiB held, and 3\.\d\d GiB to run 512 tokens with every attention map\), more than the [\d.]+ GiB WebAssembly memory has left/);
   // What was allocated, as the Worker measured it: nothing (issue 32: the page said so even after taking 4 GiB).
   assert.match(status, / Nothing was allocated for it: WebAssembly memory is [\d,.]+ MB, as before\.$/);
   await shot(page, 'open-refused-too-large');

@@ -68,6 +68,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
         const err = new E(data.error.message);
         if (data.error.name === 'AbortError') err.name = 'AbortError';
         if (data.error.memory) err.memory = data.error.memory; // a failed load's WebAssembly memory before and after
+        if (data.error.kept) err.kept = true; // a failed load left the model open before it as it was
         p.reject(err);
       } else p.resolve(data.value);
     };

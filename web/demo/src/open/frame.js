@@ -5,19 +5,30 @@ import { supportedFamilies } from 'attnscope';
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 import { createChipFold } from '../tokens/fold.js';
+import { refusedForMemory } from './refused.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
-// stand as empty cards above it.
-const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#tokens-toggle', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+// stand as empty cards above it. The included model's tokens, next character and head switches too: their views
+// skip this tab, so they would show the hidden model's (its own views show them again when its tab comes back).
+const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#tokens', '#tokens-toggle', '#lm-next', '#ablation', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
   return n < 2 ** 20 ? `${fmt(n / 1024)} KB` : `${fmt(n / 2 ** 20)} MB`;
 };
-// The core's refusal of a model too large for WebAssembly's memory names that memory and its limit (marshal.cpp).
-const REFUSED = /WebAssembly memory/;
 /** Sentences after one another: a space between them in English, none in Chinese. */
 const sentences = (parts) => parts.filter(Boolean).join(getLang() === 'zh' ? '' : ' ');
+/**
+ * The core's message inside a sentence of the page's: without the call it names (`loadModel: `, which the page made,
+ * not the person), and ended as a sentence, so that the next one does not run into it.
+ */
+const coreSentence = (msg) => {
+  const s = String(msg).replace(/^loadModel: /, '').trim();
+  return /[.!?。！？]$/.test(s) ? s : `${s}${getLang() === 'zh' ? '。' : '.'}`;
+};
+/** A failed load in words: cancelled, stopped, refused for memory or failed, and the memory it left. */
+const failureText = (e) => (e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
+  : sentences([t(refusedForMemory(e) ? 'open.refused' : 'open.failed', { msg: coreSentence(e.message) }), e.memory && memoryText(e.memory)]));
 const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 /** A parameter count as people say it: 124.4M, 1.2亿. */
 const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -40,7 +51,7 @@ function status(load, fromFiles) {
   const ask = $('#open-link');
   ask.hidden = load.status !== 'ask';
   if (load.status === 'ask') text($('#open-link-text'), t('open.linkAsk', { host: hostOf(load.source.url), url: load.source.url }));
-  st.classList.toggle('error', load.status === 'error');
+  st.classList.toggle('error', load.status === 'error' || (load.status === 'ready' && !!load.failed));
   if (load.status === 'loading') {
     const p = load.progress;
     const done = p ? p.loaded / Math.max(1, p.total) : 0;
@@ -53,9 +64,10 @@ function status(load, fromFiles) {
     if (load.wasmBytes) parts.push(t('open.allocated', { mb: mb(load.wasmBytes) }));
     st.textContent = sentences(parts);
   } else if (load.status === 'error') {
-    const e = load.error;
-    st.textContent = e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
-      : sentences([t(REFUSED.test(e.message) ? 'open.refused' : 'open.failed', { msg: e.message }), e.memory && memoryText(e.memory)]);
+    st.textContent = failureText(load.error);
+  } else if (load.status === 'ready' && load.failed) {
+    // A later load failed and left this model open: the failure, and that this model is still here.
+    st.textContent = sentences([failureText(load.failed), t('open.keptPrevious')]);
   } else if (load.status === 'ready') {
     st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
       !load.info.hasTokenizer && t('open.loadedNoTokenizer')]);

@@ -56,9 +56,12 @@ export function bindOpenPanel(app) {
   const { state, session } = app;
   const o = () => state.open;
   const start = (source) => {
+    const before = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url };
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
     o().url = source.url ?? '';
     session.open(source).then(() => {
+      // The load failed and left the model before it open: its query, heads and link as they were.
+      if (session.load.failed) { Object.assign(o(), before); app.invalidate(); return; }
       const info = session.load.info;
       // Without tokenizer.json the page reads token ids: a sentence is replaced by sample ids, so the maps show at once.
       if (info && !info.hasTokenizer) {

@@ -11,8 +11,9 @@ const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.h
 export function createOpenSession({ invalidate }) {
   let client = null;
   // status: 'none' | 'ask' (a link named a folder URL: nothing is fetched until the person agrees) | 'loading' | 'ready'
-  // | 'error'; the memory plan, then progress while loading; info once loaded.
-  const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0 };
+  // | 'error'; the memory plan, then progress while loading; info once loaded; `failed`, the error of a later load that
+  // left this model open.
+  const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0, failed: null };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null, predict: null };
 
@@ -57,7 +58,10 @@ export function createOpenSession({ invalidate }) {
     load,
     /** Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which). */
     async open(source) {
-      Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, source, wasmBytes: 0 });
+      // The model open now, which a failed load leaves open (open/worker/model-worker.js): shown again, with the failure.
+      const previous = load.status === 'ready' ? { ...load } : null;
+      const found = { heads: runs.heads, patch: runs.patch };
+      Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, failed: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
       runs.trace = { key: null, value: null, error: null };
       runs.predict = { key: null, value: null, error: null };
@@ -71,7 +75,11 @@ export function createOpenSession({ invalidate }) {
         load.info = await worker().load(source);
         load.status = 'ready';
       } catch (error) {
-        Object.assign(load, { status: 'error', error, info: null });
+        if (error.kept && previous) {
+          Object.assign(load, previous, { failed: error });
+          Object.assign(runs, found); // its found heads and patching, still its own
+        }
+        else Object.assign(load, { status: 'error', error, info: null });
       }
       invalidate();
     },

@@ -3,6 +3,7 @@
 import { init, loadModel, memoryUsage, runtimeInfo } from 'attnscope';
 import { randomIds, headScores } from './head-scores.js';
 import { patchingSweep } from './patching.js';
+import { refusedForMemory } from '../refused.js';
 import { lensOf, compareOf, patchPositions, valueNormsOf, circuitNormsOf, circuitOf, cachePlanOf, cacheOf } from './research.js';
 
 let model = null;
@@ -90,6 +91,15 @@ function translation(text) {
 }
 const TRANSLATE_STEPS = 32;
 
+/** Frees the open model and the typing cache of its passes. */
+function closeModel() {
+  typing?.dispose();
+  typing = null;
+  typingNorms = null;
+  model?.dispose();
+  model = null;
+}
+
 const handlers = {
   async start({ threadsUrl }) {
     start({ threadsUrl });
@@ -102,17 +112,12 @@ const handlers = {
     loading = new AbortController();
     const signal = loading.signal;
     let before = null;
-    try {
-      await ready;
-      before = memoryUsage().wasmBytes;
-      signal.throwIfAborted();
-      typing?.dispose();
-      typing = null;
-      typingNorms = null;
-      model?.dispose();
-      model = null;
+    // The model open before this load stays open until the new one has loaded: a broken config.json, a missing file
+    // or a Cancel leaves it as it was. Only when the core refuses the new model for the memory the earlier one holds
+    // is that one freed, and the load tried once more.
+    const attempt = () => {
       let first = true;
-      model = await loadModel(files ?? url, {
+      return loadModel(files ?? url, {
         signal,
         // The memory the core planned from the config and headers, before it allocates (its default: 512 tokens).
         onPlan: (plan) => self.postMessage({ type: 'plan', ...plan }),
@@ -122,13 +127,29 @@ const handlers = {
           first = false;
         },
       });
+    };
+    let next;
+    try {
+      await ready;
+      before = memoryUsage().wasmBytes;
+      signal.throwIfAborted();
+      try {
+        next = await attempt();
+      } catch (error) {
+        if (!model || !refusedForMemory(error)) throw error;
+        closeModel();
+        next = await attempt();
+      }
     } catch (error) {
       // What the failed load left in WebAssembly memory, which never shrinks: the page says it as it is.
       if (before !== null) error.memory = { before, after: memoryUsage().wasmBytes };
+      error.kept = !!model; // the earlier model is still open
       throw error;
     } finally {
       loading = null;
     }
+    closeModel();
+    model = next;
     return { kind: model.kind, config: model.config, parameterBytes: model.parameterBytes, hasTokenizer: model.hasTokenizer, eosTokenId: model.eosTokenId ?? null, wasmBytes: memoryUsage().wasmBytes };
   },
   forward({ text, pair, ablate }) {
@@ -229,6 +250,6 @@ self.onmessage = async ({ data }) => {
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
     self.postMessage({ type: 'reply', id: data.id, value }, transfer);
   } catch (error) {
-    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory } });
+    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory, kept: error.kept } });
   }
 };
