@@ -109,6 +109,23 @@ for (const [lang, locale, width, height] of [['en', 'en-US', 1280, 800], ['zh', 
     assert.equal(await every.textContent(), lang === 'zh' ? '只显示最强的 32 个' : 'Only the 32 strongest');
     await every.click();
     assert.deepEqual(await listed(), few);
+    // An early query sees fewer keys than the list holds: it lists those it sees, not keys the mask gave 0.
+    await page.click('#open-tokens .tok[data-i="10"]');
+    await page.waitForFunction(() => document.querySelector('#open-steps')?.dataset.query === '10' && document.querySelector('#open-steps').getAttribute('aria-busy') !== 'true', null, { timeout: 20_000 });
+    assert.deepEqual(await listed(), Array.from({ length: 11 }, (_, j) => j));
+    assert.equal(await page.textContent('#open-steps .steps-keys > span'), lang === 'zh'
+      ? `此查询能看到的 11 个键（掩码挡住了其余 ${n - 11} 个）；求和与校验覆盖全部 ${n} 个键。`
+      : `The 11 keys this query sees (the mask blocks the other ${n - 11}); the sums and the check are over all ${n}.`);
+    // A query that sees more keys than the list holds: its strongest, among those it sees.
+    await page.click(`#open-tokens .tok[data-i="${n - 20}"]`);
+    await page.waitForFunction((q) => document.querySelector('#open-steps')?.dataset.query === q && document.querySelector('#open-steps').getAttribute('aria-busy') !== 'true', String(n - 20), { timeout: 20_000 });
+    // The rows after the first screenful go in a frame or two later.
+    await page.waitForFunction(() => document.querySelectorAll('#open-steps .steps-table tbody tr').length >= 32, null, { timeout: 20_000 });
+    const seen = await listed();
+    assert.ok(seen.length >= 32 && seen.every((j) => j <= n - 20), `${seen.length} keys listed, all at most ${n - 20}`);
+    assert.equal(await page.textContent('#open-steps .steps-keys > span'), lang === 'zh'
+      ? `此查询能看到的 ${n - 19} 个键中权重最大的 ${seen.length} 个（掩码挡住了其余 19 个），按位置排列；求和与校验覆盖全部 ${n} 个键。`
+      : `The ${seen.length} keys with the largest weights of the ${n - 19} this query sees (the mask blocks the other 19), in order; the sums and the check are over all ${n}.`);
     assert.deepEqual(problems, []);
     await close();
   });

@@ -116,10 +116,12 @@ const STRONGEST = 32;
 let everyKey = false;
 
 /** The keys the table lists: every one, or a long input's strongest (with `also`), in position order. */
-function listedKeys(weights, S, also) {
+function listedKeys(weights, masked, S, also) {
   const all = Array.from({ length: S }, (_, j) => j);
   if (S <= LONG_TABLE || everyKey) return all;
-  const strongest = new Set(all.sort((a, b) => weights[b] - weights[a] || a - b).slice(0, STRONGEST));
+  // Among the keys the query sees: a masked key's weight is 0, and would fill the list when the query sees fewer.
+  const seen = all.filter((j) => !masked[j]);
+  const strongest = new Set(seen.sort((a, b) => weights[b] - weights[a] || a - b).slice(0, STRONGEST));
   for (const j of also) if (j >= 0 && j < S) strongest.add(j);
   return [...strongest].sort((a, b) => a - b);
 }
@@ -210,16 +212,19 @@ export function* renderHeadSteps(add, box, { hd, q: qv, K, V, stride, base, d, S
   };
   // The rows the table's scroll window shows at first go in before the swap; the rest follow it (rest).
   const tbody = box.lastElementChild.querySelector('tbody');
-  const keys = listedKeys(hd.weights, S, [jx, rows === cols ? qi : -1]);
+  const keys = listedKeys(hd.weights, hd.masked, S, [jx, rows === cols ? qi : -1]);
   if (S > LONG_TABLE) {
-    const said = (k) => t(everyKey ? 'steps.allKeys' : 'steps.strongest', { n: S, k });
+    let blocked = 0;
+    for (let j = 0; j < S; j++) if (hd.masked[j]) blocked++;
+    const seen = S - blocked;
+    const said = (k) => t(everyKey ? 'steps.allKeys' : !blocked ? 'steps.strongest' : k >= seen ? 'steps.allSeen' : 'steps.strongestSeen', { n: S, k, m: seen, b: blocked });
     const asked = () => t(everyKey ? 'steps.strongestOnly' : 'steps.everyKey', { n: S, k: STRONGEST });
     add(`<p class="steps-keys hint"><span>${escapeHtml(said(keys.length))}</span>
       <button type="button" class="btn ghost" data-every-key>${escapeHtml(asked())}</button></p>`);
     const note = box.lastElementChild;
     note.querySelector('button').addEventListener('click', (e) => {
       everyKey = !everyKey;
-      const listed = listedKeys(hd.weights, S, [jx, rows === cols ? qi : -1]);
+      const listed = listedKeys(hd.weights, hd.masked, S, [jx, rows === cols ? qi : -1]);
       tbody.innerHTML = rowsHtml(listed);
       note.firstElementChild.textContent = said(listed.length);
       e.currentTarget.textContent = asked();
