@@ -7,10 +7,10 @@ import { paintLegend } from './maps/heatmap.js';
 import { headChoices } from './state.js';
 import { FILE_NAMES, showToken } from './models/trained.js';
 import { scaleTop } from './maps/scales.js';
+import { percent as pct } from './percent.js';
 
 const paramCount = (m) => m.header.tensors.reduce((a, x) => a + x.shape.reduce((p, q) => p * q, 1), 0);
 const fmtInt = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US');
-const pct = (p) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`);
 
 /** CSS grows the textareas where it can (field-sizing); elsewhere a script measures them. */
 const cssSizing = globalThis.CSS?.supports?.('field-sizing', 'content');

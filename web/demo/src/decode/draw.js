@@ -5,9 +5,9 @@ import { seqRgb, css, inkOn } from '../maps/colors.js';
 import { textWidth, FONT_FAMILY } from '../maps/heatmap.js';
 import { t } from '../i18n.js';
 import { escapeHtml } from '../dom.js';
+import { percent as pct } from '../percent.js';
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const pct = (p) => (p >= 0.9995 ? '100%' : p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p > 0.99 || p < 0.1 ? 1 : 0)}%`);
 const MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 
 const WORD_PX = 17, WORD_PAD = 11, WORD_GAP = 18, WORD_Y = 8, WORD_H = 38;

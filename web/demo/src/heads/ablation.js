@@ -9,9 +9,9 @@ import { headName } from './names.js';
 import { sortHeads } from '../state.js';
 import { showToken } from '../models/trained.js';
 import { repeatedPart, copyMarks, copyingHtml } from '../copying/copying.js';
+import { percent as pct } from '../percent.js';
 
 const shortName = (x) => t('abl.short', { l: x.layer + 1, h: x.head + 1 });
-const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
 /** The most likely next token after the last position of `logits` [T, V], with its probability. */
 function top1(logits) {

@@ -6,6 +6,7 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
 import { createChipFold } from '../tokens/fold.js';
 import { refusedForMemory } from './refused.js';
+import { percent as pct } from '../percent.js';
 
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it. The included model's tokens, next character and head switches too: their views
@@ -29,7 +30,6 @@ const coreSentence = (msg) => {
 /** A failed load in words: cancelled, stopped, refused for memory or failed, and the memory it left. */
 const failureText = (e) => (e.name === 'AbortError' ? t('open.cancelled') : e.name === 'WorkerStopped' ? t('open.stopped', { s: e.seconds })
   : sentences([t(refusedForMemory(e) ? 'open.refused' : 'open.failed', { msg: coreSentence(e.message) }), e.memory && memoryText(e.memory)]));
-const pct = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 /** A parameter count as people say it: 124.4M, 1.2亿. */
 const count = (n) => n.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { notation: 'compact', maximumFractionDigits: 1 });
 

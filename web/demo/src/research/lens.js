@@ -3,11 +3,11 @@
 // tokens. The numbers are the core's (model.logitLens, in the Worker); this view only draws them.
 import { t } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
+import { percent } from '../percent.js';
 
 /** Sky blue (Okabe–Ito), mixed with white by the probability: black text keeps a contrast above 8:1 on it. */
 const SKY = [86, 180, 233];
 export const shade = (p) => `rgb(${SKY.map((c) => Math.round(255 + (c - 255) * Math.max(0, Math.min(1, p)))).join(',')})`;
-export const percent = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
 /** Row `l` of the lens (0 … layers) as the page names it: the embeddings, after a layer, the model's output. */
 export function rowName(l, rows) {
