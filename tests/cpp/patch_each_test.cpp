@@ -185,8 +185,8 @@ TEST_CASE("patch_each refuses logit ids the vocabulary does not have, and the ca
     ForwardCache cache;
     const std::vector<Transformer::PatchRun> runs = {{1, 2, {5}}, {0, 0, {}}};
     CHECK_THROWS_WITH(m.patch_each(p.corrupted, runs, cache, {0, std::int32_t(V)}),
-                      Catch::Equals("patchEach: logitIds[1]: expected a token id from 0 to " + std::to_string(V - 1) + ", got " + std::to_string(V)));
-    CHECK_THROWS_WITH(m.patch_each(p.corrupted, runs, cache, {-3}), Catch::Contains("logitIds[0]: expected a token id from 0 to " + std::to_string(V - 1) + ", got -3"));
+                      Catch::Equals("patchEach: options.logitIds[1]: expected a token id from 0 to " + std::to_string(V - 1) + ", got " + std::to_string(V)));
+    CHECK_THROWS_WITH(m.patch_each(p.corrupted, runs, cache, {-3}), Catch::Contains("options.logitIds[0]: expected a token id from 0 to " + std::to_string(V - 1) + ", got -3"));
     CHECK(cache.positions() == 0);  // refused before any pass
     const Tensor all = m.patch_each(p.corrupted, runs, cache);
     const Tensor two = m.patch_each(p.corrupted, runs, cache, {7, 2});

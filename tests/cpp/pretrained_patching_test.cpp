@@ -326,9 +326,9 @@ TEST_CASE("patch_each gives each run's forward() last row, bit for bit, and refu
             CHECK(std::equal(want.logits.data.begin(), want.logits.data.end(), got.data.begin() + std::ptrdiff_t(i * V)));
         }
     }
-    CHECK_THROWS_WITH(model->patch_each(corrupted, {{2, 0, {}}}, cache), "patchEach: patches[0].layer: expected 0 to 1, got 2");
-    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {}}, {0, 4, {}}}, cache), "patchEach: patches[1].head: expected 0 to 3, got 4");
-    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {3, 45}}}, cache), "patchEach: patches[0].positions[1]: expected a position from 0 to 44, got 45");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{2, 0, {}}}, cache), "patchEach: options.patches[0].layer: expected 0 to 1, got 2");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {}}, {0, 4, {}}}, cache), "patchEach: options.patches[1].head: expected 0 to 3, got 4");
+    CHECK_THROWS_WITH(model->patch_each(corrupted, {{0, 0, {3, 45}}}, cache), "patchEach: options.patches[0].positions[1]: expected a position from 0 to 44, got 45");
     CHECK_THROWS_WITH(model->patch_each(corrupted, {}, cache), Catch::Contains("patches: expected at least one"));
     auto without = corrupted;
     without.patch_from = nullptr;

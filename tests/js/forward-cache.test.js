@@ -174,17 +174,20 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
   patches.forEach((_, i) => answers.forEach((id, j) => assert.ok(Object.is(columns.logits.data[i * answers.length + j], logits.data[i * V + id]), `run ${i}, token ${id}`)));
   const call = { patchFrom: clean.heads };
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [3, V] }),
-    { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: logitIds\\[1\\]: expected a token id from 0 to ${V - 1}, got ${V}$`) });
+    { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: options\\.logitIds\\[1\\]: expected a token id from 0 to ${V - 1}, got ${V}$`) });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [] }),
     { name: 'RangeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected at least one token id/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: 5 }),
     { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
+  // An array-like could claim any length: refused, as the types say (NumberList).
+  assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: { length: 2 ** 40, 0: 1 } }),
+    { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [1.5] }),
     { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: options\\.logitIds\\[0\\]: expected a token id from 0 to ${V - 1}, got 1\\.5$`) });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 2, head: 0 }] }),
-    { name: 'RangeError', message: /^LanguageModel\.patchEach: patches\[0\]\.layer: expected 0 to 1, got 2$/ });
+    { name: 'RangeError', message: /^LanguageModel\.patchEach: options\.patches\[0\]\.layer: expected 0 to 1, got 2$/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0, head: 0, positions: [8] }] }),
-    { name: 'RangeError', message: /patches\[0\]\.positions\[0\]: expected a position from 0 to 7/ });
+    { name: 'RangeError', message: /: options\.patches\[0\]\.positions\[0\]: expected a position from 0 to 7/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 0 }] }),
     { name: 'TypeError', message: /options\.patches\[0\]\.head: expected a whole number/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: 'all' }), { name: 'TypeError', message: /options\.patches: expected an array/ });

@@ -6,6 +6,13 @@ import type { RnnSeq2SeqModelConfig } from './rnn-model.js';
 import type { Seq2SeqModel } from './seq2seq-model.js';
 
 /**
+ * An array or typed array of numbers: what the token ids, positions, masks and type ids of every call take. An
+ * array-like object (`{ length, 0: … }`) is refused with a TypeError: it could claim any length.
+ */
+export type NumberList = readonly number[] | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array
+  | Uint32Array | Float32Array | Float64Array;
+
+/**
  * A head to switch off (ablate): its per-head context is zeroed before its layer's output projection, so the head
  * contributes nothing to the output; its attention weights are still computed and returned. `layer` and `head` are
  * whole numbers below the model's layer and head counts (else RangeError). Other properties are ignored, so the
@@ -166,7 +173,7 @@ export interface ModelForwardOptions {
    * the same input, the pass starts at the block of 32 positions holding the first of them (at 0 beside mean
    * ablation). @throws RangeError for a position outside the input, an empty list, or without `patch`.
    */
-  patchPositions?: ArrayLike<number>;
+  patchPositions?: NumberList;
   /**
    * The kept run `patch` reads: a `result.heads` of this model (from `keepHeads: true`) over the same number of
    * tokens; read during the call only. @throws RangeError for a run of another length or another model's shape
@@ -177,7 +184,7 @@ export interface ModelForwardOptions {
    * Hugging Face's attention mask, one per token: **1 = a real token, 0 = padding** (a key no query sees). This is
    * the opposite polarity of MultiHeadAttention's `keyPaddingMask`, where nonzero means blocked.
    */
-  attentionMask?: ArrayLike<number>;
+  attentionMask?: NumberList;
   /**
    * Return the residual stream: `result.residual` `[layers + 1, T, hiddenSize]`, entering each layer (after the
    * embeddings and their norm) and leaving the last one, before the final norm (TransformerLens's `hook_resid_pre`
@@ -324,12 +331,12 @@ export interface TraceOptions {
   layer: number;
   head: number;
   query: number;
-  attentionMask?: ArrayLike<number>;
+  attentionMask?: NumberList;
   ablate?: AblatedHead[];
   ablation?: 'zero' | 'mean';
   patch?: AblatedHead[];
   patchFrom?: Tensor | null;
-  patchPositions?: ArrayLike<number>;
+  patchPositions?: NumberList;
 }
 
 /**
@@ -359,15 +366,15 @@ export declare abstract class Model {
    */
   tokenize(text: string): { ids: number[]; tokens: string[] };
   /** Ids → text, special tokens left out. */
-  detokenize(ids: ArrayLike<number>): string;
+  detokenize(ids: NumberList): string;
   /** The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
-  tokenStrings(ids: ArrayLike<number>): string[] | null;
+  tokenStrings(ids: NumberList): string[] | null;
   /**
    * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
    * head (an MLM head's transform included), softmaxed; the `k` (default 10, at most 100) most probable tokens of
    * each. Takes forward()'s input options. @throws TypeError for a model without a head, RangeError for such a `k`.
    */
-  logitLens(input: string | ArrayLike<number>, options?: { k?: number; attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>;
+  logitLens(input: string | NumberList, options?: { k?: number; attentionMask?: NumberList; tokenTypeIds?: NumberList;
     ablate?: AblatedHead[]; ablation?: 'zero' | 'mean'; patch?: AblatedHead[]; patchFrom?: Tensor | null }): LogitLens;
   /**
    * Head `head` of layer `layer`'s QK and OV circuits (W_Q·W_Kᵀ and W_V·W_O, raw weights: no bias, no norm folded
@@ -393,7 +400,7 @@ export declare class LanguageModel extends Model {
    * the last hidden state and every layer's attention `[layers, heads, T, T]`. With `cache`, the positions a kept
    * pass shares with this input are reused ({@link ForwardCache}).
    */
-  forward(input: string | ArrayLike<number>, options?: LanguageModelForwardOptions): LanguageModelForwardResult;
+  forward(input: string | NumberList, options?: LanguageModelForwardOptions): LanguageModelForwardResult;
   /**
    * Head `head` of layer `layer` at token `query` (from 0), as {@link forward} computes it (its weights row bit for
    * bit); RangeError for a layer, head or query the model does not have. With `cache`, a {@link ForwardCache} holding
@@ -401,21 +408,21 @@ export declare class LanguageModel extends Model {
    * pass kept instead of running the layers below again: the same numbers. A cache holding another input gives a fresh
    * trace; the cache is not changed.
    */
-  trace(input: string | ArrayLike<number>, options: TraceOptions & { cache?: ForwardCache }): Trace;
+  trace(input: string | NumberList, options: TraceOptions & { cache?: ForwardCache }): Trace;
   /**
    * {@link Model.logitLens}; with `cache`, a {@link ForwardCache} holding this input's pass (`forward(input, { cache })`,
    * the same options), the stream entering every layer and the last hidden state are read from it, so only the head
    * runs: the same numbers, bit for bit. A cache holding another input gives a fresh lens; the cache is not changed.
    * @throws TypeError for a cache of another model or a disposed one.
    */
-  logitLens(input: string | ArrayLike<number>, options?: Parameters<Model['logitLens']>[1] & { cache?: ForwardCache }): LogitLens;
+  logitLens(input: string | NumberList, options?: Parameters<Model['logitLens']>[1] & { cache?: ForwardCache }): LogitLens;
   /**
    * Greedy continuation with a key/value cache: only the new tokens. Stops after `stopToken` (default
    * {@link eosTokenId}; null never stops early), after `maxNewTokens` (default 32) or once the sequence fills the
    * model's positions: the last token is predicted from that full context and never fed back, so prompt plus new
    * tokens can be one more than the positions.
    */
-  generate(prompt: string | ArrayLike<number>, options?: { maxNewTokens?: number; stopToken?: number | null; /** switched off at every step */ ablate?: AblatedHead[] }): {
+  generate(prompt: string | NumberList, options?: { maxNewTokens?: number; stopToken?: number | null; /** switched off at every step */ ablate?: AblatedHead[] }): {
     ids: number[]; tokens: string[] | null; text: string | null;
   };
   /**
@@ -427,10 +434,12 @@ export declare class LanguageModel extends Model {
    * every head or every position costs much less than as many forward() calls. A position where `patchFrom` holds
    * the head's own context in `input` (bit for bit: every position before the first token a clean and a corrupted
    * prompt differ in) changes nothing and is skipped; a run of such positions alone returns `input`'s own logits.
+   * (Under `ablation: 'mean'`, or widths the SIMD vectors do not divide, each run is a patched pass of its own, and
+   * such positions run: the same bits either way.)
    * @throws RangeError for a layer, head or position the model or input does not have, TypeError for bad types.
    */
-  patchEach(input: string | ArrayLike<number>, options: {
-    patches: Array<{ layer: number; head: number; positions?: ArrayLike<number> }>;
+  patchEach(input: string | NumberList, options: {
+    patches: Array<{ layer: number; head: number; positions?: NumberList }>;
     patchFrom: Tensor;
     cache?: ForwardCache;
     /**
@@ -439,8 +448,8 @@ export declare class LanguageModel extends Model {
      * only the packed panels holding them instead of the vocabulary: a logit difference of two tokens needs at most
      * two. @throws RangeError for an empty list or an id the vocabulary does not have.
      */
-    logitIds?: ArrayLike<number>;
-    attentionMask?: ArrayLike<number>;
+    logitIds?: NumberList;
+    attentionMask?: NumberList;
     ablate?: AblatedHead[];
     ablation?: 'zero' | 'mean';
   }): { logits: Tensor };
@@ -455,11 +464,11 @@ export declare class EncoderModel extends Model {
   /** As {@link Model.tokenize}, with a second sentence `pair`: `[CLS] a [SEP] b [SEP]` and its token types. */
   tokenize(text: string, options?: { pair?: string }): { ids: number[]; tokens: string[]; tokenTypeIds: number[] };
   /** As {@link LanguageModel.trace}, with the token types of a sentence pair. */
-  trace(input: string | ArrayLike<number>, options: TraceOptions & { tokenTypeIds?: ArrayLike<number> }): Trace;
+  trace(input: string | NumberList, options: TraceOptions & { tokenTypeIds?: NumberList }): Trace;
   /** The last hidden state, the masked-LM logits when the checkpoint has that head, and the attention. */
-  forward(input: string | ArrayLike<number>, options?: ModelForwardOptions & {
+  forward(input: string | NumberList, options?: ModelForwardOptions & {
     /** One per token: 0 = sentence A, 1 = sentence B (default all 0). */
-    tokenTypeIds?: ArrayLike<number>;
+    tokenTypeIds?: NumberList;
   }): ModelForwardResult;
 }
 

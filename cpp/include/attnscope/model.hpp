@@ -206,14 +206,15 @@ public:
     /// a patch changes (at its layer its patched positions, above it the positions from its first, at the last layer
     /// the last row), and the head's product runs once over every run's last row (a 50,257-wide head read once
     /// instead of once per run). With a mean ablation, or a hidden or MLP width the SIMD vectors do not divide, each
-    /// run is its own patched pass from its layer and position. Throws as forward() does, naming `patches[i]` for a
-    /// bad run, and std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
+    /// run is its own patched pass from its layer and position. Throws as forward() does, naming `options.patches[i]` (the JS
+    /// API's names) for a bad run and `options.logitIds[j]` for an id outside the vocabulary, and std::invalid_argument for a request with its own `patch`, no runs, or a model without a head.
     /// With `logit_ids` (token ids, in any order; empty: whole rows), only those logits: [runs, logit_ids.size()],
     /// column j token logit_ids[j]'s, the same bits as in the whole row, and the head computes only the packed
     /// panels that hold them (a logit difference of two tokens: at most 16 of GPT-2's 50,257 columns in the .wasm).
-    /// A position where request.patch_from holds the head's own context in request's pass, bit for bit (every
-    /// position before the first token a clean and a corrupted prompt differ in), changes nothing and is skipped;
-    /// a run of such positions alone gives the unpatched pass's logits.
+    /// In the batched path (not a mean ablation, nor widths the SIMD vectors do not divide), a position where
+    /// request.patch_from holds the head's own context in request's pass, bit for bit (every position before the
+    /// first token a clean and a corrupted prompt differ in), changes nothing and is skipped; a run of such
+    /// positions alone gives the unpatched pass's logits. Elsewhere it runs: the same bits either way.
     Tensor patch_each(const Request& request, const std::vector<PatchRun>& runs, ForwardCache& cache,
                       const std::vector<std::int32_t>& logit_ids = {});
 

@@ -20,14 +20,6 @@ namespace {
 
 std::int32_t argmax(const float* x, std::size_t n) { return std::int32_t(std::max_element(x, x + n) - x); }
 
-std::vector<float> floats(std::uint64_t n, const char* call, const char* what)
-{
-    if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(json::join({call, ": ", what, ": too large to address"}));
-    std::vector<float> v;
-    resize_floats(v, std::size_t(n), call, what);
-    return v;
-}
-
 // Refuses, before any decoding, a worst case whose caches and maps would pass the budget: the message names the
 // option that bounds it.
 void check_budget(const char* call, std::uint64_t bytes, std::size_t steps, const char* option)

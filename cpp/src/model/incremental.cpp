@@ -89,14 +89,6 @@ std::size_t reusable_rows(const plan::Plan& p, const ForwardCache::State& st, co
     return shared / query_block * query_block;
 }
 
-std::vector<float> floats(std::uint64_t n, const char* call, const char* what)
-{
-    if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(json::join({call, ": ", what, ": too large to address"}));
-    std::vector<float> v;
-    resize_floats(v, std::size_t(n), call, what);
-    return v;
-}
-
 // Room for `T` positions and the next few appended (a typist's next keys) without moving the first `keep` of each
 // layer again.
 void make_room(ForwardCache::State& st, const plan::Stack& s, std::size_t T, std::size_t keep, const char* call)
@@ -238,6 +230,14 @@ Tensor grown(Tensor t, std::size_t rows)
 
 }  // namespace
 
+std::vector<float> floats(std::uint64_t n, const char* call, const char* what)
+{
+    if (n > std::uint64_t(SIZE_MAX / sizeof(float))) throw std::length_error(json::join({call, ": ", what, ": too large to address"}));
+    std::vector<float> v;
+    resize_floats(v, std::size_t(n), call, what);
+    return v;
+}
+
 const float* kept_layer_input(const ForwardCache::State& st, const Transformer& model, const Transformer::Request& r, std::size_t layer)
 {
     if (st.model && st.model != &model) throw std::invalid_argument(json::join({r.call, ": cache: it holds another model's pass"}));
@@ -358,14 +358,15 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     r.patch_positions.clear();
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const PatchRun& run = runs[i];
-        if (run.layer >= L) fail({"patches[", json::Num(i), "].layer: expected 0 to ", json::Num(L - 1), ", got ", json::Num(run.layer)});
-        if (run.head >= H) fail({"patches[", json::Num(i), "].head: expected 0 to ", json::Num(H - 1), ", got ", json::Num(run.head)});
+        if (run.layer >= L) fail({"options.patches[", json::Num(i), "].layer: expected 0 to ", json::Num(L - 1), ", got ", json::Num(run.layer)});
+        if (run.head >= H) fail({"options.patches[", json::Num(i), "].head: expected 0 to ", json::Num(H - 1), ", got ", json::Num(run.head)});
         for (std::size_t j = 0; j < run.positions.size(); ++j)
             if (run.positions[j] < 0 || std::size_t(run.positions[j]) >= T)
-                fail({"patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1), ", got ",
+                fail({"options.patches[", json::Num(i), "].positions[", json::Num(j), "]: expected a position from 0 to ", json::Num(T - 1), ", got ",
                       run.positions[j] < 0 ? "-" : "", json::Num(std::uint64_t(std::abs(std::int64_t(run.positions[j]))))});
     }
-    model::check_id_range(call, "logitIds", logit_ids, V);
+    // Named as the JS API names them (docs/errors.md: the method and the option), as the binding's own checks do.
+    model::check_id_range(call, "options.logitIds", logit_ids, V);
     // The request and patchFrom checked as the first run's before any pass: a refused call leaves the cache as it was.
     r.patch.assign(L * H, 0);
     r.patch[runs[0].layer * H + runs[0].head] = 1;
@@ -373,7 +374,7 @@ Tensor Transformer::patch_each(const Request& request, const std::vector<PatchRu
     r.patch.clear();
     // The cache holds the unpatched pass every run resumes from.
     if (!model::resumable(st, r) || !st.model) forward(r, cache);
-    std::vector<float> last(runs.size() * d);
+    std::vector<float> last = model::floats(std::uint64_t(runs.size()) * d, call, "the runs' last rows");
     if (model::batchable(*impl_, r)) {
         // The runs of each layer in one batched pass (patch_runs.cpp), their last rows put back in the runs' order.
         const model::KeptPass kept{st.layer_inputs.data.data(), st.keys.data(), st.values.data(), st.capacity, st.out.hidden.data.data()};

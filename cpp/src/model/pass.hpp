@@ -81,6 +81,9 @@ const float* kept_layer_input(const ForwardCache::State& cache, const Transforme
 const float* kept_output(const ForwardCache::State& cache);
 /// Throws std::invalid_argument naming `call` and the field for a request the model cannot run (transformer.cpp).
 void check_request(const plan::Plan& p, const Transformer::Request& r, const char* call);
+/// `n` floats, zeroed: std::length_error naming `call` and `what` when n cannot be addressed (a product of sizes
+/// computed in 64 bits, so a 32-bit size_t cannot wrap), and an allocation that fails as resize_floats() names it.
+std::vector<float> floats(std::uint64_t n, const char* call, const char* what);
 /// Throws std::invalid_argument naming `call` and `name`[i] for an id outside 0 to vocab − 1 (transformer.cpp).
 void check_id_range(const char* call, const char* name, const std::vector<std::int32_t>& ids, std::size_t vocab);
 /// trace() of the main stack's self-attention at `layer`, from `input` (kept_layer_input) instead of the embeddings.
