@@ -1,5 +1,5 @@
 // Types of cache-export.js: a forward pass as a safetensors file under TransformerLens's hook names.
-import type { AblatedHead, Model } from './model.js';
+import type { AblatedHead, Model, NumberList } from './model.js';
 
 /** One hook of a cache: `blocks.{l}.attn.hook_pattern` `[1, heads, T, T]`, `blocks.{l}.hook_resid_pre` `[1, T, d]`, … */
 export interface CacheHook {
@@ -32,13 +32,13 @@ export interface ExportedCache {
 }
 
 /** The hooks and the exact byte size a cache of `input` would have, before anything is computed. */
-export function cachePlan(model: Model, input: string | ArrayLike<number>, options?: CacheOptions): CachePlan;
+export function cachePlan(model: Model, input: string | NumberList, options?: CacheOptions): CachePlan;
 
 /**
  * One forward pass of `input` (text or ids) as a safetensors file under TransformerLens's hook names, batch dimension
  * 1: hook_resid_pre / hook_resid_mid / hook_resid_post, attn.hook_q / hook_k / hook_v (before QK-norm and RoPE;
  * k and v per key/value head), attn.hook_pattern, attn.hook_z, ln_final.hook_normalized. Causal and encoder models.
  */
-export function exportCache(model: Model, input: string | ArrayLike<number>, options?: CacheOptions & {
-  attentionMask?: ArrayLike<number>; tokenTypeIds?: ArrayLike<number>; ablate?: AblatedHead[]; ablation?: 'zero' | 'mean';
+export function exportCache(model: Model, input: string | NumberList, options?: CacheOptions & {
+  attentionMask?: NumberList; tokenTypeIds?: NumberList; ablate?: AblatedHead[]; ablation?: 'zero' | 'mean';
 }): ExportedCache;

@@ -280,7 +280,7 @@ export type {
   AblatedHead, AblatedSeq2SeqHead, AttentionTrace, LanguageModelForwardOptions, LanguageModelForwardResult, ModelArchitecture,
   ModelForwardOptions, ModelForwardResult, PretrainedConfig,
   PretrainedForwardOptions, PretrainedForwardResult, PretrainedModel, PretrainedTrace, RopePositions, StackArchitecture, Trace, TraceOptions,
-  TrainedLanguageModel, LensToken, LogitLens, HeadCircuits,
+  TrainedLanguageModel, LensToken, LogitLens, HeadCircuits, NumberList,
 } from './model.js';
 export type { AttentionView, SinkMassOptions } from './research.js';
 export { hideKeys, sinkMass, valueWeighted } from './research.js';
