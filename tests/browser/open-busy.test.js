@@ -1,6 +1,6 @@
 // Issue #33 item 3: while an opened model's Worker computes a new input, the maps shown are of the old one: the section
-// is marked busy (dimmed and "computing…", shown by CSS only once the pass has taken 200 ms) and unmarked when the new
-// maps arrive. In both languages, on the sample model.
+// is marked busy (dimmed and "computing…", shown by CSS only once the pass has taken 200 ms), and so are the tokens and
+// predictions under the text box, and unmarked when the new maps arrive. In both languages, on the sample model.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, settled } from './helpers.js';
@@ -22,16 +22,22 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       window.__busySeen = [];
       const sec = document.querySelector('#open-section');
       const note = document.querySelector('#open-busy');
-      new MutationObserver(() => window.__busySeen.push([sec.classList.contains('busy'), sec.getAttribute('aria-busy'), note.textContent]))
-        .observe(sec, { attributes: true, attributeFilter: ['class', 'aria-busy'], subtree: true, childList: true, characterData: true });
+      // The tokens and predictions under the text box belong to the old input too: marked with the maps.
+      const row = document.querySelector('#open-text-row'), chips = document.querySelector('#open-tokens');
+      const record = () => window.__busySeen.push([sec.classList.contains('busy'), sec.getAttribute('aria-busy'), note.textContent,
+        row.classList.contains('busy'), chips.getAttribute('aria-busy')]);
+      for (const el of [sec, row]) new MutationObserver(record).observe(el, { attributes: true, attributeFilter: ['class', 'aria-busy'], subtree: true, childList: true, characterData: true });
     });
     await page.fill('#open-text', lang === 'zh' ? '今天天气很好' : 'A new sentence to read.');
     await settled(page);
     await page.waitForFunction(() => !document.querySelector('#open-section').classList.contains('busy'), null, { timeout: 20_000 });
     const seen = await page.evaluate(() => window.__busySeen);
-    assert.ok(seen.some(([busy, aria, note]) => busy && aria === 'true' && note === WORDS[lang]), JSON.stringify(seen.slice(0, 6)));
+    assert.ok(seen.some(([busy, aria, note, rowBusy, chipsAria]) => busy && aria === 'true' && note === WORDS[lang] && rowBusy && chipsAria === 'true'),
+      JSON.stringify(seen.slice(0, 6)));
     // Done: not busy, nothing said, and the note hidden until the next pass.
     assert.equal(await page.$eval('#open-section', (s) => s.getAttribute('aria-busy')), 'false');
+    assert.equal(await page.$eval('#open-text-row', (s) => s.classList.contains('busy')), false);
+    assert.equal(await page.getAttribute('#open-tokens', 'aria-busy'), 'false');
     assert.equal(await page.textContent('#open-busy'), '');
     assert.equal(await page.$eval('#open-busy', (e) => getComputedStyle(e).visibility), 'hidden');
     assert.deepEqual(problems, []);

@@ -193,6 +193,8 @@ export function createOpenFrameView({ continueTokens }) {
       const sec = $('#open-section');
       sec.classList.toggle('busy', !!r.stale);
       sec.setAttribute('aria-busy', String(!!r.stale));
+      $('#open-text-row').classList.toggle('busy', !!r.stale);
+      for (const sel of ['#open-tokens', '#open-predict']) $(sel).setAttribute('aria-busy', String(!!r.stale));
       text($('#open-busy'), r.stale ? t('open.computing') : '');
       tokens(r);
       fold();
