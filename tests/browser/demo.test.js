@@ -326,7 +326,7 @@ test('the interface follows navigator.language and switches language', async () 
   assert.equal(await zh.page.textContent('#maps-title'), 'Attention weights, head by head');
   assert.equal(await zh.page.textContent('#lang-btn'), '中文');
   await zh.page.click('#lang-btn');
-  assert.equal(await zh.page.textContent('#steps-title'), '三个步骤：跟踪一个查询词元');
+  assert.equal(await zh.page.textContent('#steps-title'), '注意力的每一步：跟踪一个查询词元');
   assert.deepEqual(zh.problems, []);
   await zh.close();
   const en = await open('', { locale: 'en-GB' });

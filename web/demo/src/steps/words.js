@@ -2,7 +2,7 @@
 // its first step, the layer's input, in English and Chinese (merged into i18n.js).
 export const STEPS_MESSAGES = {
   en: {
-    'sec.steps': 'The three steps, for one query token',
+    'sec.steps': 'Attention step by step, for one query token',
     'sec.stepsText': 'Follow one token through one head: score, scale, softmax, then mix the values. The numbers are recomputed from the layer’s weights and checked against the WASM result.',
     'steps.query': 'Query token',
     'steps.head': 'Head',
@@ -52,7 +52,7 @@ export const STEPS_MESSAGES = {
     'step0.cross': 'In cross-attention only q comes from this vector: k and v come from the encoder’s output for each source word (after its final LayerNorm), so the keys below are the source words.',
   },
   zh: {
-    'sec.steps': '三个步骤：跟踪一个查询词元',
+    'sec.steps': '注意力的每一步：跟踪一个查询词元',
     'sec.stepsText': '跟着一个词元走过一个头：打分、缩放、softmax，再混合各个值。这些数字由该层的权重重新计算，并与 WASM 的结果核对。',
     'steps.query': '查询词元',
     'steps.head': '头',
