@@ -72,14 +72,16 @@ async function hovered(page) {
   return out;
 }
 
-const marks = (page) => page.$$eval('#open-mark-grid, #open-mark-maps, #open-mark-hv, #legend-view', (els) => els.map((e) => (e.hidden ? '' : e.textContent)));
+/** The marks over the grid, the layer's maps and the head view, and the legend's title, in that order. */
+const marks = (page) => page.evaluate(() => ['#open-mark-grid', '#open-mark-maps', '#open-mark-hv', '#legend .legend-title']
+  .map((sel) => document.querySelector(sel)).map((e) => (e.hidden ? '' : e.textContent)));
 
 test('gpt2-lm: a key hidden and rows renormalised, marked as a view over every map, follows the key picked', async () => {
   const ref = research('gpt2-lm');
   const { page, problems, close } = await opened('gpt2-lm');
   const T = ref.ids.length;
   sameMaps((await mapsNow(page, 'weights')).data, ref.attention, 'the weights');
-  assert.deepEqual(await marks(page), ['', '', '', '']);
+  assert.deepEqual(await marks(page), ['', '', '', 'attention weight']);
 
   await page.selectOption('#open-show', 'hidden');
   let m = await mapsNow(page, 'hidden');
@@ -113,7 +115,7 @@ test('gpt2-lm: a key hidden and rows renormalised, marked as a view over every m
 
   await page.selectOption('#open-show', 'weights');
   sameMaps((await mapsNow(page, 'weights')).data, ref.attention, 'the weights again');
-  assert.deepEqual(await marks(page), ['', '', '', '']);
+  assert.deepEqual(await marks(page), ['', '', '', 'attention weight']);
   assert.deepEqual(problems, []);
   await close();
 });
@@ -190,7 +192,7 @@ for (const [lang, locale, words] of [['en', 'en-US', /not the model/], ['zh', 'z
     await page.waitForSelector('#open-sinks-out td[data-kind="norms"][data-value]', { timeout: 20_000 });
     await mapsNow(page, 'hidden');
     assert.match(await page.textContent('#open-mark-maps'), words);
-    assert.match(await page.textContent('#legend-view'), words);
+    assert.match(await page.textContent('#legend .legend-title'), words);
     for (const [width, label] of [[1280, 'desktop'], [390, 'phone']]) {
       await page.setViewportSize({ width, height: 844 });
       await settled(page);

@@ -1,7 +1,7 @@
 // The choice of what an opened model's maps show (beside the colour map and scale): the attention weights, the
 // weights with one key hidden and rows renormalised, or value-weighted α·‖v‖; and the key that the hidden view and
-// the sink mass use. While a view is chosen, a mark over every map it draws, and in the legend, says it is a view and
-// not the model. The maps themselves come from research/maps.js through the session.
+// the sink mass use. While a view is chosen, a mark over every map it draws, and the legend's title, say it is a view
+// and not the model. The maps themselves come from research/maps.js through the session.
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { shownKey } from './maps.js';
@@ -11,7 +11,7 @@ export const viewMark = (view) => (!view ? ''
   : view.waiting ? t(view.waiting === 'norms' ? 'rs.markWaiting' : 'rs.markComputing')
   : view.shows === 'hidden' ? t('rs.markHidden', { i: view.key, token: view.token }) : t('rs.markValue'));
 
-/** The legend's shorter mark, also the exported figure's; '' for the weights (and while the norms are computed). */
+/** The legend's title for a view, also the exported figure's; '' for the weights (and while the norms are computed). */
 export const viewLegend = (view) => (!view || view.waiting ? ''
   : view.shows === 'hidden' ? t('rs.legendHidden', { i: view.key }) : t('rs.legendValue'));
 
@@ -36,10 +36,11 @@ export function createShowsView(app) {
       if (m.textContent !== text) m.textContent = text;
       m.classList.toggle('waiting', !!view?.waiting);
     });
-    const legend = $('#legend-view');
-    const note = viewLegend(view);
-    legend.hidden = !note;
-    if (legend.textContent !== note) legend.textContent = note;
+    // The legend's title names what the colours are: a view's quantity, marked as a view, instead of "attention weight".
+    const title = $('#legend .legend-title');
+    const note = viewLegend(view), said = note || t('legend');
+    if (title.textContent !== said) title.textContent = said;
+    title.classList.toggle('legend-view', !!note);
   }
 
   return {
