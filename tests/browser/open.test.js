@@ -139,7 +139,7 @@ test('llama-gqa: key/value heads grouped and named; RoPE is a step of its own; t
   // An id outside the vocabulary: the input is wrong, not the load.
   await page.fill('#open-text', '1 5 99');
   await page.waitForSelector('#open-input-error:not([hidden])', { timeout: 20_000 });
-  assert.match(await page.textContent('#open-input-error'), /^The model is loaded, but this input cannot be run: token ids are whole numbers from 0 to 47/);
+  assert.equal(await page.textContent('#open-input-error'), 'The model is loaded, but this input cannot be run: token ids are whole numbers from 0 to 47; “99” (at position 2) is not one.');
   assert.doesNotMatch(await page.textContent('#open-status'), /could not be opened/);
   await page.fill('#open-text', '1 5 9 3 7 2');
   await page.waitForSelector('#open-input-error', { state: 'hidden', timeout: 20_000 });

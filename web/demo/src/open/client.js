@@ -69,6 +69,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
         if (data.error.name === 'AbortError') err.name = 'AbortError';
         if (data.error.memory) err.memory = data.error.memory; // a failed load's WebAssembly memory before and after
         if (data.error.kept) err.kept = true; // a failed load left the model open before it as it was
+        if (data.error.badId) err.badId = data.error.badId; // a typed token id that is not one: { word, at, max }
         p.reject(err);
       } else p.resolve(data.value);
     };

@@ -186,7 +186,7 @@ export function createOpenFrameView({ continueTokens }) {
       // The model loaded: an input it cannot run (ids out of range) is said as such, beside the text box, not as a failed load.
       const bad = $('#open-input-error');
       bad.hidden = !r.error;
-      if (r.error) text(bad, t('open.inputError', { msg: r.error.message }));
+      if (r.error) text(bad, t('open.inputError', { msg: r.error.badId ? t('open.badId', r.error.badId) : r.error.message }));
       if (r.empty) { $('#open-tokens').innerHTML = ''; fold(); html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
       text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
       // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).

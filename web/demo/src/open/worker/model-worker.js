@@ -71,8 +71,15 @@ function encode(input) {
 function encodeAll({ text, pair }) {
   // Without tokenizer.json the page takes token ids, written out (`15496 11 995`).
   if (!model.hasTokenizer) {
-    const ids = String(text).split(/[\s,]+/).filter(Boolean).map(Number);
-    if (ids.some((x) => !Number.isInteger(x) || x < 0 || x >= model.config.vocabSize)) throw new RangeError(`token ids are whole numbers from 0 to ${model.config.vocabSize - 1}`);
+    const words = String(text).split(/[\s,]+/).filter(Boolean);
+    const ids = words.map(Number);
+    const bad = ids.findIndex((x) => !Number.isInteger(x) || x < 0 || x >= model.config.vocabSize);
+    if (bad >= 0) {
+      // The page says it in its language, naming what was typed (open/frame.js); the message is for anyone else.
+      const error = new RangeError(`token ids are whole numbers from 0 to ${model.config.vocabSize - 1}; "${words[bad].slice(0, 40)}" is not one`);
+      error.badId = { word: words[bad].slice(0, 40), at: bad, max: model.config.vocabSize - 1 };
+      throw error;
+    }
     return { ids, tokens: ids.map(String), tokenTypeIds: null };
   }
   if (model.kind === 'encoder') return model.tokenize(text, pair ? { pair } : undefined);
@@ -250,6 +257,6 @@ self.onmessage = async ({ data }) => {
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
     self.postMessage({ type: 'reply', id: data.id, value }, transfer);
   } catch (error) {
-    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory, kept: error.kept } });
+    self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory, kept: error.kept, badId: error.badId } });
   }
 };
