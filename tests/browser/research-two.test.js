@@ -51,6 +51,14 @@ test('the IOI prompts are prefilled; how far each head moved and one head patche
     assert.ok(Math.abs(v - expected) < 1e-5, `layer ${l} head ${h}: ${v} shown, ${expected} in float64`);
   }
   assert.equal(await page.locator('#open-compare-out canvas').count(), 4); // clean, corrupted, difference, per head
+  // The layers × heads map has its colour key, and a click on a head's cell (below the heads' names) picks that head.
+  assert.equal(await page.$eval('#open-compare-out .rs-moved-legend', (e) => e.dataset.top), '1');
+  const map = page.locator('#open-compare-out canvas.rs-moved-map');
+  const cell = Number(await map.getAttribute('data-cell'));
+  await map.click({ position: { x: 30 + 1.5 * cell, y: 16 + 1.5 * cell } });
+  await page.waitForFunction(() => document.querySelector('#open-layer').value === '1' && document.querySelector('#open-head').value === '1', null, { timeout: 5000 });
+  await page.selectOption('#open-layer', '0');
+  await page.selectOption('#open-head', '0');
 
   // Layer 2, head 2 (indices 1, 1), patched at each position in turn.
   await page.selectOption('#open-layer', '1');

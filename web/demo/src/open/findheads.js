@@ -2,10 +2,10 @@
 // layers × heads map with the strongest heads ranked; a click on a map or a ranked head picks it.
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { drawHeadMap, ranked, strongest } from './headmap.js';
+import { drawHeadMap, ranked, strongest, HEAD_LABELS_TOP } from './headmap.js';
 
 const KINDS = ['previous', 'induction', 'first'];
-const CELL = 14, LEFT = 30, TOP = 4;
+const CELL = 14, LEFT = 30, TOP = HEAD_LABELS_TOP;
 
 /** @param {{ pick: (layer: number, head: number) => void, run: () => void }} app */
 export function createFindHeadsView(app) {

@@ -22,11 +22,15 @@ export function outlineHead(ctx, layer, head, { cell, left, top }) {
   ctx.strokeRect(left + head * cell + 1, top + layer * cell + 1, cell - 2, cell - 2);
 }
 
+/** The margin above a head map that holds its heads' names (drawHeadMap's `top` at least this). */
+export const HEAD_LABELS_TOP = 16;
+
 /**
  * Draws scores[layer * H + head] on canvas `c` at the screen's pixel ratio: a `cell`-pixel square per head right of
- * `left` and below `top`, each layer's short name on its row. A score in [0, 1] takes colour map `cmap`'s colour;
- * with `signed`, a score in [−1, 1] takes `colors` (paint.js' lutOf over [0, 1], at (score + 1) / 2), a score that
- * is not finite the middle. Returns the 2D context (CSS pixels, labels' font set) for what the caller adds.
+ * `left` and below `top`, each layer's short name on its row and, when `top` is at least HEAD_LABELS_TOP, the heads'
+ * names above their columns (every head's when they fit, else every fourth). A score in [0, 1] takes colour map
+ * `cmap`'s colour; with `signed`, a score in [−1, 1] takes `colors` (paint.js' lutOf over [0, 1], at (score + 1) / 2),
+ * a score that is not finite the middle. Returns the 2D context (CSS pixels, labels' font set) for what the caller adds.
  */
 export function drawHeadMap(c, scores, L, H, { cell, left, top, cmap, colors, signed = false }) {
   const w = left + H * cell, h = top + L * cell;
@@ -37,5 +41,11 @@ export function drawHeadMap(c, scores, L, H, { cell, left, top, cmap, colors, si
   ctx.fillStyle = '#333';
   ctx.textBaseline = 'middle';
   for (let l = 0; l < L; l++) ctx.fillText(t('mv.layerShort', { n: l + 1 }), 0, top + l * cell + cell / 2);
+  if (top >= HEAD_LABELS_TOP) {
+    ctx.textAlign = 'center';
+    const every = cell >= 24 ? 1 : 4;
+    for (let hh = 0; hh < H; hh += every) ctx.fillText(t('mv.headShort', { n: hh + 1 }), left + hh * cell + cell / 2, top / 2);
+    ctx.textAlign = 'start';
+  }
   return ctx;
 }

@@ -3,7 +3,7 @@
 // map shows the logit difference each recovers: 0 = the corrupted run's, 1 = the clean run's.
 import { t } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { drawHeadMap, strongest } from './headmap.js';
+import { drawHeadMap, strongest, HEAD_LABELS_TOP } from './headmap.js';
 import { sampleIds } from './hash.js';
 import { lutOf } from '../maps/paint.js';
 
@@ -12,7 +12,7 @@ const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
 /** An encoder's two prompts (compared, not patched): one word changed. */
 const ENCODER_PAIR = ['The dogs played in the park.', 'The cats played in the park.'];
 
-const LEFT = 30, TOP = 16;
+const LEFT = 30, TOP = HEAD_LABELS_TOP;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
 // stays apart under the common colour-vision deficiencies.
 const BLUE = [0, 114, 178], ORANGE = [213, 94, 0];
@@ -87,11 +87,7 @@ export function createPatchingView(app) {
       const c = out.querySelector('canvas');
       // Cells large enough to see on a small model, small enough that a 12 × 12 (or wider) one fits a phone.
       const CELL = Math.max(14, Math.min(36, Math.floor(320 / H)));
-      const ctx = drawHeadMap(c, v, L, H, { cell: CELL, left: LEFT, top: TOP, colors: PATCH_COLORS, signed: true });
-      ctx.textAlign = 'center';
-      // Every head's label when they fit, else every fourth.
-      const every = CELL >= 24 ? 1 : 4;
-      for (let hh = 0; hh < H; hh += every) ctx.fillText(t('mv.headShort', { n: hh + 1 }), LEFT + hh * CELL + CELL / 2, TOP / 2);
+      drawHeadMap(c, v, L, H, { cell: CELL, left: LEFT, top: TOP, colors: PATCH_COLORS, signed: true });
       c.setAttribute('aria-label', `${caption} ${strongest(v, L, H)}`);
     },
   };

@@ -3,9 +3,9 @@
 // into the corrupted one at one position at a time. The prompts are the Patching form's fields (open/patching.js).
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { drawHeadMap, strongest } from '../open/headmap.js';
+import { drawHeadMap, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
 import { colour, PATCH_COLORS } from '../open/patching.js';
-import { drawHeatmap, plainLayout, prepareCanvas } from '../maps/heatmap.js';
+import { drawHeatmap, paintLegend, plainLayout, prepareCanvas } from '../maps/heatmap.js';
 
 /**
  * Per head ([layers × heads]), how far its weights moved between two maps `[L, H, T, T]` of the same T: the mean over
@@ -32,6 +32,9 @@ function drawMap(canvas, data, offset, T, cell, colours) {
   drawHeatmap(prepareCanvas(canvas, layout.width, layout.height), layout, { data, offset, vmax: 1, scale: 'one', ...colours });
 }
 
+/** The layers × heads map's margins: layer names at its left, head names above it. */
+const MOVED_LEFT = 30, MOVED_TOP = HEAD_LABELS_TOP;
+
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, cancel: () => void }} app */
 export function createCompareView(app) {
   const o = () => app.state.open;
@@ -54,7 +57,7 @@ export function createCompareView(app) {
     const c = e.target.closest('canvas.rs-moved-map');
     if (!c) return;
     const rect = c.getBoundingClientRect(), cell = Number(c.dataset.cell);
-    const layer = Math.floor((e.clientY - rect.top - 4) / cell), head = Math.floor((e.clientX - rect.left - 30) / cell);
+    const layer = Math.floor((e.clientY - rect.top - MOVED_TOP) / cell), head = Math.floor((e.clientX - rect.left - MOVED_LEFT) / cell);
     if (layer >= 0 && head >= 0 && layer < Number(c.dataset.layers) && head < Number(c.dataset.heads)) app.pick(layer, head);
   });
   let drawnCompare = null, drawnPositions = null;
@@ -81,7 +84,9 @@ export function createCompareView(app) {
       const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
       // The click hint is apart so that the HTML export, which has no script, leaves it out.
       const click = `<span class="rs-live">${getLang() === 'zh' ? '' : ' '}${escapeHtml(t('rs.movedClick'))}</span>`;
-      html += `<figure class="rs-moved"><figcaption>${escapeHtml(t('rs.moved'))}${click}</figcaption><canvas class="rs-moved-map" role="img"></canvas></figure>
+      // Its colours are the colour map's over 0 … 1, as the key under it says.
+      const key = `<div class="legend rs-moved-legend" aria-hidden="true"><span class="legend-bar"></span><span class="legend-ticks"><span>0</span><span class="mid"></span><span class="max"></span></span></div>`;
+      html += `<figure class="rs-moved"><figcaption>${escapeHtml(t('rs.moved'))}${click}</figcaption><canvas class="rs-moved-map" role="img"></canvas>${key}</figure>
         <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
     }
     out.innerHTML = html;
@@ -106,7 +111,8 @@ export function createCompareView(app) {
     const mc = out.querySelector('canvas.rs-moved-map');
     const mcell = Math.max(14, Math.min(36, Math.floor(320 / H)));
     Object.assign(mc.dataset, { cell: mcell, layers: L, heads: H });
-    drawHeadMap(mc, scores, L, H, { cell: mcell, left: 30, top: 4, cmap: state.cmap });
+    drawHeadMap(mc, scores, L, H, { cell: mcell, left: MOVED_LEFT, top: MOVED_TOP, cmap: state.cmap });
+    paintLegend(out.querySelector('.rs-moved-legend'), { cmap: state.cmap, top: 1 });
     mc.setAttribute('aria-label', `${t('rs.moved')} ${strongest(scores, L, H)}`);
   }
 
