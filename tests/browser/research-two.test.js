@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, ART } from './helpers.js';
 import { HF, filesOf } from './open-helpers.js';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { gpt2 } from './gpt2-float64.js';
 
 useBrowser();
@@ -76,6 +77,29 @@ test('the IOI prompts are prefilled; how far each head moved and one head patche
     assert.ok(Math.abs(v - expected) < 1e-3, `position ${p}: ${v} shown, ${expected} in float64`);
   }
   assert.match(await page.textContent('#open-research-status'), /Layer 2 head 2 patched at each of 8 positions/);
+  // A gap of 0.198 between the two logit differences: no warning.
+  assert.equal(await page.locator('#open-positions-out [data-near]').count(), 0);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('answers the two prompts barely tell apart: the maps of recovered fractions say the gap is small', async () => {
+  const { page, problems, close } = await opened('gpt2-lm');
+  // "the" against "a" after "…on the mat" and "…on the hat": the gap of the float64 GPT-2's logit differences.
+  const [clean, corrupted, a, b] = ['the cat sat on the mat', 'the cat sat on the hat', 'the', 'a'];
+  const tokenizer = new Tokenizer(...['tokenizer.json', 'tokenizer_config.json'].map((f) => JSON.parse(readFileSync(join(HF, 'gpt2-lm', f), 'utf8'))));
+  const ids = (text) => tokenizer.encode(text).ids;
+  const [A, B] = [ids(a)[0], ids(b)[0]];
+  const difference = (text) => { const { logits } = ref.forward(ids(text)); return logits[A] - logits[B]; };
+  const expected = Math.abs(difference(clean) - difference(corrupted));
+  assert.ok(expected < 0.1, `the float64 gap is ${expected}`);
+  await run(page, '#open-patch-btn', [clean, corrupted, a, b]);
+  await page.waitForSelector('#open-patch-out canvas', { timeout: 20_000 });
+  const near = await page.textContent('#open-patch-out [data-near]');
+  assert.equal(near, `The two prompts’ logit differences are only ${expected.toFixed(3)} apart, and every fraction here is divided by that gap: a run’s small changes look large. Prompts that the model tells apart more give steadier fractions.`);
+  await page.click('#open-patchpos-btn');
+  await page.waitForSelector('#open-positions-out td[data-value]', { state: 'attached', timeout: 20_000 });
+  assert.match(await page.textContent('#open-positions-out [data-near]'), /every fraction here is divided by that gap/);
   assert.deepEqual(problems, []);
   await close();
 });

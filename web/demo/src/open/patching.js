@@ -12,6 +12,15 @@ const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
 /** An encoder's two prompts (compared, not patched): one word changed. */
 const ENCODER_PAIR = ['The dogs played in the park.', 'The cats played in the park.'];
 
+/**
+ * A recovered fraction divides by the clean and corrupted prompts' logit differences' gap: under NEAR_GAP (a tenth of
+ * a nat, about 10 % in the odds of A over B) the division turns a run's small changes into large fractions, and the
+ * map says so above itself. `value` has the two differences as `clean` and `corrupted`.
+ */
+const NEAR_GAP = 0.1;
+export const nearWarning = ({ clean, corrupted }) => (Math.abs(clean - corrupted) < NEAR_GAP
+  ? `<p class="warn" data-near>${escapeHtml(t('open.patchNear', { gap: Math.abs(clean - corrupted).toFixed(3) }))}</p>` : '');
+
 const LEFT = 30, TOP = HEAD_LABELS_TOP;
 // A diverging scale, white at 0: blue towards 1 (recovered), orange towards −1 (pushed further away); the pair
 // stays apart under the common colour-vision deficiencies.
@@ -81,7 +90,7 @@ export function createPatchingView(app) {
       const head = Array.from({ length: H }, (_, h) => `<th scope="col">${escapeHtml(t('head', { n: h + 1 }))}</th>`).join('');
       const rows = Array.from({ length: L }, (_, l) => `<tr><th scope="row">${escapeHtml(t('mv.layer', { n: l + 1 }))}</th>${
         Array.from({ length: H }, (_, h) => `<td data-layer="${l}" data-head="${h}" data-value="${v[l * H + h]}">${v[l * H + h].toFixed(3)}</td>`).join('')}</tr>`).join('');
-      out.innerHTML = `<figure class="open-patch-map"><figcaption>${escapeHtml(caption)}</figcaption><canvas role="img"></canvas>
+      out.innerHTML = `<figure class="open-patch-map"><figcaption>${escapeHtml(caption)}</figcaption>${nearWarning(s.value)}<canvas role="img"></canvas>
         <p class="hint">${escapeHtml(t('open.patchScale'))}</p></figure>
         <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
       const c = out.querySelector('canvas');

@@ -4,7 +4,7 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
 import { drawHeadMap, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
-import { colour, PATCH_COLORS } from '../open/patching.js';
+import { colour, nearWarning, PATCH_COLORS } from '../open/patching.js';
 import { drawHeatmap, paintLegend, plainLayout, prepareCanvas } from '../maps/heatmap.js';
 
 /**
@@ -125,7 +125,7 @@ export function createCompareView(app) {
     out.dataset.lang = state.lang;
     const head = v.tokens.map((s, i) => `<th scope="col" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}<sub>${i}</sub></th>`).join('');
     const cells = Array.from(v.recovered, (x, p) => `<td data-position="${p}" data-value="${x}" style="background:${colour(x)}">${x.toFixed(3)}</td>`).join('');
-    out.innerHTML = `<h4>${escapeHtml(t('rs.posTitle', { l: v.layer + 1, h: v.head + 1 }))}</h4><p class="hint">${escapeHtml(t('rs.posText'))} ${escapeHtml(t('open.patchScale'))}</p>
+    out.innerHTML = `<h4>${escapeHtml(t('rs.posTitle', { l: v.layer + 1, h: v.head + 1 }))}</h4><p class="hint">${escapeHtml(t('rs.posText'))} ${escapeHtml(t('open.patchScale'))}</p>${nearWarning(v)}
       <div class="rs-positions-table" role="region" tabindex="0" aria-label="${escapeAttr(t('rs.posTable'))}"><table><thead><tr><th scope="row">${escapeHtml(t('rs.position'))}</th>${head}</tr></thead>
       <tbody><tr><th scope="row">${escapeHtml(t('rs.recovered'))}</th>${cells}</tr></tbody></table></div>`;
   }
