@@ -155,3 +155,27 @@ test('the next character\'s list keeps its width beside its label at 1280 px', a
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('an exported figure of a long input leaves out the cells\' tooltips, which a short one keeps', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  // phi3-longrope-partial: 4,096 positions and no tokenizer (ids are typed).
+  await page.setInputFiles('#open-files', filesOf('phi3-longrope-partial'));
+  await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
+  const titles = async (T) => {
+    await page.fill('#open-text', Array.from({ length: T }, (_, i) => (i * 7) % 48).join(' '));
+    await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 20_000 });
+    await loaded(page);
+    await settled(page);
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-svg')]);
+    const text = readFileSync(await svg.path(), 'utf8');
+    assert.ok(text.includes(`data-q="${T - 1}" data-k="${T - 1}"`), 'every cell is drawn');
+    return { titles: (text.match(/<title/g) ?? []).length, bytes: text.length };
+  };
+  const short = await titles(12);
+  assert.ok(short.titles > 144, `${short.titles} titles at 12 tokens: one a cell`);
+  const long = await titles(200);
+  assert.ok(long.titles < 5, `${long.titles} titles at 200 tokens`);
+  assert.ok(long.bytes < 200 * 200 * 120, `${long.bytes} bytes at 200 tokens`);
+  assert.deepEqual(problems, []);
+  await close();
+});

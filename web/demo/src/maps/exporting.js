@@ -14,7 +14,13 @@ function fileBase(state, r, which) {
 }
 
 /** The page's colour scales under the names attnscope/figures gives them. */
-const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
+export const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
+
+/**
+ * A figure's cells get tooltips (an SVG <title> each) up to this many: past it a cell is a few pixels, too small to
+ * point at, and the titles are most of the file (500 tokens' 250,000 of them made a 34 MB HTML export).
+ */
+export const TOOLTIP_CELLS = 128 * 128;
 
 /** One map as a standalone SVG figure, drawn by the package's attnscope/figures (the same function a Node script uses). */
 export function svgFigure(state, r, spec) {
@@ -27,6 +33,7 @@ export function svgFigure(state, r, spec) {
     vmax: state.scale === 'one' ? 1 : undefined,
     colormap: state.cmap,
     labels: true,
+    tooltips: n <= TOOLTIP_CELLS,
     strings: { head: t('head', { n: '{n}' }), layer: t('mv.layer', { n: '{n}' }), weight: t('legend') },
   });
 }

@@ -5,9 +5,8 @@ import { heatmapSvg } from 'attnscope/figures';
 import { t } from '../i18n.js';
 import { download } from '../dom.js';
 import { viewLegend } from '../research/shows.js';
+import { FIGURE_SCALE, TOOLTIP_CELLS } from '../maps/exporting.js';
 
-/** The page's colour scales under the names attnscope/figures gives them. */
-const FIGURE_SCALE = { rest: 'excludeFirstKey', max: 'linear', row: 'row', one: 'linear' };
 
 /** The SVG of the selected head of `r` (an opened model's result). */
 export function openFigureSvg(state, r) {
@@ -20,6 +19,7 @@ export function openFigureSvg(state, r) {
     scale: FIGURE_SCALE[state.scale] ?? 'linear',
     vmax: state.scale === 'one' ? 1 : undefined,
     colormap: state.cmap,
+    tooltips: T * T <= TOOLTIP_CELLS,
     strings: { head: t('head', { n: '{n}' }), layer: t('mv.layer', { n: '{n}' }), weight: t('legend') },
   });
 }
