@@ -147,7 +147,7 @@ async function stepsVersusForward(page) {
   return { shown, sum, fresh };
 }
 
-test('the three-steps panel shows weights that sum to 1 and equal forward()', async () => {
+test('the steps panel shows weights that sum to 1 and equal forward()', async () => {
   const { page, problems, close } = await open(UNTRAINED);
   let { shown, sum, fresh } = await stepsVersusForward(page);
   assert.deepEqual(fresh.shape, [4, 12, 12]);

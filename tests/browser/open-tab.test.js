@@ -31,6 +31,8 @@ for (const [lang, locale, width] of [['en', 'en-US', 1280], ['zh', 'zh-CN', 390]
     await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length > 8, null, { timeout: 20_000 });
     await settled(page);
     const T = await page.locator('#open-tokens .tok').count();
+    // The header's badge times the opened model's pass.
+    assert.match(await page.textContent('#timing'), lang === 'zh' ? /^前向计算（WASM）\d+\.\d 毫秒$/ : /^forward \(WASM\) \d+\.\d ms$/);
     const range = page.locator('#query-range');
     assert.equal(await range.getAttribute('max'), String(T - 1));
     assert.equal(await range.inputValue(), String(T - 1));

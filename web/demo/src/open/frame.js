@@ -170,6 +170,10 @@ export function createOpenFrameView({ continueTokens }) {
         b.tabIndex = on ? 0 : -1;
       }
       document.body.dataset.kind = 'hf';
+      // The header's badge times the opened model's pass in its Worker, as it times the included models' own.
+      const badge = $('#timing'), ms = r.load.status === 'ready' && Number.isFinite(r.ms) ? r.ms : null;
+      text(badge, ms === null ? '' : t(r.translation ? 'timing.decode' : 'timing', { ms: ms.toFixed(1) }));
+      if (ms !== null) badge.dataset.ms = ms.toFixed(4);
       status(r.load, !!state.open.fromFiles);
       const ready = r.load.status === 'ready';
       $('#open-text-row').hidden = !ready;
