@@ -5,7 +5,7 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
 import { drawHeadMap, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
 import { colour, nearWarning, PATCH_COLORS } from '../open/patching.js';
-import { drawHeatmap, paintLegend, plainLayout, prepareCanvas } from '../maps/heatmap.js';
+import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
 
 /**
  * Per head ([layers × heads]), how far its weights moved between two maps `[L, H, T, T]` of the same T: the mean over
@@ -26,10 +26,13 @@ export function movedPerHead(a, b, L, H, T) {
   return out;
 }
 
-/** One T × T map drawn on a canvas as every map is (maps/heatmap.js), `cell` CSS pixels per weight, 0 … 1. */
-function drawMap(canvas, data, offset, T, cell, colours) {
-  const layout = plainLayout(T, T, cell);
-  drawHeatmap(prepareCanvas(canvas, layout.width, layout.height), layout, { data, offset, vmax: 1, scale: 'one', ...colours });
+/**
+ * One map of `tokens` (queries and keys) drawn on a canvas as every map is (maps/heatmap.js), within `width` CSS
+ * pixels, 0 … 1: the tokens on its axes where they fit, else indices at a round step.
+ */
+function drawMap(canvas, data, offset, tokens, width, colours) {
+  const layout = heatmapLayout(tokens, tokens, { width, maxCell: 36 });
+  drawHeatmap(prepareCanvas(canvas, layout.width, layout.height), layout, { data, offset, rows: tokens, cols: tokens, vmax: 1, scale: 'one', ...colours });
 }
 
 /** The layers × heads map's margins: layer names at its left, head names above it. */
@@ -90,12 +93,11 @@ export function createCompareView(app) {
         <details><summary>${escapeHtml(t('open.patchNumbers'))}</summary><div class="open-patch-table"><table><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
     }
     out.innerHTML = html;
-    const avail = Math.min(300, Math.max(120, (out.clientWidth || 600) - 10));
-    const T = Math.max(Ta, Tb), cell = Math.max(1, Math.floor(avail / T));
+    const avail = Math.min(300, Math.max(160, (out.clientWidth || 600) - 10));
     const at = (run) => (r.layer * H + r.head) * run.ids.length ** 2;
     for (const [run, cls, name] of [[A, 'rs-a', names[0]], [B, 'rs-b', names[1]]]) {
       const c = out.querySelector(`canvas.${cls}`);
-      drawMap(c, run.attention.data, at(run), run.ids.length, cell, { cmap: state.cmap });
+      drawMap(c, run.attention.data, at(run), run.tokens, avail, { cmap: state.cmap });
       c.setAttribute('aria-label', t('rs.mapLabel', { name: `${name} (${run.tokens.join(' ')})`, T: run.ids.length }));
     }
     if (!same) return;
@@ -106,7 +108,7 @@ export function createCompareView(app) {
     for (let k = 0; k < d.length; k++) d[k] = (d[k] / (top || 1) + 1) / 2;
     const dc = out.querySelector('canvas.rs-d');
     // Patching's scale, white at 0: a difference in [−1, 1] of its top, stored as (d + 1) / 2.
-    drawMap(dc, d, 0, Ta, cell, { colors: PATCH_COLORS });
+    drawMap(dc, d, 0, B.tokens, avail, { colors: PATCH_COLORS });
     dc.setAttribute('aria-label', t('rs.mapLabel', { name: t('rs.diff'), T: Ta }));
     const mc = out.querySelector('canvas.rs-moved-map');
     const mcell = Math.max(14, Math.min(36, Math.floor(320 / H)));
