@@ -204,11 +204,13 @@ test('decoding step by step: Step adds one token, Play runs to the end, Pause st
   assert.ok(await page.isEnabled('#dec-play'));
   assert.ok(await page.isDisabled('#dec-pause'));
   assert.ok(await page.isDisabled('#dec-step'));
-  assert.equal((await demo(page)).state.step, d.N);
-  // One step counter: the step the text and the weights are of (the one that wrote the last character, not <eos>).
+  // The end reached by Play is the finished view, as a date shown whole: the same state, weights and counter.
+  assert.equal((await demo(page)).state.step, -1);
+  // One step counter: every step written, and the step the text and the weights are of (the one that wrote the last
+  // character, not <eos>).
   await settled(page);
   const stepText = Number((await page.textContent('#decode')).match(/Step (\d+):/)[1]);
-  assert.equal(await page.textContent('#dec-counter'), `step ${stepText} of ${d.N}`);
+  assert.equal(await page.textContent('#dec-counter'), `all ${d.N} steps written · the weights of step ${stepText}`);
 
   // Reset, play slowly, pause: nothing moves any more.
   await page.click('#dec-reset');

@@ -140,7 +140,9 @@ function advance() {
     state.step = s + 1;
     state.query = -1;
   }
-  if (state.step >= N) stopPlaying();
+  // The last step reached is the finished view (step −1), the same as a date shown whole (models/compute.js focuses
+  // its last character before <eos>), however it was reached.
+  if (state.step >= N) { state.step = -1; stopPlaying(); }
   scheduler.invalidate();
 }
 

@@ -27,7 +27,8 @@ export function createDecodeView(app) {
       renderDecode($('#decode'), { sourceTokens: run.sourceTokens, unk: run.unk, steps: run.steps, shown: r.shown, focus: r.focus, weights: focusWeights(r), cmap: state.cmap, ms: run.ms });
       $('#decode-text').textContent = t('sec.decodeText', { n: nl * H });
       // One step counter: the step whose attention is drawn (finished, the last character before <eos>), as the text says.
-      $('#dec-counter').textContent = t('dec.counter', { t: r.focus >= 0 ? r.focus + 1 : r.shown, n: N });
+      const drawn = r.focus >= 0 ? r.focus + 1 : r.shown;
+      $('#dec-counter').textContent = t(state.step < 0 ? 'dec.counterDone' : 'dec.counter', { t: drawn, n: N });
       const playing = app.isPlaying();
       $('#dec-play').disabled = playing;
       $('#dec-pause').disabled = !playing;

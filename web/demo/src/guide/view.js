@@ -7,7 +7,7 @@ import { explainTraceSteps } from '../steps/float64.js';
 import { attentionWeights } from '../models/weights.js';
 import { traceLM, traceS2S, s2sAttentionPrefix } from '../models/trained.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
-import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, isPlaying } from '../why/player.js';
+import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, counterText, isPlaying } from '../why/player.js';
 import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from './formulas.js';
 
 export const GUIDE_STEPS = 6;
@@ -122,8 +122,10 @@ export function createGuideView(app) {
         if (run.empty) { live.textContent = t('why.empty'); return; }
         const steps = run.attention.weights?.length ?? 0;
         const s = shownStep(state, steps);
-        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, focusIndex(state, run.attention.tokens, s), state.cmap));
-        if (n === 2) updateButtons(root, state, steps, t('why.stepOf', { t: s, n: steps }));
+        const cur = focusIndex(state, run.attention.tokens, s);
+        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, cur, state.cmap));
+        // The section's counter, word for word: the step whose weights the formula shows.
+        if (n === 2) updateButtons(root, state, steps, counterText(state, steps, cur, t));
         done();
         return;
       }

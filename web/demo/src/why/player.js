@@ -30,8 +30,19 @@ export function step() {
   const n = length();
   const s = shownStep(app.state, n);
   if (s < n) app.state.wstep = s + 1;
-  if (app.state.wstep >= n) { clearInterval(timer); timer = 0; }
+  // The last step reached is the finished view (wstep −1), the same as a sentence shown whole: one "done" however
+  // it was reached, with the same weights drawn (focusIndex).
+  if (app.state.wstep >= n) { app.state.wstep = -1; clearInterval(timer); timer = 0; }
   app.invalidate();
+}
+
+/**
+ * The player's counter: the step whose weights are drawn (`cur`, 0-based) of `n`, and on the finished view that every
+ * step is written, since the weights drawn there are the last character's, not the end's.
+ */
+export function counterText(state, n, cur, t) {
+  const drawn = cur >= 0 ? cur + 1 : shownStep(state, n);
+  return state.wstep < 0 ? t('why.stepDone', { n, t: drawn }) : t('why.stepOf', { t: drawn, n });
 }
 
 export function back() {

@@ -7,7 +7,7 @@ import { rnnModels, rnnRun } from './rnn.js';
 import { bottleneckCurves } from './curves.js';
 import { vectorCells, weightWords, answerChars, curvePlot, fmt } from './draw.js';
 import { LONG_EXAMPLES, compareHtml, withTenMoreWords } from './compare.js';
-import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, pause, isPlaying } from './player.js';
+import { attachPlayer, bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, counterText, pause, isPlaying } from './player.js';
 import './why.css';
 
 /** The link into the transformer's dates view for the same sentence. */
@@ -59,7 +59,7 @@ export function createWhyView(app) {
       </div>
       <h3 class="why-curve-title">${t('why.curveTitle')}</h3>
       <p class="lead">${t('why.curveText')}</p>
-      <div id="why-curve"></div>
+      <div id="why-curve" tabindex="0" role="region" aria-label="${escapeAttr(t('why.curveLabel'))}"></div>
       <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>
       <p><a id="why-to-open" class="why-link" href="#">${t('why.toOpen')}</a></p>`;
     skeletonLang = getLang();
@@ -156,7 +156,7 @@ export function createWhyView(app) {
         : '';
       $('#why-attn-answer').innerHTML = answerChars(at.tokens, { shown: s, current: cur });
       // One step counter, the step whose weights are shown (finished, the last character before <eos>).
-      updateButtons(root, state, n, t('why.stepOf', { t: cur >= 0 ? cur + 1 : s, n }));
+      updateButtons(root, state, n, counterText(state, n, cur, t));
       drawnFor = { sig, models: models.attention };
     },
   };
