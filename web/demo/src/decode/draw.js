@@ -14,6 +14,9 @@ const WORD_PX = 17, WORD_PAD = 11, WORD_GAP = 18, WORD_Y = 8, WORD_H = 38;
 const SLOT_W = 36, SLOT_GAP = 8, SLOT_Y = 168, SLOT_H = 40, BOS_W = 60;
 const HEIGHT = 234;
 
+/** The least the drawing is scaled by: its 17 px words stay 14 px, its 36 px output boxes 29 px wide. */
+const MIN_SCALE = 0.8;
+
 /**
  * @param {HTMLElement} root
  * @param {{ sourceTokens: string[], unk: boolean[], steps: { token: string, p: number, alt: { token: string, p: number } | null }[],
@@ -26,10 +29,12 @@ export function renderDecode(root, d) {
   const wordW = d.sourceTokens.map((w) => Math.ceil(textWidth(w, WORD_PX, 500)) + 2 * WORD_PAD);
   const wordsW = wordW.reduce((a, b) => a + b, 0) + WORD_GAP * Math.max(0, S - 1);
   const slotsW = BOS_W + 14 + N * SLOT_W + Math.max(0, N - 1) * SLOT_GAP;
-  const width = Math.max(200, root.clientWidth || 900);
-  // Too many words for the panel: the whole drawing is scaled down rather than scrolled.
-  const VW = Math.max(width, wordsW + 16, slotsW + 16);
-  const scale = width / VW;
+  const panel = Math.max(200, root.clientWidth || 900);
+  // Too many words for the panel: the whole drawing is scaled down, to MIN_SCALE at most (on a phone, further would
+  // leave 6 px text and 18 px boxes to tap); below that it keeps MIN_SCALE and the panel scrolls sideways.
+  const VW = Math.max(panel, wordsW + 16, slotsW + 16);
+  const scale = Math.max(MIN_SCALE, panel / VW);
+  const width = Math.round(VW * scale);
 
   let x = (VW - wordsW) / 2;
   const wordX = wordW.map((w) => { const c = x + w / 2; x += w + WORD_GAP; return c; });
