@@ -145,6 +145,22 @@ test('the language model reads characters, cuts at max_len, predicts and continu
   d = await demo(page);
   assert.equal(d.last.L, Array.from(expected).length + 1);
   await page.locator('.input-card').screenshot({ path: join(ART, '12-lm-continue.png') });
+  assert.equal(await page.isHidden('#continue-note'), true);
+  // A text the model ends (its most likely next character is the end of text): greedy continuation would write
+  // nothing, so the button is off and a note says why, where a click did nothing before.
+  const poem = '春眠不觉晓，处处闻啼鸟。夜来风雨声，';
+  const ending = poem + lm.generate(poem, { maxNewTokens: 40 }).text;
+  assert.equal(lm.generate(ending, { maxNewTokens: 1 }).text, '', 'the model ends this text');
+  await page.fill('#text', ending);
+  await settled(page);
+  assert.ok(await page.isDisabled('#continue-btn'));
+  assert.equal(await page.textContent('#continue-note'), 'The model ends the text here: “end of text” is its most likely next character, so it would write nothing more.');
+  await page.fill('#text', prompt);
+  await settled(page);
+  assert.ok(await page.isEnabled('#continue-btn'));
+  assert.equal(await page.isHidden('#continue-note'), true);
+  await page.fill('#text', expected);
+  await settled(page);
   // The JSON export holds the chosen layer of the trained model.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
   assert.equal(dl.suggestedFilename(), 'attnscope-lm-weights.json');

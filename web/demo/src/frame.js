@@ -128,9 +128,17 @@ function next(r, continueChars) {
     return `<span class="next-tok" title="${(x.p * 100).toFixed(2)}%"><b>${label}</b><span class="next-bar"><span style="width:${(x.p * 100).toFixed(1)}%"></span></span><span class="next-p">${pct(x.p)}</span></span>`;
   }).join('');
   const room = r.model.config.maxLen - run.ids.length;
+  // Greedy continuation writes the most likely character first: when that is the end of text it writes nothing, so
+  // the button is off and says why, as it does when the text fills the model's length (a title alone is not seen on
+  // a phone).
+  const ends = run.next[0]?.token === null;
+  const why = room <= 0 ? t('btn.continueFull', { n: r.model.config.maxLen }) : ends ? t('btn.continueEnds') : '';
   const btn = $('#continue-btn');
-  btn.disabled = room <= 0;
-  btn.title = room <= 0 ? t('btn.continueFull', { n: r.model.config.maxLen }) : t('btn.continueTitle', { n: Math.min(continueChars, room) });
+  btn.disabled = !!why;
+  btn.title = why || t('btn.continueTitle', { n: Math.min(continueChars, room) });
+  const note = $('#continue-note');
+  note.hidden = !why;
+  if (note.textContent !== why) note.textContent = why;
 }
 
 function layerPick(r) {
