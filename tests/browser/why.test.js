@@ -176,6 +176,8 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     const d1 = await demo(page);
     assert.match(await page.textContent('#guide-live'), new RegExp(`c = h${d1.why.sourceTokens.length} `));
     assert.equal(await page.$$eval('#guide-live .why-vec span', (els) => els.length), d1.why.bottleneck.context.length);
+    // It names the sentence it reads: the date of "Why attention?", not the one typed at the top.
+    assert.ok((await page.textContent('#guide-live .guide-reading')).includes(`“${d1.why.sourceTokens.join(' ')}”`));
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await settled(page);

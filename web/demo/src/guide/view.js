@@ -2,7 +2,7 @@
 // sum, 5 self-attention, 6 multi-head. Each step: a short text and one live view of the reader's sentence with its
 // numbers written into the formulas. The step is state.guide (0: closed), so it is in the URL.
 import { t, getLang } from '../i18n.js';
-import { $ } from '../dom.js';
+import { $, escapeHtml } from '../dom.js';
 import { explainTraceSteps } from '../steps/float64.js';
 import { attentionWeights } from '../models/weights.js';
 import { traceLM, traceS2S, s2sAttentionPrefix } from '../models/trained.js';
@@ -123,7 +123,9 @@ export function createGuideView(app) {
         const steps = run.attention.weights?.length ?? 0;
         const s = shownStep(state, steps);
         const cur = focusIndex(state, run.attention.tokens, s);
-        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, cur, state.cmap));
+        // Which sentence these two steps read: the date of "Why attention?", not the one typed at the top.
+        const reading = `<p class="hint guide-reading">${escapeHtml(t('guide.reading', { text: run.sourceTokens.join(' ') }))}</p>`;
+        live.innerHTML = (models.standIn ? `<p class="note why-standin">${t('why.standIn')}</p>` : '') + reading + (n === 1 ? bottleneckFormula(run) : attentionFormula(run, s, cur, state.cmap));
         // The section's counter, word for word: the step whose weights the formula shows.
         if (n === 2) updateButtons(root, state, steps, counterText(state, steps, cur, t));
         done();

@@ -50,7 +50,8 @@ const en = {
   'why.known': 'The date in this sentence is {a}.',
 
   'guide.start': 'Start the guided path',
-  'guide.startHint': 'Six short steps, in the order of the tutorial, each with your own sentence and its numbers.',
+  'guide.startHint': 'Six short steps, in the order of the tutorial, each with live numbers: the first two on the date sentence of “Why attention?” below, the others on your own sentence.',
+  'guide.reading': 'Read here: “{text}”, the date sentence of “Why attention?” below. Change it there and these numbers follow.',
   'guide.title': 'Guided path',
   'guide.nav': 'Steps of the guided path',
   'guide.prev': 'Previous',
@@ -67,7 +68,7 @@ const en = {
   'guide.f.headLooks': 'Head {h}: most weight on “{tok}” ({w})',
   'guide.pickNoteEnc': 'Query: the word “{tok}”; keys and values: every word of the same sentence. Head {h} of {H} (d = {d}). Pick another word or head in the panel “Attention step by step” below.',
   'guide.s1.title': 'The bottleneck',
-  'guide.s1.text': 'A recurrent encoder reads your sentence one word at a time and updates its hidden state. Without attention, only the last state is passed on: this fixed context vector c. The decoder must write every character of the answer from these numbers alone.',
+  'guide.s1.text': 'A recurrent encoder reads a sentence one word at a time and updates its hidden state. Without attention, only the last state is passed on: this fixed context vector c. The decoder must write every character of the answer from these numbers alone.',
   'guide.s2.title': 'Attention',
   'guide.s2.text': 'With attention, the decoder keeps every encoder state h̄ᵢ. At each step its own hidden state asks: which words matter now? It gives each word a weight αᵢ (the weights add up to 1) and reads the mix of the states. Press Play to watch it move along the sentence.',
   'guide.s3.title': 'Q, K and V',
@@ -141,7 +142,8 @@ const zh = {
   'why.known': '这个句子里的日期是 {a}。',
 
   'guide.start': '开始引导学习',
-  'guide.startHint': '按教程的顺序分六小步，每一步都用你自己的句子和它的数字。',
+  'guide.startHint': '按教程的顺序分六小步，每一步都有实时计算的数字：前两步用下面“为什么需要注意力”中的日期句子，其余几步用你自己的句子。',
+  'guide.reading': '这里读的是：“{text}”，即下面“为什么需要注意力”中的日期句子。在那里改写它，这里的数字会随之变化。',
   'guide.title': '引导学习',
   'guide.nav': '引导学习的步骤',
   'guide.prev': '上一步',
