@@ -1,9 +1,10 @@
 // The page at a phone's width (390 px), as a walk of it found it in 2026-12: the dates model's view with every head as
 // wide as the others, its decoding drawn at a size to read and tap (scrolling sideways rather than shrinking), the
-// bottleneck curve's labels readable, the examples' list within its card; axe clean, in both languages.
+// bottleneck curve's labels readable, the examples' list within its card; axe clean, in both languages. Also found on
+// that walk: the colour scale's note called every first column an attention sink.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, settled, axe, shot } from './helpers.js';
+import { useBrowser, open, settled, axe, shot, demo } from './helpers.js';
 
 useBrowser();
 
@@ -59,3 +60,17 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await close();
   });
 }
+
+test('the colour scale\'s note names the first column it leaves out: a word in the dates maps, <bos> in the language model\'s', async () => {
+  const { page, problems, close } = await open('#mode=s2s&lang=en');
+  await page.waitForSelector('#model-section .mv-cell canvas', { timeout: 20_000 });
+  await settled(page);
+  const first = (await demo(page)).last.cols[0];
+  assert.notEqual(first, '<bos>');
+  assert.equal(await page.textContent('#legend-note'), `The first column (“${first}”) is left out of the scale and clipped at the top: where one column takes most of every row’s weight (an attention sink, often <bos>), the rest would stay dark.`);
+  await page.click('#tab-self');
+  await settled(page);
+  assert.match(await page.textContent('#legend-note'), /^The first column \(“<bos>”\) is left out of the scale/);
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -6,7 +6,7 @@ import { $, setI18n, escapeHtml, escapeAttr } from './dom.js';
 import { paintLegend } from './maps/heatmap.js';
 import { headChoices } from './state.js';
 import { FILE_NAMES, showToken } from './models/trained.js';
-import { scaleTop } from './maps/scales.js';
+import { scaleTop, scaleNote } from './maps/scales.js';
 import { percent as pct } from './percent.js';
 
 const paramCount = (m) => m.header.tensors.reduce((a, x) => a + x.shape.reduce((p, q) => p * q, 1), 0);
@@ -155,7 +155,7 @@ function layerPick(r) {
 
 function legend(state, r) {
   // The maps' own top (maps/mapspec.js): the layer's weights, the first column left out under 'rest'.
-  paintLegend($('#legend'), { cmap: state.cmap, top: r.empty ? 1 : scaleTop(state.scale, r.weights.data, r.S), note: t(`scaleNote.${state.scale}`) });
+  paintLegend($('#legend'), { cmap: state.cmap, top: r.empty ? 1 : scaleTop(state.scale, r.weights.data, r.S), note: scaleNote(state.scale, r.empty ? undefined : r.cols?.[0]) });
   $('#cmap').value = state.cmap;
   $('#scale').value = state.scale;
 }

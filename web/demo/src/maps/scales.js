@@ -3,6 +3,8 @@
 //   max  — 0 … the largest weight shown;      one — 0 … 1;
 //   rest — 0 … the largest weight outside the first column (the first column is clipped at the top);
 //   row  — each row 0 … its own largest weight.
+import { t } from '../i18n.js';
+
 export const SCALES = ['rest', 'max', 'row', 'one'];
 
 /** Round up to two decimals so the legend reads well, and never below 0.01. */
@@ -20,4 +22,13 @@ export function scaleTop(scale, data, S = 0) {
   if (scale === 'rest' && S > 1) { for (let k = 0; k < data.length; k++) if (k % S) m = Math.max(m, data[k]); }
   else for (let k = 0; k < data.length; k++) m = Math.max(m, data[k]);
   return nice(m);
+}
+
+/**
+ * The legend's note for `scale`: under 'rest', the first column named by its token `firstKey` (a word, in the dates
+ * and cross-attention maps, is no attention sink), or said in general without it.
+ */
+export function scaleNote(scale, firstKey) {
+  if (scale === 'rest' && firstKey !== undefined) return t('scaleNote.restTok', { tok: firstKey });
+  return t(`scaleNote.${scale}`);
 }

@@ -7,6 +7,7 @@ import { headImage, mapTop, placeImage } from '../maps/paint.js';
 import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
 import { HeadView } from '../maps/headview.js';
 import { cellSize } from './grid.js';
+import { scaleNote } from '../maps/scales.js';
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void, select: (i: number) => void }} app */
 export function createOpenLayerView(app) {
@@ -62,7 +63,7 @@ export function createOpenLayerView(app) {
 
   /** The shared legend (index.html's .map-tools) for the enlarged map: its colour scale's top, and how it is scaled. */
   function legend(state, top) {
-    const note = [t(`scaleNote.${state.scale}`), t('open.scaleEach')].filter(Boolean).join(' ');
+    const note = [scaleNote(state.scale, r.cols?.[0]), t('open.scaleEach')].filter(Boolean).join(' ');
     paintLegend($('#legend'), { cmap: state.cmap, top: state.scale === 'row' ? 1 : top, note });
     $('#cmap').value = state.cmap;
     $('#scale').value = state.scale;
