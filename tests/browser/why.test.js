@@ -212,7 +212,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         const d2 = await demo(page);
         const j = d2.guide.weights.indexOf(Math.max(...d2.guide.weights));
         assert.ok(live.includes(`= ${d2.guide.scaled[j].toFixed(3)}`), live);
-        assert.match(live, /Context = Σ/);
+        assert.match(live, lang === 'zh' ? /上下文 = Σ/ : /Context = Σ/);
       }
       if (step === 6) {
         assert.match(live, /W_Oᵀ/);

@@ -85,7 +85,7 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
   html += line(`<span class="f"><b>2</b> α${sub('i')} = softmax(scores)${sub('i')} = e${'<sup>'}s${sub('i')} − max</sup> / Σ${sub('j')} e<sup>s${sub('j')} − max</sup>; &nbsp; α${J} = ${fmt(hd.exps[jx], 3)} / ${fmt(hd.z, 3)} = <b>${fmt(hd.weights[jx], 3)}</b></span>`);
   html += weightWords(cols, hd.weights, { cmap, label: `α: ${rows[qi]}` });
   const terms = topIdx(hd.weights, 2).map((j) => `${fmt(hd.weights[j])} × ${head(slice(ex.V, j, E, h, d), 3)}`).join(' + ');
-  html += line(`<span class="f"><b>3</b> Context = Σ${sub('i')} α${sub('i')} V${sub('i')} = ${terms}${S > 2 ? ' + …' : ''} = <b>${head(hd.context, 4)}</b></span>`);
+  html += line(`<span class="f"><b>3</b> ${escapeHtml(t('guide.contextWord'))} = Σ${sub('i')} α${sub('i')} V${sub('i')} = ${terms}${S > 2 ? ' + …' : ''} = <b>${head(hd.context, 4)}</b></span>`);
   return html;
 }
 

@@ -51,6 +51,7 @@ const en = {
 
   'guide.start': 'Start the guided path',
   'guide.startHint': 'Six short steps, in the order of the tutorial, each with live numbers: the first two on the date sentence of “Why attention?” below, the others on your own sentence.',
+  'guide.contextWord': 'Context',
   'guide.reading': 'Read here: “{text}”, the date sentence of “Why attention?” below. Change it there and these numbers follow.',
   'guide.title': 'Guided path',
   'guide.nav': 'Steps of the guided path',
@@ -143,6 +144,7 @@ const zh = {
 
   'guide.start': '开始引导学习',
   'guide.startHint': '按教程的顺序分六小步，每一步都有实时计算的数字：前两步用下面“为什么需要注意力”中的日期句子，其余几步用你自己的句子。',
+  'guide.contextWord': '上下文',
   'guide.reading': '这里读的是：“{text}”，即下面“为什么需要注意力”中的日期句子。在那里改写它，这里的数字会随之变化。',
   'guide.title': '引导学习',
   'guide.nav': '引导学习的步骤',
