@@ -94,6 +94,14 @@ test('tabs follow the WAI-ARIA pattern, the page has a skip link and few Tab sto
   await page.keyboard.press('Home');
   await settled(page);
   assert.equal((await demo(page)).state.mode, 'self');
+  // The model switch is a radio group: one Tab stop, the arrow keys move and check.
+  assert.deepEqual(await page.$$eval('#model-switch [data-model]', (bs) => bs.map((b) => b.tabIndex)), [0, -1]);
+  await page.focus('#model-switch [data-model="trained"]');
+  await page.keyboard.press('ArrowRight');
+  await settled(page);
+  assert.equal((await demo(page)).state.model, 'untrained');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.model), 'untrained');
+  assert.deepEqual(await page.$$eval('#model-switch [data-model]', (bs) => bs.map((b) => [b.tabIndex, b.getAttribute('aria-checked')])), [[-1, 'false'], [0, 'true']]);
   // Head tabs of the steps panel.
   await page.click('#model-switch [data-model="untrained"]');
   await settled(page);

@@ -36,7 +36,11 @@ function layout(state, r) {
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
   }
-  for (const b of document.querySelectorAll('#model-switch [data-model]')) b.setAttribute('aria-checked', String(b.dataset.model === state.model));
+  for (const b of document.querySelectorAll('#model-switch [data-model]')) {
+    const on = b.dataset.model === state.model;
+    b.setAttribute('aria-checked', String(on));
+    b.tabIndex = on ? 0 : -1;
+  }
   for (const b of document.querySelectorAll('[data-for="lm"]')) b.hidden = kind !== 'lm';
   const waiting = !!(r.entry);
   $('#seeded-controls').hidden = kind !== 'seeded';

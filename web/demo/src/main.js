@@ -232,12 +232,27 @@ function bind() {
     tabs[to].focus();
     setMode(tabs[to].dataset.mode);
   });
-  on('#model-switch', 'click', (e) => {
-    const b = e.target.closest('[data-model]');
-    if (!b || b.dataset.model === state.model) return;
-    state.model = b.dataset.model;
+  const pickModel = (model) => {
+    if (model === state.model) return;
+    state.model = model;
     state.query = -1;
     scheduler.invalidate();
+  };
+  on('#model-switch', 'click', (e) => {
+    const b = e.target.closest('[data-model]');
+    if (b) pickModel(b.dataset.model);
+  });
+  // A radio group: one Tab stop (the checked radio, frame.js), and the arrow keys move and check.
+  on('#model-switch', 'keydown', (e) => {
+    const radios = [...document.querySelectorAll('#model-switch [data-model]')];
+    const i = radios.indexOf(e.target.closest('[data-model]'));
+    if (i < 0) return;
+    const n = radios.length;
+    const to = { ArrowLeft: (i + n - 1) % n, ArrowUp: (i + n - 1) % n, ArrowRight: (i + 1) % n, ArrowDown: (i + 1) % n }[e.key];
+    if (to == null) return;
+    e.preventDefault();
+    radios[to].focus();
+    pickModel(radios[to].dataset.model);
   });
   on('#continue-btn', 'click', continueText);
   on('#layer-select', 'change', change((e) => {
