@@ -45,3 +45,21 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await close();
   });
 }
+
+for (const [lang, locale, words] of [['en', 'en-US', /^New to attention\? The guided path/], ['zh', 'zh-CN', /^第一次接触注意力？引导路径/]]) {
+  test(`the intro leads to the guided path, about 1,700 px down, with the focus on its start (${lang})`, async () => {
+    const { page, problems, close } = await open(`#lang=${lang}`, { locale, width: 1280, height: 800 });
+    await settled(page);
+    assert.match(await page.textContent('#intro-guide'), words);
+    const hashBefore = await page.evaluate(() => location.hash);
+    await page.click('#intro-guide');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'guide-start');
+    const top = await page.$eval('#guide-section', (e) => e.getBoundingClientRect().top);
+    assert.ok(top >= -1 && top < 200, `the guide is at ${top} px`);
+    // The page's state (its hash) is untouched.
+    await settled(page);
+    assert.equal(await page.evaluate(() => location.hash), hashBefore);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+}

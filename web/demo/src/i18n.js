@@ -11,6 +11,7 @@ const en = {
   tagline: 'See what every attention head looks at. Multi-head attention, computed in your browser by WebAssembly SIMD.',
   intro:
     'Attention lets each token rebuild itself from the others. Every token asks a question (its query, Q) and offers a label (key, K) and some content (value, V). A head compares the query with every key, turns the comparisons into weights that add up to 1, and mixes the values with those weights. Several heads do this side by side, each with projections of its own.',
+  'intro.guide': 'New to attention? The guided path takes six short steps, from a recurrent network’s bottleneck to multi-head attention ↓',
   honesty:
     'The weights of this model are random (made from the seed), not trained: the patterns show how attention is computed, not what a model has learned. Switch to the trained model to compare.',
   'honesty.lm':
@@ -213,6 +214,7 @@ const zh = {
   tagline: '看清每个注意力头在看什么。多头注意力在你的浏览器里由 WebAssembly SIMD 计算。',
   intro:
     '注意力让每个词元（token）借助其他词元重新构建自己。每个词元提出一个问题（查询，Q），并给出一个标签（键，K）和一份内容（值，V）。一个注意力头把查询与每个键比较，把比较结果变成总和为 1 的权重，再按这些权重混合各个值。多个头并行地做同样的事，每个头都有自己的投影。',
+  'intro.guide': '第一次接触注意力？引导路径分六小步，从循环网络的瓶颈讲到多头注意力 ↓',
   honesty:
     '这个模型的权重是由种子生成的随机数，并非训练所得：图案展示的是注意力如何计算，而不是模型学到了什么。切换到训练好的模型来比较。',
   'honesty.lm':

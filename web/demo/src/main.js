@@ -255,6 +255,11 @@ function bind() {
     pickModel(radios[to].dataset.model);
   });
   on('#continue-btn', 'click', continueText);
+  // The intro's way to the guided path, about 1,700 px down on a desktop: there, with the focus on its first button.
+  on('#intro-guide', 'click', () => {
+    $('#guide-section').scrollIntoView({ block: 'start' });
+    ($('#guide-start') ?? $('#guide-step-title'))?.focus({ preventScroll: true });
+  });
   on('#layer-select', 'change', change((e) => {
     const [attn, layer] = e.target.value.split(':');
     if (state.mode === 's2s') state.attn = attn;

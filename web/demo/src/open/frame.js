@@ -11,7 +11,7 @@ import { percent as pct } from '../percent.js';
 // The guided path and Why attention are about the included models: drawn for them only, so in this tab they would
 // stand as empty cards above it. The included model's tokens, next character and head switches too: their views
 // skip this tab, so they would show the hidden model's (its own views show them again when its tab comes back).
-const OTHER_SECTIONS = ['#guide-section', '#why-section', '#honesty', '#tokens-hint', '#tokens', '#tokens-toggle', '#lm-next', '#ablation', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
+const OTHER_SECTIONS = ['#guide-section', '#intro-guide', '#why-section', '#honesty', '#tokens-hint', '#tokens', '#tokens-toggle', '#lm-next', '#ablation', '#self-inputs', '#cross-inputs', '#s2s-inputs', '#decode-section', '#model-section', '#maps-section', '#hv-section', '#steps-section', '#layer-pick', '#seeded-controls', '#model-info', '#model-status', '#export-json'];
 /** Bytes as MB (KB below one MB: the test checkpoints are tiny). */
 const mb = (n) => {
   const fmt = (x) => x.toLocaleString(getLang() === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: 1 });
@@ -160,7 +160,7 @@ export function createOpenFrameView({ continueTokens }) {
       if (tools.parentElement !== home) home.append(tools);
       if (!isOpen) {
         $('#open-section').hidden = true;
-        for (const sel of ['#export-json', '#honesty', '#tokens-hint', '#guide-section', '#why-section']) $(sel).hidden = false;
+        for (const sel of ['#export-json', '#honesty', '#tokens-hint', '#guide-section', '#intro-guide', '#why-section']) $(sel).hidden = false;
         return;
       }
       for (const sel of OTHER_SECTIONS) { const el = $(sel); if (el) el.hidden = true; }
