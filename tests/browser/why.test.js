@@ -383,3 +383,22 @@ test('from a view without a trained model the guide takes the dates model at ste
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('the guide says when it moves the page to the dates tab, and closing it goes back to the reader\'s tab', async () => {
+  const { page, problems, close } = await openWhy('#lang=en&mode=cross');
+  await page.click('#guide-start');
+  await settled(page);
+  await page.click('#guide-next');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 'cross', 'steps 1 and 2 leave the tab as it is');
+  assert.equal(await page.locator('.guide-moved').count(), 0);
+  await page.click('#guide-next');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 's2s');
+  assert.equal(await page.textContent('.guide-moved'), 'The guide moved the page to the “Trained seq2seq: dates” tab to show a trained model; closing the guide goes back to “Encoder–decoder (cross) attention”.');
+  await page.click('[data-guide="close"]');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 'cross');
+  assert.deepEqual(problems, []);
+  await close();
+});

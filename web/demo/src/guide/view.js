@@ -23,6 +23,7 @@ export function createGuideView(app) {
   let built = '';
   let focusNext = false;
   let drawn = { sig: '', run: null, guide: null };
+  let switchedFrom = null; // the tab the guide moved the page from to show the dates model (closing goes back)
 
   /**
    * Go to step n (0 closes the guide). Steps 3–6 follow the reader's own sentence in the trained character model;
@@ -32,12 +33,18 @@ export function createGuideView(app) {
     const s = app.state;
     s.guide = Math.max(0, Math.min(GUIDE_STEPS, n));
     if (GUIDE_ATTN[s.guide] && !onLm(s)) {
+      // The reader's tab, left for the dates model's: said in the guide, and gone back to when it closes.
+      if (s.mode !== 's2s' && switchedFrom === null) switchedFrom = s.mode;
       app.setMode('s2s');
       s.attn = GUIDE_ATTN[s.guide];
       s.step = -1;
       // Self-attention starts from the last source word (often the year), not from a filler word at the start.
       const words = app.result()?.run?.sourceTokens;
       s.query = s.attn === 'enc' && words?.length ? words.length - 1 : -1;
+    }
+    if (s.guide === 0 && switchedFrom !== null) {
+      if (s.mode === 's2s') app.setMode(switchedFrom);
+      switchedFrom = null;
     }
     // The focus follows to the new step's heading once it is drawn (the button pressed is replaced).
     focusNext = focus;
@@ -56,7 +63,8 @@ export function createGuideView(app) {
 
   function frame(state) {
     const lm = onLm(state);
-    const key = `${getLang()}|${state.guide}|${lm}`;
+    const moved = switchedFrom !== null && state.mode === 's2s' ? switchedFrom : '';
+    const key = `${getLang()}|${state.guide}|${lm}|${moved}`;
     if (built === key) return;
     built = key;
     drawn = { sig: '', run: null, guide: null };
@@ -72,6 +80,7 @@ export function createGuideView(app) {
       <nav aria-labelledby="guide-nav-label"><span id="guide-nav-label" class="sr-only">${t('guide.nav')}</span><ol class="guide-steps">${steps}</ol></nav>
       <h3 id="guide-step-title" tabindex="-1"><span class="num">${n}</span> ${t(`guide.s${n}.title`)}</h3>
       <p class="guide-text">${t(lm && (n === 3 || n === 5) ? `guide.s${n}.textLm` : `guide.s${n}.text`)}</p>
+      ${moved ? `<p class="hint guide-moved">${escapeHtml(t('guide.moved', { to: t('mode.s2s'), from: t(`mode.${moved}`) }))}</p>` : ''}
       ${n === 2 ? playerButtons('guide', t) : ''}
       <div class="guide-live" id="guide-live" aria-live="off"></div>
       <div class="guide-nav">
