@@ -258,7 +258,7 @@ const zh = {
   'abl.off': '已关掉：{list}。',
   'abl.restore': '全部恢复',
   'abl.headName': '{layer}，{head}',
-  'abl.short': '第 {l} 层 H{h}',
+  'abl.short': '第 {l} 层 头{h}',
   'abl.all': '所有头',
   'abl.without': '去掉 {list}',
   'abl.next': '下一个',
