@@ -120,8 +120,9 @@ const handlers = {
     const signal = loading.signal;
     let before = null;
     // The model open before this load stays open until the new one has loaded: a broken config.json, a missing file
-    // or a Cancel leaves it as it was. Only when the core refuses the new model for the memory the earlier one holds
-    // is that one freed, and the load tried once more.
+    // or a Cancel leaves it as it was. Only when the core refuses the new model for memory, while the earlier one
+    // holds its share, is that one freed and the load tried once more (a model too large even alone is then refused
+    // again, and the earlier one is gone: the page says the load failed, not that a model is still open).
     const attempt = () => {
       let first = true;
       return loadModel(files ?? url, {
