@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, settled, axe, shot, demo } from './helpers.js';
+import { filesOf, loaded } from './open-helpers.js';
 
 useBrowser();
 
@@ -71,6 +72,14 @@ test('the colour scale\'s note names the first column it leaves out: a word in t
   await page.click('#tab-self');
   await settled(page);
   assert.match(await page.textContent('#legend-note'), /^The first column \(“<bos>”\) is left out of the scale/);
+  // An opened checkpoint's maps say it of their first token too.
+  await page.click('#tab-open');
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  await page.fill('#open-text', 'the cat sat');
+  await page.waitForFunction(() => document.querySelector('#open-tokens .tok')?.textContent === 'the', null, { timeout: 20_000 });
+  await settled(page);
+  assert.match(await page.textContent('#legend-note'), /^The first column \(“the”\) is left out of the scale/);
   assert.deepEqual(problems, []);
   await close();
 });

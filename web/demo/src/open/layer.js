@@ -61,9 +61,12 @@ export function createOpenLayerView(app) {
     return layout;
   }
 
-  /** The shared legend (index.html's .map-tools) for the enlarged map: its colour scale's top, and how it is scaled. */
-  function legend(state, top) {
-    const note = [scaleNote(state.scale, r.cols?.[0]), t('open.scaleEach')].filter(Boolean).join(' ');
+  /**
+   * The shared legend (index.html's .map-tools) for the enlarged map: its colour scale's top, and how it is scaled
+   * (`firstKey`: the token of the first column, which the 'rest' scale leaves out).
+   */
+  function legend(state, top, firstKey) {
+    const note = [scaleNote(state.scale, firstKey), t('open.scaleEach')].filter(Boolean).join(' ');
     paintLegend($('#legend'), { cmap: state.cmap, top: state.scale === 'row' ? 1 : top, note });
     $('#cmap').value = state.cmap;
     $('#scale').value = state.scale;
@@ -106,7 +109,7 @@ export function createOpenLayerView(app) {
         yield 'paint';
         const top = mapTop(state.scale, data, offset, T);
         const layout = drawBig(state, r, data, offset, T, top);
-        legend(state, top);
+        legend(state, top, r.cols[0]);
         big.setAttribute('aria-label', t('open.bigLabel', { l: r.layer + 1, h: r.head + 1, T }));
         shown = { r, small, layout };
         bigKey = key;
