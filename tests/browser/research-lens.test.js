@@ -22,7 +22,14 @@ async function withLens(name, lang = 'en', locale = 'en-US') {
   await page.fill('#open-text', CASES[name]);
   await page.click('#open-lens-btn');
   await page.waitForFunction((T) => document.querySelectorAll('#open-lens-out button[data-l="0"]').length === T
-    && !document.querySelector('#open-lens-out').classList.contains('stale'), research(name).ids.length, { timeout: 20_000 });
+    && !document.querySelector('#open-lens-out').classList.contains('stale'), research(name).ids.length, { timeout: 20_000 })
+    .catch(async (e) => {
+      // What the lens said instead (its status line, its table's state), and the text it was asked for.
+      const seen = await page.evaluate(() => ({ status: document.querySelector('#open-lens-status').textContent, out: document.querySelector('#open-lens-out').className,
+        cells: document.querySelectorAll('#open-lens-out button[data-l="0"]').length, text: document.querySelector('#open-text').value,
+        pressed: document.querySelector('#open-lens-btn').getAttribute('aria-pressed'), hidden: document.querySelector('#open-lens').hidden }));
+      throw new Error(`${e.message}; the lens showed ${JSON.stringify(seen)}`);
+    });
   await settled(page);
   return session;
 }
