@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, settled, axe, shot, demo, canvasData } from './helpers.js';
-import { filesOf, loaded, tracedAt } from './open-helpers.js';
+import { loaded, tracedAt, openLongFixture, typeIds } from './open-helpers.js';
 
 useBrowser();
 
@@ -227,12 +227,9 @@ for (const [lang, locale] of LANGS) {
 
 test('an opened checkpoint at 512 tokens: the same bound, 1,500 lines of the map, the query labelled', async () => {
   const { page, problems, close } = await open('#mode=open&lang=en');
-  // phi3-longrope-partial: 4,096 positions, no tokenizer (ids are typed), 4 heads.
-  await page.setInputFiles('#open-files', filesOf('phi3-longrope-partial'));
-  await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
+  await openLongFixture(page);
   const T = 512;
-  await page.fill('#open-text', Array.from({ length: T }, (_, i) => (i * 7) % 48).join(' '));
-  await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 30_000 });
+  await typeIds(page, T);
   await loaded(page);
   await settled(page);
   await page.waitForFunction((q) => document.querySelector('#open-hv')?.dataset.focus === q, String(T - 1), { timeout: 30_000 });

@@ -53,3 +53,15 @@ export async function checkWeights(page, ref, l, h, q) {
   assert.equal(await page.locator('#open-steps .check.ok').count(), 1);
   assert.equal(await page.locator('#open-steps .check.bad').count(), 0);
 }
+
+/** Opens phi3-longrope-partial: 4,096 positions and no tokenizer (its ids are typed), 4 heads, a vocabulary of 48. */
+export async function openLongFixture(page) {
+  await page.setInputFiles('#open-files', filesOf('phi3-longrope-partial'));
+  await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
+}
+
+/** Types `T` ids of that fixture's vocabulary (a fixed walk through its 48) and waits for their chips. */
+export async function typeIds(page, T) {
+  await page.fill('#open-text', Array.from({ length: T }, (_, i) => (i * 7) % 48).join(' '));
+  await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 30_000 });
+}

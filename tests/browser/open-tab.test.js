@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, shot, demo, ROOT } from './helpers.js';
-import { HF, filesOf, loaded } from './open-helpers.js';
+import { HF, filesOf, loaded, openLongFixture, typeIds } from './open-helpers.js';
 
 useBrowser();
 
@@ -160,12 +160,9 @@ test('the next character\'s list keeps its width beside its label at 1280 px', a
 
 test('an exported figure of a long input leaves out the cells\' tooltips, which a short one keeps', async () => {
   const { page, problems, close } = await open('#mode=open&lang=en');
-  // phi3-longrope-partial: 4,096 positions and no tokenizer (ids are typed).
-  await page.setInputFiles('#open-files', filesOf('phi3-longrope-partial'));
-  await page.waitForSelector('#open-text-row:not([hidden])', { timeout: 20_000 });
+  await openLongFixture(page);
   const titles = async (T) => {
-    await page.fill('#open-text', Array.from({ length: T }, (_, i) => (i * 7) % 48).join(' '));
-    await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 20_000 });
+    await typeIds(page, T);
     await loaded(page);
     await settled(page);
     const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#open-export-svg')]);
