@@ -27,9 +27,12 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     // The decoding: drawn at 0.8 or more of its size, in a region that scrolls sideways and takes the focus.
     const dec = await page.$eval('#decode', (el) => {
       const svg = el.querySelector('svg.dec-svg');
-      return { scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width, tab: el.tabIndex, role: el.getAttribute('role'), label: el.getAttribute('aria-label') };
+      const width = svg.getBoundingClientRect().width;
+      return { scale: width / svg.viewBox.baseVal.width, width, scrolls: el.scrollWidth, shows: el.clientWidth, tab: el.tabIndex, role: el.getAttribute('role'), label: el.getAttribute('aria-label') };
     });
     assert.ok(dec.scale >= 0.79, `the decoding is drawn at ${dec.scale.toFixed(2)}`);
+    // All of it can be reached: the region scrolls over the whole drawing, none of it clipped.
+    assert.ok(dec.width > dec.shows && dec.scrolls >= Math.floor(dec.width), `a drawing of ${dec.width} px in ${dec.shows} px scrolling over ${dec.scrolls} px`);
     assert.deepEqual([dec.tab, dec.role], [0, 'region']);
     assert.ok(dec.label.length > 3);
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), true, 'the page itself does not scroll sideways');
