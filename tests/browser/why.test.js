@@ -399,6 +399,21 @@ test('the guide says when it moves the page to the dates tab, and closing it goe
   await page.click('[data-guide="close"]');
   await settled(page);
   assert.equal((await demo(page)).state.mode, 'cross');
+  // A tab the reader picks while the guide is open is theirs: closing the guide stays there.
+  await page.click('#guide-start');
+  await settled(page);
+  await page.click('#guide-next');
+  await page.click('#guide-next');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 's2s');
+  await page.click('#tab-self');
+  await settled(page);
+  await page.click('#tab-s2s');
+  await settled(page);
+  assert.equal(await page.locator('.guide-moved').count(), 0);
+  await page.click('[data-guide="close"]');
+  await settled(page);
+  assert.equal((await demo(page)).state.mode, 's2s');
   assert.deepEqual(problems, []);
   await close();
 });

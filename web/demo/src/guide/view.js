@@ -110,6 +110,8 @@ export function createGuideView(app) {
     name: 'guide',
     root,
     *render(state, r) {
+      // The reader left the dates tab the guide moved them to: the tab they chose is theirs, not one to go back from.
+      if (switchedFrom !== null && state.mode !== 's2s') switchedFrom = null;
       frame(state);
       if (focusNext) { focusNext = false; (state.guide ? $('#guide-step-title') : $('#guide-start'))?.focus(); }
       const n = state.guide;
