@@ -4,7 +4,7 @@
 // character's list keeps its width beside its label.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, shot, demo, ROOT } from './helpers.js';
 import { HF, filesOf, loaded, openLongFixture, typeIds } from './open-helpers.js';
@@ -175,6 +175,40 @@ test('an exported figure of a long input leaves out the cells\' tooltips, which 
   const long = await titles(200);
   assert.ok(long.titles < 5, `${long.titles} titles at 200 tokens`);
   assert.ok(long.bytes < 200 * 200 * 120, `${long.bytes} bytes at 200 tokens`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a load started over one still running replaces it: the page and the Worker end on the newer model', async () => {
+  const { page, context, problems, close } = await open('#mode=open&lang=en');
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await loaded(page);
+  // Load A: a folder URL whose weights arrive only when released. Load B, picked while A waits: llama-gqa.
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await context.route(/\/slow\/gpt2-lm\/[^/]+$/, async (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    const file = join(HF, 'gpt2-lm', name);
+    if (!existsSync(file)) return route.fulfill({ status: 404 });
+    if (name === 'model.safetensors') await held;
+    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
+  });
+  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/gpt2-lm/`);
+  await page.click('#open-url-form button[type="submit"]');
+  await page.waitForSelector('#open-progress-row:not([hidden])');
+  await page.setInputFiles('#open-files', filesOf('llama-gqa'));
+  await page.waitForFunction(() => /^Llama/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
+  // A's weights arrive after B opened: nothing changes, and no failure is said.
+  release();
+  await page.waitForTimeout(1500);
+  await settled(page);
+  assert.match(await page.textContent('#open-info'), /^Llama/);
+  assert.doesNotMatch(await page.textContent('#open-status'), /could not be opened|still open/);
+  // The Worker holds B: its grid note names llama-gqa's shared key/value heads.
+  await page.fill('#open-text', '1 5 9 3 7 2');
+  await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length === 6, null, { timeout: 20_000 });
+  await settled(page);
+  assert.match(await page.textContent('#open-grid-note'), /4 query heads share 2 key\/value heads/);
   assert.deepEqual(problems, []);
   await close();
 });

@@ -55,13 +55,17 @@ export function folderUrl(text) {
 export function bindOpenPanel(app) {
   const { state, session } = app;
   const o = () => state.open;
+  // The shown model's query, heads and link, taken when a load starts over it: a load that fails leaves that model
+  // open, and these come back with it (a load started over a load still running keeps the earlier model's).
+  let shownView = null;
   const start = (source) => {
-    const before = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url };
+    if (session.load.status === 'ready') shownView = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url };
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
     o().url = source.url ?? '';
-    session.open(source).then(() => {
+    session.open(source).then((current) => {
+      if (!current) return; // a newer open replaced this one
       // The load failed and left the model before it open: its query, heads and link as they were.
-      if (session.load.failed) { Object.assign(o(), before); app.invalidate(); return; }
+      if (session.load.failed) { if (shownView) Object.assign(o(), shownView); app.invalidate(); return; }
       const info = session.load.info;
       // Without tokenizer.json the page reads token ids: a sentence is replaced by sample ids, so the maps show at once.
       if (info && !info.hasTokenizer) {

@@ -16,6 +16,9 @@ export function createOpenSession({ invalidate }) {
   const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0, failed: null };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null, predict: null };
+  let opens = 0; // open() calls so far: a result is shown only if no newer open() began meanwhile
+  // The last model shown loaded, and its found heads and patching: what a failed load that left it open shows again.
+  let lastReady = null, found = { heads: null, patch: null };
 
   const worker = () => (client ??= createModelClient({
     onPlan: (plan) => {
@@ -34,6 +37,7 @@ export function createOpenSession({ invalidate }) {
     // The watchdog stopped a Worker that had stopped answering: the model it held is gone with it. (A load in
     // progress hears of it through its own rejection.)
     onStopped: (error) => {
+      lastReady = null; // the model went with the Worker
       if (load.status !== 'ready') return;
       Object.assign(load, { status: 'error', error, info: null });
       invalidate();
@@ -56,11 +60,15 @@ export function createOpenSession({ invalidate }) {
 
   return {
     load,
-    /** Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which). */
+    /**
+     * Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which) to true, or to false
+     * when a newer open() replaced this one (whose result is then the one shown).
+     */
     async open(source) {
+      // Only the newest open's result is shown: a newer one replaces it (the Worker aborts the older load).
+      const generation = ++opens;
       // The model open now, which a failed load leaves open (open/worker/model-worker.js): shown again, with the failure.
-      const previous = load.status === 'ready' ? { ...load } : null;
-      const found = { heads: runs.heads, patch: runs.patch };
+      if (load.status === 'ready') { lastReady = { ...load }; found = { heads: runs.heads, patch: runs.patch }; }
       Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, failed: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
       runs.trace = { key: null, value: null, error: null };
@@ -72,16 +80,21 @@ export function createOpenSession({ invalidate }) {
       asked = { forward: null, trace: null, predict: null };
       invalidate();
       try {
-        load.info = await worker().load(source);
-        load.status = 'ready';
+        const info = await worker().load(source);
+        if (generation !== opens) return false;
+        Object.assign(load, { info, status: 'ready', failed: null });
       } catch (error) {
-        if (error.kept && previous) {
-          Object.assign(load, previous, { failed: error });
+        if (generation !== opens) return false;
+        if (error.kept && lastReady) {
+          Object.assign(load, lastReady, { failed: error });
           Object.assign(runs, found); // its found heads and patching, still its own
+        } else {
+          Object.assign(load, { status: 'error', error, info: null });
+          lastReady = null;
         }
-        else Object.assign(load, { status: 'error', error, info: null });
       }
       invalidate();
+      return true;
     },
     /** A link named `source` ({ url }): show its host and ask before anything is fetched (open/frame.js). */
     ask(source) {

@@ -116,8 +116,11 @@ const handlers = {
   async load({ files, url }) {
     // The controller exists before the module is ready: a Cancel pressed while the WebAssembly still compiles (seconds
     // on a slow or busy machine) must not be dropped for want of a load to abort.
-    loading = new AbortController();
-    const signal = loading.signal;
+    // A newer load replaces one still running: the page has moved on to it, and two would race for `model`.
+    loading?.abort(new DOMException('A newer load replaced this one.', 'AbortError'));
+    const controller = new AbortController();
+    loading = controller;
+    const signal = controller.signal;
     let before = null;
     // The model open before this load stays open until the new one has loaded: a broken config.json, a missing file
     // or a Cancel leaves it as it was. Only when the core refuses the new model for memory, while the earlier one
@@ -148,13 +151,15 @@ const handlers = {
         closeModel();
         next = await attempt();
       }
+      // Finished just as a newer load replaced it: that one is the page's.
+      if (signal.aborted) { next.dispose(); signal.throwIfAborted(); }
     } catch (error) {
       // What the failed load left in WebAssembly memory, which never shrinks: the page says it as it is.
       if (before !== null) error.memory = { before, after: memoryUsage().wasmBytes };
       error.kept = !!model; // the earlier model is still open
       throw error;
     } finally {
-      loading = null;
+      if (loading === controller) loading = null;
     }
     closeModel();
     model = next;
