@@ -4,9 +4,9 @@
 // shown; the numbers are the package's, this view draws them.
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
-import { drawHeadMap, outlineHead, strongest } from '../open/headmap.js';
+import { drawHeadMap, outlineHead, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
 
-const LEFT = 30, TOP = 4;
+const LEFT = 30, TOP = HEAD_LABELS_TOP;
 /** Singular values listed for the selected head: the largest, up to this many. */
 const SHOWN = 16;
 const fmt = (x) => (x >= 100 ? x.toFixed(1) : x.toFixed(4));

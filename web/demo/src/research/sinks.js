@@ -5,10 +5,10 @@
 // computed only while shown.
 import { t } from '../i18n.js';
 import { $, escapeHtml, escapeAttr } from '../dom.js';
-import { drawHeadMap, outlineHead, ranked, strongest } from '../open/headmap.js';
+import { drawHeadMap, outlineHead, ranked, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
 import { rowViews, shownKey, sinkMassOf } from './maps.js';
 
-const LEFT = 30, TOP = 4;
+const LEFT = 30, TOP = HEAD_LABELS_TOP;
 const fmt = (x) => x.toFixed(3);
 
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void }} app */
