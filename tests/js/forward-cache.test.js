@@ -182,6 +182,7 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
   // An array-like could claim any length: refused, as the types say (NumberList).
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: { length: 2 ** 40, 0: 1 } }),
     { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
+  assert.throws(() => model.tokenStrings({ length: 2 ** 40, 0: 1 }), { name: 'TypeError', message: /\.tokenStrings: ids: expected an array of token ids, got/ });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: [1.5] }),
     { name: 'RangeError', message: new RegExp(`^LanguageModel\\.patchEach: options\\.logitIds\\[0\\]: expected a token id from 0 to ${V - 1}, got 1\\.5$`) });
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches: [{ layer: 2, head: 0 }] }),

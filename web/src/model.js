@@ -121,8 +121,11 @@ export class Model {
 
   /** Readable token strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
   tokenStrings(ids) {
-    this.handle(`${this.className}.tokenStrings`);
-    return this.#tokenizer ? Array.from(ids, (id) => this.#tokenizer.readable(id)) : null;
+    const caller = `${this.className}.tokenStrings`;
+    this.handle(caller);
+    // An array or typed array, as every call takes (NumberList): an array-like could claim any length.
+    const list = numbers(ids, `${caller}: ids`, 'an array of token ids');
+    return this.#tokenizer ? list.map((id) => this.#tokenizer.readable(id)) : null;
   }
 
   /**
