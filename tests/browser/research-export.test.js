@@ -28,7 +28,11 @@ for (const [lang, locale, words, click] of [['en', 'en-US', /Logit lens/, /Click
     await page.waitForSelector('#open-positions-out td[data-value]', { state: 'attached', timeout: 20_000 });
     await page.waitForSelector('#open-lens-out button[data-l]', { timeout: 20_000 }).catch(async (e) => {
       // What the lens said instead (its status line: an error, or still computing), and the page's problems so far.
-      throw new Error(`${e.message}\nthe lens: ${await page.textContent('#open-lens-status')}; ${problems.join('; ')}`);
+      // Whether the lens was asked for at all (the button, the state) and whether the maps' pass had arrived.
+      const seen = await page.evaluate(() => ({ pressed: document.querySelector('#open-lens-btn').getAttribute('aria-pressed'),
+        lens: window.__attnscopeDemo.state.open.lens, text: window.__attnscopeDemo.state.open.text,
+        tokens: document.querySelectorAll('#open-tokens .tok').length, sectionHidden: document.querySelector('#open-section').hidden }));
+      throw new Error(`${e.message}\nthe lens: ${await page.textContent('#open-lens-status')}; ${JSON.stringify(seen)}; ${problems.join('; ')}`);
     });
     await settled(page);
     const lens = await page.$$eval('#open-lens-out button[data-l]', (bs) => bs.map((b) => b.dataset.prob));
