@@ -65,3 +65,22 @@ export async function typeIds(page, T) {
   await page.fill('#open-text', Array.from({ length: T }, (_, i) => (i * 7) % 48).join(' '));
   await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T, { timeout: 30_000 });
 }
+
+/**
+ * Starts opening fixture `name` from a folder URL (/slow/<name>/) whose weights arrive only when the returned
+ * function is called: a load held in progress, to cancel or to start another over. Waits for its progress row.
+ */
+export async function openHeld(page, context, name) {
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await context.route(new RegExp(`/slow/${name}/[^/]+$`), async (route) => {
+    const file = join(HF, name, new URL(route.request().url()).pathname.split('/').pop());
+    if (!existsSync(file)) return route.fulfill({ status: 404 });
+    if (file.endsWith('model.safetensors')) await held;
+    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
+  });
+  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/${name}/`);
+  await page.click('#open-url-form button[type="submit"]');
+  await page.waitForSelector('#open-progress-row:not([hidden])');
+  return release;
+}

@@ -4,10 +4,10 @@
 // character's list keeps its width beside its label.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, shot, demo, ROOT } from './helpers.js';
-import { HF, filesOf, loaded, openLongFixture, typeIds } from './open-helpers.js';
+import { HF, filesOf, loaded, openLongFixture, openHeld, typeIds } from './open-helpers.js';
 
 useBrowser();
 
@@ -184,18 +184,7 @@ test('a load started over one still running replaces it: the page and the Worker
   await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
   await loaded(page);
   // Load A: a folder URL whose weights arrive only when released. Load B, picked while A waits: llama-gqa.
-  let release;
-  const held = new Promise((ok) => { release = ok; });
-  await context.route(/\/slow\/gpt2-lm\/[^/]+$/, async (route) => {
-    const name = new URL(route.request().url()).pathname.split('/').pop();
-    const file = join(HF, 'gpt2-lm', name);
-    if (!existsSync(file)) return route.fulfill({ status: 404 });
-    if (name === 'model.safetensors') await held;
-    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
-  });
-  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/gpt2-lm/`);
-  await page.click('#open-url-form button[type="submit"]');
-  await page.waitForSelector('#open-progress-row:not([hidden])');
+  const release = await openHeld(page, context, 'gpt2-lm');
   await page.setInputFiles('#open-files', filesOf('llama-gqa'));
   await page.waitForFunction(() => /^Llama/.test(document.querySelector('#open-info')?.textContent ?? ''), null, { timeout: 20_000 });
   // A's weights arrive after B opened: nothing changes, and no failure is said.

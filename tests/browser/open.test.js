@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { useBrowser, open, shot } from './helpers.js';
-import { HF, filesOf, reference, loaded, tracedAt, checkWeights } from './open-helpers.js';
+import { HF, filesOf, reference, loaded, tracedAt, checkWeights, openHeld } from './open-helpers.js';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -250,18 +250,7 @@ test('a folder URL opens the model, and the link it leaves reopens it there once
 test('a load in progress shows its progress and can be cancelled; greedy continuation extends the text', async () => {
   const { page, context, close } = await open('#mode=open&lang=en');
   // The weights arrive only after a while: time to see the progress row and press Cancel.
-  let release;
-  const held = new Promise((ok) => { release = ok; });
-  await context.route(/\/slow\/gpt2-lm\/[^/]+$/, async (route) => {
-    const name = new URL(route.request().url()).pathname.split('/').pop();
-    const file = join(HF, 'gpt2-lm', name);
-    if (!existsSync(file)) return route.fulfill({ status: 404 });
-    if (name === 'model.safetensors') await held;
-    return route.fulfill({ body: readFileSync(file) }).catch(() => {});
-  });
-  await page.fill('#open-url', `${new URL(page.url()).origin}/slow/gpt2-lm/`);
-  await page.click('#open-url-form button[type="submit"]');
-  await page.waitForSelector('#open-progress-row:not([hidden])');
+  const release = await openHeld(page, context, 'gpt2-lm');
   assert.match(await page.textContent('#open-status'), /Checking the config/);
   await page.click('#open-cancel');
   await page.waitForFunction(() => /cancelled/.test(document.querySelector('#open-status').textContent), null, { timeout: 10_000 });
