@@ -44,3 +44,34 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await close();
   });
 }
+
+test('a text box cleared while the Worker computes leaves nothing marked busy', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en', { locale: 'en-US' });
+  await page.click('#open-sample');
+  await loaded(page);
+  await settled(page);
+  // The Worker is held: forward requests wait here until released, so the pass is still "computing" when the box is
+  // cleared, however fast the sample model is.
+  await page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    window.__heldForwards = [];
+    window.__releaseForwards = () => { Worker.prototype.postMessage = post; for (const send of window.__heldForwards.splice(0)) send(); };
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (message?.type === 'forward') { window.__heldForwards.push(() => post.call(this, message, ...rest)); return undefined; }
+      return post.call(this, message, ...rest);
+    };
+  });
+  await page.fill('#open-text', 'A new sentence to read.');
+  await page.waitForSelector('#open-text-row.busy', { timeout: 10_000 });
+  await page.fill('#open-text', '');
+  await settled(page);
+  const marks = await page.evaluate(() => ({ row: document.querySelector('#open-text-row').classList.contains('busy'),
+    tokens: document.querySelector('#open-tokens').getAttribute('aria-busy'), note: document.querySelector('#open-busy').textContent }));
+  assert.deepEqual(marks, { row: false, tokens: 'false', note: '' });
+  // Released, the old request's reply changes nothing: the box is still empty and nothing is busy.
+  await page.evaluate(() => window.__releaseForwards());
+  await settled(page);
+  assert.equal(await page.$eval('#open-text-row', (s) => s.classList.contains('busy')), false);
+  assert.deepEqual(problems, []);
+  await close();
+});

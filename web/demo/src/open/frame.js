@@ -191,15 +191,17 @@ export function createOpenFrameView({ continueTokens }) {
       const bad = $('#open-input-error');
       bad.hidden = !r.error;
       if (r.error) text(bad, t('open.inputError', { msg: r.error.badId ? t('open.badId', r.error.badId) : r.error.message }));
+      // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
+      // Set before an empty text returns: a box cleared while a pass computed is not left dimmed with nothing to wait on.
+      const busy = !r.empty && !!r.stale;
+      const sec = $('#open-section');
+      sec.classList.toggle('busy', busy);
+      sec.setAttribute('aria-busy', String(busy));
+      $('#open-text-row').classList.toggle('busy', busy);
+      for (const sel of ['#open-tokens', '#open-predict']) $(sel).setAttribute('aria-busy', String(busy));
+      text($('#open-busy'), busy ? t('open.computing') : '');
       if (r.empty) { $('#open-tokens').innerHTML = ''; fold(); html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
       text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
-      // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
-      const sec = $('#open-section');
-      sec.classList.toggle('busy', !!r.stale);
-      sec.setAttribute('aria-busy', String(!!r.stale));
-      $('#open-text-row').classList.toggle('busy', !!r.stale);
-      for (const sel of ['#open-tokens', '#open-predict']) $(sel).setAttribute('aria-busy', String(!!r.stale));
-      text($('#open-busy'), r.stale ? t('open.computing') : '');
       tokens(r);
       fold();
       $('#open-truncated').hidden = !(r.run.total > r.T);
