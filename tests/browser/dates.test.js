@@ -209,8 +209,10 @@ test('decoding step by step: Step adds one token, Play runs to the end, Pause st
   // One step counter: every step written, and the step the text and the weights are of (the one that wrote the last
   // character, not <eos>).
   await settled(page);
-  const stepText = Number((await page.textContent('#decode')).match(/Step (\d+):/)[1]);
-  assert.equal(await page.textContent('#dec-counter'), `all ${d.N} steps written · the weights of step ${stepText}`);
+  // The date's characters, then <eos>: the last character is written at step iso.length, one before the end.
+  assert.equal(d.N, iso.length + 1);
+  assert.match(await page.textContent('#decode'), new RegExp(`Step ${iso.length}:`));
+  assert.equal(await page.textContent('#dec-counter'), `all ${iso.length + 1} steps written · the weights of step ${iso.length}`);
 
   // Reset, play slowly, pause: nothing moves any more.
   await page.click('#dec-reset');
