@@ -129,3 +129,20 @@ test('tabs follow the WAI-ARIA pattern, the page has a skip link and few Tab sto
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('on a desktop the decoding and the bottleneck curve fit and are no Tab stops (on a phone they scroll and are: phone-layout.test.js)', async () => {
+  const region = (page, sel) => page.$eval(sel, (el) => ({ fits: el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1,
+    stop: el.tabIndex >= 0, role: el.getAttribute('role') }));
+  const dates = await open('#mode=s2s&lang=en');
+  await dates.page.waitForSelector('#decode svg.dec-svg', { timeout: 20_000 });
+  await settled(dates.page);
+  assert.deepEqual(await region(dates.page, '#decode'), { fits: true, stop: false, role: 'region' });
+  assert.deepEqual(dates.problems, []);
+  await dates.close();
+  const why = await open('#lang=en');
+  await why.page.waitForSelector('#why-curve svg', { state: 'attached', timeout: 20_000 });
+  await settled(why.page);
+  assert.deepEqual(await region(why.page, '#why-curve'), { fits: true, stop: false, role: 'region' });
+  assert.deepEqual(why.problems, []);
+  await why.close();
+});

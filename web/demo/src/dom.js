@@ -58,3 +58,17 @@ export function download(blob, name) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
+
+/**
+ * A region whose content scrolls is a Tab stop, so that the arrow keys can scroll it; one whose content fits is not:
+ * a stop that does nothing is one more key press on the way to the next control. Watches the region's own size (a
+ * phone turned, a window resized); returns the check, to run again when its content changes.
+ */
+export function tabStopWhileScrolling(el) {
+  const check = () => {
+    if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) el.tabIndex = 0;
+    else el.removeAttribute('tabindex');
+  };
+  if (typeof ResizeObserver === 'function') new ResizeObserver(check).observe(el);
+  return check;
+}

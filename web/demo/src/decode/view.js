@@ -1,6 +1,6 @@
 // The decoding panel of the dates model: the source words, the output so far and the chosen step's cross-attention.
 import { t } from '../i18n.js';
-import { $ } from '../dom.js';
+import { $, tabStopWhileScrolling } from '../dom.js';
 import { renderDecode } from './draw.js';
 
 /** The step's cross-attention over the source words, averaged over every head of every decoder layer. */
@@ -17,6 +17,8 @@ export function focusWeights(r) {
 
 /** @param {{ isPlaying: () => boolean }} app */
 export function createDecodeView(app) {
+  // Wider than a phone's screen it scrolls, and is then a Tab stop; on a desktop it fits, and is not.
+  const checkTabStop = tabStopWhileScrolling($('#decode'));
   return {
     name: 'decode',
     root: $('#decode-section'),
@@ -25,6 +27,7 @@ export function createDecodeView(app) {
       const run = r.run;
       const [nl, H, N] = run.cross.shape;
       renderDecode($('#decode'), { sourceTokens: run.sourceTokens, unk: run.unk, steps: run.steps, shown: r.shown, focus: r.focus, weights: focusWeights(r), cmap: state.cmap, ms: run.ms });
+      checkTabStop();
       $('#decode-text').textContent = t('sec.decodeText', { n: nl * H });
       // One step counter: the step whose attention is drawn (finished, the last character before <eos>), as the text says.
       const drawn = r.focus >= 0 ? r.focus + 1 : r.shown;
