@@ -103,10 +103,10 @@ test('the attention model steps: play, pause, step and back, with the step in th
   // Finished, the weights shown are the last character's, not the end's.
   const tokens = (await demo(page)).why.attention.tokens;
   // One step counter: the step the weights are of, with no other count beside it.
-  if (tokens[n - 1] === '<eos>') {
-    assert.equal(await page.textContent('#why-attn-row .why-step'), `writing “${tokens[n - 2]}”`);
-    assert.equal(await page.textContent('#why-counter'), `all ${n} steps written · the weights of step ${n - 1}`);
-  }
+  // The first example's answer ends with <eos>, so the last weights shown are those of the step before it.
+  assert.equal(tokens[n - 1], '<eos>');
+  assert.equal(await page.textContent('#why-attn-row .why-step'), `writing “${tokens[n - 2]}”`);
+  assert.equal(await page.textContent('#why-counter'), `all ${n} steps written · the weights of step ${n - 1}`);
   await page.click('#why-back');
   await settled(page);
   assert.equal((await demo(page)).state.wstep, n - 1);
@@ -207,7 +207,24 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         assert.match(live, /score\(ht, h̄\w+\) = ht · h̄\w+ = .* = -?\d+\.\d{3}/);
         assert.match(live, /softmax/);
       }
-      if (step === 4 || step === 5) {
+      if (step === 5) {
+        // Step 4 for every position at once: a line per query (the picked one marked) naming the key its head weighs
+        // most. The picked query's line agrees with the step-by-step panel's float64 weights.
+        const lines = await page.$$eval('#guide-live .guide-every li', (lis) => lis.map((li) => ({ q: Number(li.dataset.q), k: Number(li.dataset.k),
+          w: Number(li.dataset.w), current: li.getAttribute('aria-current') === 'true', text: li.textContent })));
+        assert.equal(lines.length, Math.min(24, d.last.rows.length));
+        assert.deepEqual(lines.filter((x) => x.current).map((x) => x.q), [d.last.qi]);
+        const picked = lines.find((x) => x.current);
+        const sw = d.last.steps.weights, [j, j2] = [...sw.keys()].sort((a, b) => sw[b] - sw[a]);
+        assert.equal(picked.k, j);
+        assert.ok(Math.abs(picked.w - sw[j]) < 1e-5, `${picked.w} against ${sw[j]}`);
+        // Its strongest key and the next one, with their weights.
+        assert.equal(picked.text, `${d.last.rows[d.last.qi]} → ${d.last.cols[j]} ${sw[j].toFixed(2)}, ${d.last.cols[j2]} ${sw[j2].toFixed(2)}`);
+        // Causal: no query looks at a later key.
+        assert.ok(lines.every((x) => x.k <= x.q), JSON.stringify(lines));
+        assert.match(live, lang === 'zh' ? /softmax/ : /matrix, one softmax per row/);
+      }
+      if (step === 4) {
         // score(Q, K_j) = … = s, with the scaled score of the strongest key written in.
         const d2 = await demo(page);
         const j = d2.guide.weights.indexOf(Math.max(...d2.guide.weights));
@@ -229,7 +246,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         await page.setViewportSize({ width, height: 900 });
         await settled(page);
         assert.equal(await sideways(page), false, `step ${step} scrolls sideways at ${width} px`);
-        if (step === 2 || step === 4 || step === 6) {
+        if (step === 2 || step === 4 || step === 5 || step === 6) {
           assert.deepEqual(await axe(page), [], `step ${step} at ${width} px`);
           await page.locator('#guide-section').screenshot({ path: join(ART, `why-guide${step}-${lang}-${width}.png`) });
         }

@@ -68,7 +68,7 @@ export function qkvFormula(ex, rows, cols, h) {
   return html;
 }
 
-/** Steps 4 and 5: score, softmax and weighted sum for the query and head, the first terms written out. */
+/** Step 4: score, softmax and weighted sum for the query and head, the first terms written out. */
 export function threeStepsFormula(ex, rows, cols, h, cmap) {
   const { E, d, qi, S } = ex;
   const hd = ex.heads[h];
@@ -87,6 +87,38 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
   const terms = topIdx(hd.weights, 2).map((j) => `${fmt(hd.weights[j])} × ${head(slice(ex.V, j, E, h, d), 3)}`).join(' + ');
   html += line(`<span class="f"><b>3</b> ${escapeHtml(t('guide.contextWord'))} = Σ${sub('i')} α${sub('i')} V${sub('i')} = ${terms}${S > 2 ? ' + …' : ''} = <b>${head(hd.context, 4)}</b></span>`);
   return html;
+}
+
+/** Queries listed in step 5 at most: a long input's list would push the rest of the guide off the screen. */
+export const EVERY_QUERY_ROWS = 24;
+
+/**
+ * Step 5: self-attention runs step 4 for every position at once. One line per query, the key head `h` weighs most
+ * and its weight, from the forward pass's weights ([H, L, S] in `r.weights`); the picked query is marked.
+ */
+export function everyQueryFormula(r, h, cmap) {
+  const { L, S } = r;
+  const w = r.weights.data;
+  // Around the picked query when the list is cut, so that it is always one of the lines.
+  const from = Math.max(0, Math.min(r.qi - Math.floor(EVERY_QUERY_ROWS / 2), L - EVERY_QUERY_ROWS));
+  const to = Math.min(L, from + EVERY_QUERY_ROWS);
+  let items = '';
+  for (let i = from; i < to; i++) {
+    const row = w.subarray((h * L + i) * S, (h * L + i + 1) * S);
+    // The two strongest keys: where a head parks most weight on one token (an attention sink, often <bos>), the
+    // second says what it reads besides.
+    const [j, j2] = topIdx(row, 2);
+    const key = (k) => `<i class="guide-sw" aria-hidden="true" style="background:${css(seqRgb(cmap, row[k]))}"></i>`
+      + `<span class="guide-k">${escapeHtml(r.cols[k])}</span> <span class="muted">${fmt(row[k])}</span>`;
+    const mark = i === r.qi ? ' aria-current="true"' : '';
+    items += `<li${mark} data-q="${i}" data-k="${j}" data-w="${row[j]}"><span class="guide-q">${escapeHtml(r.rows[i])}</span> → `
+      + `${key(j)}${j2 !== undefined && i > 0 ? `, ${key(j2)}` : ''}</li>`;
+  }
+  const cut = L - (to - from);
+  return line(`<span class="f">${escapeHtml(t('guide.f.everyQuery', { h: h + 1, n: L }))}</span>`)
+    + `<ol class="guide-every" start="${from + 1}">${items}</ol>`
+    + (cut > 0 ? line(`<span class="muted">${escapeHtml(t('guide.f.more', { n: cut }))}</span>`) : '')
+    + line(`<span class="f">${escapeHtml(t('guide.f.everyMatrix', { L, S }))}</span>`);
 }
 
 /**

@@ -8,7 +8,7 @@ import { attentionWeights } from '../models/weights.js';
 import { traceLM, traceS2S, s2sAttentionPrefix } from '../models/trained.js';
 import { rnnModels, rnnRun } from '../why/rnn.js';
 import { bindPlayer, playerButtons, updateButtons, shownStep, focusIndex, counterText, isPlaying } from '../why/player.js';
-import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, multiHeadFormula } from './formulas.js';
+import { bottleneckFormula, attentionFormula, qkvFormula, threeStepsFormula, everyQueryFormula, multiHeadFormula } from './formulas.js';
 
 export const GUIDE_STEPS = 6;
 
@@ -151,8 +151,9 @@ export function createGuideView(app) {
       const note = r.kind === 'lm' ? 'guide.pickNoteLm' : r.attn === 'enc' ? 'guide.pickNoteEnc' : 'guide.pickNote';
       const pick = `<p class="muted">${t(note, { tok: r.rows[r.qi], h: h + 1, H: r.H, d: ex.d, l: r.layer + 1 })}</p>`;
       const body = n === 3 ? qkvFormula(ex, r.rows, r.cols, h)
-        : n === 6 ? multiHeadFormula(ex, r.cols, state.cmap)
-          : threeStepsFormula(ex, r.rows, r.cols, h, state.cmap);
+        : n === 5 ? everyQueryFormula(r, h, state.cmap)
+          : n === 6 ? multiHeadFormula(ex, r.cols, state.cmap)
+            : threeStepsFormula(ex, r.rows, r.cols, h, state.cmap);
       live.innerHTML = pick + body + `<p class="muted"><a href="#steps-section">${t('guide.seeAll')}</a></p>`;
       r.guide = { step: n, qi: r.qi, head: h, weights: Array.from(ex.heads[h].weights), context: Array.from(ex.heads[h].context), scaled: Array.from(ex.heads[h].scaled) };
       done(r.guide);

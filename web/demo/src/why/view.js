@@ -1,7 +1,7 @@
 // The "Why attention" section: a date read by two GRU encoder–decoders, the fixed context vector of the one
 // without attention and its answer, the weights of the one with attention step by step, and the measured curve.
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml, escapeAttr } from '../dom.js';
+import { $, escapeHtml, escapeAttr, tabStopWhileScrolling } from '../dom.js';
 import { EXAMPLES } from '../state.js';
 import { rnnModels, rnnRun } from './rnn.js';
 import { bottleneckCurves } from './curves.js';
@@ -27,6 +27,7 @@ export function createWhyView(app) {
   attachPlayer(app);
   let skeletonLang = '';
   let curveHtml = '';
+  let checkCurveStop = () => {};
   let drawnFor = { sig: '', models: null };
 
   function skeleton() {
@@ -59,10 +60,12 @@ export function createWhyView(app) {
       </div>
       <h3 class="why-curve-title">${t('why.curveTitle')}</h3>
       <p class="lead">${t('why.curveText')}</p>
-      <div id="why-curve" tabindex="0" role="region" aria-label="${escapeAttr(t('why.curveLabel'))}"></div>
+      <div id="why-curve" role="region" aria-label="${escapeAttr(t('why.curveLabel'))}"></div>
       <p><a id="why-to-s2s" class="why-link" href="#">${t('why.toS2S')}</a></p>
       <p><a id="why-to-open" class="why-link" href="#">${t('why.toOpen')}</a></p>`;
     skeletonLang = getLang();
+    // The curve scrolls on a phone (a Tab stop then, for the arrow keys), and fits on a desktop (no stop).
+    checkCurveStop = tabStopWhileScrolling($('#why-curve'));
     curveHtml = '';
     drawnFor = { sig: '', models: null };
     // The handlers only change the state (the dates view's own input shows the same sentence) and ask for a redraw.
@@ -124,7 +127,7 @@ export function createWhyView(app) {
       // Drawn again only when it changes: a redraw per keystroke would close its table if the reader opened it.
       const curves = bottleneckCurves();
       const html = curves ? curvePlot(curves) : `<p class="note" id="why-curve-none">${t('why.curveNone')}</p>`;
-      if (curveHtml !== html) { $('#why-curve').innerHTML = html; curveHtml = html; }
+      if (curveHtml !== html) { $('#why-curve').innerHTML = html; curveHtml = html; checkCurveStop(); }
       if (models.status !== 'ready') return;
       // Typing elsewhere on the page changes nothing here: skip the DOM work then.
       // (Noted only once drawn: a pass abandoned at the yield below must not count as drawn.)
