@@ -31,7 +31,11 @@ for (const [lang, locale, words, click] of [['en', 'en-US', /Logit lens/, /Click
       // Whether the lens was asked for at all (the button, the state) and whether the maps' pass had arrived.
       const seen = await page.evaluate(() => ({ pressed: document.querySelector('#open-lens-btn').getAttribute('aria-pressed'),
         lens: window.__attnscopeDemo.state.open.lens, text: window.__attnscopeDemo.state.open.text,
-        tokens: document.querySelectorAll('#open-tokens .tok').length, sectionHidden: document.querySelector('#open-section').hidden }));
+        tokens: document.querySelectorAll('#open-tokens .tok').length, sectionHidden: document.querySelector('#open-section').hidden,
+        progress: window.__attnscopeDemo.progress }));
+      // The scheduler a second later: a version that keeps moving means views off screen never got their turn.
+      await new Promise((ok) => setTimeout(ok, 1000));
+      seen.later = await page.evaluate(() => window.__attnscopeDemo.progress);
       throw new Error(`${e.message}\nthe lens: ${await page.textContent('#open-lens-status')}; ${JSON.stringify(seen)}; ${problems.join('; ')}`);
     });
     await settled(page);

@@ -27,7 +27,11 @@ async function withLens(name, lang = 'en', locale = 'en-US') {
       // What the lens said instead (its status line, its table's state), and the text it was asked for.
       const seen = await page.evaluate(() => ({ status: document.querySelector('#open-lens-status').textContent, out: document.querySelector('#open-lens-out').className,
         cells: document.querySelectorAll('#open-lens-out button[data-l="0"]').length, text: document.querySelector('#open-text').value,
-        pressed: document.querySelector('#open-lens-btn').getAttribute('aria-pressed'), hidden: document.querySelector('#open-lens').hidden }));
+        pressed: document.querySelector('#open-lens-btn').getAttribute('aria-pressed'), hidden: document.querySelector('#open-lens').hidden,
+        progress: window.__attnscopeDemo.progress }));
+      // The scheduler a second later: a version that keeps moving means views off screen never got their turn.
+      await new Promise((ok) => setTimeout(ok, 1000));
+      seen.later = await page.evaluate(() => window.__attnscopeDemo.progress);
       throw new Error(`${e.message}; the lens showed ${JSON.stringify(seen)}`);
     });
   await settled(page);

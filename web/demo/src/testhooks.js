@@ -94,6 +94,15 @@ export function installTestHooks({ state, scheduler, isPlaying }) {
     /** Every view has drawn the current state (on screen and off). */
     get idle() { return status.consistentVersion === scheduler.version && status.result != null; },
     get timings() { return { ...status.timings }; },
+    /**
+     * Where the scheduler is (the state's version, the last drawn on screen and everywhere) and what the last result
+     * holds of an opened model's logit lens: what a test that waited in vain reports.
+     */
+    get progress() {
+      const lens = status.result?.research?.lens;
+      return { version: scheduler.version, visible: status.visibleVersion, consistent: status.consistentVersion,
+        lens: lens ? { stale: lens.stale, running: lens.running, value: !!lens.value, error: lens.error?.message ?? null } : null };
+    },
     /** The JSON export of the current view, as the download would hold it. */
     get exported() { return status.result && !status.result.empty ? exportDocument(state, status.result, toHash(state)) : null; },
     /**
