@@ -24,6 +24,9 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     const d = await demo(page);
     assert.equal(await page.getAttribute('#glance', 'data-layer'), String(d.last.layer));
     assert.match(await page.textContent('#glance figcaption'), lang === 'zh' ? new RegExp(`第 ${d.last.layer + 1} 层`) : new RegExp(`Layer ${d.last.layer + 1}, head`));
+    // By default layer 1's previous-token head (the model file names it): a diagonal just below the main one, named.
+    assert.deepEqual([d.last.layer, d.state.head], [0, 0]);
+    assert.match(await page.textContent('#glance figcaption'), lang === 'zh' ? /“前一个字符（训练时引导）”/ : /“previous token \(guided in training\)”/);
     // Typing redraws it.
     const before = await page.$eval('#glance canvas', (c) => c.toDataURL());
     await page.fill('#text', lang === 'zh' ? '我们一起去公园散步吧。' : 'A cat sat on the mat.');
@@ -51,6 +54,8 @@ for (const [lang, locale, words] of [['en', 'en-US', /^New to attention\? The gu
     const { page, problems, close } = await open(`#lang=${lang}`, { locale, width: 1280, height: 800 });
     await settled(page);
     assert.match(await page.textContent('#intro-guide'), words);
+    // The page's own hash, once its debounced replaceState has written it (read before, it can still be "#lang=…").
+    await page.waitForFunction(() => location.hash === window.__attnscopeDemo.hash, null, { timeout: 5000 });
     const hashBefore = await page.evaluate(() => location.hash);
     await page.click('#intro-guide');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'guide-start');
