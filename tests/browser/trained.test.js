@@ -65,8 +65,8 @@ test('the trained language model is the default: a layers × heads model view wi
   const { heldout, everyday } = header.training;
   assert.match(await page.textContent('#model-info'), new RegExp(`English ${heldout.en.loss.toFixed(2)} nats, Chinese `
     + `${heldout.zh_prose.loss.toFixed(2)} nats, everyday Chinese sentences ${everyday.loss.toFixed(2)} nats`));
-  // The maps section shows the deepest layer with a named head (else the last), with the same badges.
-  const layer = named.length ? Math.max(...named.map((n) => n.layer)) : L - 1;
+  // The maps section shows the first layer with a named head (else the last), with the same badges.
+  const layer = named.length ? Math.min(...named.map((n) => n.layer)) : L - 1;
   assert.equal(d.last.layer, layer);
   assert.equal(await page.$$eval('#maps .map-card', (els) => els.length), H + 1);
   assert.equal(await page.$$eval('#maps .map-badge:not([hidden])', (els) => els.length), named.filter((n) => n.layer === layer).length);

@@ -4,7 +4,7 @@ import { t } from '../i18n.js';
 import { $ } from '../dom.js';
 import { drawHeatmap, plainLayout, prepareCanvas } from '../maps/heatmap.js';
 import { scaleTop } from '../maps/scales.js';
-import { strongest } from '../heads/names.js';
+import { strongest, headName } from '../heads/names.js';
 
 const PHONE = '(max-width: 600px)';
 
@@ -32,7 +32,9 @@ export function createGlanceView(app) {
       const ctx = prepareCanvas(canvas, layout.width, layout.height);
       const vmax = Math.max(0.01, scaleTop(state.scale, data, T));
       drawHeatmap(ctx, layout, { data: run.attention, offset, vmax, scale: state.scale, cmap: state.cmap, selectedRow: r.qi });
-      const what = t('glance.caption', { l: layer + 1, h: head + 1 });
+      // A named head says what it does (the default, layer 1's previous-token head, explains its diagonal).
+      const named = r.named?.[head];
+      const what = named ? t('glance.captionNamed', { l: layer + 1, h: head + 1, name: headName(named) }) : t('glance.caption', { l: layer + 1, h: head + 1 });
       root.querySelector('figcaption').textContent = what;
       canvas.setAttribute('aria-label', `${what}. ${t('a11y.strongest')}: ${strongest(run.attention, offset, run.labels, run.labels, 3)}`);
       root.dataset.layer = String(layer);

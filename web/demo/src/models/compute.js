@@ -30,12 +30,17 @@ export function sliceHeads(tensor, layer, rows, cols) {
   return out;
 }
 
-/** The layer to show: the one asked for, else the deepest layer with a named head, else the last one. */
+/**
+ * The layer to show: the one asked for, else the first layer with a named head, else the last one. The first screen
+ * shows it: in the character model that is layer 1, whose previous-token and current-token heads draw a pattern that
+ * explains itself on any sentence; the deeper named heads (line start, induction) look at the first token until the
+ * text has what they look for, which on the default sentence painted one bright column.
+ */
 function pickLayer(want, layers, named) {
   if (want >= 0 && want < layers) return want;
-  let deepest = -1;
-  for (const n of named.values()) deepest = Math.max(deepest, n.layer);
-  return deepest >= 0 ? deepest : layers - 1;
+  let first = Infinity;
+  for (const n of named.values()) first = Math.min(first, n.layer);
+  return Number.isFinite(first) ? first : layers - 1;
 }
 
 /** Computes results for states; `onModel` runs when a trained model has loaded (or made progress). */
