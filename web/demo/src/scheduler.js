@@ -120,8 +120,12 @@ export function createScheduler({ getState, compute, views, onDone }) {
         if (!abandoned) {
           status.visibleVersion = v;
           status.visibleAt = performance.now();
-          // Then the views off screen, one per idle period, so scrolling finds them drawn.
-          for (const view of views) {
+          // Then the views off screen, one per idle period, so scrolling finds them drawn: the one drawn longest ago
+          // first (page order among equals). In page order alone, a state that changed every idle period or two (a
+          // sweep's progress) abandoned each pass at the same view, and the views after it never got their turn.
+          const offScreen = views.filter((view) => drawn.get(view) !== v)
+            .sort((a, b) => (drawn.get(a) ?? -1) - (drawn.get(b) ?? -1));
+          for (const view of offScreen) {
             if (drawn.get(view) === v) continue;
             // A view with nothing to show for this result costs no idle period: on an opened model's tab the
             // included models' views are a dozen such, each of which would hold the views after it (the logit lens,
