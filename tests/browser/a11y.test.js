@@ -146,3 +146,43 @@ test('on a desktop the decoding and the bottleneck curve fit and are no Tab stop
   assert.deepEqual(why.problems, []);
   await why.close();
 });
+
+test('the model view is one Tab stop per group of maps: the arrow keys move between its maps, Enter picks one', async () => {
+  const { page, problems, close } = await open('#lang=en');
+  await page.waitForSelector('#modelview .mv-cell canvas', { timeout: 20_000 });
+  await settled(page);
+  const stops = () => page.$$eval('#modelview .mv-grid', (grids) => grids.map((g) => [...g.querySelectorAll('.mv-cell')].filter((c) => c.tabIndex === 0).length));
+  assert.deepEqual(await stops(), [1]);
+  const focused = () => page.evaluate(() => { const c = document.activeElement.closest('.mv-cell'); return c ? [Number(c.dataset.layer), Number(c.dataset.head)] : null; });
+  await page.focus('#modelview .mv-cell[data-layer="0"][data-head="0"]');
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await focused(), [0, 1]);
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await focused(), [1, 1]);
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft'); // the first map of layer 2 goes back to the last of layer 1
+  assert.deepEqual(await focused(), [0, 3]);
+  await page.keyboard.press('End');
+  const layers = await page.$$eval('#modelview .mv-rowhead', (els) => els.length);
+  assert.deepEqual(await focused(), [layers - 1, 3]);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowDown');
+  // Still one stop, the map last moved to; Enter picks it (the maps and the head view move to its layer).
+  assert.deepEqual(await stops(), [1]);
+  assert.equal(await page.$eval('#modelview .mv-cell[tabindex="0"]', (c) => `${c.dataset.layer}/${c.dataset.head}`), '1/0');
+  await page.keyboard.press('Enter');
+  await settled(page);
+  assert.equal((await demo(page)).state.layer, 1);
+  // Tab leaves the grid rather than walking through its maps.
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), null);
+  // The dates model's three groups (encoder, decoder, cross): one stop each.
+  await page.evaluate(() => { location.hash = '#lang=en&mode=s2s'; });
+  await page.waitForFunction(() => document.querySelectorAll('#modelview .mv-grid').length === 3, null, { timeout: 20_000 });
+  await settled(page);
+  assert.deepEqual(await stops(), [1, 1, 1]);
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -52,12 +52,25 @@ export class ModelView {
       const el = e.target.closest('.mv-cell');
       if (el && !el.classList.contains('blank')) onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
     });
+    // One Tab stop per group of maps (a roving tabindex, as a grid): the arrow keys move between its maps, Home and
+    // End to its first and last; Enter or Space picks. Twelve to forty maps were as many Tab stops on the way down.
     root.addEventListener('keydown', (e) => {
       const el = e.target.closest('.mv-cell');
-      if (el && (e.key === 'Enter' || e.key === ' ')) {
+      if (!el) return;
+      if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
         onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
+        return;
       }
+      const to = this.neighbour(el, e.key);
+      if (!to) return;
+      e.preventDefault();
+      this.rove(to);
+      to.focus();
+    });
+    root.addEventListener('focusin', (e) => {
+      const el = e.target.closest('.mv-cell');
+      if (el) this.rove(el);
     });
     root.addEventListener('mousemove', (e) => {
       const canvas = e.target.closest('canvas');
@@ -157,6 +170,21 @@ export class ModelView {
     }
   }
 
+  /** The map the arrow key `key` moves to from `el` within its group (null: none, or not a key that moves). */
+  neighbour(el, key) {
+    const group = el.closest('.mv-grid');
+    const heads = Number(group.style.getPropertyValue('--heads'));
+    const cells = [...group.querySelectorAll('.mv-cell')];
+    const i = cells.indexOf(el);
+    const j = { ArrowLeft: i - 1, ArrowRight: i + 1, ArrowUp: i - heads, ArrowDown: i + heads, Home: 0, End: cells.length - 1 }[key];
+    return j === undefined ? null : cells[j] ?? null;
+  }
+
+  /** Makes `el` its group's one Tab stop. */
+  rove(el) {
+    for (const c of el.closest('.mv-grid').querySelectorAll('.mv-cell')) c.tabIndex = c === el ? 0 : -1;
+  }
+
   /** A measured width (see the constructor); read from the layout only before the observer has reported it. */
   width(key) {
     if (!this.widths.has(key)) this.widths.set(key, this.root.querySelector(`[data-measure="${key}"]`)?.clientWidth ?? 0);
@@ -176,7 +204,7 @@ export class ModelView {
         <div class="mv-grid" style="--heads:${g.H}">
           <span></span>${[...Array(g.H).keys()].map((h) => `<span class="mv-colhead" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}"><span class="swatch"></span><span></span></span>`).join('')}
           ${[...Array(g.layers).keys()].map((l) => `<span class="mv-rowhead" data-attn="${g.attn}" data-layer="${l}"></span>${[...Array(g.H).keys()].map((h) => `
-            <figure class="mv-cell" tabindex="0" role="button" data-attn="${g.attn}" data-layer="${l}" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}">
+            <figure class="mv-cell" tabindex="${l === 0 && h === 0 ? 0 : -1}" role="button" data-attn="${g.attn}" data-layer="${l}" data-head="${h}" style="--head:${HEAD_COLORS[h % HEAD_COLORS.length]}">
               <div class="mv-canvas"><canvas></canvas><span class="mv-empty" hidden></span><span class="mv-off" hidden aria-hidden="true"></span></div>
               <figcaption class="mv-badge" hidden></figcaption>
             </figure>`).join('')}`).join('')}
