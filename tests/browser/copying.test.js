@@ -23,32 +23,36 @@ test('the reference is of the shipped model and the demo\'s Repetition example',
   const sha = createHash('sha256').update(readFileSync(join(ROOT, 'models', REF.model))).digest('hex');
   assert.equal(sha, REF.model_sha256, 'models/char-lm.safetensors changed: run tools/references/make_repetition_fixture.py');
   const src = readFileSync(join(ROOT, 'web/demo/src/state.js'), 'utf8');
-  assert.ok(src.includes(`repeat: '${REF.text}'`), 'EXAMPLES.repeat is the fixture\'s text');
-  assert.equal(REF.all_heads.length, 60);
+  assert.ok(src.includes(`repeat: '${REF.examples.en.text}'`), 'EXAMPLES.repeat is the fixture\'s English text');
+  assert.ok(src.includes(`repeatZh: '${REF.examples.zh.text}'`), 'EXAMPLES.repeatZh is the fixture\'s Chinese text');
+  assert.equal(REF.examples.en.all_heads.length, 60);
+  assert.equal(REF.examples.zh.all_heads.length, 17);
 });
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
   test(`Repetition with the induction head off: a mark per character of the second copy, as the reference (${lang}, 1280 and 390 px, axe)`, async () => {
+    // The page's language picks the example: its own sentence typed twice.
+    const ex = REF.examples[lang];
     const { page, problems, close } = await open(`#lang=${lang}&mode=self&model=trained`, { locale });
     await page.click('button[data-example="repeat"]');
     await settled(page);
-    assert.equal(await page.inputValue('#text'), REF.text);
+    assert.equal(await page.inputValue('#text'), ex.text);
     assert.equal(await page.locator('#copying').count(), 0, 'nothing to compare while every head is on');
     const [[layer, head]] = REF.off;
     await page.click(`#ablation-heads [data-layer="${layer}"][data-head="${head}"]`);
     await settled(page);
     const [all, without] = await rows(page);
-    const second = REF.text.slice(REF.text.length - REF.all_heads.length).replaceAll(' ', '␣');
+    const second = ex.text.slice(ex.text.length - ex.all_heads.length).replaceAll(' ', '␣');
     assert.equal(all.chars, second);
     assert.equal(without.chars, second);
-    assert.deepEqual(all.marks, REF.all_heads, 'every head: the reference\'s marks');
-    assert.deepEqual(without.marks, REF.without, 'the induction head off: the reference\'s marks');
-    const { all_heads: nAll, without: nOff, of } = REF.counts;
+    assert.deepEqual(all.marks, ex.all_heads, 'every head: the reference\'s marks');
+    assert.deepEqual(without.marks, ex.without, 'the induction head off: the reference\'s marks');
+    const { all_heads: nAll, without: nOff, of } = ex.counts;
     assert.equal(all.count, lang === 'zh' ? `对 ${nAll} 个，共 ${of} 个` : `${nAll} of ${of} right`);
     assert.equal(without.count, lang === 'zh' ? `对 ${nOff} 个，共 ${of} 个` : `${nOff} of ${of} right`);
     assert.ok(nAll - nOff >= 10, 'the induction head does the copying');
     // Outlined in the lower row: right with every head, wrong without it.
-    assert.deepEqual(without.lost, REF.all_heads.map((ok, i) => ok && !REF.without[i]));
+    assert.deepEqual(without.lost, ex.all_heads.map((ok, i) => ok && !ex.without[i]));
     assert.ok(all.lost.every((x) => !x));
     const label = await page.getAttribute('#copying .cp-row.off .cp-cells', 'aria-label');
     assert.match(label, lang === 'zh' ? new RegExp(`复制对了 ${nOff} 个`) : new RegExp(`${nOff} of ${of} characters copied right`));

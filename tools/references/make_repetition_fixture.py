@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""The demo's "Repetition" example, copied character by character with every head and with the induction head off,
+"""The demo's "Repetition" examples, copied character by character with every head and with the induction head off,
 from the NumPy reference (tools/attnscope_tools/reference.py, float64, no torch): tests/fixtures/repetition.json.
 
     /usr/bin/python3 tools/references/make_repetition_fixture.py
 
-The text is the example typed twice (web/demo/src/state.js, EXAMPLES.repeat). A character of the second copy is
-copied right when the model's most likely next character at the position before it is that character. Every
-character of the second copy counts, its first too (tools/README.md's "47 of the 60"), although that one follows
-the space and has no earlier occurrence to copy from. tests/browser/copying.test.js checks the demo's marks,
-position by position, and its counts against this file.
+The texts are the page's default sentences typed twice (web/demo/src/state.js: EXAMPLES.repeat, shown on the
+English page, and EXAMPLES.repeatZh, on the Chinese one). A character of the second copy is copied right when the
+model's most likely next character at the position before it is that character. Every character of the second copy
+counts, its first too (tools/README.md's "47 of the 60"), although that one has no earlier occurrence to copy from.
+tests/browser/copying.test.js checks the demo's marks, position by position, and its counts against this file.
 """
 
 import hashlib
@@ -27,8 +27,9 @@ from attnscope_tools.reference import lm_forward  # noqa: E402
 from attnscope_tools.tokenizers import codepoint_ids  # noqa: E402
 
 MODEL = "char-lm.safetensors"
-SENTENCE = "The animal didn\u2019t cross the street because it was too tired."
-TEXT = f"{SENTENCE} {SENTENCE}"
+# Each page language's example: its default sentence typed twice (state.js EXAMPLES.repeat, EXAMPLES.repeatZh).
+SENTENCES = {"en": ("The animal didn\u2019t cross the street because it was too tired.", " "),
+             "zh": ("\u5c0f\u72d7\u6ca1\u6709\u5403\u996d\uff0c\u56e0\u4e3a\u5b83\u4e00\u70b9\u4e5f\u4e0d\u60f3\u5403\u3002", "")}
 OUT = os.path.join(ROOT, "tests", "fixtures", "repetition.json")
 
 
@@ -41,23 +42,28 @@ def main():
     cfg = config.read(header["kind"], header["config"])
     induction = [(h["layer"], h["head"]) for h in header["named_heads"] if h["metric"] == "induction_random"]
     assert len(induction) == 1, induction
-    ids = codepoint_ids(header["vocab"], TEXT)  # <bos> first
-    start = len(ids) - len(SENTENCE)  # the second copy's first character
-    targets = list(range(start, len(ids)))
+    examples = {}
+    for lang, (sentence, between) in SENTENCES.items():
+        text = f"{sentence}{between}{sentence}"
+        ids = codepoint_ids(header["vocab"], text)  # <bos> first
+        assert len(ids) == len(text) + 1, f"{lang}: a character outside the vocabulary"
+        start = len(ids) - len(sentence)  # the second copy's first character
+        targets = list(range(start, len(ids)))
 
-    def marks(ablate):
-        logits, _ = lm_forward(P, cfg, ids, ablate)
-        pred = logits.argmax(-1)
-        return [bool(pred[p - 1] == ids[p]) for p in targets]
+        def marks(ablate):
+            logits, _ = lm_forward(P, cfg, ids, ablate)
+            pred = logits.argmax(-1)
+            return [bool(pred[p - 1] == ids[p]) for p in targets]
 
-    every, without = marks(()), marks(induction)
-    out = {"model": MODEL, "model_sha256": digest, "text": TEXT, "off": [list(x) for x in induction],
-           "second_copy_start": start, "targets": targets, "all_heads": every, "without": without,
-           "counts": {"all_heads": sum(every), "without": sum(without), "of": len(targets)}}
+        every, without = marks(()), marks(induction)
+        examples[lang] = {"text": text, "second_copy_start": start, "targets": targets, "all_heads": every, "without": without,
+                          "counts": {"all_heads": sum(every), "without": sum(without), "of": len(targets)}}
+        print(f"{lang}: {sum(every)} of {len(targets)} with every head, {sum(without)} with {induction} off")
+    out = {"model": MODEL, "model_sha256": digest, "off": [list(x) for x in induction], "examples": examples}
     with open(OUT, "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False)
         f.write("\n")
-    print(f"wrote {OUT}: {sum(every)} of {len(targets)} with every head, {sum(without)} with {induction} off")
+    print(f"wrote {OUT}")
 
 
 if __name__ == "__main__":

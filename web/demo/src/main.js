@@ -211,7 +211,9 @@ function bind() {
   });
   for (const b of document.querySelectorAll('[data-example]')) {
     b.addEventListener('click', () => {
-      const ex = EXAMPLES[b.dataset.example];
+      // An example with a Chinese version (Repetition) gives it on the Chinese page.
+      const name = b.dataset.example;
+      const ex = EXAMPLES[state.lang === 'zh' && EXAMPLES[`${name}Zh`] ? `${name}Zh` : name];
       if (typeof ex === 'string') state.text = $('#text').value = ex;
       else { state.src = $('#src').value = ex.src; state.tgt = $('#tgt').value = ex.tgt; }
       state.query = -1;

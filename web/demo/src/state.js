@@ -19,6 +19,9 @@ export const EXAMPLES = {
   // second copy the model predicts 47 of the 60 characters, 27 when the induction head (tools/README.md) is off.
   poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
   repeat: 'The animal didn’t cross the street because it was too tired. The animal didn’t cross the street because it was too tired.',
+  // The Chinese page's Repetition: its sentence typed twice; the second copy is 13 of 17 characters right, 3 with the
+  // induction head off (tests/fixtures/repetition.json).
+  repeatZh: '小狗没有吃饭，因为它一点也不想吃。小狗没有吃饭，因为它一点也不想吃。',
   // For the trained dates model (English dates in words or digits; the last two: its 'invalid' and --MM-DD answers).
   dates: ['the fifth of march nineteen ninety', 'On Friday, 13 Sept. 2024', 'December 31st, 1999', '12 october nineteen oh five', 'the 31st of April 2021', 'July 4th'],
 };
