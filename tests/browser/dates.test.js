@@ -166,6 +166,20 @@ test('cross-attention of the year, month and day digits peaks on the words that 
   await close();
 });
 
+test('a link with step=N (every step, from before the finished view was step -1) shows the finished view', async () => {
+  const date = DATES[0];
+  const iso = parseDate(date).iso;
+  const N = iso.length + 1; // the date's characters, then <eos>
+  const { page, problems, close } = await open(`#mode=s2s&step=${N}&date=${encodeURIComponent(date)}`);
+  await page.waitForSelector('#decode svg.dec-svg', { timeout: 20_000 });
+  await settled(page);
+  const d = (await demo(page)).last;
+  assert.deepEqual([d.shown, d.N, d.focus], [N, N, N - 2]);
+  assert.equal(await page.textContent('#dec-counter'), `all ${N} steps written · the weights of step ${N - 1}`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('decoding step by step: Step adds one token, Play runs to the end, Pause stops', async () => {
   const date = DATES[0];
   const iso = parseDate(date).iso;

@@ -95,6 +95,20 @@ test('typing a date reruns both models; the link opens the same sentence in the 
   await close();
 });
 
+test('a link with wstep at the last step shows the finished view, as wstep=-1 does', async () => {
+  const { page, problems, close } = await openWhy('#lang=en');
+  const { weights, tokens } = (await demo(page)).why.attention;
+  const n = weights.length;
+  assert.equal(tokens[n - 1], '<eos>');
+  const finished = [await page.textContent('#why-counter'), await page.textContent('#why-attn-row .why-step')];
+  assert.deepEqual(finished, [`all ${n} steps written · the weights of step ${n - 1}`, `writing “${tokens[n - 2]}”`]);
+  await close();
+  const linked = await openWhy(`#lang=en&wstep=${n}`);
+  assert.deepEqual([await linked.page.textContent('#why-counter'), await linked.page.textContent('#why-attn-row .why-step')], finished);
+  assert.deepEqual([...problems, ...linked.problems], []);
+  await linked.close();
+});
+
 test('the attention model steps: play, pause, step and back, with the step in the URL', async () => {
   const { page, problems, close } = await openWhy('#lang=en');
   const n = (await demo(page)).why.attention.weights.length;

@@ -31,7 +31,7 @@ export function createDecodeView(app) {
       $('#decode-text').textContent = t('sec.decodeText', { n: nl * H });
       // One step counter: the step whose attention is drawn (finished, the last character before <eos>), as the text says.
       const drawn = r.focus >= 0 ? r.focus + 1 : r.shown;
-      $('#dec-counter').textContent = t(state.step < 0 ? 'dec.counterDone' : 'dec.counter', { t: drawn, n: N });
+      $('#dec-counter').textContent = t(r.finished ? 'dec.counterDone' : 'dec.counter', { t: drawn, n: N });
       const playing = app.isPlaying();
       $('#dec-play').disabled = playing;
       $('#dec-pause').disabled = !playing;

@@ -122,7 +122,10 @@ export function createComputer({ onModel }) {
     const base = { kind: 's2s', model: m, attn, H: c.numHeads, E: c.dModel, d: c.dModel / c.numHeads, causal: attn === 'dec', cross: attn === 'cross' };
     if (run.empty) return { ...base, run, empty: true, sourceEmpty: true, rows: [], cols: [], L: 0, S: 0, qi: -1, ms: 0, layer: 0, layers: 0, named: [] };
     const N = run.steps.length;
-    const shown = state.step < 0 || state.step > N ? N : state.step;
+    // Every step shown is the finished view, whichever way it was asked for: step −1, or a link's step=N (the page
+    // itself never keeps N: main.js advance() turns it into −1).
+    const finished = state.step < 0 || state.step >= N;
+    const shown = finished ? N : state.step;
     const tensor = run[attn];
     const [layers, H] = tensor.shape;
     const layer = state.layer >= 0 && state.layer < layers ? state.layer : 0;
@@ -135,9 +138,9 @@ export function createComputer({ onModel }) {
     const data = sliceHeads(tensor, layer, L, S);
     // The step to look at: the one clicked, else the newest — on the finished view, the last character before <eos>.
     let focus = state.query >= 0 && state.query < shown ? state.query : shown - 1;
-    if (state.query < 0 && state.step < 0 && shown > 1 && written[focus] === '<eos>') focus--;
+    if (state.query < 0 && finished && shown > 1 && written[focus] === '<eos>') focus--;
     return {
-      ...base, run, layer, layers, N, shown, focus, rows, cols, L, S,
+      ...base, run, layer, layers, N, shown, finished, focus, rows, cols, L, S,
       named: [...Array(H).keys()].map((h) => named.get(`${layer}/${h}`) ?? null),
       weights: { data, shape: [H, L, S] },
       average: headAverage(data, 0, H, L, S),

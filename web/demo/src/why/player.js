@@ -10,6 +10,8 @@ const length = () => lastSteps();
 /** The step shown now (1 … length): all of them when wstep is -1 or past the end. */
 export const shownStep = (state, n = length()) => (state.wstep < 0 || state.wstep > n ? n : state.wstep);
 export const isPlaying = () => timer !== 0;
+/** Every step shown: wstep −1, or a link's wstep at or past the last step (the player itself keeps −1 there). */
+const finished = (state, n) => state.wstep < 0 || state.wstep >= n;
 
 /**
  * The step whose weights are shown (0-based): the newest one, except on the finished view (wstep -1), where it is
@@ -17,7 +19,7 @@ export const isPlaying = () => timer !== 0;
  */
 export function focusIndex(state, tokens, shown) {
   const cur = shown - 1;
-  return state.wstep < 0 && cur > 0 && tokens[cur] === '<eos>' ? cur - 1 : cur;
+  return finished(state, tokens.length) && cur > 0 && tokens[cur] === '<eos>' ? cur - 1 : cur;
 }
 
 export function pause() {
@@ -42,7 +44,7 @@ export function step() {
  */
 export function counterText(state, n, cur, t) {
   const drawn = cur >= 0 ? cur + 1 : shownStep(state, n);
-  return state.wstep < 0 ? t('why.stepDone', { n, t: drawn }) : t('why.stepOf', { t: drawn, n });
+  return finished(state, n) ? t('why.stepDone', { n, t: drawn }) : t('why.stepOf', { t: drawn, n });
 }
 
 export function back() {
