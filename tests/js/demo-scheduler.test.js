@@ -10,6 +10,8 @@ let onIdle = () => {};
 let idles = 0;
 globalThis.requestAnimationFrame = (fn) => setTimeout(() => fn(performance.now()), 0);
 globalThis.requestIdleCallback = (fn) => setTimeout(() => { idles++; onIdle(idles); fn(); }, 0);
+// scheduler.yield() as a macrotask (without it the module yields through a MessageChannel, whose port keeps Node alive).
+globalThis.scheduler = { yield: () => new Promise((ok) => setTimeout(ok, 0)) };
 // Views whose root is in `offScreenRoots` are reported not intersecting as soon as they are observed.
 const offScreenRoots = new Set();
 globalThis.IntersectionObserver = class {
@@ -51,6 +53,27 @@ test('scheduler: a state that changes every second idle period still gets every 
   scheduler.invalidate();
   await until(() => scheduler.status.consistentVersion === scheduler.version, 'a consistent pass');
   for (const [name, versions] of Object.entries(drawnBy)) assert.equal(versions.at(-1), scheduler.version, name);
+});
+
+test('scheduler: a view off screen abandoned in the middle of its drawing goes to the back, and the views after it are drawn', async () => {
+  onIdle = () => {};
+  const drawnBy = { a: 0, b: 0 };
+  let churning = true, slowStarts = 0;
+  const root = (name, off) => { const r = { name }; if (off) offScreenRoots.add(r); return r; };
+  const views = [
+    { name: 'maps', root: root('maps', false), render: () => {} },
+    // Drawn in pieces; while churning, the state changes during its first piece, so it never finishes.
+    { name: 'slow', root: root('slow', true), *render() { slowStarts++; if (churning) scheduler.invalidate(); yield 'paint'; yield 'paint'; } },
+    { name: 'a', root: root('a', true), render: () => { drawnBy.a++; } },
+    { name: 'b', root: root('b', true), render: () => { drawnBy.b++; } },
+  ];
+  const scheduler = createScheduler({ getState: () => ({}), compute: () => ({}), views });
+  scheduler.invalidate();
+  await until(() => slowStarts >= 6, 'six starts of the slow view');
+  churning = false;
+  assert.ok(drawnBy.a >= 2 && drawnBy.b >= 2, `while the slow view kept being abandoned: ${JSON.stringify(drawnBy)}`);
+  scheduler.invalidate();
+  await until(() => scheduler.status.consistentVersion === scheduler.version, 'a consistent pass');
 });
 
 test('scheduler: with nothing changing, the views off screen are drawn in page order, each once', async () => {

@@ -57,6 +57,7 @@ export function createScheduler({ getState, compute, views, onDone }) {
   let pending = false;
   const visible = new Map(views.map((v) => [v, true]));
   const drawn = new Map(); // view → version it last drew
+  const tried = new Map(); // view off screen → version it last started drawing for (finished or abandoned midway)
   const status = { version: 0, visibleVersion: -1, visibleAt: null, consistentVersion: -1, consistentAt: null, result: null, timings: {} };
 
   if (typeof IntersectionObserver === 'function') {
@@ -120,11 +121,12 @@ export function createScheduler({ getState, compute, views, onDone }) {
         if (!abandoned) {
           status.visibleVersion = v;
           status.visibleAt = performance.now();
-          // Then the views off screen, one per idle period, so scrolling finds them drawn: the one drawn longest ago
-          // first (page order among equals). In page order alone, a state that changed every idle period or two (a
-          // sweep's progress) abandoned each pass at the same view, and the views after it never got their turn.
-          const offScreen = views.filter((view) => drawn.get(view) !== v)
-            .sort((a, b) => (drawn.get(a) ?? -1) - (drawn.get(b) ?? -1));
+          // Then the views off screen, one per idle period, so scrolling finds them drawn: the one that had its turn
+          // longest ago first (page order among equals). In page order alone, a state that changed every idle period
+          // or two (a sweep's progress) abandoned each pass at the same view, and the views after it never got their
+          // turn. A turn counts once its drawing starts: a view abandoned midway goes to the back too.
+          const turn = (view) => Math.max(drawn.get(view) ?? -1, tried.get(view) ?? -1);
+          const offScreen = views.filter((view) => drawn.get(view) !== v).sort((a, b) => turn(a) - turn(b));
           for (const view of offScreen) {
             if (drawn.get(view) === v) continue;
             // A view with nothing to show for this result costs no idle period: on an opened model's tab the
@@ -134,6 +136,7 @@ export function createScheduler({ getState, compute, views, onDone }) {
             await idle();
             slice.t0 = performance.now();
             if (version !== v) { abandoned = true; break; }
+            tried.set(view, v);
             if (!(await draw(view, r, v, slice))) { abandoned = true; break; }
           }
         }
