@@ -7,7 +7,7 @@ from the NumPy reference (tools/attnscope_tools/reference.py, float64, no torch)
 The texts are the page's default sentences typed twice (web/demo/src/state.js: EXAMPLES.repeat, shown on the
 English page, and EXAMPLES.repeatZh, on the Chinese one). A character of the second copy is copied right when the
 model's most likely next character at the position before it is that character. Every character of the second copy
-counts, its first too (tools/README.md's "47 of the 60"), although that one has no earlier occurrence to copy from.
+counts, its first too (tools/README.md's "47 of the 60"), although the character before it never preceded it earlier.
 tests/browser/copying.test.js checks the demo's marks, position by position, and its counts against this file.
 """
 

@@ -91,6 +91,8 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
 
 /** Queries listed in step 5 at most: a long input's list would push the rest of the guide off the screen. */
 export const EVERY_QUERY_ROWS = 24;
+/** A second key below this weight is left out of step 5's lines: "0.00" says nothing (a causal first query has none). */
+const SECOND_KEY_MIN = 0.005;
 
 /**
  * Step 5: self-attention runs step 4 for every position at once. One line per query, the key head `h` weighs most
@@ -112,7 +114,7 @@ export function everyQueryFormula(r, h, cmap) {
       + `<span class="guide-k">${escapeHtml(r.cols[k])}</span> <span class="muted">${fmt(row[k])}</span>`;
     const mark = i === r.qi ? ' aria-current="true"' : '';
     items += `<li${mark} data-q="${i}" data-k="${j}" data-w="${row[j]}"><span class="guide-q">${escapeHtml(r.rows[i])}</span> → `
-      + `${key(j)}${j2 !== undefined && i > 0 ? `, ${key(j2)}` : ''}</li>`;
+      + `${key(j)}${j2 !== undefined && row[j2] >= SECOND_KEY_MIN ? `, ${key(j2)}` : ''}</li>`;
   }
   const cut = L - (to - from);
   return line(`<span class="f">${escapeHtml(t('guide.f.everyQuery', { h: h + 1, n: L }))}</span>`)

@@ -88,7 +88,7 @@ const en = {
   'guide.f.k': 'key of “{tok}”',
   'guide.f.v': 'value of “{tok}”',
   'guide.f.more': '… and {n} more',
-  'guide.f.everyQuery': 'Step 4 for every position at once: each of the {n} is a query. Head {h}, where each one looks most, and next:',
+  'guide.f.everyQuery': 'Step 4 for all {n} positions at once, each a query. Head {h}: the key each one weighs most, then the next:',
   'guide.f.everyMatrix': 'Together the weights form a {L} × {S} matrix, one softmax per row: the map of this head in the panels below.',
   'guide.f.split': 'Split: {E} numbers = {H} heads × {d}',
   'guide.f.perHead': 'Context of head {h}',
