@@ -178,6 +178,11 @@ test('the model view is one Tab stop per group of maps: the arrow keys move betw
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   assert.equal(await focused(), null);
+  // With the focus elsewhere, the stop follows the selected layer: its first map.
+  await page.evaluate(() => { location.hash = '#lang=en&layer=2'; });
+  await page.waitForFunction(() => window.__attnscopeDemo.last.layer === 2, null, { timeout: 10_000 });
+  await settled(page);
+  assert.equal(await page.$eval('#modelview .mv-cell[tabindex="0"]', (c) => `${c.dataset.layer}/${c.dataset.head}`), '2/0');
   // The dates model's three groups (encoder, decoder, cross): one stop each.
   await page.evaluate(() => { location.hash = '#lang=en&mode=s2s'; });
   await page.waitForFunction(() => document.querySelectorAll('#modelview .mv-grid').length === 3, null, { timeout: 20_000 });

@@ -56,10 +56,12 @@ export class ModelView {
     // End to its first and last; Enter or Space picks. Twelve to forty maps were as many Tab stops on the way down.
     root.addEventListener('keydown', (e) => {
       const el = e.target.closest('.mv-cell');
-      if (!el) return;
+      // With a modifier the key is the browser's (Alt+← goes back).
+      if (!el || e.altKey || e.ctrlKey || e.metaKey) return;
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
-        onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
+        // As a click: a blank map (the decoder before its first step) has nothing to enlarge.
+        if (!el.classList.contains('blank')) onPick(el.dataset.attn, Number(el.dataset.layer), Number(el.dataset.head));
         return;
       }
       const to = this.neighbour(el, e.key);
@@ -128,6 +130,8 @@ export class ModelView {
       const L = m.rows.length, S = m.cols.length;
       const current = c.attn === selected.attn && c.layer === selected.layer;
       c.el.classList.toggle('current', current);
+      // The group's Tab stop is the selected layer's first map until the reader moves it (focus inside the grid).
+      if (current && c.head === 0 && !c.el.closest('.mv-grid').contains(document.activeElement)) this.rove(c.el);
       c.el.classList.toggle('blank', !L || !S);
       const n = named(c.attn, c.layer, c.head);
       c.el.classList.toggle('named', !!n);
