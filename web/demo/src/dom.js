@@ -62,13 +62,16 @@ export function download(blob, name) {
 /**
  * A region whose content scrolls is a Tab stop, so that the arrow keys can scroll it; one whose content fits is not:
  * a stop that does nothing is one more key press on the way to the next control. Watches the region's own size (a
- * phone turned, a window resized); returns the check, to run again when its content changes.
+ * phone turned, a window resized); returns the check, to run again when its content changes, with `disconnect()` for
+ * a region that is replaced. A region with the focus keeps its stop until the focus leaves.
  */
 export function tabStopWhileScrolling(el) {
   const check = () => {
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) el.tabIndex = 0;
-    else el.removeAttribute('tabindex');
+    else if (document.activeElement !== el) el.removeAttribute('tabindex');
   };
-  if (typeof ResizeObserver === 'function') new ResizeObserver(check).observe(el);
+  const watch = typeof ResizeObserver === 'function' ? new ResizeObserver(check) : null;
+  watch?.observe(el);
+  check.disconnect = () => watch?.disconnect();
   return check;
 }

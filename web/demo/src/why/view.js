@@ -65,6 +65,7 @@ export function createWhyView(app) {
       <p><a id="why-to-open" class="why-link" href="#">${t('why.toOpen')}</a></p>`;
     skeletonLang = getLang();
     // The curve scrolls on a phone (a Tab stop then, for the arrow keys), and fits on a desktop (no stop).
+    checkCurveStop.disconnect?.(); // the old curve's region, replaced with the skeleton
     checkCurveStop = tabStopWhileScrolling($('#why-curve'));
     curveHtml = '';
     drawnFor = { sig: '', models: null };
