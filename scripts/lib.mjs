@@ -114,6 +114,16 @@ export function ctest(preset, extra = []) {
 }
 
 /** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
+/**
+ * Whether this machine runs the 32-bit x86 program `file` (built with g++ -m32). A kernel without IA-32 emulation
+ * (some virtual machines) refuses it with ENOEXEC: the program is built, but nothing can run it here.
+ */
+export function runs32Bit(file) {
+  // execv itself: Node's spawn (execvp) hands a program the kernel refuses to /bin/sh, which fails differently.
+  const probe = 'import os, sys\ntry:\n    os.execv(sys.argv[1], [sys.argv[1], "-help=1"])\nexcept OSError as e:\n    sys.exit(99 if e.errno == 8 else 98)';
+  return spawnSync('/usr/bin/python3', ['-c', probe, file], { stdio: 'ignore' }).status !== 99;
+}
+
 export function cpuHasAvx2() {
   try {
     const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];
