@@ -248,7 +248,7 @@ test('a folder URL opens the model, and the link it leaves reopens it there once
 });
 
 test('a load in progress shows its progress and can be cancelled; greedy continuation extends the text', async () => {
-  const { page, context, close } = await open('#mode=open&lang=en');
+  const { page, context, problems, close } = await open('#mode=open&lang=en');
   // The weights arrive only after a while: time to see the progress row and press Cancel.
   const release = await openHeld(page, context, 'gpt2-lm');
   assert.match(await page.textContent('#open-status'), /Checking the config/);
@@ -260,9 +260,16 @@ test('a load in progress shows its progress and can be cancelled; greedy continu
   await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
   await loaded(page);
   await page.fill('#open-text', 'the cat');
-  await page.waitForSelector('#open-continue');
+  // The button of this text's predictions, not the one still shown for the text before.
+  await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length === 2
+    && !document.querySelector('#open-section').classList.contains('busy') && document.querySelector('#open-continue'), null, { timeout: 20_000 });
   await page.click('#open-continue');
-  await page.waitForFunction(() => document.querySelector('#open-text').value.length > 'the cat'.length, null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelector('#open-text').value.length > 'the cat'.length, null, { timeout: 20_000 }).catch(async (e) => {
+    // What the page showed instead: the text, the predictions and the button, and its problems (a failed request).
+    const seen = await page.evaluate(() => ({ text: document.querySelector('#open-text').value, predict: document.querySelector('#open-predict').textContent,
+      disabled: document.querySelector('#open-continue')?.disabled ?? null, status: document.querySelector('#open-status').textContent }));
+    throw new Error(`${e.message}\n${JSON.stringify(seen)}; ${problems.join('; ')}`);
+  });
   await close();
 });
 
