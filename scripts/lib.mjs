@@ -113,7 +113,6 @@ export function ctest(preset, extra = []) {
   return run('ctest', ['--preset', preset, '--parallel', String(availableParallelism()), ...extra]);
 }
 
-/** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
 /**
  * Whether this machine runs the 32-bit x86 program `file` (built with g++ -m32). A kernel without IA-32 emulation
  * (some virtual machines) refuses it with ENOEXEC: the program is built, but nothing can run it here.
@@ -124,6 +123,7 @@ export function runs32Bit(file) {
   return spawnSync('/usr/bin/python3', ['-c', probe, file], { stdio: 'ignore' }).status !== 99;
 }
 
+/** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
 export function cpuHasAvx2() {
   try {
     const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];

@@ -90,13 +90,13 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
 }
 
 /** Queries listed in step 5 at most: a long input's list would push the rest of the guide off the screen. */
-export const EVERY_QUERY_ROWS = 24;
+const EVERY_QUERY_ROWS = 24;
 /** A second key below this weight is left out of step 5's lines: "0.00" says nothing (a causal first query has none). */
 const SECOND_KEY_MIN = 0.005;
 
 /**
- * Step 5: self-attention runs step 4 for every position at once. One line per query, the key head `h` weighs most
- * and its weight, from the forward pass's weights ([H, L, S] in `r.weights`); the picked query is marked.
+ * Step 5: self-attention runs step 4 for every position at once. One line per query, the two keys head `h` weighs
+ * most and their weights, from the forward pass's weights ([H, L, S] in `r.weights`); the picked query is marked.
  */
 export function everyQueryFormula(r, h, cmap) {
   const { L, S } = r;
