@@ -10,9 +10,11 @@ import { HF, filesOf, loaded } from './open-helpers.js';
 
 useBrowser();
 
-// A stand-in for the model Worker that never answers: it spins on its first message, as one stuck in a tokenizer
-// regex would. Only the first Worker of the page gets it; the one the page starts afterwards is the real one.
-const STUCK = 'self.onmessage = () => { for (;;) {} };';
+// A stand-in for the model Worker that never answers, as one stuck in a tokenizer regex would not. To the page the two
+// are the same: messages go in and nothing comes back. It does not spin as the stuck one would: a loop burned a whole
+// core for each test's 10 s, slowing the test files beside it on a 2-core machine. Only the first Worker of the page
+// gets it; the one the page starts afterwards is the real one.
+const STUCK = 'self.onmessage = () => {};';
 async function firstWorkerStuck(context) {
   let served = 0;
   // The real response's headers (the page is cross-origin isolated: a Worker's script must say so too), another body.
