@@ -222,6 +222,8 @@ test('the new views speak Chinese', async () => {
   assert.match(await page.textContent('#dec-say'), /^第 \d+ 步/);
   await shot(page, '19-s2s-chinese', { fullPage: true });
   await page.click('#mode-tabs [data-mode="self"]');
+  // The language model is fetched on first use: the page is idle while it comes, with the dates model's info shown.
+  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 'lm' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
   await settled(page);
   assert.equal(await page.textContent('#model-switch [data-model="trained"]'), '训练好的字符模型');
   const { heldout, everyday } = readHeader(builtModel('char-lm')).training;
