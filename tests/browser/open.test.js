@@ -38,7 +38,10 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   const [, H] = ref.attention.shape;
   const map00 = ref.attention.data.slice(0, T * T);
   const restTop = Math.max(...map00.filter((_, k) => k % T));
-  assert.equal(await page.textContent('#legend-max'), restTop.toFixed(restTop >= 0.1 ? 2 : 3));
+  // The legend is drawn by the scheduler after the steps panel: waited for, then compared (a timeout shows what it says).
+  const top = restTop.toFixed(restTop >= 0.1 ? 2 : 3);
+  await page.waitForFunction((want) => document.querySelector('#legend-max').textContent === want, top, { timeout: 10_000 }).catch(() => {});
+  assert.equal(await page.textContent('#legend-max'), top);
   await page.selectOption('#scale', 'one');
   await page.waitForFunction(() => document.querySelector('#legend-max').textContent === '1.00');
   await page.selectOption('#scale', 'rest');
