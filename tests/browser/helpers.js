@@ -80,7 +80,7 @@ export async function open(hash = '', { locale = 'en-US', width = 1280, height =
   const close = async () => {
     for (const [event, listener] of Object.entries(listeners)) page.off(event, listener);
     if (entry.own || page.isClosed()) {
-      pool.splice(pool.indexOf(entry) >>> 0, 1);
+      if (pool.includes(entry)) pool.splice(pool.indexOf(entry), 1);
       await entry.context.close();
       return;
     }

@@ -10,9 +10,9 @@ import { HF, filesOf, loaded } from './open-helpers.js';
 
 useBrowser();
 
-// A stand-in for the model Worker that never answers, as one stuck in a tokenizer regex would not. To the page the two
-// are the same: messages go in and nothing comes back. It does not spin as the stuck one would: a loop burned a whole
-// core for each test's 10 s, slowing the test files beside it on a 2-core machine. Only the first Worker of the page
+// A stand-in for a model Worker stuck in a tokenizer regex: it never answers. It ignores its messages rather than
+// spinning as the stuck one would; to the page the two are the same, and a loop burned a whole core for each test's
+// 10 s, slowing the test files beside it on a 2-core machine. Only the first Worker of the page
 // gets it; the one the page starts afterwards is the real one.
 const STUCK = 'self.onmessage = () => {};';
 async function firstWorkerStuck(context) {
