@@ -1,7 +1,7 @@
 // Small helpers shared by the project's scripts (tests, build, fuzzer, benchmarks): run a command visibly, and
 // configure, build and test a CMake preset (CMakePresets.json).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -114,13 +114,18 @@ export function ctest(preset, extra = []) {
 }
 
 /**
- * Whether this machine runs the 32-bit x86 program `file` (built with g++ -m32). A kernel without IA-32 emulation
- * (some virtual machines) refuses it with ENOEXEC: the program is built, but nothing can run it here.
+ * Whether this machine runs 32-bit x86 programs: a one-line program built with g++ -m32 (as the fuzz32 suite builds
+ * its replayers) is started. A kernel without IA-32 emulation (some virtual machines) refuses it with ENOEXEC. A
+ * probe that does not build (no g++-multilib) counts as runnable: the suite's own build then says what is missing.
  */
-export function runs32Bit(file) {
+export function runs32Bit() {
+  const exe = path.join(root, 'build', 'probe-m32');
+  mkdirSync(path.dirname(exe), { recursive: true });
+  const built = spawnSync('g++', ['-m32', '-x', 'c++', '-', '-o', exe], { input: 'int main() { return 0; }\n', stdio: ['pipe', 'ignore', 'ignore'] });
+  if (built.status !== 0) return true;
   // execv itself: Node's spawn (execvp) hands a program the kernel refuses to /bin/sh, which fails differently.
-  const probe = 'import os, sys\ntry:\n    os.execv(sys.argv[1], [sys.argv[1], "-help=1"])\nexcept OSError as e:\n    sys.exit(99 if e.errno == 8 else 98)';
-  return spawnSync('/usr/bin/python3', ['-c', probe, file], { stdio: 'ignore' }).status !== 99;
+  const probe = 'import os, sys\ntry:\n    os.execv(sys.argv[1], [sys.argv[1]])\nexcept OSError as e:\n    sys.exit(99 if e.errno == 8 else 98)';
+  return spawnSync('/usr/bin/python3', ['-c', probe, exe], { stdio: 'ignore' }).status !== 99;
 }
 
 /** Whether this CPU runs AVX2 and FMA code (Linux: /proc/cpuinfo). */
