@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, loadModel } from 'attnscope';
-import { patchingSweep } from '../../web/demo/src/open/worker/patching.js';
+import { patchingSweep, patchingRuns, forgetPatchingRuns, promptIds } from '../../web/demo/src/open/worker/patching.js';
 import { patchPositions, positionGroups } from '../../web/demo/src/open/worker/research.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
@@ -75,4 +75,32 @@ test('per-position patching recovers what forward() patched at each position giv
     const patched = gpt2.forward(corrupted, { needAttention: false, patch: [{ layer: 0, head: 1 }], patchFrom: clean.heads, patchPositions: [p] });
     assert.equal(value.recovered[p], Math.fround((d(patched.logits) - dCorrupted) / (dClean - dCorrupted)), `position ${p}`);
   }
+});
+
+test('the last prompts\' runs serve the next request on them: the numbers of fresh runs; other prompts free them', async () => {
+  const input = { clean: P.clean_text, corrupted: 'the cat on on the hat', answers: P.answers.text };
+  const { cleanIds, corruptedIds, answerIds } = promptIds(gpt2, input, hooks().encode);
+  forgetPatchingRuns();
+  const first = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds);
+  const again = patchingRuns(gpt2, [...cleanIds], [...corruptedIds], answerIds);
+  assert.equal(again.kept, first.kept);
+  assert.equal(again.base, first.base);
+  // A reader's order: every head, then two heads position by position, through the same runs; then from fresh runs.
+  const sweep = await patchingSweep(gpt2, input, hooks());
+  const byPosition = async (head) => (await patchPositions(gpt2, { ...input, layer: 0, head }, hooks())).value.recovered;
+  const reused = [await byPosition(1), await byPosition(0)];
+  assert.equal(patchingRuns(gpt2, cleanIds, corruptedIds, answerIds).base, first.base);
+  forgetPatchingRuns();
+  assert.deepEqual((await patchingSweep(gpt2, input, hooks())).recovered, sweep.recovered);
+  forgetPatchingRuns();
+  assert.deepEqual(await byPosition(1), reused[0]);
+  forgetPatchingRuns();
+  assert.deepEqual(await byPosition(0), reused[1]);
+  // Other prompts replace them, and the replaced runs' cache is freed.
+  const other = promptIds(gpt2, { ...input, corrupted: P.corrupted_text }, hooks().encode);
+  const replaced = patchingRuns(gpt2, other.cleanIds, other.corruptedIds, other.answerIds);
+  assert.notEqual(replaced.base, first.base);
+  assert.throws(() => gpt2.forward(corruptedIds, { cache: first.base.cache }), /options\.cache: this cache was disposed/);
+  forgetPatchingRuns();
+  assert.throws(() => gpt2.forward(corruptedIds, { cache: replaced.base.cache }), /options\.cache: this cache was disposed/);
 });

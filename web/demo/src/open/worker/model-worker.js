@@ -2,7 +2,7 @@
 // trace and generate, and sends results back as transferable typed arrays, so the page stays responsive.
 import { init, loadModel, memoryUsage, runtimeInfo } from 'attnscope';
 import { randomIds, headScores } from './head-scores.js';
-import { patchingSweep } from './patching.js';
+import { patchingSweep, forgetPatchingRuns } from './patching.js';
 import { refusedForMemory } from '../refused.js';
 import { lensOf, compareOf, patchPositions, valueNormsOf, circuitNormsOf, circuitOf, cachePlanOf, cacheOf } from './research.js';
 
@@ -98,8 +98,9 @@ function translation(text) {
 }
 const TRANSLATE_STEPS = 32;
 
-/** Frees the open model and the typing cache of its passes. */
+/** Frees the open model, the typing cache of its passes and the patching runs kept for its last prompts. */
 function closeModel() {
+  forgetPatchingRuns();
   typing?.dispose();
   typing = null;
   typingNorms = null;
