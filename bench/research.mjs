@@ -6,7 +6,8 @@
 // one head patched at each position of two prompts of --tokens ids that differ in one token, the middle one or
 // --differ-at's (the page's selected head, 0.0 once a model is open, or --head's; the Worker's sweep, and from the
 // click to the positions map drawn; not with --lens-only): the patches before that token change nothing, and cost
-// nothing since 2026-12-04, so --differ-at=0 is the most work; then sink mass for every head over maps of GPT-2
+// nothing since 2026-12-04, so --differ-at=0 is the most work; then the next head of its layer on the same prompts,
+// which the Worker starts from the prompts' two passes kept since the first; then sink mass for every head over maps of GPT-2
 // small's shape. Needs
 // build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
 // before a change, built the same way).
@@ -79,17 +80,26 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
     await page.selectOption('#open-layer', layer);
     await page.selectOption('#open-head', head);
   }
-  const positions = await page.evaluate(async () => {
+  // From the click to a new positions map drawn (a status whose time is not the last one's: the map of the head
+  // before stays in the page until the page draws the running state).
+  const clickPositions = () => page.evaluate(async () => {
+    const before = document.querySelector('[data-positions-ms]')?.dataset.positionsMs;
     const start = performance.now();
     document.querySelector('#open-patchpos-btn').click();
-    await new Promise((ok) => { const wait = () => (document.querySelector('#open-positions-out td[data-value]') ? ok() : setTimeout(wait, 5)); wait(); });
+    const drawn = () => document.querySelector('[data-positions-ms]')?.dataset.positionsMs !== before && document.querySelector('#open-positions-out td[data-value]');
+    await new Promise((ok) => { const wait = () => (drawn() ? ok() : setTimeout(wait, 5)); wait(); });
     await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     const status = document.querySelector('[data-positions-ms]');
     const cells = document.querySelectorAll('#open-positions-out td[data-value]').length;
     return { wall: performance.now() - start, worker: Number(status?.dataset.positionsMs), cells };
   });
+  const positions = await clickPositions();
+  // The next head of the same layer on the same prompts, as a reader goes on: the Worker kept the prompts' two passes.
+  const heads = Number(await page.$eval('#open-head', (s) => s.options.length));
+  await page.selectOption('#open-head', String((Number(await page.$eval('#open-head', (s) => s.value)) + 1) % heads));
+  const nextHead = await clickPositions();
   await context.close();
-  return { lens, positions };
+  return { lens, positions, nextHead };
 }
 
 /**
@@ -147,6 +157,8 @@ try {
     const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';
     console.log(`  head ${head} patched at each of ${cells} positions (the prompts differ at position ${DIFFER_AT}): Worker ${med((r) => r.positions.worker)}, ` +
       `click to map drawn ${med((r) => r.positions.wall)}`);
+    console.log(`  then the next head of its layer on the same prompts (their two passes kept): Worker ${med((r) => r.nextHead.worker)}, ` +
+      `click to map drawn ${med((r) => r.nextHead.wall)}`);
   }
 } finally {
   await browser.close();
