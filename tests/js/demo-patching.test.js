@@ -80,27 +80,58 @@ test('per-position patching recovers what forward() patched at each position giv
 test('the last prompts\' runs serve the next request on them: the numbers of fresh runs; other prompts free them', async () => {
   const input = { clean: P.clean_text, corrupted: 'the cat on on the hat', answers: P.answers.text };
   const { cleanIds, corruptedIds, answerIds } = promptIds(gpt2, input, hooks().encode);
+  const other = promptIds(gpt2, { ...input, corrupted: P.corrupted_text }, hooks().encode);
+  // Whether runs' cache is freed: a pass of the input it holds through it (which leaves it as it was) or the TypeError.
+  const disposed = (runs, ids = corruptedIds) => {
+    try {
+      gpt2.forward(ids, { needAttention: false, logitsToKeep: 1, cache: runs.base.cache });
+      return false;
+    } catch (e) {
+      if (/options\.cache: this cache was disposed/.test(e.message)) return true;
+      throw e;
+    }
+  };
   forgetPatchingRuns();
   const first = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds);
+  first.release();
   const again = patchingRuns(gpt2, [...cleanIds], [...corruptedIds], answerIds);
+  again.release();
   assert.equal(again.kept, first.kept);
   assert.equal(again.base, first.base);
+  assert.equal(disposed(first), false, 'kept after its request');
   // A reader's order: every head, then two heads position by position, through the same runs; then from fresh runs.
   const sweep = await patchingSweep(gpt2, input, hooks());
   const byPosition = async (head) => (await patchPositions(gpt2, { ...input, layer: 0, head }, hooks())).value.recovered;
   const reused = [await byPosition(1), await byPosition(0)];
-  assert.equal(patchingRuns(gpt2, cleanIds, corruptedIds, answerIds).base, first.base);
+  const still = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds);
+  still.release();
+  assert.equal(still.base, first.base);
   forgetPatchingRuns();
+  assert.equal(disposed(first), true);
   assert.deepEqual((await patchingSweep(gpt2, input, hooks())).recovered, sweep.recovered);
   forgetPatchingRuns();
   assert.deepEqual(await byPosition(1), reused[0]);
   forgetPatchingRuns();
   assert.deepEqual(await byPosition(0), reused[1]);
-  // Other prompts replace them, and the replaced runs' cache is freed.
-  const other = promptIds(gpt2, { ...input, corrupted: P.corrupted_text }, hooks().encode);
+  // Requests interleave in the Worker: runs replaced while a request holds them are freed when it releases them.
+  const held = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds);
   const replaced = patchingRuns(gpt2, other.cleanIds, other.corruptedIds, other.answerIds);
-  assert.notEqual(replaced.base, first.base);
-  assert.throws(() => gpt2.forward(corruptedIds, { cache: first.base.cache }), /options\.cache: this cache was disposed/);
+  assert.notEqual(replaced.base, held.base);
+  assert.equal(disposed(held), false, 'a request still holds them');
+  held.release();
+  held.release(); // a second release counts once
+  assert.equal(disposed(held), true);
+  replaced.release();
+  assert.equal(disposed(replaced, other.corruptedIds), false, 'the last prompts\' runs stay kept');
   forgetPatchingRuns();
-  assert.throws(() => gpt2.forward(corruptedIds, { cache: replaced.base.cache }), /options\.cache: this cache was disposed/);
+  assert.equal(disposed(replaced, other.corruptedIds), true);
+  // Runs over the size limit serve their request only, and its release frees them.
+  const big = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds, { keepBytes: 0 });
+  const big2 = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds, { keepBytes: 0 });
+  assert.notEqual(big2.base, big.base);
+  big2.release();
+  assert.equal(disposed(big2), true);
+  assert.equal(disposed(big), false);
+  big.release();
+  assert.equal(disposed(big), true);
 });

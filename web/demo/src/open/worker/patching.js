@@ -48,7 +48,11 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
   if (ready.problem) return ready;
   const { cleanIds, corruptedIds, answerIds } = ready;
   const runs = patchingRuns(model, cleanIds, corruptedIds, answerIds);
-  return sweep(model, { cleanIds, answerIds, ...runs }, { onProgress, cancelled });
+  try {
+    return await sweep(model, { cleanIds, answerIds, ...runs }, { onProgress, cancelled });
+  } finally {
+    runs.release();
+  }
 }
 
 /**
@@ -62,15 +66,23 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
  * The runs of the last prompts are kept for the next request with the same model and ids: a reader sweeps every head
  * and then looks at one of them position by position, or at one head after another, and patched calls leave the
  * corrupted run's cache as it was (patchEach). Other ids or another model replace them; forgetPatchingRuns() frees
- * them. For GPT-2 small at 128 tokens that is the two passes, about a quarter of a per-position request, not done
- * again, for about 20 MB kept (the cache's keys, values and layer inputs, and the clean run's heads).
+ * them. For GPT-2 small at 128 tokens that is the two passes, a quarter to a half of a per-position request
+ * (bench/README.md), not done again, for about 19 MB kept (the cache's keys, values and layer inputs, 14 MB, and the
+ * clean run's heads). Runs larger than `keepBytes` are not kept: WebAssembly memory never shrinks, and a larger
+ * model's long prompts would hold hundreds of MB that its next pass may need. The caller calls `release()` when
+ * done, which frees runs that are not (or no longer) kept.
  */
-let last = null; // { model, cleanIds, corruptedIds, kept, base }
+const KEEP_BYTES = 64 * 2 ** 20;
+let last = null; // { model, cleanIds, corruptedIds, kept, base, users }
 
 const sameIds = (a, b) => a.length === b.length && a.every((id, i) => id === b[i]);
+// Requests interleave in the Worker (each awaits between its calls): runs replaced while a request still uses them
+// are freed when that request releases them.
+const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.base.cache.dispose(); };
 
-export function patchingRuns(model, cleanIds, corruptedIds, answerIds) {
-  if (!(last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds))) {
+export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepBytes = KEEP_BYTES } = {}) {
+  let runs = last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds) ? last : null;
+  if (!runs) {
     forgetPatchingRuns();
     const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
     let base;
@@ -80,18 +92,28 @@ export function patchingRuns(model, cleanIds, corruptedIds, answerIds) {
       kept.cache.dispose();
       throw error;
     }
-    last = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base };
+    runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 };
+    if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
   }
-  const { kept, base } = last;
+  runs.users++;
+  const { kept, base } = runs;
   const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
   const fraction = (logits, row) => (difference(logits, [0, 1], row) - dCorrupted) / (dClean - dCorrupted);
-  return { kept, base, dClean, dCorrupted, fraction };
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    runs.users--;
+    freeIfUnused(runs);
+  };
+  return { kept, base, dClean, dCorrupted, fraction, release };
 }
 
-/** Frees the kept runs of the last prompts (the Worker calls it before its model goes). */
+/** Lets the kept runs of the last prompts go: freed now, or when the last request using them releases them. */
 export function forgetPatchingRuns() {
-  last?.base.cache.dispose();
+  const runs = last;
   last = null;
+  if (runs) freeIfUnused(runs);
 }
 
 /** The sweep over every head, from the clean run's kept heads and the corrupted run `base` (its cache). */

@@ -71,23 +71,27 @@ export async function patchPositions(model, input, { encode, cancelled, onProgre
   const { layers: L, heads: H } = model.config;
   if (!(layer >= 0 && layer < L && head >= 0 && head < H)) return { value: { problem: { key: 'rs.badHead' } } };
   const t0 = performance.now();
-  const { kept, base, dClean, dCorrupted, fraction } = patchingRuns(model, cleanIds, corruptedIds, answerIds);
-  if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
-  const T = cleanIds.length;
-  const recovered = new Float32Array(T);
-  for (const { first, n } of positionGroups(T, ROWS_PER_CALL)) {
-    // A turn of the event loop between calls, so that a cancel message is read.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    if (cancelled()) return { value: { cancelled: true } };
-    const patches = Array.from({ length: n }, (_, i) => ({ layer, head, positions: [first + i] }));
-    const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: kept.heads, cache: base.cache, logitIds: answerIds });
-    for (let i = 0; i < n; i++) recovered[first + i] = fraction(logits, i);
-    onProgress(first + n, T);
+  const { kept, base, dClean, dCorrupted, fraction, release } = patchingRuns(model, cleanIds, corruptedIds, answerIds);
+  try {
+    if (dClean === dCorrupted) return { value: { problem: { key: 'open.patchSame', vars: { d: dClean.toFixed(4) } } } };
+    const T = cleanIds.length;
+    const recovered = new Float32Array(T);
+    for (const { first, n } of positionGroups(T, ROWS_PER_CALL)) {
+      // A turn of the event loop between calls, so that a cancel message is read.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (cancelled()) return { value: { cancelled: true } };
+      const patches = Array.from({ length: n }, (_, i) => ({ layer, head, positions: [first + i] }));
+      const { logits } = model.patchEach(corruptedIds, { patches, patchFrom: kept.heads, cache: base.cache, logitIds: answerIds });
+      for (let i = 0; i < n; i++) recovered[first + i] = fraction(logits, i);
+      onProgress(first + n, T);
+    }
+    const tokens = model.tokenStrings(corruptedIds) ?? corruptedIds.map(String);
+    const answers = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
+    const value = { layer, head, recovered, tokens, answers, clean: dClean, corrupted: dCorrupted, ms: performance.now() - t0 };
+    return { value, transfer: [recovered.buffer] };
+  } finally {
+    release();
   }
-  const tokens = model.tokenStrings(corruptedIds) ?? corruptedIds.map(String);
-  const answers = model.tokenStrings(answerIds) ?? answerIds.map((id) => `#${id}`);
-  const value = { layer, head, recovered, tokens, answers, clean: dClean, corrupted: dCorrupted, ms: performance.now() - t0 };
-  return { value, transfer: [recovered.buffer] };
 }
 
 /**
