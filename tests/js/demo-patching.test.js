@@ -119,12 +119,23 @@ test('the last prompts\' runs serve the next request on them: the numbers of fre
   assert.notEqual(replaced.base, held.base);
   assert.equal(disposed(held), false, 'a request still holds them');
   held.release();
-  held.release(); // a second release counts once
   assert.equal(disposed(held), true);
-  replaced.release();
-  assert.equal(disposed(replaced, other.corruptedIds), false, 'the last prompts\' runs stay kept');
+  // A request's second release counts once: two holders, one released twice, keep them until the other releases.
+  const again2 = patchingRuns(gpt2, other.cleanIds, other.corruptedIds, other.answerIds);
+  assert.equal(again2.base, replaced.base);
   forgetPatchingRuns();
+  replaced.release();
+  replaced.release();
+  assert.equal(disposed(replaced, other.corruptedIds), false, 'the other holder still uses them');
+  again2.release();
   assert.equal(disposed(replaced, other.corruptedIds), true);
+  // The last prompts' runs stay kept once released, until forgotten.
+  patchingRuns(gpt2, other.cleanIds, other.corruptedIds, other.answerIds).release();
+  const kept = patchingRuns(gpt2, other.cleanIds, other.corruptedIds, other.answerIds);
+  kept.release();
+  assert.equal(disposed(kept, other.corruptedIds), false, 'the last prompts\' runs stay kept');
+  forgetPatchingRuns();
+  assert.equal(disposed(kept, other.corruptedIds), true);
   // Runs over the size limit serve their request only, and its release frees them.
   const big = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds, { keepBytes: 0 });
   const big2 = patchingRuns(gpt2, cleanIds, corruptedIds, answerIds, { keepBytes: 0 });

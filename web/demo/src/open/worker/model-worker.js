@@ -264,6 +264,8 @@ self.onmessage = async ({ data }) => {
     const { value, transfer = [] } = data.type === 'load' ? { value: out } : out;
     self.postMessage({ type: 'reply', id: data.id, value }, transfer);
   } catch (error) {
+    // The kept patching runs are memory outside the model's plan: a request refused for memory frees them for the next.
+    if (refusedForMemory(error)) forgetPatchingRuns();
     self.postMessage({ type: 'reply', id: data.id, error: { name: error.name, message: error.message, memory: error.memory, kept: error.kept, badId: error.badId } });
   }
 };

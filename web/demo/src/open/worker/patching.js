@@ -55,6 +55,14 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
   }
 }
 
+const KEEP_BYTES = 64 * 2 ** 20;
+let last = null; // { model, cleanIds, corruptedIds, kept, base, users }
+
+const sameIds = (a, b) => a.length === b.length && a.every((id, i) => id === b[i]);
+// Requests interleave in the Worker (each awaits between its calls): runs replaced while a request still uses them
+// are freed when that request releases them.
+const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.base.cache.dispose(); };
+
 /**
  * The two runs patching starts from: the clean one with its heads kept, then the corrupted one through the clean
  * one's cache, which reuses the blocks of 32 positions before the first token they differ in and then holds the
@@ -68,18 +76,11 @@ export async function patchingSweep(model, { clean, corrupted, answers }, { onPr
  * corrupted run's cache as it was (patchEach). Other ids or another model replace them; forgetPatchingRuns() frees
  * them. For GPT-2 small at 128 tokens that is the two passes, a quarter to a half of a per-position request
  * (bench/README.md), not done again, for about 19 MB kept (the cache's keys, values and layer inputs, 14 MB, and the
- * clean run's heads). Runs larger than `keepBytes` are not kept: WebAssembly memory never shrinks, and a larger
- * model's long prompts would hold hundreds of MB that its next pass may need. The caller calls `release()` when
+ * clean run's heads). Runs larger than `keepBytes` are not kept: the cache is WebAssembly memory, outside the model's
+ * memory plan, and a larger model's long prompts would hold hundreds of MB that its next pass may need (a request
+ * the core refuses for memory also lets the kept runs go: model-worker.js). The caller calls `release()` when
  * done, which frees runs that are not (or no longer) kept.
  */
-const KEEP_BYTES = 64 * 2 ** 20;
-let last = null; // { model, cleanIds, corruptedIds, kept, base, users }
-
-const sameIds = (a, b) => a.length === b.length && a.every((id, i) => id === b[i]);
-// Requests interleave in the Worker (each awaits between its calls): runs replaced while a request still uses them
-// are freed when that request releases them.
-const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.base.cache.dispose(); };
-
 export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepBytes = KEEP_BYTES } = {}) {
   let runs = last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds) ? last : null;
   if (!runs) {
@@ -95,9 +96,9 @@ export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepByt
     runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 };
     if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
   }
-  runs.users++;
   const { kept, base } = runs;
   const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
+  runs.users++;
   const fraction = (logits, row) => (difference(logits, [0, 1], row) - dCorrupted) / (dClean - dCorrupted);
   let released = false;
   const release = () => {
