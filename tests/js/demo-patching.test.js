@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, loadModel } from 'attnscope';
 import { patchingSweep, patchingRuns, forgetPatchingRuns, promptIds } from '../../web/demo/src/open/worker/patching.js';
-import { patchPositions, positionGroups } from '../../web/demo/src/open/worker/research.js';
+import { compareOf, patchPositions, positionGroups } from '../../web/demo/src/open/worker/research.js';
 
 const fixtures = new URL('../fixtures/hf/', import.meta.url);
 const P = JSON.parse(readFileSync(new URL('gpt2-lm/patching.json', fixtures), 'utf8'));
@@ -145,4 +145,44 @@ test('the last prompts\' runs serve the next request on them: the numbers of fre
   assert.equal(disposed(big), false);
   big.release();
   assert.equal(disposed(big), true);
+});
+
+test('the two prompts\' view runs patching\'s passes: the maps of plain passes, bit for bit; patching next runs no pass', async () => {
+  // The model counted: how many passes each request runs.
+  let passes = 0;
+  const counted = new Proxy(gpt2, {
+    get(target, key) {
+      if (key === 'forward') return (...args) => { passes++; return target.forward(...args); };
+      const v = target[key];
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const encode = ({ text }) => { const t = gpt2.tokenize(text); return { ids: t.ids, tokens: t.tokens, total: t.ids.length }; };
+  const input = { clean: P.clean_text, corrupted: 'the cat on on the hat', answers: P.answers.text };
+  forgetPatchingRuns();
+  const { value } = compareOf(counted, input, encode);
+  assert.equal(passes, 2);
+  for (const [i, text] of [input.clean, input.corrupted].entries()) {
+    const plain = gpt2.forward(text);
+    assert.deepEqual(value.runs[i].attention.shape, plain.attention.shape);
+    assert.deepEqual(value.runs[i].attention.data, plain.attention.data, `${text}: the maps of a plain pass`);
+  }
+  passes = 0;
+  const reused = (await patchPositions(counted, { ...input, layer: 0, head: 1 }, hooks())).value.recovered;
+  assert.equal(passes, 0, 'per-position patching after the two prompts\' view runs no pass of its own');
+  forgetPatchingRuns();
+  assert.deepEqual((await patchPositions(counted, { ...input, layer: 0, head: 1 }, hooks())).value.recovered, reused);
+  assert.equal(passes, 2);
+  // An encoder, and prompts of two lengths, compare by plain passes, and leave patching's runs as they were.
+  passes = 0;
+  const two = compareOf(counted, { clean: 'the cat', corrupted: input.corrupted }, encode).value;
+  assert.deepEqual(two.runs[0].attention.data, gpt2.forward('the cat').attention.data);
+  assert.equal(passes, 2);
+  passes = 0;
+  await patchPositions(counted, { ...input, layer: 0, head: 0 }, hooks());
+  assert.equal(passes, 0);
+  const bertEncode = ({ text }) => { const t = bert.tokenize(text); return { ids: t.ids, tokens: t.tokens, tokenTypeIds: t.tokenTypeIds ?? null }; };
+  const enc = compareOf(bert, { clean: 'the cat sat', corrupted: 'the dog sat' }, bertEncode).value;
+  assert.deepEqual(enc.runs[1].attention.data, bert.forward('the dog sat').attention.data);
+  forgetPatchingRuns();
 });

@@ -82,20 +82,8 @@ const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.bas
  * done, which frees runs that are not (or no longer) kept.
  */
 export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepBytes = KEEP_BYTES } = {}) {
-  let runs = last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds) ? last : null;
-  if (!runs) {
-    forgetPatchingRuns();
-    const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
-    let base;
-    try {
-      base = model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 });
-    } catch (error) {
-      kept.cache.dispose();
-      throw error;
-    }
-    runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 };
-    if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
-  }
+  const same = last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds);
+  const runs = same ? last : newRuns(model, cleanIds, corruptedIds, { keepBytes });
   const { kept, base } = runs;
   const dClean = difference(kept.logits, answerIds), dCorrupted = difference(base.logits, answerIds);
   runs.users++;
@@ -108,6 +96,36 @@ export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepByt
     freeIfUnused(runs);
   };
   return { kept, base, dClean, dCorrupted, fraction, release };
+}
+
+/** The two passes of patchingRuns (with the maps if `needAttention`), kept as the last prompts' runs if small enough. */
+function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES, needAttention = false } = {}) {
+  forgetPatchingRuns();
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention, logitsToKeep: 1, cache: true });
+  let base;
+  try {
+    base = model.forward(corruptedIds, { needAttention, cache: kept.cache, logitsToKeep: 1 });
+  } catch (error) {
+    kept.cache.dispose();
+    throw error;
+  }
+  const runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 };
+  if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
+  return runs;
+}
+
+/**
+ * The two prompts' maps `[L, H, T, T]` for the side-by-side view (a causal model with its head, prompts of one
+ * length), from the passes patching starts from: they are kept as the last prompts' runs, so that patching the same
+ * prompts next starts at its sweep. The maps are the page's (their buffers are transferred); the runs keep the rest.
+ */
+export function comparedMaps(model, cleanIds, corruptedIds) {
+  const runs = newRuns(model, cleanIds, corruptedIds, { needAttention: true });
+  const maps = [runs.kept.attention, runs.base.attention];
+  runs.kept = { ...runs.kept, attention: null };
+  runs.base = { ...runs.base, attention: null };
+  freeIfUnused(runs); // over the size limit: not kept
+  return maps;
 }
 
 /** Lets the kept runs of the last prompts go: freed now, or when the last request using them releases them. */

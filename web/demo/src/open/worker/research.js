@@ -3,7 +3,7 @@
 // values' norms (value-weighted maps), the heads' circuits, and a cache of the input for Python.
 // Each returns { value, transfer } as the Worker's other handlers do (open/worker/model-worker.js).
 import { cachePlan, exportCache } from 'attnscope';
-import { patchingRuns, promptIds } from './patching.js';
+import { comparedMaps, patchingRuns, promptIds } from './patching.js';
 
 /**
  * Rows above the patched layer per patchEach call, about: a run patched at position p computes the T − p rows from
@@ -44,14 +44,19 @@ export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cach
   return { value, transfer: [value.probabilities.buffer, value.topIds.buffer] };
 }
 
-/** Both prompts' maps `[L, H, T, T]` (cut to the model's longest input), with their tokens. */
+/**
+ * Both prompts' maps `[L, H, T, T]` (cut to the model's longest input), with their tokens. A causal model with its
+ * head runs prompts of one length as patching's two passes (patching.js comparedMaps): the same maps, bit for bit,
+ * without the head's product over every row, and a patching request on the same prompts then starts at its sweep.
+ */
 export function compareOf(model, { clean, corrupted }, encode) {
   const t0 = performance.now();
-  const runs = [clean, corrupted].map((text) => {
-    const e = encode({ text });
-    const r = model.forward(e.ids, e.tokenTypeIds ? { tokenTypeIds: e.tokenTypeIds } : {});
-    return { ids: e.ids, tokens: e.tokens, attention: r.attention };
-  });
+  const encoded = [clean, corrupted].map((text) => encode({ text }));
+  const [c, k] = encoded;
+  const maps = model.kind === 'causal_lm' && model.config.hasLmHead && c.ids.length === k.ids.length
+    ? comparedMaps(model, c.ids, k.ids)
+    : encoded.map((e) => model.forward(e.ids, e.tokenTypeIds ? { tokenTypeIds: e.tokenTypeIds } : {}).attention);
+  const runs = encoded.map((e, i) => ({ ids: e.ids, tokens: e.tokens, attention: maps[i] }));
   const value = { runs, ms: performance.now() - t0 };
   return { value, transfer: runs.map((r) => r.attention.data.buffer) };
 }
