@@ -1,4 +1,4 @@
-// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--differ-at=P] [--site=DIR] [--lens-only] [--no-scroll]`:
+// `node bench/research.mjs --open=DIR [--tokens=128] [--runs=3] [--head=L,H] [--differ-at=P] [--compare-first] [--site=DIR] [--lens-only] [--no-scroll]`:
 // the demo's research tools (issue #34) at scale, in headless Chromium, on the checkpoint in DIR (e.g. the random
 // GPT-2-small-shaped one that `/usr/bin/python3 tools/references/make_bench_models.py --only gpt2-small --no-onnx
 // --out build/bench-models` writes). The checkpoint has no tokenizer, so every input is token ids written out. Times,
@@ -7,7 +7,8 @@
 // --differ-at's (the page's selected head, 0.0 once a model is open, or --head's; the Worker's sweep, and from the
 // click to the positions map drawn; not with --lens-only): the patches before that token change nothing, and cost
 // nothing since 2026-12-04, so --differ-at=0 is the most work; then the next head of its layer on the same prompts,
-// which the Worker starts from the prompts' two passes kept since the first; then sink mass for every head over maps of GPT-2
+// which the Worker starts from the prompts' two passes kept since the first (--compare-first: the two prompts side by
+// side before the first, whose passes the first then starts from); then sink mass for every head over maps of GPT-2
 // small's shape. Needs
 // build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
 // before a change, built the same way).
@@ -24,7 +25,7 @@ const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-com
 const { values: options } = parseArgs({
   options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
     'lens-only': { type: 'boolean', default: false }, head: { type: 'string' }, 'no-scroll': { type: 'boolean', default: false },
-    'differ-at': { type: 'string' } },
+    'differ-at': { type: 'string' }, 'compare-first': { type: 'boolean', default: false } },
 });
 const SITE = options.site ? resolve(options.site) : join(ROOT, 'build/site');
 
@@ -93,13 +94,22 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
     const cells = document.querySelectorAll('#open-positions-out td[data-value]').length;
     return { wall: performance.now() - start, worker: Number(status?.dataset.positionsMs), cells };
   });
+  // --compare-first: the two prompts side by side first (from the click to the moved-heads table drawn), as a reader
+  // looks before patching; the Worker runs them as patching's two passes, so the click below runs no pass of its own.
+  const compare = !options['compare-first'] ? null : await page.evaluate(async () => {
+    const start = performance.now();
+    document.querySelector('#open-compare-btn').click();
+    await new Promise((ok) => { const wait = () => (document.querySelector('#open-compare-out td[data-value]') ? ok() : setTimeout(wait, 5)); wait(); });
+    await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+    return { wall: performance.now() - start };
+  });
   const positions = await clickPositions();
   // The next head of the same layer on the same prompts, as a reader goes on: the Worker kept the prompts' two passes.
   const heads = Number(await page.$eval('#open-head', (s) => s.options.length));
   await page.selectOption('#open-head', String((Number(await page.$eval('#open-head', (s) => s.value)) + 1) % heads));
   const nextHead = await clickPositions();
   await context.close();
-  return { lens, positions, nextHead };
+  return { lens, compare, positions, nextHead };
 }
 
 /**
@@ -155,6 +165,7 @@ try {
   console.log(`  sink mass of every head after the forward pass (dist/'s sinkMass in a page): ${(await sinkMassInPage(browser, T, 5)).toFixed(1)}`);
   if (!options['lens-only']) {
     const cells = all[0].positions.cells, head = options.head?.replace(',', '.') ?? '0.0';
+    if (options['compare-first']) console.log(`  the two prompts side by side, first: click to the moved-heads table drawn ${med((r) => r.compare.wall)}`);
     console.log(`  head ${head} patched at each of ${cells} positions (the prompts differ at position ${DIFFER_AT}): Worker ${med((r) => r.positions.worker)}, ` +
       `click to map drawn ${med((r) => r.positions.wall)}`);
     console.log(`  then the next head of its layer on the same prompts (their two passes kept): Worker ${med((r) => r.nextHead.worker)}, ` +
