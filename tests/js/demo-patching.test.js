@@ -148,41 +148,65 @@ test('the last prompts\' runs serve the next request on them: the numbers of fre
 });
 
 test('the two prompts\' view runs patching\'s passes: the maps of plain passes, bit for bit; patching next runs no pass', async () => {
-  // The model counted: how many passes each request runs.
-  let passes = 0;
-  const counted = new Proxy(gpt2, {
-    get(target, key) {
-      if (key === 'forward') return (...args) => { passes++; return target.forward(...args); };
-      const v = target[key];
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const encode = ({ text }) => { const t = gpt2.tokenize(text); return { ids: t.ids, tokens: t.tokens, total: t.ids.length }; };
-  const input = { clean: P.clean_text, corrupted: 'the cat on on the hat', answers: P.answers.text };
-  forgetPatchingRuns();
-  const { value } = compareOf(counted, input, encode);
-  assert.equal(passes, 2);
-  for (const [i, text] of [input.clean, input.corrupted].entries()) {
-    const plain = gpt2.forward(text);
-    assert.deepEqual(value.runs[i].attention.shape, plain.attention.shape);
-    assert.deepEqual(value.runs[i].attention.data, plain.attention.data, `${text}: the maps of a plain pass`);
+  // A model of 64 positions without a tokenizer: prompts of 48 ids that differ at 40, so that the corrupted pass
+  // takes its first block of 32 positions from the clean one's cache. The model counted: passes per request.
+  const llama = await loadModel(new URL('llama-gqa/', fixtures));
+  try {
+    let passes = 0;
+    const counted = new Proxy(llama, {
+      get(target, key) {
+        if (key === 'forward') return (...args) => { passes++; return target.forward(...args); };
+        const v = target[key];
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const encode = ({ text }) => { const ids = text.split(' ').map(Number); return { ids, tokens: ids.map(String), total: ids.length }; };
+    const V = llama.config.vocabSize;
+    const clean = Array.from({ length: 48 }, (_, i) => (i * 37 + 11) % V), corrupted = clean.slice();
+    corrupted[40] = (corrupted[40] + 1) % V;
+    const input = { clean: clean.join(' '), corrupted: corrupted.join(' '), answers: [String(clean[1]), String(clean[2])] };
+    const plain = [clean, corrupted].map((ids) => llama.forward(ids).attention);
+    const hooksHere = { ...hooks(), encode };
+    forgetPatchingRuns();
+    const { value } = compareOf(counted, input, encode);
+    assert.equal(passes, 2);
+    value.runs.forEach((run, i) => {
+      assert.deepEqual(run.attention.shape, plain[i].shape);
+      assert.deepEqual(run.attention.data, plain[i].data, `prompt ${i}: the maps of a plain pass`);
+    });
+    passes = 0;
+    const runs = patchingRuns(counted, clean, corrupted, [clean[1], clean[2]]);
+    runs.release();
+    assert.equal(passes, 0, 'the view\'s passes are patching\'s');
+    assert.equal(runs.base.cache.reused, 32, 'the corrupted pass took its first block from the clean one');
+    const reused = (await patchPositions(counted, { ...input, layer: 1, head: 2 }, hooksHere)).value.recovered;
+    assert.equal(passes, 0, 'per-position patching after the view runs no pass of its own');
+    assert.equal(reused.length, 48);
+    assert.ok(reused.slice(41).some((v) => v !== 0) && reused.slice(0, 40).every((v) => v === 0), `recovered: ${reused}`);
+    forgetPatchingRuns();
+    assert.deepEqual((await patchPositions(counted, { ...input, layer: 1, head: 2 }, hooksHere)).value.recovered, reused);
+    assert.equal(passes, 2);
+    // Over the size limit: the same maps, nothing kept (patching then runs its own passes).
+    forgetPatchingRuns();
+    passes = 0;
+    const over = compareOf(counted, input, encode, { keepBytes: 0 }).value;
+    over.runs.forEach((run, i) => assert.deepEqual(run.attention.data, plain[i].data, `prompt ${i} over the limit`));
+    assert.equal(passes, 2);
+    await patchPositions(counted, { ...input, layer: 1, head: 2 }, hooksHere);
+    assert.equal(passes, 4, 'nothing was kept');
+    // Prompts of two lengths compare by plain passes and leave patching's runs as they were.
+    passes = 0;
+    const two = compareOf(counted, { clean: clean.slice(0, 20).join(' '), corrupted: input.corrupted }, encode).value;
+    assert.deepEqual(two.runs[0].attention.data, llama.forward(clean.slice(0, 20)).attention.data);
+    assert.equal(passes, 2);
+    await patchPositions(counted, { ...input, layer: 0, head: 0 }, hooksHere);
+    assert.equal(passes, 2);
+  } finally {
+    forgetPatchingRuns();
+    llama.dispose();
   }
-  passes = 0;
-  const reused = (await patchPositions(counted, { ...input, layer: 0, head: 1 }, hooks())).value.recovered;
-  assert.equal(passes, 0, 'per-position patching after the two prompts\' view runs no pass of its own');
-  forgetPatchingRuns();
-  assert.deepEqual((await patchPositions(counted, { ...input, layer: 0, head: 1 }, hooks())).value.recovered, reused);
-  assert.equal(passes, 2);
-  // An encoder, and prompts of two lengths, compare by plain passes, and leave patching's runs as they were.
-  passes = 0;
-  const two = compareOf(counted, { clean: 'the cat', corrupted: input.corrupted }, encode).value;
-  assert.deepEqual(two.runs[0].attention.data, gpt2.forward('the cat').attention.data);
-  assert.equal(passes, 2);
-  passes = 0;
-  await patchPositions(counted, { ...input, layer: 0, head: 0 }, hooks());
-  assert.equal(passes, 0);
+  // An encoder compares by plain passes.
   const bertEncode = ({ text }) => { const t = bert.tokenize(text); return { ids: t.ids, tokens: t.tokens, tokenTypeIds: t.tokenTypeIds ?? null }; };
   const enc = compareOf(bert, { clean: 'the cat sat', corrupted: 'the dog sat' }, bertEncode).value;
   assert.deepEqual(enc.runs[1].attention.data, bert.forward('the dog sat').attention.data);
-  forgetPatchingRuns();
 });

@@ -76,7 +76,7 @@ const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.bas
  * corrupted run's cache as it was (patchEach). Other ids or another model replace them; forgetPatchingRuns() frees
  * them. For GPT-2 small at 128 tokens that is the two passes, a quarter to a half of a per-position request
  * (bench/README.md), not done again, for about 19 MB kept (the cache's keys, values and layer inputs, 14 MB, and the
- * clean run's heads). Runs larger than `keepBytes` are not kept: the cache is WebAssembly memory, outside the model's
+ * clean run's heads; more after the two prompts' view: comparedMaps). Runs larger than `keepBytes` are not kept: the cache is WebAssembly memory, outside the model's
  * memory plan, and a larger model's long prompts would hold hundreds of MB that its next pass may need (a request
  * the core refuses for memory also lets the kept runs go: model-worker.js). The caller calls `release()` when
  * done, which frees runs that are not (or no longer) kept.
@@ -98,13 +98,13 @@ export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepByt
   return { kept, base, dClean, dCorrupted, fraction, release };
 }
 
-/** The two passes of patchingRuns (with the maps if `needAttention`), kept as the last prompts' runs if small enough. */
-function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES, needAttention = false } = {}) {
+/** The two passes of patchingRuns, kept as the last prompts' runs if small enough. */
+function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES } = {}) {
   forgetPatchingRuns();
-  const kept = model.forward(cleanIds, { keepHeads: true, needAttention, logitsToKeep: 1, cache: true });
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
   let base;
   try {
-    base = model.forward(corruptedIds, { needAttention, cache: kept.cache, logitsToKeep: 1 });
+    base = model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 });
   } catch (error) {
     kept.cache.dispose();
     throw error;
@@ -116,16 +116,30 @@ function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES, needAt
 
 /**
  * The two prompts' maps `[L, H, T, T]` for the side-by-side view (a causal model with its head, prompts of one
- * length), from the passes patching starts from: they are kept as the last prompts' runs, so that patching the same
- * prompts next starts at its sweep. The maps are the page's (their buffers are transferred); the runs keep the rest.
+ * length), from patching's two passes with their maps: kept as the last prompts' runs, a patching request on the same
+ * prompts then starts at its sweep. The maps are the page's (their buffers are transferred). Kept, the runs also hold
+ * the corrupted pass's maps in its cache, which the size limit counts (GPT-2 small: 28 MB at 128 tokens, over 64 MiB
+ * from about 235). When the clean pass's runs alone are over the limit, nothing would be kept: its cache is freed
+ * before the corrupted prompt runs as a plain pass, so the view never holds more than two plain passes did.
  */
-export function comparedMaps(model, cleanIds, corruptedIds) {
-  const runs = newRuns(model, cleanIds, corruptedIds, { needAttention: true });
-  const maps = [runs.kept.attention, runs.base.attention];
-  runs.kept = { ...runs.kept, attention: null };
-  runs.base = { ...runs.base, attention: null };
-  freeIfUnused(runs); // over the size limit: not kept
-  return maps;
+export function comparedMaps(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES } = {}) {
+  forgetPatchingRuns();
+  const kept = model.forward(cleanIds, { keepHeads: true, needAttention: true, logitsToKeep: 1, cache: true });
+  if (kept.cache.bytes + kept.heads.data.byteLength > keepBytes) {
+    kept.cache.dispose();
+    return [kept.attention, model.forward(corruptedIds, { logitsToKeep: 1 }).attention];
+  }
+  let base;
+  try {
+    base = model.forward(corruptedIds, { needAttention: true, cache: kept.cache, logitsToKeep: 1 });
+  } catch (error) {
+    kept.cache.dispose();
+    throw error;
+  }
+  const runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept: { ...kept, attention: null }, base: { ...base, attention: null }, users: 0 };
+  if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
+  else base.cache.dispose();
+  return [kept.attention, base.attention];
 }
 
 /** Lets the kept runs of the last prompts go: freed now, or when the last request using them releases them. */

@@ -46,16 +46,18 @@ export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cach
 
 /**
  * Both prompts' maps `[L, H, T, T]` (cut to the model's longest input), with their tokens. A causal model with its
- * head runs prompts of one length as patching's two passes (patching.js comparedMaps): the same maps, bit for bit,
- * without the head's product over every row, and a patching request on the same prompts then starts at its sweep.
+ * head computes no logits beyond the last row, which the view does not read, and runs prompts of one length as
+ * patching's two passes (patching.js comparedMaps): the same maps, bit for bit, and a patching request on the same
+ * prompts then starts at its sweep. `keepBytes`: patching's size limit, for the tests.
  */
-export function compareOf(model, { clean, corrupted }, encode) {
+export function compareOf(model, { clean, corrupted }, encode, { keepBytes } = {}) {
   const t0 = performance.now();
   const encoded = [clean, corrupted].map((text) => encode({ text }));
   const [c, k] = encoded;
-  const maps = model.kind === 'causal_lm' && model.config.hasLmHead && c.ids.length === k.ids.length
-    ? comparedMaps(model, c.ids, k.ids)
-    : encoded.map((e) => model.forward(e.ids, e.tokenTypeIds ? { tokenTypeIds: e.tokenTypeIds } : {}).attention);
+  const causal = model.kind === 'causal_lm' && model.config.hasLmHead;
+  const maps = causal && c.ids.length === k.ids.length
+    ? comparedMaps(model, c.ids, k.ids, { keepBytes })
+    : encoded.map((e) => model.forward(e.ids, { ...(e.tokenTypeIds ? { tokenTypeIds: e.tokenTypeIds } : {}), ...(causal ? { logitsToKeep: 1 } : {}) }).attention);
   const runs = encoded.map((e, i) => ({ ids: e.ids, tokens: e.tokens, attention: maps[i] }));
   const value = { runs, ms: performance.now() - t0 };
   return { value, transfer: runs.map((r) => r.attention.data.buffer) };
