@@ -102,15 +102,23 @@ export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepByt
 function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES } = {}) {
   forgetPatchingRuns();
   const kept = model.forward(cleanIds, { keepHeads: true, needAttention: false, logitsToKeep: 1, cache: true });
-  let base;
+  const base = throughClean(model, kept, corruptedIds, false);
+  return keepIfSmall({ model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 }, keepBytes);
+}
+
+/** The corrupted prompt's pass through the clean pass's cache (which it then holds); the cache is freed if it fails. */
+function throughClean(model, kept, corruptedIds, needAttention) {
   try {
-    base = model.forward(corruptedIds, { needAttention: false, cache: kept.cache, logitsToKeep: 1 });
+    return model.forward(corruptedIds, { needAttention, cache: kept.cache, logitsToKeep: 1 });
   } catch (error) {
     kept.cache.dispose();
     throw error;
   }
-  const runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept, base, users: 0 };
-  if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
+}
+
+/** `runs`, kept as the last prompts' when within `keepBytes` (the caller frees them otherwise). */
+function keepIfSmall(runs, keepBytes) {
+  if (runs.base.cache.bytes + runs.kept.heads.data.byteLength <= keepBytes) last = runs;
   return runs;
 }
 
@@ -120,7 +128,7 @@ function newRuns(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES } = {})
  * prompts then starts at its sweep. The maps are the page's (their buffers are transferred). Kept, the runs also hold
  * the corrupted pass's maps in its cache, which the size limit counts (GPT-2 small: 28 MB at 128 tokens, over 64 MiB
  * from about 235). When the clean pass's runs alone are over the limit, nothing would be kept: its cache is freed
- * before the corrupted prompt runs as a plain pass, so the view never holds more than two plain passes did.
+ * before the corrupted prompt runs as a plain pass, so no cache is held beside the second pass's maps.
  */
 export function comparedMaps(model, cleanIds, corruptedIds, { keepBytes = KEEP_BYTES } = {}) {
   forgetPatchingRuns();
@@ -129,16 +137,9 @@ export function comparedMaps(model, cleanIds, corruptedIds, { keepBytes = KEEP_B
     kept.cache.dispose();
     return [kept.attention, model.forward(corruptedIds, { logitsToKeep: 1 }).attention];
   }
-  let base;
-  try {
-    base = model.forward(corruptedIds, { needAttention: true, cache: kept.cache, logitsToKeep: 1 });
-  } catch (error) {
-    kept.cache.dispose();
-    throw error;
-  }
+  const base = throughClean(model, kept, corruptedIds, true);
   const runs = { model, cleanIds: [...cleanIds], corruptedIds: [...corruptedIds], kept: { ...kept, attention: null }, base: { ...base, attention: null }, users: 0 };
-  if (base.cache.bytes + kept.heads.data.byteLength <= keepBytes) last = runs;
-  else base.cache.dispose();
+  freeIfUnused(keepIfSmall(runs, keepBytes));
   return [kept.attention, base.attention];
 }
 
