@@ -74,6 +74,8 @@ test('the colour scale\'s note names the first column it leaves out: a word in t
   const first = 'the';
   assert.equal(await page.textContent('#legend-note'), `The first column (“${first}”) is left out of the scale and clipped at the top: where one column takes most of every row’s weight (an attention sink, often <bos>), the rest would stay dark.`);
   await page.click('#tab-self');
+  // The language model is fetched on first use: a page waiting for it is idle with the dates maps' note still up.
+  await page.waitForFunction(() => window.__attnscopeDemo.last.kind === 'lm' && !window.__attnscopeDemo.last.loading, null, { timeout: 15_000 });
   await settled(page);
   assert.match(await page.textContent('#legend-note'), /^The first column \(“<bos>”\) is left out of the scale/);
   // An opened checkpoint's maps say it of their first token too.
