@@ -75,11 +75,12 @@ const freeIfUnused = (runs) => { if (runs !== last && runs.users === 0) runs.bas
  * and then looks at one of them position by position, or at one head after another, and patched calls leave the
  * corrupted run's cache as it was (patchEach). Other ids or another model replace them; forgetPatchingRuns() frees
  * them. For GPT-2 small at 128 tokens that is the two passes, a quarter to a half of a per-position request
- * (bench/README.md), not done again, for about 19 MB kept (the cache's keys, values and layer inputs, 14 MB, and the
- * clean run's heads; more after the two prompts' view: comparedMaps). Runs larger than `keepBytes` are not kept: the cache is WebAssembly memory, outside the model's
- * memory plan, and a larger model's long prompts would hold hundreds of MB that its next pass may need (a request
- * the core refuses for memory also lets the kept runs go: model-worker.js). The caller calls `release()` when
- * done, which frees runs that are not (or no longer) kept.
+ * (bench/records/2026-12-05-kept-patching-runs.md), not done again, for about 19 MB kept (the cache's keys, values
+ * and layer inputs, 14 MB, and the clean run's heads; more after the two prompts' view: comparedMaps). Runs larger
+ * than `keepBytes` are not kept: the cache is WebAssembly memory, outside the model's memory plan, and a larger
+ * model's long prompts would hold hundreds of MB that its next pass may need (a request the core refuses for memory
+ * also lets the kept runs go: model-worker.js). The caller calls `release()` when done, which frees runs that are
+ * not (or no longer) kept.
  */
 export function patchingRuns(model, cleanIds, corruptedIds, answerIds, { keepBytes = KEEP_BYTES } = {}) {
   const same = last && last.model === model && sameIds(last.cleanIds, cleanIds) && sameIds(last.corruptedIds, corruptedIds);
