@@ -11,6 +11,8 @@
 #include "reference/reference.hpp"
 #include "test_utils.hpp"
 
+namespace ablation_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
@@ -190,3 +192,5 @@ TEST_CASE("head masks of the wrong size are refused, naming the call and the siz
     bad.encoder_self = HeadMask(6, 0);  // one encoder layer: 3 flags
     REQUIRE_THROWS_WITH(model.forward({3, 4}, {1}, true, bad), Contains("Seq2SeqModel.forward: ablate.encoder_self: expected 3"));
 }
+
+}  // namespace ablation_test

@@ -7,6 +7,8 @@
 #include "attnscope/attnscope.hpp"
 #include "test_utils.hpp"
 
+namespace errors_test {
+
 using namespace attnscope;
 using Catch::Contains;
 
@@ -120,3 +122,5 @@ TEST_CASE("misuse that used to pass silently: null masks, a NaN scale, sizes bey
     REQUIRE_THROWS_AS(MultiHeadAttention::parameter_bytes({huge, 1}), std::length_error);
     REQUIRE_THROWS_WITH(MultiHeadAttention::parameter_bytes({10, 3}), Contains("embed_dim (10) must be divisible by num_heads (3)"));
 }
+
+}  // namespace errors_test

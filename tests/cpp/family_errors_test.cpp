@@ -6,6 +6,8 @@
 
 #include "checkpoint_refusals.hpp"
 
+namespace family_errors_test {
+
 using namespace attnscope;
 using namespace attnscope_test::refusals;
 using attnscope_test::HfCase;
@@ -108,3 +110,5 @@ TEST_CASE("olmo2: norms on the sublayer outputs and q_norm/k_norm over the whole
     }));
     CHECK_THAT(message, Catch::Contains("'model.layers.1.input_layernorm.weight' is not a tensor of a olmo2 checkpoint with this config"));
 }
+
+}  // namespace family_errors_test

@@ -7,6 +7,8 @@
 #include "fixture_reader.hpp"
 #include "test_utils.hpp"
 
+namespace golden_test {
+
 using namespace attnscope;
 using attnscope_test::FixtureCase;
 using attnscope_test::FixtureTensor;
@@ -115,3 +117,5 @@ TEST_CASE("scaled_dot_product_attention matches PyTorch on every golden case", "
         }
     }
 }
+
+}  // namespace golden_test

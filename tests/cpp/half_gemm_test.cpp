@@ -12,6 +12,8 @@
 #include "kernels/gemm.hpp"
 #include "kernels/half_panels.hpp"
 
+namespace half_gemm_test {
+
 using namespace attnscope;
 using kernels::PanelType;
 
@@ -149,3 +151,5 @@ TEST_CASE("16-bit panels widen every pattern as the scalar widening and the form
         }
     }
 }
+
+}  // namespace half_gemm_test

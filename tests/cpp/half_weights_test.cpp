@@ -8,6 +8,8 @@
 
 #include "pretrained_files.hpp"
 
+namespace half_weights_test {
+
 using namespace attnscope;
 
 namespace {
@@ -97,3 +99,5 @@ TEST_CASE("16-bit checkpoints: the bits of the same model as F32, in about half 
         CHECK(same_bits(wa.o.data, wb.o.data));
     }
 }
+
+}  // namespace half_weights_test

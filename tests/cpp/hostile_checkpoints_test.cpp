@@ -9,6 +9,8 @@
 
 #include "pretrained_files.hpp"
 
+namespace hostile_checkpoints_test {
+
 using namespace attnscope;
 using attnscope_test::HfCase;
 using Json = nlohmann::json;
@@ -226,3 +228,5 @@ TEST_CASE("a header with far more entries than the config can mean is refused be
     const HfCase plain = attnscope_test::read_hf_case("gpt2-lm");
     CHECK(error_of([&] { load_checkpoint(plain.config, plain.views()); }) == "(accepted)");
 }
+
+}  // namespace hostile_checkpoints_test

@@ -9,6 +9,8 @@
 #include "attnscope/model_file.hpp"
 #include "model_files.hpp"
 
+namespace hostile_models_test {
+
 using namespace attnscope;
 
 namespace {
@@ -106,3 +108,5 @@ TEST_CASE("issue 24: a metadata bomb and named heads with repeated or mistyped k
     CHECK(mistyped.kind() == FileError::Kind::type);
     CHECK_THAT(mistyped.what(), Catch::StartsWith("__metadata__.named_heads[0].name: expected a string, got an object {}"));
 }
+
+}  // namespace hostile_models_test

@@ -10,6 +10,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace incremental_test {
+
 using namespace attnscope;
 using attnscope_test::random_ids;
 
@@ -420,3 +422,5 @@ TEST_CASE("the logit lens through another model's cache is refused", "[increment
     // The lens's own refusals come first, through a cache as without one.
     CHECK_THROWS_WITH(first->logit_lens(r, 0, cache), Catch::Contains("logitLens: options.k: expected 1 to 100"));
 }
+
+}  // namespace incremental_test

@@ -4,6 +4,8 @@
 
 #include "json.hpp"
 
+namespace json_test {
+
 using namespace attnscope;
 
 namespace {
@@ -121,3 +123,5 @@ TEST_CASE("json: nesting is bounded", "[json]")
     CHECK_THAT(error_of(std::string(65, '[') + std::string(65, ']')), Catch::Contains("nested too deeply"));
     CHECK_THAT(error_of(std::string(100000, '[')), Catch::Contains("nested too deeply"));
 }
+
+}  // namespace json_test

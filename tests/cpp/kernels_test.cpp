@@ -18,6 +18,8 @@
 #include "reference/reference.hpp"
 #include "test_utils.hpp"
 
+namespace kernels_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
@@ -440,3 +442,5 @@ TEST_CASE("the kernels are built for the arch the build asked for", "[kernels]")
     CHECK(xsimd::batch<float>::size == 8);
 }
 #endif
+
+}  // namespace kernels_test

@@ -10,6 +10,8 @@
 #include "attnscope/model_file.hpp"
 #include "model_files.hpp"
 
+namespace model_file_test {
+
 using namespace attnscope;
 using nlohmann::json;
 
@@ -215,3 +217,5 @@ TEST_CASE("model files: every named_heads field has the type index.d.ts declares
     }
     CHECK_NOTHROW(read_model_file(seq2seq_bytes().data(), seq2seq_bytes().size()));
 }
+
+}  // namespace model_file_test

@@ -10,6 +10,8 @@
 #include "model_files.hpp"
 #include "test_utils.hpp"
 
+namespace model_golden_test {
+
 using namespace attnscope;
 using attnscope_test::FixtureCase;
 using attnscope_test::max_relative_error;
@@ -92,3 +94,5 @@ TEST_CASE("trained models match PyTorch layer by layer", "[golden][models]")
         }
     }
 }
+
+}  // namespace model_golden_test

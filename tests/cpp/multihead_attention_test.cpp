@@ -11,6 +11,8 @@
 #include "reference/reference.hpp"
 #include "test_utils.hpp"
 
+namespace multihead_attention_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
@@ -360,3 +362,5 @@ TEST_CASE("need_weights true and false agree on NaN at every length", "[mha][num
         }
     }
 }
+
+}  // namespace multihead_attention_test

@@ -10,6 +10,8 @@
 
 #include "number_text.hpp"
 
+namespace number_text_test {
+
 using attnscope::detail::number_text;
 
 namespace {
@@ -60,3 +62,5 @@ TEST_CASE("number_text writes nan and infinities as %f does, and large values as
         CHECK(number_text(v) == printf_text("%e", v));
     }
 }
+
+}  // namespace number_text_test

@@ -18,6 +18,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace patch_each_test {
+
 using namespace attnscope;
 using attnscope_test::random_ids;
 
@@ -389,3 +391,5 @@ TEST_CASE("patch_each through a cache filled by a keepHeads pass and reused by t
         CHECK(got.data[p * 2 + 1] == want.data[9]);
     }
 }
+
+}  // namespace patch_each_test

@@ -11,6 +11,8 @@
 #include "checkpoint_refusals.hpp"
 #include "sizes.hpp"
 
+namespace pretrained_errors_test {
+
 using namespace attnscope;
 using attnscope_test::HfCase;
 using namespace attnscope_test::refusals;
@@ -310,3 +312,5 @@ TEST_CASE("config.json numbers are read exactly as written", "[pretrained][confi
         CHECK(CheckpointLoader(text).plan().main().final_norm.eps == float(std::stod(eps)));
     }
 }
+
+}  // namespace pretrained_errors_test

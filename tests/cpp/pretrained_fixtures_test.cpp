@@ -9,6 +9,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_fixtures_test {
+
 using namespace attnscope;
 using attnscope_test::HfCase;
 using attnscope_test::max_relative_error;
@@ -155,3 +157,5 @@ TEST_CASE("inputs longer than one block of query rows: causal prefixes agree, ge
         }
     }
 }
+
+}  // namespace pretrained_fixtures_test

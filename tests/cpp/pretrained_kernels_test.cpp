@@ -13,6 +13,8 @@
 #include "reference/pretrained_reference.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_kernels_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
@@ -129,3 +131,5 @@ TEST_CASE("F16 and BF16 widen exactly: every bit pattern, subnormals, infinities
     CHECK(kernels::f16_to_f32(0xfc00) < 0);
     CHECK(bits_of(kernels::f16_to_f32(0x7e00)) == 0x7fc00000u);   // the quiet NaN keeps its payload bits
 }
+
+}  // namespace pretrained_kernels_test

@@ -5,6 +5,8 @@
 #include "attnscope/threads.hpp"
 #include "pretrained_files.hpp"
 
+namespace pretrained_model_test {
+
 using namespace attnscope;
 using attnscope_test::FakeTensor;
 using Json = nlohmann::json;
@@ -131,3 +133,5 @@ TEST_CASE("the memory plan: GPT-2 small's parameters and a 512-token forward pas
     CHECK(after.parameter_bytes >= before.parameter_bytes);
     CHECK(after.workspace_bytes >= before.workspace_bytes + 4 * 64 * 512);  // + the logits [T, vocab]
 }
+
+}  // namespace pretrained_model_test

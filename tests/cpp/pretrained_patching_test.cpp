@@ -13,6 +13,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_patching_test {
+
 using namespace attnscope;
 
 namespace {
@@ -336,3 +338,5 @@ TEST_CASE("patch_each gives each run's forward() last row, bit for bit, and refu
     // Still usable: the same numbers as before.
     CHECK(model->patch_each(corrupted, {runs.back()}, cache).data.size() == V);
 }
+
+}  // namespace pretrained_patching_test

@@ -9,6 +9,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_research_test {
+
 using namespace attnscope;
 
 TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
@@ -65,3 +67,5 @@ TEST_CASE("pretrained research outputs match PyTorch", "[pretrained][research]")
         }
     }
 }
+
+}  // namespace pretrained_research_test

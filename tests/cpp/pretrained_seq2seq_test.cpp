@@ -12,6 +12,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_seq2seq_test {
+
 using namespace attnscope;
 using attnscope_test::HfCase;
 using attnscope_test::max_relative_error;
@@ -168,3 +170,5 @@ TEST_CASE("t5 config: every field it reads is refused by name when hostile", "[p
     refuses(with(t5, "eos_token_id", Json::array({1})), K::type, "eos_token_id: expected a token id");
     refuses(with(t5, "architectures", Json{"BartModel"}), K::range, "architectures: \"BartModel\" is not a class of model_type \"t5\"");
 }
+
+}  // namespace pretrained_seq2seq_test

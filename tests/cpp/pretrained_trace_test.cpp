@@ -8,6 +8,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace pretrained_trace_test {
+
 using namespace attnscope;
 
 namespace {
@@ -113,3 +115,5 @@ TEST_CASE("trace agrees with forward and with itself", "[pretrained][trace]")
         CHECK(model->forward(ablated).hidden.data != out.hidden.data);
     }
 }
+
+}  // namespace pretrained_trace_test

@@ -12,6 +12,8 @@
 #include "reference/gru.hpp"
 #include "test_utils.hpp"
 
+namespace rnn_test {
+
 using namespace attnscope;
 using attnscope_test::random_floats;
 using nlohmann::json;
@@ -212,3 +214,5 @@ TEST_CASE("rnn_seq2seq model files that lie are refused before anything is built
               h["encoder.weight_ih_l0"]["shape"] = {50331648, 16777216};
           })).kind() == Kind::range);
 }
+
+}  // namespace rnn_test

@@ -20,6 +20,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace threads_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using attnscope_test::random_floats;
@@ -317,3 +319,5 @@ TEST_CASE("threaded pretrained forward and generate are bit-identical to one thr
         }
     }
 }
+
+}  // namespace threads_test

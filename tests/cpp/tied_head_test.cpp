@@ -14,6 +14,8 @@
 #include "pretrained_files.hpp"
 #include "test_utils.hpp"
 
+namespace tied_head_test {
+
 using namespace attnscope;
 using attnscope_test::file_error_of;
 using attnscope_test::random_state;
@@ -142,3 +144,5 @@ TEST_CASE("model files: config.tie_head", "[model_file][tie_head]")
         CHECK_THAT(e.what(), Catch::StartsWith("__metadata__.config.tie_head: expected a boolean, got "));
     }
 }
+
+}  // namespace tied_head_test

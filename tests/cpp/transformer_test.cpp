@@ -8,6 +8,8 @@
 #include "attnscope/transformer.hpp"
 #include "test_utils.hpp"
 
+namespace transformer_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using Catch::Contains;
@@ -122,3 +124,5 @@ TEST_CASE("models reject bad sizes, tokens and state dicts", "[transformer][erro
     REQUIRE_THROWS_WITH(lm.load_state_dict(wrong), Contains("'blocks.0.attn.out_proj.weight': expected shape [8, 8], got [3, 3]"));
     REQUIRE_NOTHROW(lm.load_state_dict(state));
 }
+
+}  // namespace transformer_test

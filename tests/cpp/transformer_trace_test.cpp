@@ -10,6 +10,8 @@
 #include "attnscope/transformer.hpp"
 #include "test_utils.hpp"
 
+namespace transformer_trace_test {
+
 using namespace attnscope;
 using attnscope_test::max_relative_error;
 using Catch::Contains;
@@ -284,3 +286,5 @@ TEST_CASE("trace refuses a layer, head or query out of range, and bad input, nam
     REQUIRE_THROWS_WITH(s2s.trace(source, target, A::decoder_cross, 0, 0, 0, wrong), Contains("Seq2SeqModel.trace: ablate.decoder_cross"));
     REQUIRE_NOTHROW(s2s.trace(source, target, A::decoder_cross, 2, 1, 1));
 }
+
+}  // namespace transformer_trace_test
