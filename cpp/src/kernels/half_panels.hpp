@@ -8,13 +8,11 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "panel_type.hpp"
 #include "widen.hpp"
 
 namespace attnscope {
 namespace kernels {
-
-/// What a packed matrix's panels hold.
-enum class PanelType : std::uint8_t { f32, bf16, f16 };
 
 /// The element type of panels of `P`.
 template <PanelType P>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "attnscope/plan.hpp"
-#include "../kernels/half_panels.hpp"
+#include "../kernels/panel_type.hpp"
 
 namespace attnscope {
 namespace model {
