@@ -47,9 +47,9 @@ const largestFirst = (dir, keep = () => true) => readdirSync(path.join(root, dir
   .map((f) => [`${dir}/${f}`, statSync(path.join(root, dir, f)).size])
   .sort((a, b) => b[1] - a[1])
   .map(([f]) => f);
-// The JS files that never load a build (the docs, the set-up, the layout tables, the budget, the page's own logic):
-// run once, by the js suite, and not again against the threaded and relaxed builds.
-const buildFree = /^(package|threads|docs|setup|readme-layout|size|presets|circuits-gram|demo-percent|demo-scheduler|demo-head-lines)\./;
+// The JS files that never load a build (the docs, the set-up, the layout tables, the budget, the page's own logic, the
+// tokenizers, which are JavaScript): run once, by the js suite, and not again against the threaded and relaxed builds.
+const buildFree = /^(package|threads|docs|setup|readme-layout|size|presets|circuits-gram|demo-percent|demo-scheduler|demo-head-lines|demo-paint|demo-research-maps|hf-tokenizer|tokenizer-reference)\./;
 
 const suites = {
   // The Catch2 suite natively, then the installed library from a separate CMake project.
