@@ -1,8 +1,9 @@
-// Makes a machine ready for one command: `start` (build the package and serve the demo) or `test` (every suite).
+// Makes a machine ready for one command: `start` (build the package and serve the demo), `test` (every suite) or
+// `fuzz` (`npm run fuzz`: libFuzzer's exploration, the only user of clang-14's fuzzer runtime).
 // Each command checks only the tools it uses. On Debian, missing packages are installed when root and the exact
 // apt-get command is printed otherwise; elsewhere the message names each missing tool, where it was looked for,
 // and the Debian package that provides it. Then the npm dependencies.
-// Usage: node scripts/setup.mjs [start|test]   (default: test)
+// Usage: node scripts/setup.mjs [start|test|fuzz]   (default: test)
 import { existsSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -13,10 +14,13 @@ import { onPath, requirements } from './requirements.mjs';
 // Not strict: an option where the command belongs is reported as that command, below.
 const [first] = parseArgs({ allowPositionals: true, strict: false, tokens: true }).tokens;
 const command = first === undefined ? 'test' : first.kind === 'positional' ? first.value : (first.rawName ?? '--');
-if (command !== 'start' && command !== 'test') {
-  console.error(`usage: node scripts/setup.mjs [start|test]   (got '${command}')`);
+if (command !== 'start' && command !== 'test' && command !== 'fuzz') {
+  console.error(`usage: node scripts/setup.mjs [start|test|fuzz]   (got '${command}')`);
   process.exit(2);
 }
+
+// How the user runs the command, for the messages below.
+const label = command === 'fuzz' ? 'npm run fuzz' : `npm ${command}`;
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {
@@ -31,18 +35,18 @@ if (missing.length) {
   const onDebian = existsSync('/etc/debian_version') && existsSync('/usr/bin/apt-get');
   const list = missing.map((r) => `  - ${r.tool}: looked for ${r.where} (Debian package ${r.debian})`).join('\n');
   if (onDebian && process.getuid?.() === 0) {
-    console.log(`npm ${command}: installing Debian packages: ${packages}`);
+    console.log(`${label}: installing Debian packages: ${packages}`);
     mustRun('sh', ['-c', apt], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     const still = missing.filter((r) => !r.found());
     if (still.length) {
-      console.error(`npm ${command}: still missing after apt-get:\n${still.map((r) => `  - ${r.tool}: looked for ${r.where}`).join('\n')}`);
+      console.error(`${label}: still missing after apt-get:\n${still.map((r) => `  - ${r.tool}: looked for ${r.where}`).join('\n')}`);
       process.exit(1);
     }
   } else if (onDebian) {
-    console.error(`npm ${command} needs:\n${list}\nInstall them as root:\n\n  sudo sh -c '${apt}'\n`);
+    console.error(`${label} needs:\n${list}\nInstall them as root:\n\n  sudo sh -c '${apt}'\n`);
     process.exit(1);
   } else {
-    console.error(`npm ${command} needs:\n${list}\nThis is not Debian: install these with your system's package manager (the paths above are where the ` +
+    console.error(`${label} needs:\n${list}\nThis is not Debian: install these with your system's package manager (the paths above are where the ` +
       `build looks; Emscripten's CMake toolchain file is found from the em++ on PATH, or set ATTNSCOPE_EMSCRIPTEN_ROOT). The project is built and tested on Debian 12.\n`);
     process.exit(1);
   }
@@ -61,4 +65,4 @@ const check = spawnSync('node', ['-e', "require.resolve('vite')"], { cwd: root }
 if (check.status !== 0) mustRun('npm', ['ci', '--no-audit', '--no-fund']);
 // The bundler consumer apps have their own pinned bundlers (tests/bundlers/package.json).
 if (command === 'test') npmCi(path.join(root, 'tests', 'bundlers'));
-console.log(`setup: everything \`npm ${command}\` needs is in place`);
+console.log(`setup: everything \`${label}\` needs is in place`);

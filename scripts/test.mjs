@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz fuzz32 wasm js python js-threads js-relaxed bundlers browser bench;
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz32 wasm js python js-threads js-relaxed bundlers browser bench;
 // default all)
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -66,15 +66,15 @@ const suites = {
     return steps(() => cmakeBuild('native'), () => run('ctest', ['--test-dir', presetDir('native'), '--label-regex', '^avx2$',
       '--no-tests=error', '--output-on-failure', '--parallel', String(availableParallelism())]));
   },
-  // The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+  // The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer, and every fuzz target replaying its committed
+  // corpus once over the same library build: the asan preset links the targets with replay_main.cpp instead of
+  // libFuzzer (tests/fuzz/CMakeLists.txt). A clang-14 build of the library for libFuzzer's replay cost about a minute;
+  // `npm run fuzz` explores with libFuzzer (the fuzz preset).
   asan: () => steps(() => cmakeBuild('asan'), () => ctest('asan')),
   // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial;
   // CMakeLists.txt builds only their files).
   tsan: () => steps(() => cmakeBuild('tsan'),
     () => run(path.join(root, presetDir('tsan'), 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
-  // Every libFuzzer target (clang-14, ASan + UBSan) replays its committed corpus once: deterministic, no
-  // exploration (that is `npm run fuzz`).
-  fuzz: () => steps(() => cmakeBuild('fuzz'), () => ctest('fuzz')),
   // The same corpora replayed once by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
   // so a product of a model file's sizes that wraps is found here rather than only in the browser.
   // A kernel that cannot run 32-bit x86 programs skips the suite, and says so, before building replayers it could not

@@ -18,6 +18,7 @@ test("the README's package table matches the requirements of npm start and npm t
   const test = row('test');
   assert.ok(test?.startsWith('those four and '), `npm test row: ${test}`);
   assert.deepEqual([...start, ...test.match(/`([^`]+)`/)[1].split(' ')].sort(), packagesFor('test').sort());
+  assert.deepEqual(row('run fuzz')?.match(/`([^`]+)`/)?.[1].split(' '), packagesFor('fuzz'));
 });
 
 test('with nothing on PATH, as a non-root user, setup names every missing tool of its command and the apt-get line', () => {
@@ -32,6 +33,11 @@ test('with nothing on PATH, as a non-root user, setup names every missing tool o
   assert.doesNotMatch(start.stderr, /chromium|clang-14|g\+\+/, 'npm start does not ask for what only the tests use');
   const test = run('test');
   assert.equal(test.status, 1);
-  for (const pkg of ['emscripten', 'cmake', 'ninja-build', 'g++', 'clang-14', 'chromium']) assert.ok(test.stderr.includes(`(Debian package ${pkg})`), test.stderr);
-  assert.match(test.stderr, /apt-get install -y --no-install-recommends emscripten cmake ninja-build g\+\+ clang-14 chromium/);
+  for (const pkg of ['emscripten', 'cmake', 'ninja-build', 'g++', 'chromium']) assert.ok(test.stderr.includes(`(Debian package ${pkg})`), test.stderr);
+  assert.match(test.stderr, /apt-get install -y --no-install-recommends emscripten cmake ninja-build g\+\+ chromium/);
+  assert.doesNotMatch(test.stderr, /clang-14/, 'npm test does not ask for what only npm run fuzz uses');
+  const fuzz = run('fuzz');
+  assert.equal(fuzz.status, 1);
+  assert.match(fuzz.stderr, /^npm run fuzz needs:/m);
+  assert.match(fuzz.stderr, /apt-get install -y --no-install-recommends cmake ninja-build clang-14'/);
 });
