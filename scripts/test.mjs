@@ -75,7 +75,7 @@ const suites = {
   // CMakeLists.txt builds only their files).
   tsan: () => steps(() => cmakeBuild('tsan'),
     () => run(path.join(root, presetDir('tsan'), 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
-  // The same corpora replayed once by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
+  // The fuzz corpora replayed once more, by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
   // so a product of a model file's sizes that wraps is found here rather than only in the browser.
   // A kernel that cannot run 32-bit x86 programs skips the suite, and says so, before building replayers it could not
   // run (about 70 s of compiling); the WASM suites still build and run the library with a 32-bit size_t.
