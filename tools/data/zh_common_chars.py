@@ -78,12 +78,16 @@ def common_chars(n, path=DICT):
     return [c for c, _ in ranked[:n]], sum(k for _, k in ranked[:n]) / total, len(counts)
 
 
-def word_documents(chars, n_docs, seed, path=DICT, words_per_doc=(8, 24), max_word_len=4):
-    """n_docs training documents, each a list of dictionary words joined by 、 and ended by 。 Only words of at
-    most max_word_len characters, every one of them in `chars` (so the pool adds no <unk>)."""
+def dictionary_words(chars, max_word_len=4, path=DICT):
+    """[(word, frequency)] of the dictionary's Chinese words of at most max_word_len characters, every one of them in
+    `chars` (so a pool of them adds no <unk>), in file order."""
     allowed = set(chars)
-    words = [(w, f) for w, f in read_dict(path)
-             if HAN.match(w) and len(w) <= max_word_len and all(c in allowed for c in w)]
+    return [(w, f) for w, f in read_dict(path) if HAN.match(w) and len(w) <= max_word_len and all(c in allowed for c in w)]
+
+
+def word_documents(chars, n_docs, seed, path=DICT, words_per_doc=(8, 24), max_word_len=4):
+    """n_docs training documents, each a list of dictionary words (dictionary_words) joined by 、 and ended by 。"""
+    words = dictionary_words(chars, max_word_len, path)
     p = np.array([math.sqrt(f) for _, f in words])
     p /= p.sum()
     rng = np.random.RandomState(seed)

@@ -29,29 +29,25 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools.attnscope_model import read_model  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
-from data import lm_data, zh_everyday_heldout  # noqa: E402
-from data.zh_common_chars import HAN, read_dict  # noqa: E402
+from data import lm_data  # noqa: E402
+from data.zh_common_chars import dictionary_words  # noqa: E402
+from data.zh_everyday_frames import heldout_grams  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 
-def eight_grams(text):
-    return {text[i:i + 8] for i in range(len(text) - 7)}
-
-
 def documents(chars, n_docs, alpha, seed, words_per_doc=(16, 48), max_word_len=4):
     """-> (documents, documents dropped for sharing an 8-gram with a held-out everyday sentence)."""
-    allowed = set(chars)
-    words = [(w, f) for w, f in read_dict() if HAN.match(w) and len(w) <= max_word_len and all(c in allowed for c in w)]
+    words = dictionary_words(chars, max_word_len)
     p = np.array([float(f) ** alpha for _, f in words])
     p /= p.sum()
-    held = set().union(*(eight_grams(s) for _, s in zh_everyday_heldout.sentences()))
+    held = heldout_grams()
     rng = np.random.RandomState(seed)
     docs, dropped = [], 0
     for _ in range(n_docs):
         k = rng.randint(words_per_doc[0], words_per_doc[1] + 1)
         doc = "".join(words[i][0] for i in rng.choice(len(words), size=k, p=p)) + "。"
-        if eight_grams(doc) & held:
+        if any(doc[i:i + 8] in held for i in range(len(doc) - 7)):
             dropped += 1
             continue
         docs.append(doc)
