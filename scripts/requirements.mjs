@@ -2,7 +2,6 @@
 // package for it. scripts/setup.mjs checks and installs from this list; the README's table is checked against it.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { BENCH_CHROMIUM, TEST_CHROMIUM } from './chromium.mjs';
 import { emscriptenToolchain } from './lib.mjs';
 
 export const onPath = (program) => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && existsSync(path.join(dir, program)));
@@ -31,10 +30,7 @@ export const requirements = [
   // browser tests write would show nothing to judge.
   { tool: 'a Chinese font (the browser tests\' zh screenshots)', debian: 'fonts-wqy-microhei', where: '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
     found: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'), commands: ['test'] },
-  // The tests launch the headless shell (scripts/chromium.mjs says why), the benchmarks and their smoke test the browser.
-  { tool: 'Chromium\'s headless shell (browser and bundler tests)', debian: 'chromium-headless-shell',
-    where: process.env.CHROMIUM_PATH || `${TEST_CHROMIUM} (or $CHROMIUM_PATH)`, found: () => existsSync(TEST_CHROMIUM), commands: ['test'] },
-  { tool: 'Chromium (the benchmarks\' smoke test)', debian: 'chromium', where: process.env.CHROMIUM_PATH || `${BENCH_CHROMIUM} (or $CHROMIUM_PATH)`,
-    found: () => existsSync(BENCH_CHROMIUM), commands: ['test'] },
+  { tool: 'Chromium (browser and bundler tests)', debian: 'chromium', where: process.env.CHROMIUM_PATH || '/usr/bin/chromium (or $CHROMIUM_PATH)',
+    found: () => existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium'), commands: ['test'] },
 ];
 
