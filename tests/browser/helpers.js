@@ -129,7 +129,9 @@ export const argmax = (a) => a.reduce((b, x, i) => (x > a[b] ? i : b), 0);
  * scheduler draws after the input's own frame, in slices.
  */
 export const settled = async (page) => {
-  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0))));
+  // page.evaluate has no timeout: a page whose animation frames stop would hang the suite here. After 15 s the wait
+  // below, which polls on frames too, fails instead.
+  await page.evaluate(() => new Promise((ok) => { requestAnimationFrame(() => setTimeout(ok, 0)); setTimeout(ok, 15_000); }));
   await page.waitForFunction(() => window.__attnscopeDemo?.idle, null, { timeout: 15_000, polling: 'raf' });
 };
 
