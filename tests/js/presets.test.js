@@ -20,9 +20,10 @@ test('every configure preset has a build and a test preset of its name', () => {
 });
 
 test('native and asan are unity builds; tsan and wasm compile every source on its own', () => {
-  // Unity sources cut the two largest native builds by 20-25 s each (about 8 files to a unity source), but a file
-  // that forgets an include compiles there when a neighbour has it: tsan and wasm build the library (and wasm every
-  // test file) one source at a time, so such a file still fails `npm test`.
+  // Unity sources cut the two largest native builds by 20-25 s each (about 8 library sources to a unit), but a source
+  // that forgets an include compiles there when a neighbour has it: tsan and wasm build the library one source at a
+  // time, so such a source still fails `npm test`. (The test files are six to a unit in every build, by
+  // ATTNSCOPE_TEST_FILES_PER_UNIT.)
   const unity = (name) => presets.configurePresets.find((p) => p.name === name).cacheVariables?.CMAKE_UNITY_BUILD === 'ON';
   assert.deepEqual(['native', 'asan', 'tsan', 'wasm'].map(unity), [true, true, false, false]);
 });
