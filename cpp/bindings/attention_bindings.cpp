@@ -165,14 +165,18 @@ void check_sdpa(const SdpaCall& call, const CallShapes& s)
         fail(Status::range_error, "scale: expected a finite number, got %", {JsNumber{call.scale}});
 }
 
+// The result's field names, found by address (marshal.cpp, EMSCRIPTEN_SYMBOL).
+EMSCRIPTEN_SYMBOL(output);
+EMSCRIPTEN_SYMBOL(weights);
+
 // The result object {output, weights}, each {data, shape} (weights null when there are none): copied out of the
 // heap into fresh arrays, or into the caller's `out` arrays when given.
 val results(const float* output, const Shape& output_shape, const val& out_output, const float* weights,
             const Shape& weights_shape, const val& out_weights)
 {
     val result = val::object();
-    result.set("output", tensor_result(copy_out(output, checked_numel(output_shape, "output"), out_output), output_shape));
-    result.set("weights", weights ? tensor_result(copy_out(weights, checked_numel(weights_shape, "weights"), out_weights), weights_shape)
+    result.set(output_symbol, tensor_result(copy_out(output, checked_numel(output_shape, "output"), out_output), output_shape));
+    result.set(weights_symbol, weights ? tensor_result(copy_out(weights, checked_numel(weights_shape, "weights"), out_weights), weights_shape)
                                   : val::null());
     return result;
 }
