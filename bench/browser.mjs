@@ -6,14 +6,13 @@ import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../scripts/chromium.mjs';
 import { MIME } from '../scripts/serve.mjs';
 import { ROOT } from './node-paths.mjs';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium"); --expose-gc gives the timing
-// loop the same full collection between turns as under Node.
-export const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--no-first-run', '--disable-quic', '--js-flags=--expose-gc'];
+export { CHROMIUM };
+// --expose-gc gives the timing loop the same full collection between turns as under Node.
+export const ARGS = [...CHROMIUM_ARGS, '--js-flags=--expose-gc'];
 // Only what the page needs is served: the bench's modules, the seeded generator they share with the tests, the
 // peers' packages and the snapshot of dist/.
 const SERVED = ['/bench/', '/tests/random.js', '/web/demo/src/models/random.js', '/node_modules/', '/build/bench/dist-snapshot/'];

@@ -6,10 +6,10 @@
 // the longest animation frame meanwhile; and how many lines the head view kept. BENCH_VERBOSE=1 prints each click. With `base` (demo.mjs --base=DIR)
 // another build of the page takes turns with this one, run by run, so that both see the same load.
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../scripts/chromium.mjs';
 import { join } from 'node:path';
 import { quantile } from './demo-typing.mjs';
 
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 async function runOnce(browser, url, dir, T) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
@@ -85,7 +85,7 @@ async function runOnce(browser, url, dir, T) {
 
 /** Runs `runs` times (per site: this build, and `base` when given, taking turns) and prints a Markdown table. */
 export async function benchOpen({ url, base, dir, runs, tokens = 512, progress }) {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const sites = [...(base ? [{ label: 'base', url: base, all: [] }] : []), { label: base ? 'this build' : '', url, all: [] }];
   try {
     for (let k = 0; k < runs; k++) {

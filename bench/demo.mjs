@@ -16,6 +16,7 @@
 //   - consistent: from the last keydown until every visible view has drawn the text of that key (the page's
 //     `__attnscopeDemo.consistentAt`), a view being the maps, head view, model view, steps, decoding panel and tokens.
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../scripts/chromium.mjs';
 import { existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,6 @@ const RUNS = Number(options.runs);
 const KEYS = Number(options.keys ?? (options.typing ? 40 : 20));
 const BASE = options.base;
 const OPEN = options.open;
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const progress = (msg) => process.stderr.write(`[bench:demo] ${msg}\n`);
 
 const LM_TEXT = 'The cat sat on the mat. The cat sat on the mat. The dog lay by the door, and the cat looked at it for a bit';
@@ -103,7 +103,7 @@ async function main() {
     const sites = [];
     if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
     sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try { await benchOpenTyping({ browser, sites, dir: resolve(OPEN), runs: RUNS, tokens: Number(options.tokens ?? 128), keys: KEYS, progress }); } finally { await browser.close(); for (const s of sites) s.server.close(); }
     return;
   }
@@ -116,7 +116,7 @@ async function main() {
   const sites = [];
   if (BASE) sites.push({ label: 'base', ...(await startServer(resolve(BASE), 0)) });
   sites.push({ label: BASE ? 'this build' : '', ...(await startServer(SITE, 0)) });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const rows = [];
   try {
     for (const sc of SCENARIOS) {

@@ -13,6 +13,7 @@
 // build/site (`npm run build && npm run build:demo`), or another build of the page given by --site=DIR (the code
 // before a change, built the same way).
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../scripts/chromium.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,6 @@ import { startServer } from '../scripts/serve.mjs';
 import { quantile } from './demo-typing.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { values: options } = parseArgs({
   options: { open: { type: 'string' }, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '3' }, site: { type: 'string' },
     'lens-only': { type: 'boolean', default: false }, head: { type: 'string' }, 'no-scroll': { type: 'boolean', default: false },
@@ -150,7 +150,7 @@ const T = Number(options.tokens), RUNS = Number(options.runs);
 const DIFFER_AT = options['differ-at'] === undefined ? T >> 1 : Number(options['differ-at']);
 if (!(Number.isInteger(DIFFER_AT) && DIFFER_AT >= 0 && DIFFER_AT < T)) throw new Error(`--differ-at: expected a position from 0 to ${T - 1}`);
 const { server, url } = await startServer(SITE, 0);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 try {
   const all = [];
   for (let run = 0; run < RUNS; run++) {

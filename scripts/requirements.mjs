@@ -2,6 +2,7 @@
 // package for it. scripts/setup.mjs checks and installs from this list; the README's table is checked against it.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { CHROMIUM } from './chromium.mjs';
 import { emscriptenToolchain } from './lib.mjs';
 
 export const onPath = (program) => (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && existsSync(path.join(dir, program)));
@@ -30,7 +31,7 @@ export const requirements = [
   // browser tests write would show nothing to judge.
   { tool: 'a Chinese font (the browser tests\' zh screenshots)', debian: 'fonts-wqy-microhei', where: '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
     found: () => existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'), commands: ['test'] },
-  { tool: 'Chromium (browser and bundler tests)', debian: 'chromium', where: process.env.CHROMIUM_PATH || '/usr/bin/chromium (or $CHROMIUM_PATH)',
-    found: () => existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium'), commands: ['test'] },
+  { tool: 'Chromium (browser and bundler tests)', debian: 'chromium', where: process.env.CHROMIUM_PATH || `${CHROMIUM} (or $CHROMIUM_PATH)`,
+    found: () => existsSync(CHROMIUM), commands: ['test'] },
 ];
 

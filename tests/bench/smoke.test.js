@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM } from '../../scripts/chromium.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PEERS = ['attnscope', 'tfjs', 'ort', 'plain'];
@@ -56,7 +57,7 @@ test('bench --smoke in Node: every library runs and agrees with attnscope', () =
   checkAgreement(smoke());
 });
 
-test('bench --smoke --browser in headless Chromium: the same comparison, cross-origin isolated', { skip: !existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium') && 'no Chromium' }, () => {
+test('bench --smoke --browser in headless Chromium: the same comparison, cross-origin isolated', { skip: !existsSync(CHROMIUM) && 'no Chromium' }, () => {
   const results = smoke('--browser');
   assert.match(results.machine.environment, /crossOriginIsolated true/);
   checkAgreement(results);

@@ -8,13 +8,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { CHROMIUM, CHROMIUM_ARGS as ARGS } from '../../scripts/chromium.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SITE = join(ROOT, 'build/site');
 export const ART = join(ROOT, 'test-artifacts/browser');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-// Without the networking flags Chromium keeps dialling out (docs/toolchain.md, "Headless Chromium").
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 const env = { server: null, url: '', browser: null };
 

@@ -6,10 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { CHROMIUM, CHROMIUM_ARGS as ARGS } from '../../scripts/chromium.mjs';
 import { ROOT } from './helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const reference = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/hf/gpt2-lm/reference.json'), 'utf8')).inputs[0];
 
 // The page a user would write: attnscope and the tokenizer package straight from node_modules-like folders.

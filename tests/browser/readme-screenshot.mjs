@@ -1,13 +1,13 @@
 // Regenerates web/demo/screenshot.png (the README's picture) from the built page: `node tests/browser/readme-screenshot.mjs`
 // after `npm run build:demo`. The default view (trained language model, English), top of the page.
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.mjs';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
 import { ROOT, SITE } from './helpers.js';
 
-const ARGS = ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const { server, url } = await startServer(SITE, 0);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ARGS });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 try {
   const page = await browser.newPage({ viewport: { width: 1104, height: 1400 }, locale: 'en-US', serviceWorkers: 'block' });
   await page.goto(url + '#lang=en');
