@@ -23,6 +23,8 @@ TEST_CASE("config.json of gpt_neox: its own fields checked and refused by name",
     refuses(with(neox, "rotary_pct", 0.1875), K::range, "rotary_pct: 0.1875 rotates 3 features of a head of 16");
     refuses(with(neox, "rotary_emb_base", 1), K::range, "rotary_emb_base");
     refuses(with(neox, "rotary_emb_base", "10000"), K::type, "rotary_emb_base: expected a number");
+    refuses(with(neox, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 10000}}), K::range, "rope_parameters:");
+    refuses(with(neox, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported");
     refuses(with(neox, "use_parallel_residual", "true"), K::type, "use_parallel_residual: expected a boolean");
     refuses(with(neox, "attention_bias", 1), K::type, "attention_bias: expected a boolean");
     refuses(with(neox, "num_attention_heads", 3), K::range, "num_attention_heads: expected a divisor of hidden_size (32), got 3");
@@ -66,7 +68,13 @@ TEST_CASE("config.json of phi3: partial rotary, LongRoPE and its factors checked
     refuses(with_scaling("long_factor", Json{1.0, 2.0}), K::range,
             "rope_scaling.long_factor: expected 3 numbers (one per rotated pair of features), got 2");
     refuses(with_scaling("short_factor", Json{1.0, "2", 3.0}), K::type, "rope_scaling.short_factor[1]: expected a number, got a string");
-    refuses(with_scaling("short_factor", Json{1.0, 0.0, 3.0}), K::range, "rope_scaling.short_factor[1]: expected a number above 0");
+    refuses(with_scaling("short_factor", Json{1.0, 0.0, 3.0}), K::range, "rope_scaling.short_factor[1]: expected a number from 1/1024 to 1000000");
+    // A factor divides its pair's frequency: 1e-40 passed a floor of 0, and the logits came out NaN.
+    refuses(with_scaling("short_factor", Json{1e-40, 1.0, 3.0}), K::range, "rope_scaling.short_factor[0]: expected a number from 1/1024 to 1000000");
+    refuses(with_scaling("long_factor", Json{1.0, 1e-300, 3.0}), K::range, "rope_scaling.long_factor[1]: expected a number from 1/1024 to 1000000");
+    // transformers 5's rope_parameters: refused, never run with the default theta in its place.
+    refuses(with(phi3, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 500000.0}}), K::range,
+            "config.json: rope_parameters: {\"rope_theta\":500000.0,");
     refuses(with_scaling("attention_factor", -1), K::range, "rope_scaling.attention_factor: expected a number above 0");
     refuses(with(phi3, "original_max_position_embeddings", 1), K::range, "original_max_position_embeddings: expected an integer from 2");
     refuses(with(phi3, "original_max_position_embeddings", "6"), K::type, "original_max_position_embeddings: expected an integer, got a string");

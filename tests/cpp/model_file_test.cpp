@@ -120,6 +120,9 @@ TEST_CASE("model files: header length, JSON and tensor fields", "[model_file]")
     CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = json::parse("[14.5]"); })).what(), Catch::Contains("got 14.5"));
     CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {4294967296ull}; })).what(),
                Catch::Contains("needs 17179869184 bytes"));
+    // The shape as written, whatever size_t holds: the 32-bit build once printed these dimensions as 0.
+    CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["shape"] = {4294967296ull, 4294967296ull, 16}; })).what(),
+               Catch::Contains("shape [4294967296, 4294967296, 16] needs more than 2^53 bytes"));
     CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["head.bias"]["extra"] = 1; })).what(), Catch::Contains("unknown field 'extra'"));
     CHECK_THAT(attnscope_test::file_error_of(edit_header([](json& h) { h["__metadata__"]["kind"] = 3; })).what(),
                Catch::Contains("__metadata__['kind']: expected a string, got a number 3"));

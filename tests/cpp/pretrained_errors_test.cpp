@@ -55,6 +55,18 @@ TEST_CASE("config.json: every field checked for type, range and divisibility", "
     refuses(with(llama, "partial_rotary_factor", 0.5), K::range, "partial_rotary_factor: 0.5 is not supported");
     refuses(with(llama, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported");
     refuses(with(llama, "final_logit_softcapping", 30.0), K::range, "final_logit_softcapping");
+    // transformers 5 saves rope_theta and rope_scaling as rope_parameters: refused by every RoPE family, not run with
+    // the default theta of 10000 in its place.
+    for (const char* type : {"llama", "mistral", "qwen2", "qwen3", "olmo2"}) {
+        Json rope_5 = with(with(llama, "architectures", nullptr), "model_type", type);
+        rope_5.erase("rope_theta");
+        refuses(with(rope_5, "rope_parameters", Json{{"rope_type", "llama3"}, {"rope_theta", 500000.0}}), K::range,
+                "config.json: rope_parameters: {\"rope_theta\":500000.0,");
+    }
+    // Soft-capping changes the maths wherever a config sets it: outside Gemma 2 and 3 it is refused, GPT-2 and BERT too.
+    refuses(with(gpt2, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported (score capping is not part");
+    refuses(with(gpt2, "final_logit_softcapping", 30.0), K::range, "final_logit_softcapping: 30.0 is not supported (logit capping is not part");
+    refuses(with(bert, "final_logit_softcapping", 30.0), K::range, "final_logit_softcapping: 30.0 is not supported");
     refuses(with(llama, "quantization_config", Json::object()), K::range, "quantization_config");
     refuses(with(llama, "sliding_window", 4), K::range, "sliding_window: 4 is not supported");
     refuses(with(llama, "layer_types", Json{"full_attention"}), K::range, "layer_types: expected 2 entries");

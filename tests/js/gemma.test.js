@@ -101,7 +101,9 @@ test('gemma2: hostile values of its fields are refused by name', async () => {
     [{ ...c, attn_logit_softcapping: '50' }, TypeError, /attn_logit_softcapping: expected a number, got a string/],
     [{ ...c, final_logit_softcapping: 0 }, RangeError, /final_logit_softcapping: expected a number above 0/],
     [{ ...c, final_logit_softcapping: true }, TypeError, /final_logit_softcapping: expected a number, got a boolean/],
-    [{ ...c, query_pre_attn_scalar: 0 }, RangeError, /query_pre_attn_scalar: expected a number above 0/],
+    [{ ...c, query_pre_attn_scalar: 0 }, RangeError, /query_pre_attn_scalar: expected a number from 1, got /],
+    // 1e-300 passed the old floor of 0: a scale of 1e150 made every score infinite and every output NaN.
+    [{ ...c, query_pre_attn_scalar: 1e-300 }, RangeError, /query_pre_attn_scalar: expected a number from 1, got /],
     [{ ...c, query_pre_attn_scalar: [256] }, TypeError, /query_pre_attn_scalar: expected a number/],
     [{ ...c, sliding_window: 0 }, RangeError, /sliding_window: expected an integer from 1/],
     [{ ...c, sliding_window: 2.5 }, RangeError, /sliding_window: expected an integer/],

@@ -107,6 +107,10 @@ test('a config.json claiming a model too large to run is refused from the config
   assert.equal(memoryUsage().wasmBytes, start.wasmBytes, 'WebAssembly memory did not grow');
   // Planned for fewer tokens, the same config gets past the plan to its (mismatching) header.
   await assert.rejects(loadModel(files, { planTokens: 16 }), { name: 'RangeError', message: /^loadModel: model\.safetensors: .*expected shape/ });
+  // Parameters alone past what 4 GiB can hold (n_embd 40,000: about 19 G): refused before the plan, naming the file
+  // too (before 2026-12-06 this message began "loadModel: gpt2 with these sizes").
+  await assert.rejects(loadModel(withConfig('gpt2-lm', { ...huge, n_embd: 40_000, n_head: 40, n_inner: 160_000 })),
+    { name: 'RangeError', message: /^loadModel: config\.json: gpt2 with these sizes has about \d+ parameters, which need \d+ bytes/ });
   // And the module is still usable.
   (await loadModel(filesOf('gpt2-lm'))).dispose();
   assert.equal(memoryUsage().heapBytesInUse, start.heapBytesInUse);

@@ -178,6 +178,57 @@ test('a pattern run by re2js that would take over 1 s on a text stops with a Ran
   assert.match(error.message, new RegExp(`^PretrainedLanguageModel\\.tokenize: loadModel: tokenizer\\.json: pre_tokenizer\\.pretokenizers\\[0\\]\\.pattern\\.Regex: matching this pattern .* took over ${TokenizerBudget.MATCH_MS} ms`));
 });
 
+test('token ids and the post-processor\'s tokens are checked at load, and tokenizer_config.json is named for its own faults', async () => {
+  const load = (json, config = null) => loadTokenizer({ json: JSON.stringify(json), config: config === null ? null : JSON.stringify(config), vocabSize: 268 }, 'loadModel');
+  const refused = async (label, promise) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error;
+    }
+    assert.fail(`${label}: loaded`);
+  };
+  const known = '<|endoftext|>'; // the fixture's added token, id 267
+  const template = (single) => ({ type: 'TemplateProcessing', single, pair: single, special_tokens: {} });
+  // Before 2026-12-06 each of these loaded, and failed later in another call: a NaN id in forward(), a raw
+  // TypeError from the library in tokenize(), or null among tokenize()'s ids.
+  const cases = [
+    [{ ...BASE, added_tokens: [{ id: 100000, content: '<x>', special: true }] }, 'added_tokens[0].id', RangeError],
+    [{ ...BASE, added_tokens: [{ id: -1, content: '<x>', special: true }] }, 'added_tokens[0].id', RangeError],
+    [{ ...BASE, added_tokens: [{ id: '__proto__', content: '<x>' }] }, 'added_tokens[0].id', TypeError],
+    [{ ...BASE, added_tokens: [{ content: '<x>' }] }, 'added_tokens[0].id', TypeError],
+    [{ ...BASE, added_tokens: ['<x>'] }, 'added_tokens[0]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: '3' } } }, 'model.vocab["the"]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: 1.5 } } }, 'model.vocab["the"]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: 5000 } } }, 'model.vocab["the"]', RangeError],
+    [{ ...BASE, post_processor: { type: 'TemplateProcessing', single: 'x', pair: [] } }, 'post_processor.single', TypeError],
+    [{ ...BASE, post_processor: template([{ SpecialToken: { id: '<cls>', type_id: 0 } }]) }, 'post_processor.single[0].SpecialToken.id', TypeError],
+    [{ ...BASE, post_processor: template([{ Sequence: { id: 'C', type_id: 0 } }]) }, 'post_processor.single[0].Sequence.id', TypeError],
+    [{ ...BASE, post_processor: template([{ Sequence: { id: 'A', type_id: -1 } }]) }, 'post_processor.single[0].Sequence.type_id', RangeError],
+    [{ ...BASE, post_processor: { type: 'RobertaProcessing', cls: 5, sep: null } }, 'post_processor.cls', TypeError],
+    [{ ...BASE, post_processor: { type: 'BertProcessing', cls: [known, 1e9], sep: [known, 267] } }, 'post_processor.cls[1]', RangeError],
+    [{ ...BASE, post_processor: { type: 'Sequence', processors: [{ type: 'BertProcessing', cls: [known, 267], sep: ['<sep>', 3] }] } },
+      'post_processor.processors[0].sep[0]', TypeError],
+  ];
+  for (const [json, field, Kind] of cases) {
+    const error = await refused(field, load(json));
+    assertNamed(error, field, field);
+    assert.ok(error instanceof Kind, `${field}: ${error.name}: ${error.message}`);
+  }
+  for (const [config, field] of [[[], '(the file)'], [null, '(the file)'], [{ additional_special_tokens: 'abc' }, 'additional_special_tokens'],
+    [{ additional_special_tokens: [3] }, 'additional_special_tokens[0]'], [{ eos_token: 5 }, 'eos_token'], [{ remove_space: 'yes' }, 'remove_space']]) {
+    const text = JSON.stringify(config);
+    const error = await refused(text, loadTokenizer({ json: JSON.stringify(BASE), config: text, vocabSize: 268 }, 'loadModel'));
+    assert.ok(error instanceof TypeError, `${text}: ${error.name}: ${error.message}`);
+    assert.ok(error.message.startsWith(`loadModel: tokenizer_config.json: ${field}: expected `), `${text}: ${error.message}`);
+  }
+  // The same post-processor with tokens the file has: it loads, and adds them.
+  const good = await load({ ...BASE, post_processor: template([{ SpecialToken: { id: known, type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }]) },
+    { eos_token: { content: known }, additional_special_tokens: [known] });
+  assert.deepEqual(good.encode('the cat', undefined, 't').ids, [267, 266, 261]);
+  assert.equal(good.eosTokenId, 267);
+});
+
 test('a good tokenizer loads and runs after all of the above', async () => {
   const { tokenizer } = await tryAll('the fixture', BASE);
   assert.deepEqual(tokenizer.encode('the cat sat on the mat', undefined, 't').ids, [266, 261, 263, 265, 258, 220, 76, 259]);

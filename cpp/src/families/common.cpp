@@ -39,13 +39,21 @@ void check_divides(const Config& f, const char* field, std::size_t divisor, cons
     if (n % divisor != 0) f.fail({field, ": expected a divisor of ", of, " (", Num(n), "), got ", Num(divisor)});
 }
 
+double rope_theta(const Config& f, const char* field)
+{
+    // transformers 5 writes rope_theta and rope_scaling into one rope_parameters object: refused until it is read,
+    // never run with the default theta in its place.
+    f.require_absent("rope_parameters", "rope_theta and rope_scaling are read, transformers 5's rope_parameters not yet");
+    // theta ≤ 1 gives every frequency 1 or more per position, and 1e-300 overflows the frequencies to infinity: the
+    // logits come out NaN. No config means that.
+    return f.real(field, 10000.0, 1, 1e30);
+}
+
 plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field)
 {
     plan::Rope r;
     r.dims = dims;
-    // theta ≤ 1 gives every frequency 1 or more per position, and 1e-300 overflows the frequencies to infinity: the
-    // logits come out NaN. No config means that.
-    r.theta = f.real(theta_field, 10000.0, 1, 1e30);
+    r.theta = rope_theta(f, theta_field);
     if (!f.has("rope_scaling")) return r;
     const Config s = f.nested("rope_scaling");
     const char* type_key = s.has("rope_type") ? "rope_type" : "type";
@@ -110,9 +118,13 @@ std::vector<std::uint8_t> read_layer_types(const Config& f, std::size_t layers)
     return sliding;
 }
 
-void refuse_unsupported(const Config& f)
+void refuse_unsupported(const Config& f, bool reads_capping)
 {
     f.require_absent("quantization_config", "quantized weights are not read");
+    if (!reads_capping) {
+        f.require_absent("attn_logit_softcapping", "score capping is not part of this family");
+        f.require_absent("final_logit_softcapping", "logit capping is not part of this family");
+    }
     f.require_flag("is_encoder_decoder", false, "this family is read as a decoder or an encoder alone");
     f.require_flag("add_cross_attention", false, "cross-attention is read only in encoder-decoder families");
 }

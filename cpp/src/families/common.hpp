@@ -43,6 +43,10 @@ void check_divides(const Config& f, const char* field, std::size_t divisor, cons
 /// rope_theta at most 1 (every position the same angle), a factor below 1/1024.
 plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field = "rope_theta");
 
+/// The RoPE base from `field` (10000 when absent), after refusing transformers 5's rope_parameters, which this
+/// reader does not take yet: every RoPE family reads its theta here.
+double rope_theta(const Config& f, const char* field);
+
 /// A token id field (decoder_start_token_id, eos_token_id): from 0 to vocab - 1; `fallback` when absent or null.
 std::int32_t token_id(const Config& f, const char* name, std::int32_t fallback, std::size_t vocab);
 
@@ -54,8 +58,8 @@ std::vector<std::uint8_t> read_layer_types(const Config& f, std::size_t layers);
 void uniform_layers(plan::Stack& s, const plan::Layer& layer, std::size_t layers);
 
 /// Fields that no causal or encoder family here implements (quantized weights, an encoder–decoder config, added
-/// cross-attention), refused by name.
-void refuse_unsupported(const Config& f);
+/// cross-attention, and soft-capping unless the family `reads_capping`), refused by name.
+void refuse_unsupported(const Config& f, bool reads_capping = false);
 
 }  // namespace families
 }  // namespace attnscope

@@ -70,12 +70,9 @@ plan::Plan read_gemma_decoder(const Config& f, const char* family, Generation g)
 {
     const bool first = g == Generation::first, second = g == Generation::second, third = g == Generation::third;
     const Defaults& def = defaults[int(g)];
-    refuse_unsupported(f);
+    refuse_unsupported(f, !first);  // Gemma 2 and 3 soft-cap
     f.require_flag("use_bidirectional_attention", false, "bidirectional attention is not implemented");
-    f.require_absent("rope_parameters", "rope_theta and rope_scaling are read, transformers 5's rope_parameters not yet");
     if (first) {
-        f.require_absent("attn_logit_softcapping", "score capping is not part of this family");
-        f.require_absent("final_logit_softcapping", "logit capping is not part of this family");
         f.require_absent("sliding_window", "this family has no sliding window");
     }
     if (f.has("partial_rotary_factor") && f.real("partial_rotary_factor", 1, 0, 1) != 1.0)
@@ -108,8 +105,9 @@ plan::Plan read_gemma_decoder(const Config& f, const char* family, Generation g)
     a.kv_heads = kv_heads;
     a.head_dim = head_dim;
     a.input_width = d;
-    // GemmaAttention: head_dim^-½; Gemma2Attention and Gemma3Attention: query_pre_attn_scalar^-½.
-    a.scale = first ? float(1.0 / std::sqrt(double(head_dim))) : float(1.0 / std::sqrt(f.real("query_pre_attn_scalar", 256, 0, 1e30)));
+    // GemmaAttention: head_dim^-½; Gemma2Attention and Gemma3Attention: query_pre_attn_scalar^-½. The scalar stands
+    // for a number of features (head_dim, or hidden_size / heads): below 1 it only scales the scores towards overflow.
+    a.scale = first ? float(1.0 / std::sqrt(double(head_dim))) : float(1.0 / std::sqrt(f.real("query_pre_attn_scalar", 256, 1, 1e30, false)));
     a.softcap = softcap(f, "attn_logit_softcapping", second ? 50.0 : 0.0);  // on the scaled scores, before the mask
     a.causal = true;
     a.rope = true;

@@ -19,7 +19,7 @@ plan::Rope read_longrope(const Config& f, std::size_t dims)
 {
     plan::Rope r;
     r.dims = dims;
-    r.theta = f.real("rope_theta", 10000.0, 1, 1e30);
+    r.theta = rope_theta(f, "rope_theta");
     if (!f.has("rope_scaling")) return r;
     const Config s = f.nested("rope_scaling");
     const char* type_key = s.has("rope_type") ? "rope_type" : "type";
@@ -38,7 +38,9 @@ plan::Rope read_longrope(const Config& f, std::size_t dims)
         json::Value v = list.first();
         for (std::size_t i = 0; i < dims / 2; ++i, v = v.following()) {
             const std::string at = std::string(name) + "[" + std::string(Num(i)) + "]";
-            out.push_back(s.real_of(v, at.c_str(), 0, 1e30, true));
+            // A factor divides its pair's frequency: below 1/1024 (rope_scaling.factor's floor) it only drives the
+            // frequencies towards overflow, and the logits to NaN; real ones are about 1 to 64.
+            out.push_back(s.real_of(v, at.c_str(), 1.0 / 1024, 1e6, false));
         }
     }
     // original_max_position_embeddings (Phi3Config's default 4096): the length trained on; `factor` is then

@@ -47,8 +47,6 @@ std::size_t read_windows(const Config& f, const RotaryDecoder& family, std::size
 plan::Plan read_rotary_decoder(const Config& f, const RotaryDecoder& family)
 {
     refuse_unsupported(f);
-    f.require_absent("attn_logit_softcapping", "score capping is not part of this family");
-    f.require_absent("final_logit_softcapping", "logit capping is not part of this family");
     if (!family.partial_rotary && f.has("partial_rotary_factor") && f.real("partial_rotary_factor", 1, 0, 1) != 1.0)
         f.fail({"partial_rotary_factor: ", f.get("partial_rotary_factor").excerpt(), " is not supported (this family rotates whole heads)"});
     plan::Plan p;
