@@ -63,10 +63,14 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     const std::size_t rank = shape.size();
     std::uint64_t numel = 1;
     bool overflow = false;
+    // The shape as written, for the message: t.shape's size_t holds 32 bits in WASM, where a refused dimension may
+    // not fit (a shape that passes holds no dimension over the file's size).
+    std::string written = "[";
     json::Value dim = shape.first();
     for (std::size_t i = 0; i < rank; ++i, dim = dim.following()) {
         const std::uint64_t d = index_of(dim, {field, ".shape[", Num(i), "]"}, max_integer);
         t.shape.push_back(std::size_t(d));
+        written += json::join({i ? ", " : "", Num(d)});
         if (d != 0 && numel > max_integer / d) overflow = true;
         numel *= overflow ? 1 : d;
     }
@@ -78,7 +82,7 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
     if (end < begin)
         range_error({field, ".data_offsets: end ", Num(end), " is before begin ", Num(begin)});
     if (overflow || numel * element_bytes != end - begin)
-        range_error({field, ": shape ", to_string(t.shape), " needs ",
+        range_error({field, ": shape ", written, "] needs ",
                      overflow ? std::string_view("more than 2^53") : std::string_view(Num(numel * element_bytes)),
                      " bytes of ", t.dtype, ", data_offsets [", Num(begin), ", ", Num(end), "] hold ", Num(end - begin)});
     t.begin = std::size_t(begin);

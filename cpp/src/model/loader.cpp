@@ -87,7 +87,8 @@ CheckpointLoader::CheckpointLoader(const std::string& text, const char* call) : 
     model::validate_plan(s.plan);
     // The least the config can mean (no optional head) must fit before anything proportional to it exists.
     model::declare_weights(s.plan, s.dry, false, false);
-    model::check_parameter_bytes(model::weight_floats(s.dry), model::weight_bytes(s.dry, true), s.plan.family, call);
+    model::check_parameter_bytes(model::weight_floats(s.dry), model::weight_bytes(s.dry, true), s.plan.family,
+                                 (std::string(call) + ": config.json").c_str());
     model::declare_weights(s.plan, s.dry, false);
     s.config = model::summary(s.plan, true);
     std::size_t bits = 0;
