@@ -193,20 +193,20 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
   // Before 2026-12-06 each of these loaded, and failed later in another call: a NaN id in forward(), a raw
   // TypeError from the library in tokenize(), or null among tokenize()'s ids.
   const cases = [
-    [{ ...BASE, added_tokens: [{ id: 100000, content: '<x>', special: true }] }, 'added_tokens[0].id', RangeError],
+    [{ ...BASE, added_tokens: [{ id: 2 ** 32, content: '<x>', special: true }] }, 'added_tokens[0].id', RangeError],
     [{ ...BASE, added_tokens: [{ id: -1, content: '<x>', special: true }] }, 'added_tokens[0].id', RangeError],
     [{ ...BASE, added_tokens: [{ id: '__proto__', content: '<x>' }] }, 'added_tokens[0].id', TypeError],
     [{ ...BASE, added_tokens: [{ content: '<x>' }] }, 'added_tokens[0].id', TypeError],
     [{ ...BASE, added_tokens: ['<x>'] }, 'added_tokens[0]', TypeError],
     [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: '3' } } }, 'model.vocab["the"]', TypeError],
     [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: 1.5 } } }, 'model.vocab["the"]', TypeError],
-    [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: 5000 } } }, 'model.vocab["the"]', RangeError],
+    [{ ...BASE, model: { ...BASE.model, vocab: { ...BASE.model.vocab, the: -5 } } }, 'model.vocab["the"]', RangeError],
     [{ ...BASE, post_processor: { type: 'TemplateProcessing', single: 'x', pair: [] } }, 'post_processor.single', TypeError],
     [{ ...BASE, post_processor: template([{ SpecialToken: { id: '<cls>', type_id: 0 } }]) }, 'post_processor.single[0].SpecialToken.id', TypeError],
     [{ ...BASE, post_processor: template([{ Sequence: { id: 'C', type_id: 0 } }]) }, 'post_processor.single[0].Sequence.id', TypeError],
     [{ ...BASE, post_processor: template([{ Sequence: { id: 'A', type_id: -1 } }]) }, 'post_processor.single[0].Sequence.type_id', RangeError],
     [{ ...BASE, post_processor: { type: 'RobertaProcessing', cls: 5, sep: null } }, 'post_processor.cls', TypeError],
-    [{ ...BASE, post_processor: { type: 'BertProcessing', cls: [known, 1e9], sep: [known, 267] } }, 'post_processor.cls[1]', RangeError],
+    [{ ...BASE, post_processor: { type: 'BertProcessing', cls: [known, 2 ** 40], sep: [known, 267] } }, 'post_processor.cls[1]', RangeError],
     [{ ...BASE, post_processor: { type: 'Sequence', processors: [{ type: 'BertProcessing', cls: [known, 267], sep: ['<sep>', 3] }] } },
       'post_processor.processors[0].sep[0]', TypeError],
   ];

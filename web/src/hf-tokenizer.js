@@ -1,7 +1,7 @@
 // A checkpoint's tokenizer.json through @huggingface/tokenizers (imported only when a checkpoint has one), and the
 // token strings shown to people: spaces as ␣, newlines as ↵, tabs as ⇥, and the bytes of a split character as <0xE4>.
 import { describe } from './runtime.js';
-import { checkTokenizerJson, excerpt } from './tokenizer-json.js';
+import { checkTokenizerConfig, checkTokenizerJson, excerpt } from './tokenizer-json.js';
 import { isKnownPattern } from './tokenizer-patterns.js';
 import { guardComponents, linearMatchers, normalizedAddedTokens, renormalizeAddedTokens, TokenizerBudget, withPlaceholders } from './tokenizer-guards.js';
 
@@ -173,6 +173,7 @@ export async function loadTokenizer(files, caller) {
   };
   const json = parse(files.json, 'tokenizer.json');
   const config = files.config === null ? {} : parse(files.config, 'tokenizer_config.json');
+  checkTokenizerConfig(config, `${caller}: tokenizer_config.json`);
   const prefix = `${caller}: tokenizer.json`;
   const { regexes, longestToken } = checkTokenizerJson(json, prefix, { vocabSize: files.vocabSize });
   let lib;

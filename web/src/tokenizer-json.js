@@ -142,13 +142,108 @@ export function checkTokenizerJson(json, prefix, { vocabSize } = {}) {
     WordPiece: (v, path) => optionalString(v.prefix, `${path}.prefix`),
     BPEDecoder: (v, path) => optionalString(v.suffix, `${path}.suffix`),
   });
-  component(json.post_processor, 'post_processor', POST_PROCESSORS, 'processors', {});
-
   if (!isObject(json.model)) fail(TypeError, 'model', 'an object with a "type"', json.model);
   if (!MODELS.includes(json.model.type)) fail(TypeError, 'model.type', `one of ${list(MODELS)} (the models @huggingface/tokenizers implements)`, json.model.type);
   if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) fail(TypeError, 'added_tokens', 'an array', json.added_tokens);
   if (vocabSize !== undefined) checkEntries(json, vocabSize, prefix);
+  const known = tokenIds(json, fail);
+  // The post-processor adds its special tokens by their text, which the vocabulary turns into ids: a text it does not
+  // have would become NaN in every input, reported later by another call.
+  const specialToken = (text, path) => {
+    string(text, path, TOKENIZER_LIMITS.tokenChars);
+    if (!known.has(text)) fail(TypeError, path, 'a token of model.vocab or added_tokens', text);
+  };
+  const idOf = (value, path) => whole(value, path, 0, MAX_ID);
+  const clsSep = (v, path) => {
+    for (const k of ['cls', 'sep']) {
+      const pair = v[k];
+      if (!Array.isArray(pair) || pair.length !== 2) fail(TypeError, `${path}.${k}`, 'a pair [token, id]', pair);
+      specialToken(pair[0], `${path}.${k}[0]`);
+      idOf(pair[1], `${path}.${k}[1]`);
+    }
+  };
+  component(json.post_processor, 'post_processor', POST_PROCESSORS, 'processors', {
+    BertProcessing: clsSep,
+    RobertaProcessing: clsSep,
+    TemplateProcessing: (v, path) => {
+      for (const k of ['single', 'pair']) {
+        const pieces = v[k];
+        if (!Array.isArray(pieces)) fail(TypeError, `${path}.${k}`, 'an array of { "SpecialToken": … } and { "Sequence": … }', pieces);
+        if (pieces.length > TOKENIZER_LIMITS.sequenceLength) fail(RangeError, `${path}.${k}`, `at most ${TOKENIZER_LIMITS.sequenceLength} pieces`, `Array(${pieces.length})`);
+        pieces.forEach((piece, i) => {
+          const at = `${path}.${k}[${i}]`;
+          if (isObject(piece?.SpecialToken)) specialToken(piece.SpecialToken.id, `${at}.SpecialToken.id`);
+          else if (isObject(piece?.Sequence)) {
+            if (piece.Sequence.id !== 'A' && piece.Sequence.id !== 'B') fail(TypeError, `${at}.Sequence.id`, '"A" or "B"', piece.Sequence.id);
+          } else fail(TypeError, at, '{ "SpecialToken": { "id": … } } or { "Sequence": { "id": "A" or "B" } }', piece);
+          const inner = piece.SpecialToken ?? piece.Sequence;
+          whole(inner.type_id, `${at}.${piece.SpecialToken ? 'SpecialToken' : 'Sequence'}.type_id`, 0, 2 ** 31 - 1);
+        });
+      }
+    },
+  });
   return { regexes, longestToken: longestToken(json, fail) };
+}
+
+/** The largest token id: Hugging Face's tokenizers reads ids as u32. */
+const MAX_ID = 2 ** 32 - 1;
+
+/**
+ * The texts of the tokens `json` names (model.vocab and added_tokens), after checking every id they give: a whole
+ * number from 0 to MAX_ID, as Hugging Face's tokenizers reads it. The library takes ids as they are written, so a
+ * string or a fraction would surface later as a NaN id in another call. An id past config.json's vocab_size is
+ * left to the calls that use it (forward refuses it by name): Hugging Face loads such a pair, and real files have
+ * tokens the model's table lacks (a pad token added after training).
+ */
+function tokenIds({ model, added_tokens: added = [] }, fail) {
+  const id = (value, path) => {
+    if (!Number.isInteger(value) || value < 0 || value > MAX_ID) fail(Number.isInteger(value) ? RangeError : TypeError, path, 'a token id (a whole number from 0 to 2^32 - 1)', value);
+  };
+  const known = new Set();
+  const { vocab } = model;
+  if (Array.isArray(vocab)) {
+    vocab.forEach((entry, i) => {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string') fail(TypeError, `model.vocab[${i}]`, 'a pair [piece, score]', entry);
+      known.add(entry[0]);
+    });
+  } else if (isObject(vocab)) {
+    for (const [text, value] of Object.entries(vocab)) {
+      id(value, `model.vocab[${excerpt(text, 40)}]`);
+      known.add(text);
+    }
+  }
+  added.forEach((t, i) => {
+    if (!isObject(t) || typeof t.content !== 'string') fail(TypeError, `added_tokens[${i}]`, 'an object { "id": …, "content": "…" }', t);
+    id(t.id, `added_tokens[${i}].id`);
+    known.add(t.content);
+  });
+  return known;
+}
+
+/**
+ * Checks tokenizer_config.json (parsed) where @huggingface/tokenizers and this package read it: the special tokens'
+ * texts and the three switches the library takes. Errors start with `prefix` (`loadModel: tokenizer_config.json`).
+ */
+export function checkTokenizerConfig(config, prefix) {
+  const fail = (Kind, path, what, value) => {
+    throw new Kind(`${prefix}: ${path}: expected ${what}, got ${excerpt(value)}`);
+  };
+  if (!isObject(config)) fail(TypeError, '(the file)', 'an object', config);
+  const tokenText = (value, path) => {
+    if (value === undefined || value === null) return;
+    const text = isObject(value) ? value.content : value;
+    if (typeof text !== 'string') fail(TypeError, path, 'a token\'s text, or an object { "content": "…" }', value);
+    if (text.length > TOKENIZER_LIMITS.tokenChars) fail(RangeError, path, `a token of at most ${TOKENIZER_LIMITS.tokenChars} characters`, value);
+  };
+  for (const k of ['bos_token', 'eos_token', 'unk_token', 'pad_token']) tokenText(config[k], k);
+  const extra = config.additional_special_tokens;
+  if (extra !== undefined && extra !== null) {
+    if (!Array.isArray(extra)) fail(TypeError, 'additional_special_tokens', 'an array of tokens', extra);
+    extra.forEach((t, i) => tokenText(t, `additional_special_tokens[${i}]`));
+  }
+  for (const k of ['clean_up_tokenization_spaces', 'do_lowercase_and_remove_accent', 'remove_space']) {
+    if (config[k] !== undefined && config[k] !== null && typeof config[k] !== 'boolean') fail(TypeError, k, 'true or false', config[k]);
+  }
 }
 
 /**
