@@ -142,11 +142,15 @@ export function createOpenSession({ invalidate }) {
       const ablate = validHeads(o.ablate, c);
       const pair = info.kind === 'encoder' ? o.pair : '';
       const fkey = JSON.stringify([o.text, pair, ablate]);
-      if (o.text) ask('forward', fkey, { text: o.text, pair, ablate });
+      // Without a tokenizer the box holds ids: spaces alone are no input, as an empty box is (a tokenizer makes
+      // tokens of spaces).
+      const textEmpty = !o.text || (!info.hasTokenizer && !o.text.trim());
+      if (!textEmpty) ask('forward', fkey, { text: o.text, pair, ablate });
       const fw = runs.forward;
-      const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: fw.error,
+      // An empty box shows no run, so no error of the last one either.
+      const out = { ...base, info, config: c, ablate, heads: runs.heads, patch: runs.patch, stale: fw.key !== fkey, error: textEmpty ? null : fw.error,
         research: research.compute(state, { info, pair, ablate }) };
-      if (!o.text || !fw.value) return { ...out, textEmpty: !o.text };
+      if (textEmpty || !fw.value) return { ...out, textEmpty };
       const run = fw.value;
       // A translation model's run is its translation: open/translation.js draws it; the single-stack views draw nothing.
       if (run.translation) return { ...out, translation: run.translation, ms: run.ms };
