@@ -62,7 +62,7 @@ export function qkvFormula(ex, rows, cols, h) {
   const note = (key, tok) => `<span class="muted">(${escapeHtml(t(key, { tok }))})</span>`;
   html += line(`<span class="f"><b>Q</b> ${note('guide.f.q', rows[qi])} = ${head(q)}</span>`);
   for (let j = 0; j < Math.min(3, S); j++) {
-    html += line(`<span class="f">K${sub(j + 1)} ${note('guide.f.k', cols[j])} = ${head(slice(ex.K, j, E, h, d))}; &nbsp; V${sub(j + 1)} ${note('guide.f.v', cols[j])} = ${head(slice(ex.V, j, E, h, d))}</span>`);
+    html += line(`<span class="f">K${sub(j)} ${note('guide.f.k', cols[j])} = ${head(slice(ex.K, j, E, h, d))}; &nbsp; V${sub(j)} ${note('guide.f.v', cols[j])} = ${head(slice(ex.V, j, E, h, d))}</span>`);
   }
   if (S > 3) html += line(`<span class="muted">${escapeHtml(t('guide.f.more', { n: S - 3 }))}</span>`);
   return html;
@@ -78,7 +78,8 @@ export function threeStepsFormula(ex, rows, cols, h, cmap) {
   const n = Math.min(3, d);
   const prods = [...Array(n).keys()].map((c) => `${term(q[c])}×${term(k[c])}`).join(' + ');
   const root = Math.sqrt(d);
-  const J = sub(jx + 1);
+  // Positions from 0, as the token chips, the maps and the steps panel number them.
+  const J = sub(jx);
   let html = line(`<span class="f"><b>1</b> score(Q, K${J}) = Q · K${J} / √${d} = (${prods}${d > n ? ' + …' : ''}) / ${fmt(root, 2)} = ${fmt(hd.scores[jx], 3)} / ${fmt(root, 2)} = <b>${fmt(hd.scaled[jx], 3)}</b> <span class="muted">(K${J}: “${escapeHtml(cols[jx])}”)</span></span>`);
   const shown = Math.min(S, 8);
   html += line(`<span class="f">scores = [${[...Array(shown).keys()].map((j) => `${escapeHtml(cols[j])} ${fmt(hd.scaled[j], 2).replace('-', '−')}`).join(', ')}${S > shown ? ', …' : ''}]</span>`);
@@ -118,7 +119,7 @@ export function everyQueryFormula(r, h, cmap) {
   }
   const cut = L - (to - from);
   return line(`<span class="f">${escapeHtml(t('guide.f.everyQuery', { h: h + 1, n: L }))}</span>`)
-    + `<ol class="guide-every" start="${from + 1}">${items}</ol>`
+    + `<ol class="guide-every" start="${from}">${items}</ol>`
     + (cut > 0 ? line(`<span class="muted">${escapeHtml(t('guide.f.more', { n: cut }))}</span>`) : '')
     + line(`<span class="f">${escapeHtml(t('guide.f.everyMatrix', { L, S }))}</span>`);
 }
