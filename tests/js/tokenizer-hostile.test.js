@@ -229,6 +229,40 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
   assert.equal(good.eosTokenId, 267);
 });
 
+test('the two searches a file sets the cost of stop past their step budget; on real text they give the library\'s tokens', async () => {
+  // WordPiece against single letters with words of 199 of them: the library tries every piece of a word from the
+  // longest down, n³/6 steps a word, and took 8 s over 512 of them. Cut to the longest entry first, the search is
+  // linear there; an entry of 199 characters that never matches brings the cube back, and the budget stops it.
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const vocab = { '[UNK]': 0 };
+  [...letters].forEach((c, i) => { vocab[c] = 1 + i; vocab[`##${c}`] = 27 + i; });
+  const wordPiece = (extra = {}) => ({ ...BASE, normalizer: null, pre_tokenizer: { type: 'WhitespaceSplit' }, decoder: null, post_processor: null, added_tokens: [],
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 200, vocab: { ...vocab, ...extra } } });
+  const words = `${'a'.repeat(199)} `.repeat(512);
+  const load = async (json) => {
+    const tokenizer = await loadTokenizer({ json: JSON.stringify(json), config: null }, 'loadModel');
+    tokenizer.limitPositions(4096);
+    return tokenizer;
+  };
+  const letterPieces = await timed('WordPiece, single letters', async () => (await load(wordPiece())).encode(words, undefined, 't').ids);
+  assert.equal(letterPieces.length, 512 * 199);
+  assert.deepEqual(letterPieces.slice(0, 3), [1, 27, 27]); // a ##a ##a …
+  // An added token of 1,023 'a's and a 'b' against a text of 'a's: the splitter walked 1,023 characters at each.
+  const added = { ...BASE, added_tokens: [...BASE.added_tokens, { id: 268, content: `${'a'.repeat(1023)}b`, special: true, normalized: false }] };
+  for (const [json, text, field] of [[wordPiece({ [`${'b'.repeat(199)}`]: 53 }), words, 'tokenizer.json: model: WordPiece'],
+    [added, 'a'.repeat(200_000), 'tokenizer.json: added_tokens: finding the added tokens']]) {
+    const tokenizer = await load(json);
+    const error = await timed(field, () => tokenizer.encode(text, undefined, 'LanguageModel.tokenize'));
+    assert.ok(error instanceof RangeError, `${field}: ${error}`);
+    assert.ok(error.message.startsWith(`LanguageModel.tokenize: loadModel: ${field}`), error.message);
+    assert.match(error.message, /16,777,216 steps/);
+    // The same tokenizer on ordinary text: within the budget, and the pieces the library's own search gives.
+    const ordinary = 'the cat sat on the mat and then it went to sleep aaaab ab '.repeat(200);
+    const { Tokenizer } = await import('@huggingface/tokenizers');
+    assert.deepEqual(tokenizer.encode(ordinary, undefined, 't').ids, new Tokenizer(json, {}).encode(ordinary).ids);
+  }
+});
+
 test('a good tokenizer loads and runs after all of the above', async () => {
   const { tokenizer } = await tryAll('the fixture', BASE);
   assert.deepEqual(tokenizer.encode('the cat sat on the mat', undefined, 't').ids, [266, 261, 263, 265, 258, 220, 76, 259]);

@@ -3,7 +3,7 @@
 import { describe } from './runtime.js';
 import { checkTokenizerConfig, checkTokenizerJson, excerpt } from './tokenizer-json.js';
 import { isKnownPattern } from './tokenizer-patterns.js';
-import { guardComponents, linearMatchers, normalizedAddedTokens, renormalizeAddedTokens, TokenizerBudget, withPlaceholders } from './tokenizer-guards.js';
+import { guardComponents, guardSearches, linearMatchers, normalizedAddedTokens, renormalizeAddedTokens, TokenizerBudget, withPlaceholders } from './tokenizer-guards.js';
 
 /** What a space inside a token is shown as (GPT-2's `Ġ`, SentencePiece's `▁`, or a decoded space). */
 export const SPACE_MARK = '\u2423'; // ␣
@@ -199,5 +199,6 @@ export async function loadTokenizer(files, caller) {
     budget.start(caller);
     renormalizeAddedTokens(tokenizer, stale);
   }
+  guardSearches(tokenizer, json, budget, prefix);
   return new CheckpointTokenizer(tokenizer, json, config, { budget, longestToken });
 }

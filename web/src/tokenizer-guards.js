@@ -5,18 +5,36 @@
 // stop with a RangeError past a time or length budget. A known pattern runs on the library's own RegExp; any other
 // runs in re2js (linear-regex.js), imported only then.
 
-/** What one encode or decode call may spend: the deadline of a pattern outside the known ones, the text's growth. */
+/**
+ * What one encode or decode call may spend: the deadline of a pattern outside the known ones, the text's growth, and
+ * the steps of the two searches whose cost per character a file sets (the added-token splitter's walk, WordPiece's
+ * longest match).
+ */
 export class TokenizerBudget {
   /** Milliseconds that matching patterns outside the known ones may take in one call. */
   static MATCH_MS = 1000;
+  /**
+   * Characters the added-token splitter and WordPiece may visit in one call: about half a second in V8. A real file
+   * visits one or two a character of text (1 to 2 million for the longest text a 1M-position model takes is far
+   * below); a hostile one visits up to its longest added token or word per character.
+   */
+  static SEARCH_STEPS = 2 ** 24;
   deadline = Infinity;
   caller = '';
   /** Characters a normalizer or a Replace may make of one text (set from the text limit). */
   maxChars = 2 ** 24;
+  steps = 0;
 
   start(caller) {
     this.caller = caller;
     this.deadline = performance.now() + TokenizerBudget.MATCH_MS;
+    this.steps = 0;
+  }
+
+  /** Counts `n` steps of a search; past SEARCH_STEPS in one call, `refuse()`'s RangeError. */
+  spend(n, refuse) {
+    this.steps += n;
+    if (this.steps > TokenizerBudget.SEARCH_STEPS) throw refuse();
   }
 }
 
@@ -211,3 +229,93 @@ export function renormalizeAddedTokens(tokenizer, stale) {
 /** The normalized texts of the added tokens as the library's constructor found them (see renormalizeAddedTokens). */
 export const normalizedAddedTokens = (tokenizer) => (tokenizer.normalizer === null ? []
   : tokenizer.added_tokens.filter((t) => t.normalized).map((t) => [tokenizer.normalizer(t.content), t]));
+
+/**
+ * The two searches of @huggingface/tokenizers whose cost per character tokenizer.json sets, as the library does them
+ * (the same pieces, in the same order) but counted against `budget`:
+ *   - the added-token splitter walks its trie from every position as far as the text follows an added token, so a
+ *     token of 1,023 characters against a text of its first character costs 1,023 steps a character (3.5 s for 200k
+ *     characters);
+ *   - WordPiece tries every piece of a word from the longest down, and builds each, so a word of n characters
+ *     against a vocabulary of single letters costs n³/6 (8 s for 512 words of 199 letters). The pieces it tries are
+ *     cut to the longest vocabulary entry first: a longer one cannot be in the vocabulary, so the result is the same.
+ * Call after renormalizeAddedTokens, which replaces a splitter.
+ */
+export function guardSearches(tokenizer, json, budget, prefix) {
+  const longestAdded = Math.max(0, ...(json.added_tokens ?? []).map((t) => t.content.length));
+  const refuseSplit = () => new RangeError(`${budget.caller}: ${prefix}: added_tokens: finding the added tokens in this text took more than `
+    + `${TokenizerBudget.SEARCH_STEPS.toLocaleString('en-US')} steps (an added token of ${longestAdded.toLocaleString('en-US')} characters whose `
+    + 'beginning the text keeps repeating); shorten the text');
+  for (const splitter of [tokenizer.splitter_unnormalized, tokenizer.splitter_normalized]) {
+    if (!splitter?.trie) continue;
+    splitter.split = function split(text) {
+      const out = [];
+      const n = text.length;
+      let start = 0;
+      let i = 0;
+      while (i < n) {
+        let node = this.trie;
+        let found = null;
+        let j = i;
+        while (j < n && (node = node[text[j]])) {
+          if (node.end) found = node.end;
+          ++j;
+        }
+        budget.spend(j - i + 1, refuseSplit);
+        if (found) {
+          if (i > start) out.push(text.slice(start, i));
+          out.push(found);
+          i += found.length;
+          start = i;
+        } else {
+          ++i;
+        }
+      }
+      if (start < n) out.push(text.slice(start));
+      return out;
+    };
+  }
+  const model = tokenizer.model;
+  if (json.model.type !== 'WordPiece' || !model?.tokens_to_ids) return;
+  let longest = 1;
+  for (const entry of model.tokens_to_ids.keys()) longest = Math.max(longest, [...entry].length);
+  const refuseWords = () => new RangeError(`${budget.caller}: ${prefix}: model: WordPiece's longest-match search over the words of this text took `
+    + `more than ${TokenizerBudget.SEARCH_STEPS.toLocaleString('en-US')} steps (words of up to ${model.max_input_chars_per_word} characters, `
+    + `model.max_input_chars_per_word, against entries of up to ${longest}); shorten the text`);
+  model.encode = function encode(words) {
+    const out = [];
+    for (const word of words) {
+      const chars = [...word];
+      if (chars.length > this.max_input_chars_per_word) {
+        out.push(this.unk_token);
+        continue;
+      }
+      let unknown = false;
+      let i = 0;
+      const pieces = [];
+      while (i < chars.length) {
+        let end = Math.min(chars.length, i + longest);
+        let piece = null;
+        while (i < end) {
+          budget.spend(end - i, refuseWords);
+          let text = chars.slice(i, end).join('');
+          if (i > 0) text = this.config.continuing_subword_prefix + text; // as the library reads it, unset or not
+          if (this.tokens_to_ids.has(text)) {
+            piece = text;
+            break;
+          }
+          --end;
+        }
+        if (piece === null) {
+          unknown = true;
+          break;
+        }
+        pieces.push(piece);
+        i = end;
+      }
+      if (unknown) out.push(this.unk_token);
+      else out.push(...pieces);
+    }
+    return out;
+  };
+}
