@@ -50,3 +50,32 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await close();
   });
 }
+
+test('the sample\'s prefilled prompts patch as they are, and its link reopens the sample (a walk of 2026-12-06 found neither)', async () => {
+  const { page, context, problems, close } = await open('#mode=open&lang=en', { width: 1280, height: 900 });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#open-sample');
+  await loaded(page);
+  await settled(page);
+  // Its tokenizer spells " Mary" in 5 tokens: the names cannot be its answers. The sample's own pair runs.
+  assert.equal(await page.inputValue('#open-patch-a'), ' sat');
+  await page.click('#open-patch-btn');
+  await page.waitForSelector('#open-patch-out td[data-value]', { state: 'attached', timeout: 20_000 });
+  assert.equal(await page.locator('#open-patch-out td[data-value]').count(), 2 * 4);
+  assert.match(await page.textContent('#open-patch-status'), /^8 heads patched, 14 tokens each\.$/);
+  // Copy link: no word of files to pick again, and the link names the sample.
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /^(Link copied|Link is in the address bar)$/.test(document.querySelector('#copy-link').textContent), null, { timeout: 5000 });
+  const link = new URL(await page.$eval('#copy-link', (b) => b.dataset.url));
+  assert.equal(new URLSearchParams(link.hash.slice(1)).get('osample'), '1');
+  await close();
+  // The link, opened afresh: the sample loads by itself (its files come with the page), with the link's text.
+  const again = await open(link.hash, { width: 390, height: 844 });
+  await loaded(again.page);
+  await settled(again.page);
+  assert.match(await again.page.textContent('#open-info'), /^GPT-2: 2 layers × 4 heads \(multi-head attention\), hidden 32/);
+  assert.equal(await again.page.inputValue('#open-text'), new URLSearchParams(link.hash.slice(1)).get('otext'));
+  assert.match(await again.page.textContent('#open-status'), /^Memory needed: .* Loaded: /); // not "pick the same files again"
+  assert.deepEqual([...problems, ...again.problems], []);
+  await again.close();
+});

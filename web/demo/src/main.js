@@ -318,7 +318,7 @@ function bind() {
     const btn = $('#copy-link');
     btn.dataset.url = url;
     // A model opened from files on a disk: the link carries its text, not the files, and says so.
-    const withoutFiles = state.mode === 'open' && !state.open.url && session.load.status === 'ready';
+    const withoutFiles = state.mode === 'open' && !state.open.url && !state.open.sample && session.load.status === 'ready';
     try {
       await navigator.clipboard.writeText(url);
       btn.textContent = t(withoutFiles ? 'open.linkCopiedFiles' : 'btn.linkDone');
@@ -366,6 +366,8 @@ async function main() {
   setLang(state.lang);
   // A link to a model opened from a folder URL offers to reopen it from that URL: a link never downloads by itself.
   if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url }); }
+  // A link made with the sample model opens it as its button does: its files are served with the page.
+  else if (state.mode === 'open' && state.open.sample) $('#open-sample').click();
   // A link made with a model from files on a disk: it says the files must be picked again (open/frame.js).
   else if (state.mode === 'open' && /[#&]otext=/.test(location.hash)) state.open.fromFiles = true;
   scheduler.invalidate();

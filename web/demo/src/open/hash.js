@@ -30,7 +30,7 @@ export function sampleIds(vocabSize) {
 /** Whether `text` is token ids written out (`15496 11 995`), as the page takes them without a tokenizer. */
 export const isIdList = (text) => /^[\s,]*\d[\d\s,]*$/.test(text);
 
-export const defaultOpen = (lang = 'en') => ({ text: OPEN_TEXTS[lang]?.text ?? OPEN_TEXT, pair: '', url: '', layer: 0, head: 0, query: -1, ablate: [],
+export const defaultOpen = (lang = 'en') => ({ text: OPEN_TEXTS[lang]?.text ?? OPEN_TEXT, pair: '', url: '', sample: false, layer: 0, head: 0, query: -1, ablate: [],
   ...defaultResearch() });
 
 const int = (v, fallback, max) => (/^\d+$/.test(v ?? '') ? Math.min(max, Number(v)) : fallback);
@@ -41,6 +41,7 @@ export function parseOpen(p, open) {
   if (p.has('otext')) o.text = p.get('otext').slice(0, 8000);
   if (p.has('opair')) o.pair = p.get('opair').slice(0, 8000);
   if (p.has('ourl') && /^https?:\/\//.test(p.get('ourl'))) o.url = p.get('ourl');
+  else if (p.get('osample') === '1') o.sample = true;
   o.layer = int(p.get('olayer'), o.layer, 255);
   o.head = int(p.get('ohead'), o.head, 255);
   o.query = p.get('oq') === '-1' ? -1 : int(p.get('oq'), o.query, 8000);
@@ -51,6 +52,7 @@ export function parseOpen(p, open) {
 /** Write the opened model's keys into `p` (URLSearchParams). */
 export function writeOpen(p, o) {
   if (o.url) p.set('ourl', o.url);
+  else if (o.sample) p.set('osample', '1');
   p.set('otext', o.text);
   if (o.pair) p.set('opair', o.pair);
   p.set('olayer', o.layer);

@@ -59,9 +59,11 @@ export function bindOpenPanel(app) {
   // open, and these come back with it (a load started over a load still running keeps the earlier model's).
   let shownView = null;
   const start = (source) => {
-    if (session.load.status === 'ready') shownView = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url };
+    if (session.load.status === 'ready') shownView = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url, sample: o().sample };
     o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
+    // What a link can reopen: a folder URL, or the sample served with the page; files from a disk it cannot.
     o().url = source.url ?? '';
+    o().sample = !!source.sample;
     session.open(source).then((current) => {
       if (!current) return; // a newer open replaced this one
       // The load failed and left the model before it open: its query, heads and link as they were.
@@ -86,7 +88,9 @@ export function bindOpenPanel(app) {
   };
   $('#open-files').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
   $('#open-folder').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
-  $('#open-sample').addEventListener('click', () => { sampleFiles().then(fromFiles, () => app.onError('open.sampleFailed')); });
+  $('#open-sample').addEventListener('click', () => {
+    sampleFiles().then((list) => start({ files: checkpointFiles(list), sample: true }), () => app.onError('open.sampleFailed'));
+  });
   const drop = $('#open-drop');
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));

@@ -11,6 +11,11 @@ import { lutOf } from '../maps/paint.js';
 const PROMPT = 'When Mary and John went to the store, {x} gave a drink to';
 /** An encoder's two prompts (compared, not patched): one word changed. */
 const ENCODER_PAIR = ['The dogs played in the park.', 'The cats played in the park.'];
+/**
+ * The sample model's pair: its tokenizer (268 byte-level tokens) spells " Mary" in 5, so the names cannot be the
+ * answers; " sat" and " on" are one token each, and the prompts differ in one token.
+ */
+const SAMPLE_PAIR = { clean: 'the cat sat on the mat and the cat', corrupted: 'the cat sat on the mat and the sat', a: ' sat', b: ' on' };
 
 /**
  * A recovered fraction divides by the clean and corrupted prompts' logit differences' gap: under NEAR_GAP (a tenth of
@@ -48,13 +53,14 @@ export function createPatchingView(app) {
   let filled = null; // the loaded model the fields were prefilled for
   /**
    * A pair that works as it is: the indirect-object prompts (the names swapped, so both have the same tokens in any
-   * tokenizer), or without a tokenizer an induction pair of ids (A B C D A B C → D, with E for D in the corrupted one).
+   * tokenizer), or without a tokenizer an induction pair of ids (A B C D A B C → D, with E for D in the corrupted one);
+   * the sample model's own pair.
    */
-  function prefill(info) {
+  function prefill(info, sample) {
     if (filled === info) return;
     filled = info;
     const ids = info.hasTokenizer ? null : sampleIds(info.config.vocabSize).split(' ').slice(0, 5);
-    const pair = info.kind === 'encoder' ? { clean: ENCODER_PAIR[0], corrupted: ENCODER_PAIR[1] } : ids
+    const pair = info.kind === 'encoder' ? { clean: ENCODER_PAIR[0], corrupted: ENCODER_PAIR[1] } : sample ? SAMPLE_PAIR : ids
       ? { clean: [...ids.slice(0, 4), ...ids.slice(0, 3)], corrupted: [...ids.slice(0, 3), ids[4], ...ids.slice(0, 3)], a: ids[3], b: ids[4] }
       : { clean: PROMPT.replace('{x}', 'John'), corrupted: PROMPT.replace('{x}', 'Mary'), a: ' Mary', b: ' John' };
     for (const [k, v] of Object.entries(pair)) { const el = $(`#open-patch-${k}`); if (!el.value) el.value = Array.isArray(v) ? v.join(' ') : v; }
@@ -69,7 +75,7 @@ export function createPatchingView(app) {
       const enc = r.info.kind === 'encoder';
       for (const id of ['answers', 'btn', 'text', 'out']) $(`#open-patch-${id}`).hidden = enc;
       $('#open-patch-a').required = $('#open-patch-b').required = !enc;
-      prefill(r.info);
+      prefill(r.info, state.open.sample);
       if (enc) return;
       const s = r.patch;
       const running = s?.status === 'running';
