@@ -80,3 +80,21 @@ test('a model of 768 features keeps a phone\'s page within its width; its strips
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('the opened model\'s token chips take the new language\'s label when the language changes', async () => {
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  await page.click('#open-sample');
+  await loaded(page);
+  // A text of one's own, which a language change keeps (the page's example sentence would be replaced, and its
+  // chips with it).
+  await page.fill('#open-text', 'the cat sat');
+  await page.waitForFunction(() => document.querySelectorAll('#open-tokens .tok').length === 3, null, { timeout: 20_000 });
+  await settled(page);
+  const label = () => page.$eval('#open-tokens .tok-row', (e) => e.getAttribute('aria-label'));
+  assert.equal(await label(), 'Query token for the steps');
+  await page.click('#lang-btn');
+  await settled(page);
+  assert.equal(await label(), '步骤中的查询词元'); // it stayed English before 2026-12-06
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -109,13 +109,17 @@ function selects(r) {
   text(b, t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 }));
 }
 
-let tokensShown = { run: null, qi: -1 };
-/** The token chips, patched only when the run or the query changed (at 512 tokens a rebuild costs a frame). */
+let tokensShown = { run: null, qi: -1, label: '' };
+/**
+ * The token chips, patched only when the run, the query or the language (the group's label) changed: at 512 tokens
+ * a rebuild costs a frame.
+ */
 function tokens(r) {
-  if (tokensShown.run === r.run && tokensShown.qi === r.qi && $('#open-tokens').childElementCount) return;
-  tokensShown = { run: r.run, qi: r.qi };
+  const label = t('tok.pick');
+  if (tokensShown.run === r.run && tokensShown.qi === r.qi && tokensShown.label === label && $('#open-tokens').childElementCount) return;
+  tokensShown = { run: r.run, qi: r.qi, label };
   const types = r.run.tokenTypeIds;
-  morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(t('tok.pick'))}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
+  morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(label)}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
 }
 
 /** Text or HTML written only when it changed: a click re-renders this view, and a needless write costs a layout. */
