@@ -367,7 +367,11 @@ export declare abstract class Model {
   tokenize(text: string): { ids: number[]; tokens: string[] };
   /** Ids → text, special tokens left out. */
   detokenize(ids: NumberList): string;
-  /** The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. */
+  /**
+   * The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. An id past the tokenizer's
+   * vocabulary but within the model's reads `<id N>`. @throws RangeError naming `ids[i]` for an id that is not a
+   * whole number from 0 to `architecture.vocabSize` − 1.
+   */
   tokenStrings(ids: NumberList): string[] | null;
   /**
    * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the

@@ -12,11 +12,26 @@ import { booleanOption, checkOptions, integerOption } from './tensor.js';
 export function numbers(value, name, what, entry = 'a token id (a whole number)') {
   const ok = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
   if (!ok) throw new TypeError(`${name}: expected ${what}, got ${describe(value)}`);
+  // A typed array whose buffer was transferred (postMessage, structuredClone) cannot be read; Array.from would throw
+  // the engine's message, without the call.
+  if (ArrayBuffer.isView(value) && value.buffer.byteLength === 0 && value.byteOffset === 0 && isDetached(value)) {
+    throw new TypeError(`${name}: expected ${what}, got a typed array (${value.constructor.name}) whose buffer was transferred (detached)`);
+  }
   const array = Array.from(value);
   array.forEach((x, i) => {
     if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected ${entry}, got ${describe(x)}`);
   });
   return array;
+}
+
+/** Whether typed array `view`'s buffer is detached: reading it throws (an empty one reads as []). */
+function isDetached(view) {
+  try {
+    view.values();
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -125,6 +140,14 @@ export class Model {
     this.handle(caller);
     // An array or typed array, as every call takes (NumberList): an array-like could claim any length.
     const list = numbers(ids, `${caller}: ids`, 'an array of token ids');
+    // Ids past the tokenizer's vocabulary but within the model's read as <id N> (models often pad their tables);
+    // anything else is no token of this model.
+    const vocab = this.architecture?.vocabSize;
+    list.forEach((id, i) => {
+      if (!Number.isInteger(id) || id < 0 || (Number.isInteger(vocab) && id >= vocab)) {
+        throw new RangeError(`${caller}: ids[${i}]: expected a token id from 0 to ${Number.isInteger(vocab) ? vocab - 1 : '2^31 - 1'}, got ${id}`);
+      }
+    });
     return this.#tokenizer ? list.map((id) => this.#tokenizer.readable(id)) : null;
   }
 
