@@ -209,6 +209,15 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
     [{ ...BASE, post_processor: { type: 'BertProcessing', cls: [known, 2 ** 40], sep: [known, 267] } }, 'post_processor.cls[1]', RangeError],
     [{ ...BASE, post_processor: { type: 'Sequence', processors: [{ type: 'BertProcessing', cls: [known, 267], sep: ['<sep>', 3] }] } },
       'post_processor.processors[0].sep[0]', TypeError],
+    // BPE's merges as Hugging Face's reader takes them, and the fields the library reads as switches.
+    [{ ...BASE, model: { ...BASE.model, merges: [...BASE.model.merges, 'zz qq'] } }, 'model.merges[11]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, merges: ['abc'] } }, 'model.merges[0]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, merges: ['a b c'] } }, 'model.merges[0]', TypeError],
+    [{ ...BASE, model: { ...BASE.model, merges: [['a', 'b']] } }, 'model.merges[0]', TypeError], // "ab" is no token of the fixture
+    [{ ...BASE, model: { ...BASE.model, byte_fallback: 'yes' } }, 'model.byte_fallback', TypeError],
+    [{ ...BASE, model: { ...BASE.model, dropout: 'x' } }, 'model.dropout', TypeError],
+    [{ ...BASE, pre_tokenizer: { type: 'Punctuation', behavior: 'Evil' } }, 'pre_tokenizer.behavior', TypeError],
+    [{ ...BASE, pre_tokenizer: { type: 'Digits', individual_digits: 'x' } }, 'pre_tokenizer.individual_digits', TypeError],
   ];
   for (const [json, field, Kind] of cases) {
     const error = await refused(field, load(json));
@@ -222,6 +231,8 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
     assert.ok(error instanceof TypeError, `${text}: ${error.name}: ${error.message}`);
     assert.ok(error.message.startsWith(`loadModel: tokenizer_config.json: ${field}: expected `), `${text}: ${error.message}`);
   }
+  // Merges in the array format, of tokens the fixture has: they load.
+  await load({ ...BASE, model: { ...BASE.model, merges: BASE.model.merges.map((m) => m.split(' ')) } });
   // The same post-processor with tokens the file has: it loads, and adds them.
   const good = await load({ ...BASE, post_processor: template([{ SpecialToken: { id: known, type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }]) },
     { eos_token: { content: known }, additional_special_tokens: [known] });

@@ -130,6 +130,10 @@ export function checkTokenizerJson(json, prefix, { vocabSize } = {}) {
       for (const k of ['replacement', 'str_rep']) if (v[k] !== undefined && v[k] !== null) string(v[k], `${path}.${k}`, TOKENIZER_LIMITS.replacementChars);
     },
     FixedLength: (v, path) => whole(v.length, `${path}.length`, 1, 2 ** 31 - 1),
+    Punctuation: (v, path) => {
+      if (v.behavior !== undefined && !SPLIT_BEHAVIORS.includes(v.behavior)) fail(TypeError, `${path}.behavior`, `one of ${list(SPLIT_BEHAVIORS)}`, v.behavior);
+    },
+    Digits: (v, path) => boolean(v.individual_digits, `${path}.individual_digits`),
     ByteLevel: (v, path) => ['add_prefix_space', 'trim_offsets', 'use_regex'].forEach((k) => boolean(v[k], `${path}.${k}`)),
   });
   component(json.decoder, 'decoder', DECODERS, 'decoders', {
@@ -147,6 +151,12 @@ export function checkTokenizerJson(json, prefix, { vocabSize } = {}) {
   if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) fail(TypeError, 'added_tokens', 'an array', json.added_tokens);
   if (vocabSize !== undefined) checkEntries(json, vocabSize, prefix);
   const known = tokenIds(json, fail);
+  if (json.model.type === 'BPE') {
+    for (const k of ['byte_fallback', 'fuse_unk', 'ignore_merges']) boolean(json.model[k], `model.${k}`);
+    const { dropout } = json.model;
+    if (dropout !== undefined && dropout !== null && !(typeof dropout === 'number' && dropout >= 0 && dropout <= 1)) fail(TypeError, 'model.dropout', 'null or a number from 0 to 1', dropout);
+    checkMerges(json.model, fail);
+  }
   // The post-processor adds its special tokens by their text, which the vocabulary turns into ids: a text it does not
   // have would become NaN in every input, reported later by another call.
   const specialToken = (text, path) => {
@@ -218,6 +228,27 @@ function tokenIds({ model, added_tokens: added = [] }, fail) {
     known.add(t.content);
   });
   return known;
+}
+
+/**
+ * BPE's merges as Hugging Face's tokenizers reads them (BPE::from_file, and the file's two formats): each "a b" (two
+ * tokens split at the one space) or ["a", "b"], both tokens and their merge (b without the continuing prefix) in the
+ * vocabulary. The library takes any text and would merge into a token with no id.
+ */
+function checkMerges({ vocab, merges = [], continuing_subword_prefix: prefix }, fail) {
+  if (!Array.isArray(merges)) fail(TypeError, 'model.merges', 'an array', merges);
+  const has = (token) => isObject(vocab) && Object.hasOwn(vocab, token);
+  const cut = typeof prefix === 'string' ? prefix.length : 0;
+  merges.forEach((merge, i) => {
+    const pair = typeof merge === 'string' ? merge.split(' ') : merge;
+    if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((t) => typeof t === 'string' && t.length > 0)) {
+      fail(TypeError, `model.merges[${i}]`, 'two tokens, "a b" or ["a", "b"]', merge);
+    }
+    const [a, b] = pair;
+    for (const token of [a, b, a + b.slice(cut)]) {
+      if (!has(token)) fail(TypeError, `model.merges[${i}]`, `a merge of tokens of model.vocab (${excerpt(token, 60)} is not one)`, merge);
+    }
+  });
 }
 
 /**
