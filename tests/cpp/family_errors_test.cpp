@@ -23,7 +23,12 @@ TEST_CASE("config.json of gpt_neox: its own fields checked and refused by name",
     refuses(with(neox, "rotary_pct", 0.1875), K::range, "rotary_pct: 0.1875 rotates 3 features of a head of 16");
     refuses(with(neox, "rotary_emb_base", 1), K::range, "rotary_emb_base");
     refuses(with(neox, "rotary_emb_base", "10000"), K::type, "rotary_emb_base: expected a number");
-    refuses(with(neox, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 10000}}), K::range, "rope_parameters:");
+    refuses(with(neox, "rope_parameters", Json{{"rope_type", "linear"}, {"rope_theta", 10000}}), K::range, "rope_parameters.rope_type:");
+    refuses(with(neox, "rope_parameters", Json{{"rope_theta", 10000}, {"partial_rotary_factor", 0.25}}), K::range,
+            "rope_parameters.partial_rotary_factor: is not read yet");
+    // Its plain form: the theta, before rotary_emb_base.
+    CHECK(CheckpointLoader(with(neox, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 20000.0}}).dump()).plan().main().layer(0).self.rotary.theta ==
+          20000.0);
     refuses(with(neox, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported");
     refuses(with(neox, "use_parallel_residual", "true"), K::type, "use_parallel_residual: expected a boolean");
     refuses(with(neox, "attention_bias", 1), K::type, "attention_bias: expected a boolean");
@@ -74,7 +79,9 @@ TEST_CASE("config.json of phi3: partial rotary, LongRoPE and its factors checked
     refuses(with_scaling("long_factor", Json{1.0, 1e-300, 3.0}), K::range, "rope_scaling.long_factor[1]: expected a number from 1/1024 to 1000000");
     // transformers 5's rope_parameters: refused, never run with the default theta in its place.
     refuses(with(phi3, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 500000.0}}), K::range,
-            "config.json: rope_parameters: {\"rope_theta\":500000.0,");
+            "config.json: rope_parameters: given with rope_scaling");
+    refuses(with(with(phi3, "rope_scaling", nullptr), "rope_parameters", Json{{"rope_type", "longrope"}, {"rope_theta", 10000.0}}), K::range,
+            "config.json: rope_parameters.rope_type: \"longrope\" is not read in rope_parameters yet");
     refuses(with_scaling("attention_factor", -1), K::range, "rope_scaling.attention_factor: expected a number above 0");
     refuses(with(phi3, "original_max_position_embeddings", 1), K::range, "original_max_position_embeddings: expected an integer from 2");
     refuses(with(phi3, "original_max_position_embeddings", "6"), K::type, "original_max_position_embeddings: expected an integer, got a string");

@@ -55,13 +55,23 @@ TEST_CASE("config.json: every field checked for type, range and divisibility", "
     refuses(with(llama, "partial_rotary_factor", 0.5), K::range, "partial_rotary_factor: 0.5 is not supported");
     refuses(with(llama, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported");
     refuses(with(llama, "final_logit_softcapping", 30.0), K::range, "final_logit_softcapping");
-    // transformers 5 saves rope_theta and rope_scaling as rope_parameters: refused by every RoPE family, not run with
+    // transformers 5 saves rope_theta (and any scaling) in rope_parameters. Its plain form is read, its theta before a
+    // top-level one (standardize_rope_params); anything else in it is refused by every RoPE family, never run with
     // the default theta of 10000 in its place.
     for (const char* type : {"llama", "mistral", "qwen2", "qwen3", "olmo2"}) {
         Json rope_5 = with(with(llama, "architectures", nullptr), "model_type", type);
         rope_5.erase("rope_theta");
+        CHECK(CheckpointLoader(with(rope_5, "rope_parameters", Json{{"rope_type", "default"}, {"rope_theta", 500000.0}}).dump())
+                  .plan().main().layer(0).self.rotary.theta == 500000.0);
+        CHECK(CheckpointLoader(with(with(rope_5, "rope_theta", 10000.0), "rope_parameters", Json{{"rope_theta", 250000.0}}).dump())
+                  .plan().main().layer(0).self.rotary.theta == 250000.0);
         refuses(with(rope_5, "rope_parameters", Json{{"rope_type", "llama3"}, {"rope_theta", 500000.0}}), K::range,
-                "config.json: rope_parameters: {\"rope_theta\":500000.0,");
+                "config.json: rope_parameters.rope_type: \"llama3\" is not read in rope_parameters yet");
+        refuses(with(rope_5, "rope_parameters", Json{{"rope_theta", 500000.0}, {"factor", 8.0}}), K::range,
+                "config.json: rope_parameters.factor: is not read yet");
+        refuses(with(rope_5, "rope_parameters", Json{{"rope_theta", 0.5}}), K::range, "config.json: rope_parameters.rope_theta");
+        refuses(with(with(rope_5, "rope_parameters", Json{{"rope_theta", 500000.0}}), "rope_scaling", Json{{"rope_type", "linear"}, {"factor", 2.0}}),
+                K::range, "config.json: rope_parameters: given with rope_scaling");
     }
     // Soft-capping changes the maths wherever a config sets it: outside Gemma 2 and 3 it is refused, GPT-2 and BERT too.
     refuses(with(gpt2, "attn_logit_softcapping", 50.0), K::range, "attn_logit_softcapping: 50.0 is not supported (score capping is not part");

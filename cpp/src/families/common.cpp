@@ -41,12 +41,30 @@ void check_divides(const Config& f, const char* field, std::size_t divisor, cons
 
 double rope_theta(const Config& f, const char* field)
 {
-    // transformers 5 writes rope_theta and rope_scaling into one rope_parameters object: refused until it is read,
-    // never run with the default theta in its place.
-    f.require_absent("rope_parameters", "rope_theta and rope_scaling are read, transformers 5's rope_parameters not yet");
     // theta ≤ 1 gives every frequency 1 or more per position, and 1e-300 overflows the frequencies to infinity: the
     // logits come out NaN. No config means that.
-    return f.real(field, 10000.0, 1, 1e30);
+    const double top = f.real(field, 10000.0, 1, 1e30);
+    if (!f.has("rope_parameters")) return top;
+    // transformers 5 writes rope_theta, and any scaling, into one rope_parameters object. Its plain form is read,
+    // {"rope_type": "default", "rope_theta": θ}, θ before a top-level one as standardize_rope_params takes it; a
+    // scaling, a partial rotation or a form per layer type in it is refused until it is read, never run without.
+    if (f.has("rope_scaling"))
+        f.fail({"rope_parameters: given with rope_scaling (expected one of them: transformers 5 writes rope_parameters, earlier "
+                "versions rope_theta and rope_scaling)"});
+    const Config p = f.nested("rope_parameters");
+    const json::Value object = f.get("rope_parameters");
+    json::Value key = object.first();
+    for (std::size_t i = 0; i < object.size(); ++i, key = key.following().following()) {
+        const std::string name = key.string();
+        if (name != "rope_type" && name != "type" && name != "rope_theta")
+            p.fail({name, ": is not read yet (rope_parameters is read in its plain form, {\"rope_type\": \"default\", \"rope_theta\": …}; "
+                    "a scaled or partial RoPE is read from rope_scaling and partial_rotary_factor)"});
+    }
+    const char* type_key = p.has("rope_type") ? "rope_type" : "type";
+    const std::string type = p.text(type_key, "default");
+    if (type != "default")
+        p.fail({type_key, ": \"", type, "\" is not read in rope_parameters yet (expected \"default\"; a scaled RoPE is read from rope_scaling)"});
+    return p.has("rope_theta") ? p.real("rope_theta", top, 1, 1e30) : top;
 }
 
 plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field)

@@ -43,8 +43,9 @@ void check_divides(const Config& f, const char* field, std::size_t divisor, cons
 /// rope_theta at most 1 (every position the same angle), a factor below 1/1024.
 plan::Rope read_rope(const Config& f, std::size_t dims, const char* theta_field = "rope_theta");
 
-/// The RoPE base from `field` (10000 when absent), after refusing transformers 5's rope_parameters, which this
-/// reader does not take yet: every RoPE family reads its theta here.
+/// The RoPE base: transformers 5's rope_parameters in its plain form ({"rope_type": "default", "rope_theta": θ}), else
+/// `field` (10000 when absent). Any other rope_parameters (a scaling, a partial rotation, a form per layer type, or
+/// one given beside rope_scaling) is refused by name. Every RoPE family reads its theta here.
 double rope_theta(const Config& f, const char* field);
 
 /// A token id field (decoder_start_token_id, eos_token_id): from 0 to vocab - 1; `fallback` when absent or null.

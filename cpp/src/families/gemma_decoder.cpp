@@ -72,6 +72,9 @@ plan::Plan read_gemma_decoder(const Config& f, const char* family, Generation g)
     const Defaults& def = defaults[int(g)];
     refuse_unsupported(f, !first);  // Gemma 2 and 3 soft-cap
     f.require_flag("use_bidirectional_attention", false, "bidirectional attention is not implemented");
+    // The class's own default theta is read below, past read_rope's reading of rope_parameters; and Gemma 3's
+    // rope_parameters has a form per layer type.
+    f.require_absent("rope_parameters", "rope_theta and rope_scaling are read, transformers 5's rope_parameters not yet");
     if (first) {
         f.require_absent("sliding_window", "this family has no sliding window");
     }
