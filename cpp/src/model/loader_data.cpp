@@ -124,7 +124,7 @@ void CheckpointLoader::allocate()
     const std::vector<kernels::PanelType> types = panel_types(s, s.dry, head);
     model::declare_weights(s.plan, s.dry, false, head, types);
     const std::uint64_t bytes = model::weight_bytes(s.dry);
-    model::check_parameter_bytes(model::weight_floats(s.dry), bytes, s.plan.family, s.call.c_str());
+    model::check_parameter_bytes(model::weight_floats(s.dry), bytes, s.plan.family, (s.call + ": config.json").c_str());
     s.model = std::make_unique<Transformer::Impl>();
     Transformer::Impl& m = *s.model;
     m.plan = s.plan;
