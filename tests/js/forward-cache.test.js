@@ -183,12 +183,13 @@ test('gpt2-lm: patchEach gives every run\'s forward() last row and PyTorch\'s lo
   assert.throws(() => model.patchEach(p.corrupted_ids, { ...call, patches, logitIds: { length: 2 ** 40, 0: 1 } }),
     { name: 'TypeError', message: /^LanguageModel\.patchEach: options\.logitIds: expected an array of token ids, got/ });
   assert.throws(() => model.tokenStrings({ length: 2 ** 40, 0: 1 }), { name: 'TypeError', message: /\.tokenStrings: ids: expected an array of token ids, got/ });
-  // Ids that are no token of the model, as the core says of them (tokenStrings is the JS side's own: it once read
-  // -1, 1.5 and V as "<id -1>" and so on).
-  for (const [ids, at, got] of [[[V], 0, V], [[0, -1], 1, -1], [[1.5], 0, 1.5], [[NaN], 0, NaN]]) {
+  // Ids that are no ids at all (tokenStrings is the JS side's own: it once read -1 and 1.5 as "<id -1>", "<id 1.5>");
+  // one past the vocabulary reads <id N>, as a tokenizer's token past the model's table does.
+  for (const [ids, at, got] of [[[0, -1], 1, -1], [[1.5], 0, 1.5], [[NaN], 0, NaN]]) {
     assert.throws(() => model.tokenStrings(ids),
-      { name: 'RangeError', message: new RegExp(`^LanguageModel\\.tokenStrings: ids\\[${at}\\]: expected a token id from 0 to ${V - 1}, got ${String(got).replace('.', '\\.')}$`) });
+      { name: 'RangeError', message: new RegExp(`^LanguageModel\\.tokenStrings: ids\\[${at}\\]: expected a token id \\(a whole number from 0\\), got ${String(got).replace('.', '\\.')}$`) });
   }
+  assert.deepEqual(model.tokenStrings([V + 5]), model.hasTokenizer ? [`<id ${V + 5}>`] : null);
   // A typed array whose buffer went to another thread: a TypeError naming the call, not the engine's message.
   const gone = new Int32Array(p.corrupted_ids);
   structuredClone(gone.buffer, { transfer: [gone.buffer] });

@@ -214,6 +214,8 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
     [{ ...BASE, model: { ...BASE.model, merges: ['abc'] } }, 'model.merges[0]', TypeError],
     [{ ...BASE, model: { ...BASE.model, merges: ['a b c'] } }, 'model.merges[0]', TypeError],
     [{ ...BASE, model: { ...BASE.model, merges: [['a', 'b']] } }, 'model.merges[0]', TypeError], // "ab" is no token of the fixture
+    // The two formats mixed: the library reads the format of the first only, and would never apply the others.
+    [{ ...BASE, model: { ...BASE.model, merges: [BASE.model.merges[0].split(' '), ...BASE.model.merges.slice(1)] } }, 'model.merges[1]', TypeError],
     [{ ...BASE, model: { ...BASE.model, byte_fallback: 'yes' } }, 'model.byte_fallback', TypeError],
     [{ ...BASE, model: { ...BASE.model, dropout: 'x' } }, 'model.dropout', TypeError],
     [{ ...BASE, pre_tokenizer: { type: 'Punctuation', behavior: 'Evil' } }, 'pre_tokenizer.behavior', TypeError],
@@ -255,6 +257,10 @@ test('the two searches a file sets the cost of stop past their step budget; on r
     tokenizer.limitPositions(4096);
     return tokenizer;
   };
+  // Many added tokens load (the longest was once found by a spread into Math.max, past the stack at about 125,000).
+  const many = Array.from({ length: 150_000 }, (_, i) => ({ id: 268 + i, content: `<x${i}>`, special: true }));
+  const manyLoaded = await timed('150,000 added tokens', () => load({ ...BASE, added_tokens: [...BASE.added_tokens, ...many] }));
+  assert.ok(!(manyLoaded instanceof Error), String(manyLoaded));
   const letterPieces = await timed('WordPiece, single letters', async () => (await load(wordPiece())).encode(words, undefined, 't').ids);
   assert.equal(letterPieces.length, 512 * 199);
   assert.deepEqual(letterPieces.slice(0, 3), [1, 27, 27]); // a ##a ##a …

@@ -369,8 +369,7 @@ export declare abstract class Model {
   detokenize(ids: NumberList): string;
   /**
    * The readable strings of `ids` (as tokenize() shows them), or null without a tokenizer. An id past the tokenizer's
-   * vocabulary but within the model's reads `<id N>`. @throws RangeError naming `ids[i]` for an id that is not a
-   * whole number from 0 to `architecture.vocabSize` − 1.
+   * vocabulary reads `<id N>`. @throws RangeError naming `ids[i]` for an id that is not a whole number from 0.
    */
   tokenStrings(ids: NumberList): string[] | null;
   /**

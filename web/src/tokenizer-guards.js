@@ -14,27 +14,30 @@ export class TokenizerBudget {
   /** Milliseconds that matching patterns outside the known ones may take in one call. */
   static MATCH_MS = 1000;
   /**
-   * Characters the added-token splitter and WordPiece may visit in one call: about half a second in V8. A real file
-   * visits one or two a character of text (1 to 2 million for the longest text a 1M-position model takes is far
-   * below); a hostile one visits up to its longest added token or word per character.
+   * Characters each of the added-token splitter and WordPiece may visit in one call: about half a second in V8. On
+   * real text the splitter visits one or two a character, and WordPiece a few tens (a word's pieces are tried from
+   * the longest entry's length down); a hostile file makes either visit up to its longest added token or word per
+   * character.
    */
   static SEARCH_STEPS = 2 ** 24;
   deadline = Infinity;
   caller = '';
   /** Characters a normalizer or a Replace may make of one text (set from the text limit). */
   maxChars = 2 ** 24;
-  steps = 0;
+  /** Steps of each search in this call, by search. */
+  steps = {};
 
   start(caller) {
     this.caller = caller;
     this.deadline = performance.now() + TokenizerBudget.MATCH_MS;
-    this.steps = 0;
+    this.steps = {};
   }
 
-  /** Counts `n` steps of a search; past SEARCH_STEPS in one call, `refuse()`'s RangeError. */
-  spend(n, refuse) {
-    this.steps += n;
-    if (this.steps > TokenizerBudget.SEARCH_STEPS) throw refuse();
+  /** Counts `n` steps of `search`; past SEARCH_STEPS of it in one call, `refuse()`'s RangeError. */
+  spend(search, n, refuse) {
+    const steps = (this.steps[search] ?? 0) + n;
+    this.steps[search] = steps;
+    if (steps > TokenizerBudget.SEARCH_STEPS) throw refuse();
   }
 }
 
@@ -242,13 +245,16 @@ export const normalizedAddedTokens = (tokenizer) => (tokenizer.normalizer === nu
  * Call after renormalizeAddedTokens, which replaces a splitter.
  */
 export function guardSearches(tokenizer, json, budget, prefix) {
-  const longestAdded = Math.max(0, ...(json.added_tokens ?? []).map((t) => t.content.length));
-  const refuseSplit = () => new RangeError(`${budget.caller}: ${prefix}: added_tokens: finding the added tokens in this text took more than `
-    + `${TokenizerBudget.SEARCH_STEPS.toLocaleString('en-US')} steps (an added token of ${longestAdded.toLocaleString('en-US')} characters whose `
-    + 'beginning the text keeps repeating); shorten the text');
+  let longestAdded = 0; // a loop: a spread of 125,000 added tokens into Math.max overflows the stack
+  for (const t of json.added_tokens ?? []) longestAdded = Math.max(longestAdded, t.content.length);
+  const steps = TokenizerBudget.SEARCH_STEPS.toLocaleString('en-US');
+  const refuseSplit = (text) => () => new RangeError(`${budget.caller}: ${prefix}: added_tokens: finding the added tokens in this text of `
+    + `${text.length.toLocaleString('en-US')} characters took more than ${steps} steps (its added tokens have up to `
+    + `${longestAdded.toLocaleString('en-US')} characters, and the text keeps repeating the beginning of one); shorten the text`);
   for (const splitter of [tokenizer.splitter_unnormalized, tokenizer.splitter_normalized]) {
     if (!splitter?.trie) continue;
     splitter.split = function split(text) {
+      const refuse = refuseSplit(text);
       const out = [];
       const n = text.length;
       let start = 0;
@@ -261,7 +267,7 @@ export function guardSearches(tokenizer, json, budget, prefix) {
           if (node.end) found = node.end;
           ++j;
         }
-        budget.spend(j - i + 1, refuseSplit);
+        budget.spend('added_tokens', j - i + 1, refuse);
         if (found) {
           if (i > start) out.push(text.slice(start, i));
           out.push(found);
@@ -280,8 +286,8 @@ export function guardSearches(tokenizer, json, budget, prefix) {
   let longest = 1;
   for (const entry of model.tokens_to_ids.keys()) longest = Math.max(longest, [...entry].length);
   const refuseWords = () => new RangeError(`${budget.caller}: ${prefix}: model: WordPiece's longest-match search over the words of this text took `
-    + `more than ${TokenizerBudget.SEARCH_STEPS.toLocaleString('en-US')} steps (words of up to ${model.max_input_chars_per_word} characters, `
-    + `model.max_input_chars_per_word, against entries of up to ${longest}); shorten the text`);
+    + `more than ${steps} steps (words of up to ${model.max_input_chars_per_word} characters, model.max_input_chars_per_word, against `
+    + `entries of up to ${longest}); shorten the text`);
   model.encode = function encode(words) {
     const out = [];
     for (const word of words) {
@@ -297,7 +303,7 @@ export function guardSearches(tokenizer, json, budget, prefix) {
         let end = Math.min(chars.length, i + longest);
         let piece = null;
         while (i < end) {
-          budget.spend(end - i, refuseWords);
+          budget.spend('model', end - i, refuseWords);
           let text = chars.slice(i, end).join('');
           if (i > 0) text = this.config.continuing_subword_prefix + text; // as the library reads it, unset or not
           if (this.tokens_to_ids.has(text)) {

@@ -239,7 +239,11 @@ function checkMerges({ vocab, merges = [], continuing_subword_prefix: prefix }, 
   if (!Array.isArray(merges)) fail(TypeError, 'model.merges', 'an array', merges);
   const has = (token) => isObject(vocab) && Object.hasOwn(vocab, token);
   const cut = typeof prefix === 'string' ? prefix.length : 0;
+  // The library takes the format from the first merge and stores the others as they are: a merge of the other
+  // format would never apply. Hugging Face's reader refuses such a list.
+  const arrays = Array.isArray(merges[0]);
   merges.forEach((merge, i) => {
+    if (Array.isArray(merge) !== arrays) fail(TypeError, `model.merges[${i}]`, `a merge written as model.merges[0] is (${arrays ? '["a", "b"]' : '"a b"'})`, merge);
     const pair = typeof merge === 'string' ? merge.split(' ') : merge;
     if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((t) => typeof t === 'string' && t.length > 0)) {
       fail(TypeError, `model.merges[${i}]`, 'two tokens, "a b" or ["a", "b"]', merge);
