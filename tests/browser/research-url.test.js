@@ -64,6 +64,8 @@ test('a link keeps the model’s URL and the research view, and reopens both', a
   await again.page.click('#open-link-yes'); // a link never downloads by itself
   await ready(again.page);
   assert.deepEqual(await shown(again.page), before);
+  // The link's head too, not the model's first one (reset to 0 before 2026-12-06).
+  assert.equal(await again.page.inputValue('#open-head'), '1');
   assert.match(await again.page.textContent('#open-lens-top p'), /After layer 2 \(output\), position 5/);
   assert.equal(await again.page.getAttribute('#open-lens-btn', 'aria-pressed'), 'true');
   assert.equal(await again.page.getAttribute('#open-compare-btn', 'aria-pressed'), 'true');

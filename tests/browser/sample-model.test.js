@@ -63,6 +63,10 @@ test('the sample\'s prefilled prompts patch as they are, and its link reopens th
   await page.waitForSelector('#open-patch-out td[data-value]', { state: 'attached', timeout: 20_000 });
   assert.equal(await page.locator('#open-patch-out td[data-value]').count(), 2 * 4);
   assert.match(await page.textContent('#open-patch-status'), /^8 heads patched, 14 tokens each\.$/);
+  // A view of its own: head 3 of layer 2.
+  await page.selectOption('#open-layer', '1');
+  await page.selectOption('#open-head', '2');
+  await settled(page);
   // Copy link: no word of files to pick again, and the link names the sample.
   await page.click('#copy-link');
   await page.waitForFunction(() => /^(Link copied|Link is in the address bar)$/.test(document.querySelector('#copy-link').textContent), null, { timeout: 5000 });
@@ -75,6 +79,8 @@ test('the sample\'s prefilled prompts patch as they are, and its link reopens th
   await settled(again.page);
   assert.match(await again.page.textContent('#open-info'), /^GPT-2: 2 layers × 4 heads \(multi-head attention\), hidden 32/);
   assert.equal(await again.page.inputValue('#open-text'), new URLSearchParams(link.hash.slice(1)).get('otext'));
+  // The link's view, not the model's first one.
+  assert.deepEqual([await again.page.inputValue('#open-layer'), await again.page.inputValue('#open-head')], ['1', '2']);
   assert.match(await again.page.textContent('#open-status'), /^Memory needed: .* Loaded: /); // not "pick the same files again"
   assert.deepEqual([...problems, ...again.problems], []);
   await again.close();

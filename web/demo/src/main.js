@@ -110,6 +110,7 @@ const views = [
 ];
 
 let urlTimer = 0;
+let openPanel = null; // bindOpenPanel's: a link's sample model opens through it
 const scheduler = createScheduler({
   getState: () => state,
   compute: () => (state.mode === 'open' ? session.compute(state) : computer.compute(state)),
@@ -183,7 +184,7 @@ function showState() {
 }
 
 function bind() {
-  bindOpenPanel({
+  openPanel = bindOpenPanel({
     state, session, continueTokens: OPEN_CONTINUE_TOKENS,
     invalidate: () => scheduler.invalidate(),
     exportFigure: (kind) => (kind === 'html'
@@ -365,9 +366,9 @@ async function main() {
   pageVars.families = { en: labels.join(', '), zh: labels.join('、') };
   setLang(state.lang);
   // A link to a model opened from a folder URL offers to reopen it from that URL: a link never downloads by itself.
-  if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url }); }
+  if (state.mode === 'open' && state.open.url) { $('#open-url').value = state.open.url; session.ask({ url: state.open.url, fromLink: true }); }
   // A link made with the sample model opens it as its button does: its files are served with the page.
-  else if (state.mode === 'open' && state.open.sample) $('#open-sample').click();
+  else if (state.mode === 'open' && state.open.sample) openPanel.openSample(true);
   // A link made with a model from files on a disk: it says the files must be picked again (open/frame.js).
   else if (state.mode === 'open' && /[#&]otext=/.test(location.hash)) state.open.fromFiles = true;
   scheduler.invalidate();

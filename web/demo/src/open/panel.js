@@ -51,6 +51,7 @@ export function folderUrl(text) {
 /**
  * @param {{ state: object, invalidate: () => void, session: object, continueTokens: number,
  *           exportFigure: (kind: 'png' | 'svg' | 'html') => void, onError: (key: string) => void }} app
+ * @returns {{ openSample: (fromLink?: boolean) => void }}
  */
 export function bindOpenPanel(app) {
   const { state, session } = app;
@@ -60,7 +61,8 @@ export function bindOpenPanel(app) {
   let shownView = null;
   const start = (source) => {
     if (session.load.status === 'ready') shownView = { query: o().query, ablate: o().ablate, layer: o().layer, head: o().head, url: o().url, sample: o().sample };
-    o().query = -1; o().ablate = []; o().layer = 0; o().head = 0;
+    // A link reopens its model with its own view (query, layer, head, heads off); any other open starts afresh.
+    if (!source.fromLink) { o().query = -1; o().ablate = []; o().layer = 0; o().head = 0; }
     // What a link can reopen: a folder URL, or the sample served with the page; files from a disk it cannot.
     o().url = source.url ?? '';
     o().sample = !!source.sample;
@@ -88,9 +90,11 @@ export function bindOpenPanel(app) {
   };
   $('#open-files').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
   $('#open-folder').addEventListener('change', (e) => { fromFiles(e.target.files); e.target.value = ''; });
-  $('#open-sample').addEventListener('click', () => {
-    sampleFiles().then((list) => start({ files: checkpointFiles(list), sample: true }), () => app.onError('open.sampleFailed'));
-  });
+  /** Opens the sample served with the page; `fromLink`: a link's, which keeps the link's view. */
+  const openSample = (fromLink = false) => {
+    sampleFiles().then((list) => start({ files: checkpointFiles(list), sample: true, fromLink }), () => app.onError('open.sampleFailed'));
+  };
+  $('#open-sample').addEventListener('click', () => openSample());
   const drop = $('#open-drop');
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));
@@ -139,4 +143,5 @@ export function bindOpenPanel(app) {
   $('#open-export-png').addEventListener('click', () => app.exportFigure('png'));
   $('#open-export-svg').addEventListener('click', () => app.exportFigure('svg'));
   $('#open-export-html').addEventListener('click', () => app.exportFigure('html'));
+  return { openSample };
 }
