@@ -217,6 +217,7 @@ test('token ids and the post-processor\'s tokens are checked at load, and tokeni
     // The two formats mixed: the library reads the format of the first only, and would never apply the others.
     [{ ...BASE, model: { ...BASE.model, merges: [BASE.model.merges[0].split(' '), ...BASE.model.merges.slice(1)] } }, 'model.merges[1]', TypeError],
     [{ ...BASE, model: { ...BASE.model, byte_fallback: 'yes' } }, 'model.byte_fallback', TypeError],
+    [{ ...BASE, model: { type: 'WordPiece', unk_token: '[UNK]', vocab: { '[UNK]': 0 }, fuse_unk: 'yes' } }, 'model.fuse_unk', TypeError],
     [{ ...BASE, model: { ...BASE.model, dropout: 'x' } }, 'model.dropout', TypeError],
     [{ ...BASE, pre_tokenizer: { type: 'Punctuation', behavior: 'Evil' } }, 'pre_tokenizer.behavior', TypeError],
     [{ ...BASE, pre_tokenizer: { type: 'Digits', individual_digits: 'x' } }, 'pre_tokenizer.individual_digits', TypeError],
@@ -277,6 +278,31 @@ test('the two searches a file sets the cost of stop past their step budget; on r
     const ordinary = 'the cat sat on the mat and then it went to sleep aaaab ab '.repeat(200);
     const { Tokenizer } = await import('@huggingface/tokenizers');
     assert.deepEqual(tokenizer.encode(ordinary, undefined, 't').ids, new Tokenizer(json, {}).encode(ordinary).ids);
+  }
+});
+
+test('the two searches, counted, give the library\'s own tokens where added tokens overlap, words run long, and text has surrogate pairs', async () => {
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  const texts = ['<a><ab><abc> x<ab>y <a', 'unaffable runaway unbelievable 😀x😀 [UNK] ' + 'a'.repeat(30), 'a <ab> b\n<abc><abc> 中文<a>', ''];
+  const added = (tokens) => tokens.map((content, i) => ({ id: 500 + i, content, special: i % 2 === 0, normalized: i % 2 === 1 }));
+  const vocab = { '[UNK]': 0, un: 1, '##aff': 2, '##able': 3, run: 4, '##away': 5, '##believ': 6, a: 7, b: 8, x: 9, y: 10, '##a': 11, '##b': 12, '😀': 13, '##x': 14 };
+  const wordPiece = (prefix) => ({ ...BASE, normalizer: null, pre_tokenizer: { type: 'BertPreTokenizer' }, decoder: null, post_processor: null,
+    added_tokens: added(['<a>', '<ab>', '<abc>']),
+    model: { type: 'WordPiece', unk_token: '[UNK]', ...(prefix === undefined ? {} : { continuing_subword_prefix: prefix }), max_input_chars_per_word: 20, vocab } });
+  const cases = [
+    ['BPE with overlapping added tokens', { ...BASE, added_tokens: [...BASE.added_tokens, ...added(['<a>', '<ab>', '<abc>', 'ab'])] }],
+    ['WordPiece, prefix ##', wordPiece('##')],
+    ['WordPiece, prefix null', wordPiece(null)],
+    ['WordPiece, no prefix', wordPiece(undefined)],
+    ['WordPiece, fuse_unk', { ...wordPiece('##'), model: { ...wordPiece('##').model, fuse_unk: true } }],
+  ];
+  for (const [label, json] of cases) {
+    const ours = await loadTokenizer({ json: JSON.stringify(json), config: null }, 'loadModel');
+    ours.limitPositions(4096);
+    const library = new Tokenizer(json, {});
+    for (const text of texts) {
+      assert.deepEqual(ours.encode(text, undefined, 't').ids, library.encode(text).ids, `${label}: ${JSON.stringify(text)}`);
+    }
   }
 });
 

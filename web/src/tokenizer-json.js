@@ -151,8 +151,9 @@ export function checkTokenizerJson(json, prefix, { vocabSize } = {}) {
   if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) fail(TypeError, 'added_tokens', 'an array', json.added_tokens);
   if (vocabSize !== undefined) checkEntries(json, vocabSize, prefix);
   const known = tokenIds(json, fail);
+  boolean(json.model.fuse_unk, 'model.fuse_unk'); // every model of the library reads it
   if (json.model.type === 'BPE') {
-    for (const k of ['byte_fallback', 'fuse_unk', 'ignore_merges']) boolean(json.model[k], `model.${k}`);
+    for (const k of ['byte_fallback', 'ignore_merges']) boolean(json.model[k], `model.${k}`);
     const { dropout } = json.model;
     if (dropout !== undefined && dropout !== null && !(typeof dropout === 'number' && dropout >= 0 && dropout <= 1)) fail(TypeError, 'model.dropout', 'null or a number from 0 to 1', dropout);
     checkMerges(json.model, fail);
