@@ -237,6 +237,8 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         assert.equal(picked.text, `${d.last.rows[d.last.qi]} → ${d.last.cols[j]} ${sw[j].toFixed(2)}${next}`);
         // Causal: no query looks at a later key.
         assert.ok(lines.every((x) => x.k <= x.q), JSON.stringify(lines));
+        // Numbered from 0, as the chips are: the list starts at its first query's position.
+        assert.equal(await page.$eval('#guide-live .guide-every', (ol) => ol.start), lines[0].q);
         assert.match(live, lang === 'zh' ? /softmax/ : /matrix, one softmax per row/);
       }
       if (step === 4) {
@@ -244,6 +246,8 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         const d2 = await demo(page);
         const j = d2.guide.weights.indexOf(Math.max(...d2.guide.weights));
         assert.ok(live.includes(`= ${d2.guide.scaled[j].toFixed(3)}`), live);
+        // K's subscript is the key's position, from 0 as the chips number it.
+        assert.ok(live.includes(`score(Q, K${j}) =`), live);
         assert.match(live, lang === 'zh' ? /上下文 = Σ/ : /Context = Σ/);
       }
       if (step === 6) {
