@@ -186,6 +186,10 @@ test('nested arrays: ragged or sparse ones are a RangeError, never reshaped', ()
   const sparse = [[1, , 3, 4], [5, 6, 7, 8, 9]];
   assert.throws(() => mha.forward(sparse), { name: 'RangeError', message: /MultiHeadAttention.forward: query: nested arrays must not have holes: query\[0\]\[1\] is empty/ });
   assert.throws(() => mha.forward([[1, 2, 3, 4], [5, 6, 7, 8, 9]]), { name: 'RangeError', message: /query: nested arrays must be rectangular: query\[1\] has length 5, expected length 4/ });
+  // 20,000 levels once overflowed the stack in the walk, with the engine's RangeError and no call named.
+  let deep = [1, 2, 3, 4];
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  assert.throws(() => mha.forward(deep), { name: 'RangeError', message: 'MultiHeadAttention.forward: query: nested arrays more than 8 deep (a tensor here has at most 4 dimensions)' });
   assert.throws(() => mha.forward([[1, 2, 3, 4], 5]), { name: 'RangeError', message: /query\[1\] has number 5, expected length 4/ });
   assert.throws(() => mha.forward([[[1, 2, 3, 4]], [[1, 2, 3, 4], [1, 2, 3, 4]]]), { name: 'RangeError', message: /query\[1\] has length 2, expected length 1/ });
   assert.throws(() => mha.forward([[1, 2, 3, [4]]]), { name: 'RangeError', message: /query\[0\]\[3\] is an array/ });

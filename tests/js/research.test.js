@@ -189,3 +189,48 @@ test('bad requests are refused, naming the call and the argument', () => {
   assert.throws(() => valueWeighted(attention, { data: new Float32Array(2), shape: [1, 1, 2] }), { name: 'RangeError', message: /valueNorms: expected shape \[2, 2, 3\]/ });
   assert.throws(() => exportCache(gpt2, [1, 2], { hooks: ['hook_attn'] }), { name: 'RangeError', message: /^exportCache: options\.hooks: this model has no hook 'hook_attn'/ });
 });
+
+test('what a hostile-input review of 2026-12-06 found passing: each refused by name, the call working after', async () => {
+  const gpt2 = models['gpt2-lm'];
+  // The lens's cells: (0, T) once read row 1's first cell, and (99, 0) failed inside tokenStrings.
+  const lens = gpt2.logitLens([1, 2, 3, 4, 5], { k: 3 });
+  assert.throws(() => lens.at(0, 5), { name: 'RangeError', message: 'LanguageModel.logitLens: at: position: expected 0 to 4, got 5' });
+  assert.throws(() => lens.at(3, 0), { name: 'RangeError', message: 'LanguageModel.logitLens: at: layer: expected 0 to 2, got 3' });
+  assert.throws(() => lens.at('0', 0), { name: 'TypeError', message: /^LanguageModel\.logitLens: at: layer: expected a whole number, got/ });
+  assert.equal(lens.at(2, 4).length, 3);
+  // A translation model has no lens: the binding once met the request with an engine error.
+  const dates = await loadModel(readFileSync(new URL('../../models/dates-seq2seq.safetensors', import.meta.url)));
+  try {
+    assert.throws(() => dates.logitLens([1, 2, 3]), { name: 'TypeError', message: /^Seq2SeqModel\.logitLens: a translation model has no logit lens/ });
+  } finally {
+    dates.dispose();
+  }
+  // detokenize takes the ids tokenStrings takes.
+  assert.throws(() => gpt2.detokenize([5, -1]), { name: 'RangeError', message: 'LanguageModel.detokenize: ids[1]: expected a token id (a whole number from 0), got -1' });
+  // Maps and norms that are not forward's: a shape of negative sizes whose product matched, norms too short or NaN
+  // (rows of 0 without a word), a misspelt option (silently the first token).
+  const { attention, valueNorms } = gpt2.forward([1, 2, 3], { valueNorms: true });
+  assert.throws(() => sinkMass({ data: new Float32Array([1, 0, 0, 1]), shape: [-1, -1, 2, 2] }),
+    { name: 'RangeError', message: 'sinkMass: attention: expected a shape of whole numbers from 1 (layers, heads, queries, keys), got [-1, -1, 2, 2]' });
+  assert.throws(() => sinkMass({ data: new Float32Array(0), shape: [1, 1, 0, 0] }), { name: 'RangeError', message: /^sinkMass: attention: expected a shape of whole numbers from 1/ });
+  assert.throws(() => sinkMass(attention, { keys: 1 }), { name: 'TypeError', message: "sinkMass: options: unknown option 'keys' (expected one of key, fromQuery)" });
+  assert.throws(() => valueWeighted(attention, { data: new Float32Array(3).fill(1), shape: valueNorms.shape }),
+    { name: 'RangeError', message: 'valueWeighted: valueNorms: its data (3 floats) do not match its shape [2, 2, 3]' });
+  assert.throws(() => valueWeighted(attention, { data: new Float32Array(valueNorms.data.length).fill(NaN), shape: valueNorms.shape }),
+    { name: 'RangeError', message: 'valueWeighted: valueNorms.data[0]: expected a norm (a finite number from 0), got NaN' });
+  assert.deepEqual(valueWeighted(attention, valueNorms).shape, attention.shape);
+  // Engine errors that escaped without the call: a hole in patches (map() skipped it, the binding read it), and an
+  // object made from a cache with Object.create (instanceof holds; its private fields are missing).
+  const { heads } = gpt2.forward([1, 2], { keepHeads: true });
+  assert.throws(() => gpt2.patchEach([1, 2], { patches: [, { layer: 0, head: 0 }], patchFrom: heads }), // eslint-disable-line no-sparse-arrays
+    { name: 'TypeError', message: 'LanguageModel.patchEach: options.patches[0]: expected { layer, head, positions? }, got undefined' });
+  const { cache } = gpt2.forward([1, 2], { cache: true });
+  try {
+    for (const call of [() => gpt2.forward([1, 2], { cache: Object.create(cache) }), () => gpt2.logitLens([1, 2], { cache: Object.create(cache) })]) {
+      assert.throws(call, { name: 'TypeError', message: /^LanguageModel\.(forward|logitLens): options\.cache: expected / });
+    }
+    assert.deepEqual(gpt2.forward([1, 2, 3], { cache }).logits.shape, [3, 268]);
+  } finally {
+    cache.dispose();
+  }
+});

@@ -15,6 +15,14 @@ export class ForwardCache {
   #handle;
   #disposed = false;
 
+  /**
+   * Whether `value` is a ForwardCache itself: `instanceof` also holds for an object made with
+   * Object.create(cache), whose private fields are missing (reading one is the engine's TypeError, without the call).
+   */
+  static is(value) {
+    return typeof value === 'object' && value !== null && #disposed in value;
+  }
+
   /** @param {ReturnType<import('./model-binding.js').modelHandle>} handle its model's raw handle; @param {number} id */
   constructor(handle, id) {
     this.#id = id;
@@ -58,7 +66,7 @@ export class ForwardCache {
 
 /** handle.forward through `cache` (true: a new one; else one of this model's): the raw result, its `cache` the object. */
 export function forwardThrough(handle, request, cache, caller) {
-  if (cache !== true && !(cache instanceof ForwardCache)) {
+  if (cache !== true && !ForwardCache.is(cache)) {
     throw new TypeError(`${caller}: options.cache: expected true (a new cache) or a result.cache of this model's forward, got ${describe(cache)}`);
   }
   const out = handle.forwardCached(request, cache === true ? 0 : cache.idFor(caller, handle));

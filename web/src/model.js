@@ -24,6 +24,14 @@ export function numbers(value, name, what, entry = 'a token id (a whole number)'
   return array;
 }
 
+/** `ids`, each a whole number from 0 (else a RangeError naming `caller` and the entry): tokenStrings' and detokenize's. */
+function wholeIds(ids, caller) {
+  ids.forEach((id, i) => {
+    if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
+  });
+  return ids;
+}
+
 /** Whether typed array `view`'s buffer is detached: reading it throws (an empty one reads as []). */
 function isDetached(view) {
   try {
@@ -139,12 +147,9 @@ export class Model {
     const caller = `${this.className}.tokenStrings`;
     this.handle(caller);
     // An array or typed array, as every call takes (NumberList): an array-like could claim any length.
-    const list = numbers(ids, `${caller}: ids`, 'an array of token ids');
     // An id past the tokenizer's vocabulary reads <id N> (models pad their tables, and a tokenizer may have tokens
     // past the model's); one that is no whole number is no id at all.
-    list.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
-    });
+    const list = wholeIds(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller);
     return this.#tokenizer ? list.map((id) => this.#tokenizer.readable(id)) : null;
   }
 
@@ -163,7 +168,7 @@ export class Model {
   detokenize(ids) {
     const caller = `${this.className}.detokenize`;
     const tokenizer = this.tokenizer(caller);
-    return tokenizer.decode(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller);
+    return tokenizer.decode(wholeIds(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller), caller);
   }
 
   /** @protected Text, tokenized, or ids as given. */
@@ -238,11 +243,19 @@ export class Model {
     const k = opts.k === undefined ? 10 : integerOption(opts.k, `${caller}: options.k`, { min: 0 });
     const { probabilities, ids: top, fromCache } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller));
     const [rows, positions] = probabilities.shape;
-    const at = (layer, position) => Array.from({ length: k }, (_, i) => {
-      const index = (layer * positions + position) * k + i;
-      const id = top[index];
-      return { id, token: this.tokenStrings([id])?.[0] ?? null, probability: probabilities.data[index] };
-    });
+    const cell = (value, name, count) => {
+      if (typeof value !== 'number') throw new TypeError(`${caller}: at: ${name}: expected a whole number, got ${describe(value)}`);
+      if (!Number.isInteger(value) || value < 0 || value >= count) throw new RangeError(`${caller}: at: ${name}: expected 0 to ${count - 1}, got ${value}`);
+    };
+    const at = (layer, position) => {
+      cell(layer, 'layer', rows);
+      cell(position, 'position', positions); // past the row's end, (0, T) once read row 1's first cell
+      return Array.from({ length: k }, (_, i) => {
+        const index = (layer * positions + position) * k + i;
+        const id = top[index];
+        return { id, token: this.tokenStrings([id])?.[0] ?? null, probability: probabilities.data[index] };
+      });
+    };
     return { ids, tokens: this.tokenStrings(ids), k, layers: rows, probabilities, topIds: { data: top, shape: probabilities.shape }, fromCache, at };
   }
 
@@ -315,7 +328,7 @@ export class LanguageModel extends Model {
    */
   readCache(cache, handle, caller) {
     if (cache === undefined) return 0;
-    if (!(cache instanceof ForwardCache)) throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
+    if (!ForwardCache.is(cache)) throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
     return cache.idFor(caller, handle);
   }
 
@@ -338,7 +351,7 @@ export class LanguageModel extends Model {
     const { handle, request, opts } = this.request(input, options, caller, known);
     const patches = opts.patches;
     if (!Array.isArray(patches)) throw new TypeError(`${caller}: options.patches: expected an array of { layer, head, positions? }, got ${describe(patches)}`);
-    const runs = patches.map((p, i) => {
+    const runs = Array.from(patches, (p, i) => { // every entry: map() would skip a hole, which the binding then read
       const name = `${caller}: options.patches[${i}]`;
       if (typeof p !== 'object' || p === null) throw new TypeError(`${name}: expected { layer, head, positions? }, got ${describe(p)}`);
       checkOptions(p, ['layer', 'head', 'positions'], name);
@@ -349,7 +362,7 @@ export class LanguageModel extends Model {
       };
     });
     const cache = opts.cache;
-    if (cache !== undefined && !(cache instanceof ForwardCache)) {
+    if (cache !== undefined && !ForwardCache.is(cache)) {
       throw new TypeError(`${caller}: options.cache: expected a result.cache of this model's forward, got ${describe(cache)}`);
     }
     const logitIds = opts.logitIds === undefined ? undefined : numbers(opts.logitIds, `${caller}: options.logitIds`, 'an array of token ids');

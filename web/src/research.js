@@ -2,11 +2,22 @@
 // renormalised (a view, not the model), and value-weighted attention α_ij·‖v_j‖ renormalised per row (the values'
 // norms are the core's, forward's `valueNorms`). Plain arithmetic over the returned tensors, in float64.
 import { describe } from './runtime.js';
+import { checkOptions } from './tensor.js';
 
-/** `{ data: Float32Array, shape: [layers, heads, queries, keys] }`, else a TypeError naming `name`. */
+/** A shape's entry as a message quotes it: a number as written, anything else described. */
+const shown = (n) => (typeof n === 'number' ? String(n) : describe(n));
+
+/**
+ * `{ data: Float32Array, shape: [layers, heads, queries, keys] }` (forward's self-attention, or a translation's
+ * cross-attention, whose keys are the source's), else a TypeError or RangeError naming `name`.
+ */
 function maps(value, name) {
   const ok = value && typeof value === 'object' && value.data instanceof Float32Array && Array.isArray(value.shape) && value.shape.length === 4;
   if (!ok) throw new TypeError(`${name}: expected forward's attention ({ data: Float32Array, shape: [layers, heads, T, T] }), got ${describe(value)}`);
+  // Each size a whole number from 1: a shape of negative sizes whose product matched the data once passed.
+  if (!value.shape.every((n) => Number.isInteger(n) && n >= 1)) {
+    throw new RangeError(`${name}: expected a shape of whole numbers from 1 (layers, heads, queries, keys), got [${value.shape.map(shown).join(', ')}]`);
+  }
   const [layers, heads, queries, keys] = value.shape;
   if (value.data.length !== layers * heads * queries * keys) throw new RangeError(`${name}: its data (${value.data.length} floats) do not match its shape`);
   return { layers, heads, queries, keys };
@@ -32,6 +43,7 @@ function positions(value, keys, name) {
 export function sinkMass(attention, options = {}) {
   const name = 'sinkMass';
   const { layers, heads, queries, keys } = maps(attention, `${name}: attention`);
+  checkOptions(options, ['key', 'fromQuery'], `${name}: options`); // a typo ("keys") is not silently the first token
   const cols = positions(options.key ?? 0, keys, `${name}: options.key`);
   const from = options.fromQuery ?? 0;
   if (!Number.isInteger(from) || from < 0 || from >= queries) throw new RangeError(`${name}: options.fromQuery: expected 0 to ${queries - 1}, got ${describe(from)}`);
@@ -80,9 +92,15 @@ export function valueWeighted(attention, valueNorms) {
   const ok = valueNorms && valueNorms.data instanceof Float32Array && Array.isArray(valueNorms.shape);
   if (!ok) throw new TypeError(`${name}: valueNorms: expected forward's valueNorms ({ data, shape: [layers, heads, T] }), got ${describe(valueNorms)}`);
   const [vl, vh, vt] = valueNorms.shape;
-  if (vl !== layers || vh !== heads || vt !== keys) {
-    throw new RangeError(`${name}: valueNorms: expected shape [${layers}, ${heads}, ${keys}] (the maps' layers, heads and keys), got [${valueNorms.shape.join(', ')}]`);
+  if (valueNorms.shape.length !== 3 || vl !== layers || vh !== heads || vt !== keys) {
+    throw new RangeError(`${name}: valueNorms: expected shape [${layers}, ${heads}, ${keys}] (the maps' layers, heads and keys), got [${valueNorms.shape.map(shown).join(', ')}]`);
   }
+  if (valueNorms.data.length !== layers * heads * keys) {
+    throw new RangeError(`${name}: valueNorms: its data (${valueNorms.data.length} floats) do not match its shape [${layers}, ${heads}, ${keys}]`);
+  }
+  // Norms: finite and not negative (a NaN or negative one once gave rows of 0 without a word).
+  const bad = valueNorms.data.findIndex((x) => !(x >= 0 && x < Infinity));
+  if (bad >= 0) throw new RangeError(`${name}: valueNorms.data[${bad}]: expected a norm (a finite number from 0), got ${valueNorms.data[bad]}`);
   // As hideKeys: sums and quotients in float64 (a float32 product is exact in it), written once as float32.
   const a = attention.data, norms = valueNorms.data, out = new Float32Array(a.length);
   for (let m = 0; m < layers * heads; m++) {

@@ -24,11 +24,16 @@ function checkShape(shape, name) {
   }
 }
 
+/** Nested arrays deeper than this are refused before they are walked. */
+const NESTING = 8;
+
 // Nested arrays → { data, shape }. Every array at one depth must have the same length and no holes: a ragged
 // or sparse array is refused, never reshaped (flat() would skip holes and make [[1,,3,4],[5,6,7,8,9]] a [2, 4]).
 function fromNested(value, name, toTyped) {
   const shape = [];
-  for (let level = value; Array.isArray(level); level = level[0]) shape.push(level.length);
+  for (let level = value; Array.isArray(level) && shape.length <= NESTING; level = level[0]) shape.push(level.length);
+  // The walk below recurses a level a depth: 20,000 levels overflowed the stack with the engine's RangeError.
+  if (shape.length > NESTING) throw new RangeError(`${name}: nested arrays more than ${NESTING} deep (a tensor here has at most 4 dimensions)`);
   const flat = [];
   const walk = (array, depth, path) => {
     if (!Array.isArray(array) || array.length !== shape[depth]) {
