@@ -221,6 +221,13 @@ test('what a hostile-input review of 2026-12-06 found passing: each refused by n
   assert.deepEqual(valueWeighted(attention, valueNorms).shape, attention.shape);
   // Engine errors that escaped without the call: a hole in patches (map() skipped it, the binding read it), and an
   // object made from a cache with Object.create (instanceof holds; its private fields are missing).
+  // cachePlan planned inputs forward refuses (100,000 ids: 160 GB); exportCache's refusals named forward.
+  assert.throws(() => cachePlan(gpt2, new Array(100_000).fill(1)), { name: 'RangeError', message: "cachePlan: input: expected from 1 to 12 token ids (the model's limit), got 100000" });
+  assert.throws(() => cachePlan(gpt2, []), { name: 'RangeError', message: /^cachePlan: input: expected from 1 to 12 token ids/ });
+  assert.throws(() => cachePlan(gpt2, [99_999]), { name: 'RangeError', message: 'cachePlan: input[0]: expected a token id from 0 to 267, got 99999' });
+  assert.throws(() => exportCache(gpt2, [1, 2], { hook: ['x'] }),
+    { name: 'TypeError', message: "exportCache: options: unknown option 'hook' (expected one of hooks, attentionMask, tokenTypeIds, ablate, ablation)" });
+  assert.throws(() => exportCache(gpt2, [1, 2], { ablate: [{ layer: 5, head: 0 }] }), { name: 'RangeError', message: /^exportCache: LanguageModel\.forward: options\.ablate\[0\]\.layer: / });
   const { heads } = gpt2.forward([1, 2], { keepHeads: true });
   assert.throws(() => gpt2.patchEach([1, 2], { patches: [, { layer: 0, head: 0 }], patchFrom: heads }), // eslint-disable-line no-sparse-arrays
     { name: 'TypeError', message: 'LanguageModel.patchEach: options.patches[0]: expected { layer, head, positions? }, got undefined' });

@@ -74,11 +74,24 @@ function configOf(a, ids, tokens, hooks) {
   };
 }
 
-/** Text (tokenized) or token ids, as forward() takes them. */
-function idsOf(model, input, caller) {
-  if (typeof input === 'string') return model.tokenize(input).ids;
-  if (Array.isArray(input) || ArrayBuffer.isView(input)) return Array.from(input);
-  throw new TypeError(`${caller}: input: expected text or token ids, got ${describe(input)}`);
+/**
+ * Text (tokenized) or token ids, as forward() takes them, within the model's positions and vocabulary (the core's
+ * sizes, `architecture`): a plan of an input forward would refuse is no plan (100,000 ids once planned 160 GB).
+ */
+function idsOf(model, input, caller, a) {
+  let ids;
+  if (typeof input === 'string') ids = model.tokenize(input).ids;
+  else if (Array.isArray(input) || ArrayBuffer.isView(input)) ids = Array.from(input);
+  else throw new TypeError(`${caller}: input: expected text or token ids, got ${describe(input)}`);
+  if (ids.length < 1 || ids.length > a.maxPositions) {
+    throw new RangeError(`${caller}: input: expected from 1 to ${a.maxPositions} token ids (the model's limit), got ${ids.length}`);
+  }
+  ids.forEach((id, i) => {
+    if (!Number.isInteger(id) || id < 0 || id >= a.vocabSize) {
+      throw new RangeError(`${caller}: input[${i}]: expected a token id from 0 to ${a.vocabSize - 1}, got ${typeof id === 'number' ? id : describe(id)}`);
+    }
+  });
+  return ids;
 }
 
 /**
@@ -89,7 +102,7 @@ export function cachePlan(model, input, options) {
   const caller = 'cachePlan';
   const { hooks: wanted } = checkOptions(options, ['hooks'], `${caller}: options`);
   const a = sizesOf(model, caller);
-  const ids = idsOf(model, input, caller);
+  const ids = idsOf(model, input, caller, a);
   const hooks = chosen(allHooks(a, ids.length), wanted, caller);
   const meta = { attnscope: JSON.stringify(configOf(a, ids, model.tokenStrings(ids), hooks)) };
   return { hooks: hooks.map((h) => ({ name: h.name, shape: h.shape, bytes: 4 * h.shape.reduce((n, s) => n * s, 1) })), bytes: header(hooks, meta).total };
@@ -125,18 +138,25 @@ function values(h, out, a) {
 export function exportCache(model, input, options = {}) {
   const caller = 'exportCache';
   const a = sizesOf(model, caller);
-  if (options === null || typeof options !== 'object') throw new TypeError(`${caller}: options: expected an object, got ${describe(options)}`);
-  const { hooks: wanted, ...forwardOptions } = options;
-  const ids = idsOf(model, input, caller);
+  // Its own options (exportCache.d.ts): the hooks, and the input options forward takes with them.
+  const { hooks: wanted, ...forwardOptions } = checkOptions(options, ['hooks', 'attentionMask', 'tokenTypeIds', 'ablate', 'ablation'], `${caller}: options`);
+  const ids = idsOf(model, input, caller, a);
   const hooks = chosen(allHooks(a, ids.length), wanted, caller);
   const need = (kinds) => hooks.some((h) => kinds.includes(h.kind));
-  const out = model.forward(ids, {
-    ...forwardOptions,
-    needAttention: need(['attn.hook_pattern']),
-    keepHeads: need(['attn.hook_z']),
-    keepResidual: need(['hook_resid_pre', 'hook_resid_mid', 'hook_resid_post']),
-    keepQkv: need(['attn.hook_q', 'attn.hook_k', 'attn.hook_v']),
-  });
+  let out;
+  try {
+    out = model.forward(ids, {
+      ...forwardOptions,
+      needAttention: need(['attn.hook_pattern']),
+      keepHeads: need(['attn.hook_z']),
+      keepResidual: need(['hook_resid_pre', 'hook_resid_mid', 'hook_resid_post']),
+      keepQkv: need(['attn.hook_q', 'attn.hook_k', 'attn.hook_v']),
+    });
+  } catch (error) {
+    // The options exportCache passes on are forward's: its refusal, said as the call the caller made.
+    if (error instanceof TypeError || error instanceof RangeError) throw new error.constructor(`${caller}: ${error.message}`, { cause: error });
+    throw error;
+  }
   const config = configOf(a, out.ids, out.tokens, hooks);
   const { encoded, total } = header(hooks, { attnscope: JSON.stringify(config) });
   const file = new Uint8Array(total);
