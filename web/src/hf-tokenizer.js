@@ -132,8 +132,14 @@ export class CheckpointTokenizer {
     return { ids: encoding.ids, tokenTypeIds: encoding.token_type_ids ?? new Array(encoding.ids.length).fill(0) };
   }
 
-  /** Ids → text, special tokens left out; ids the vocabulary does not have are skipped, as Hugging Face's decode does. */
-  decode(ids) {
+  /**
+   * Ids → text, special tokens left out; ids the vocabulary does not have are skipped, as Hugging Face's decode does.
+   * One that is no whole number from 0 is no id: a RangeError naming `caller` (it was skipped too).
+   */
+  decode(ids, caller = 'decode') {
+    ids.forEach((id, i) => {
+      if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
+    });
     const known = Array.from(ids).filter((id) => this.#tokenizer.id_to_token(id) !== undefined);
     if (known.length === 0) return ''; // the library throws on an empty list
     this.#budget.start('decode');

@@ -24,8 +24,11 @@ export function numbers(value, name, what, entry = 'a token id (a whole number)'
   return array;
 }
 
-/** `ids`, each a whole number from 0 (else a RangeError naming `caller` and the entry): tokenStrings' and detokenize's. */
-function wholeIds(ids, caller) {
+/**
+ * `ids`, each a whole number from 0 (else a RangeError naming `caller` and the entry): tokenStrings'; a checkpoint
+ * tokenizer's decode checks the same (our tokenizers check their own range).
+ */
+export function wholeIds(ids, caller) {
   ids.forEach((id, i) => {
     if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
   });
@@ -168,7 +171,7 @@ export class Model {
   detokenize(ids) {
     const caller = `${this.className}.detokenize`;
     const tokenizer = this.tokenizer(caller);
-    return tokenizer.decode(wholeIds(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller), caller);
+    return tokenizer.decode(numbers(ids, `${caller}: ids`, 'an array of token ids'), caller);
   }
 
   /** @protected Text, tokenized, or ids as given. */

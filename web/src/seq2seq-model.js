@@ -64,13 +64,13 @@ export class Seq2SeqModel extends Model {
   }
 
   /**
-   * Not for a translation model: the lens reads one stack's stream through its head (causal models, BERT's masked-LM
-   * head), and a translation's decoder reads the source besides. Refused by name (the binding once met the request
+   * Not for a translation model: the lens reads one stack's stream through its head (causal models, an encoder's
+   * masked-LM head), and a translation's decoder reads the source besides. Refused by name (the binding once met the request
    * with an engine error).
    */
   logitLens() {
     this.handle('Seq2SeqModel.logitLens');
-    throw new TypeError('Seq2SeqModel.logitLens: a translation model has no logit lens here (it is defined for causal models and BERT\'s '
+    throw new TypeError('Seq2SeqModel.logitLens: a translation model has no logit lens here (it is defined for causal models and an encoder\'s '
       + 'masked-LM head; a decoder reads the source through cross-attention too)');
   }
 
