@@ -1,6 +1,7 @@
 // A checkpoint's tokenizer.json through @huggingface/tokenizers (imported only when a checkpoint has one), and the
 // token strings shown to people: spaces as ␣, newlines as ↵, tabs as ⇥, and the bytes of a split character as <0xE4>.
 import { describe } from './runtime.js';
+import { wholeIds } from './tensor.js';
 import { checkTokenizerConfig, checkTokenizerJson, excerpt } from './tokenizer-json.js';
 import { isKnownPattern } from './tokenizer-patterns.js';
 import { guardComponents, guardSearches, linearMatchers, normalizedAddedTokens, renormalizeAddedTokens, TokenizerBudget, withPlaceholders } from './tokenizer-guards.js';
@@ -137,10 +138,7 @@ export class CheckpointTokenizer {
    * One that is no whole number from 0 is no id: a RangeError naming `caller` (it was skipped too).
    */
   decode(ids, caller = 'decode') {
-    ids.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
-    });
-    const known = Array.from(ids).filter((id) => this.#tokenizer.id_to_token(id) !== undefined);
+    const known = Array.from(wholeIds(ids, caller)).filter((id) => this.#tokenizer.id_to_token(id) !== undefined);
     if (known.length === 0) return ''; // the library throws on an empty list
     this.#budget.start('decode');
     return this.#tokenizer.decode(known, { skip_special_tokens: true });

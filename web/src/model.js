@@ -6,7 +6,7 @@ import { circuitNorms, headCircuits } from './circuits.js';
 import { ForwardCache, forwardThrough } from './forward-cache.js';
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
-import { booleanOption, checkOptions, integerOption } from './tensor.js';
+import { booleanOption, checkOptions, integerOption, wholeIds } from './tensor.js';
 
 /** An array (or typed array) of numbers as a plain array; anything else is a TypeError naming `name`. */
 export function numbers(value, name, what, entry = 'a token id (a whole number)') {
@@ -22,17 +22,6 @@ export function numbers(value, name, what, entry = 'a token id (a whole number)'
     if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected ${entry}, got ${describe(x)}`);
   });
   return array;
-}
-
-/**
- * `ids`, each a whole number from 0 (else a RangeError naming `caller` and the entry): tokenStrings'; a checkpoint
- * tokenizer's decode checks the same (our tokenizers check their own range).
- */
-export function wholeIds(ids, caller) {
-  ids.forEach((id, i) => {
-    if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
-  });
-  return ids;
 }
 
 /** Whether typed array `view`'s buffer is detached: reading it throws (an empty one reads as []). */

@@ -166,3 +166,14 @@ export function outBuffers(value, name) {
   }
   return { output: value.output, weights: value.weights };
 }
+
+/**
+ * `ids`, each a whole number from 0 (else a RangeError naming `caller` and the entry): what tokenStrings and a
+ * checkpoint tokenizer's decode take (our tokenizers check their own range).
+ */
+export function wholeIds(ids, caller) {
+  ids.forEach((id, i) => {
+    if (!Number.isInteger(id) || id < 0) throw new RangeError(`${caller}: ids[${i}]: expected a token id (a whole number from 0), got ${id}`);
+  });
+  return ids;
+}
