@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './helpers.js';
+import { ROOT, settled } from './helpers.js';
 
 export const HF = join(ROOT, 'tests/fixtures/hf');
 const NAMES = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
@@ -15,6 +15,16 @@ export const reference = (name, i = 0) => JSON.parse(readFileSync(join(HF, name,
 
 /** Numbers as the steps panel writes them (`0.2934`, `2.95e-6`), in order. */
 export const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));
+
+/**
+ * Types `text` into the opened model's sentence box and waits for the page to settle. The page redraws for the new
+ * text, and the panel above the research buttons grows by up to 1,100 px over a few frames: a click between two of
+ * those frames can land on what moved under the pointer.
+ */
+export async function typeSettled(page, text) {
+  await page.fill('#open-text', text);
+  await settled(page);
+}
 
 /** Wait until the steps panel shows a trace. */
 export async function loaded(page) {

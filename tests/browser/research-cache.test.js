@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, ART } from './helpers.js';
-import { HF, filesOf } from './open-helpers.js';
+import { HF, filesOf, typeSettled } from './open-helpers.js';
 
 useBrowser();
 const research = (name) => JSON.parse(readFileSync(join(HF, name, 'research.json'), 'utf8'));
@@ -35,7 +35,7 @@ async function withForm(name, kinds, { lang = 'en', locale = 'en-US' } = {}) {
   const { page } = session;
   await page.setInputFiles('#open-files', filesOf(name));
   await page.waitForSelector('#open-cache-btn', { state: 'visible', timeout: 20_000 });
-  await page.fill('#open-text', TEXT[name]);
+  await typeSettled(page, TEXT[name]);
   await page.click('#open-cache-btn');
   await page.waitForSelector('#open-cache-hooks input', { timeout: 20_000 });
   for (const input of await page.$$('#open-cache-hooks input')) {

@@ -18,6 +18,8 @@ async function withCircuits(name, layer, head, { lang = 'en', locale = 'en-US' }
   const { page } = session;
   await page.setInputFiles('#open-files', filesOf(name));
   await page.waitForSelector('#open-circuits-btn', { state: 'visible', timeout: 20_000 });
+  // The panel above the button grows for a few frames after the load: a click in between can miss it.
+  await settled(page);
   await page.click('#open-circuits-btn');
   await page.selectOption('#open-layer', String(layer));
   await page.selectOption('#open-head', String(head));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, ART } from './helpers.js';
-import { HF, filesOf } from './open-helpers.js';
+import { HF, filesOf, typeSettled } from './open-helpers.js';
 
 const env = useBrowser();
 const P = JSON.parse(readFileSync(join(HF, 'gpt2-lm', 'patching.json'), 'utf8'));
@@ -17,7 +17,7 @@ for (const [lang, locale, words, click] of [['en', 'en-US', /Logit lens/, /Click
     const { page, problems, close } = await open(`#mode=open&lang=${lang}`, { locale });
     await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
     await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 20_000 });
-    await page.fill('#open-text', P.clean_text);
+    await typeSettled(page, P.clean_text);
     await page.click('#open-lens-btn');
     await page.fill('#open-patch-clean', P.clean_text);
     await page.fill('#open-patch-corrupted', P.corrupted_text);

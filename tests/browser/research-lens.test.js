@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, axe, ART } from './helpers.js';
-import { HF, filesOf } from './open-helpers.js';
+import { HF, filesOf, typeSettled } from './open-helpers.js';
 
 useBrowser();
 const research = (name) => JSON.parse(readFileSync(join(HF, name, 'research.json'), 'utf8'));
@@ -19,7 +19,7 @@ async function withLens(name, lang = 'en', locale = 'en-US') {
   const { page } = session;
   await page.setInputFiles('#open-files', filesOf(name));
   await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 20_000 });
-  await page.fill('#open-text', CASES[name]);
+  await typeSettled(page, CASES[name]);
   await page.click('#open-lens-btn');
   await page.waitForFunction((T) => document.querySelectorAll('#open-lens-out button[data-l="0"]').length === T
     && !document.querySelector('#open-lens-out').classList.contains('stale'), research(name).ids.length, { timeout: 20_000 })

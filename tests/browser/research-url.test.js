@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useBrowser, open, settled, ART } from './helpers.js';
-import { HF } from './open-helpers.js';
+import { HF, typeSettled } from './open-helpers.js';
 
 useBrowser();
 const P = JSON.parse(readFileSync(join(HF, 'gpt2-lm', 'patching.json'), 'utf8'));
@@ -39,7 +39,7 @@ test('a link keeps the model’s URL and the research view, and reopens both', a
   await page.fill('#open-url', `${origin}/remote/gpt2-lm`);
   await page.click('#open-url-form button[type="submit"]');
   await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 20_000 });
-  await page.fill('#open-text', P.clean_text);
+  await typeSettled(page, P.clean_text);
   await page.click('#open-lens-btn');
   await page.waitForSelector('#open-lens-out button[data-l="2"][data-p="5"]', { timeout: 20_000 });
   await page.click('#open-lens-out button[data-l="2"][data-p="5"]');
