@@ -14,7 +14,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
-from data import zh_everyday_data, zh_everyday_heldout  # noqa: E402
+from data import zh_everyday_data, zh_everyday_dev, zh_everyday_heldout, zh_everyday_written  # noqa: E402
 
 try:
     import torch
@@ -80,6 +80,35 @@ class HeldOutSentencesTest(unittest.TestCase):
             self.assertNotIn(s.rstrip("。？！"), text)
             for i in range(len(s) - 7):
                 self.assertNotIn(s[i:i + 8], text)
+
+
+class WrittenSentencesTest(unittest.TestCase):
+    """The project's own training sentences (zh_written) and development sentences stay apart from the test."""
+
+    def test_the_written_lines_pass_their_check(self):
+        docs = zh_everyday_written.documents()
+        self.assertGreater(len(docs), 2000)
+        zh_everyday_written.check(docs)  # raises SystemExit naming the line otherwise
+
+    def test_the_check_refuses_a_shared_6gram_or_clause_a_demo_sentence_and_a_repeat(self):
+        test_sentence = zh_everyday_heldout.SENTENCES["food"][0]
+        dev_sentence = zh_everyday_dev.SENTENCES["food"][0]
+        # A clause too short for a 6-gram of its own (现在几点了 of 现在几点了？我的手机没电了。).
+        short = next(c for _, s in zh_everyday_heldout.sentences() for c in zh_everyday_written.CLAUSE.split(s)
+                     if zh_everyday_written.MIN_CLAUSE <= len(c) < zh_everyday_written.GRAM)
+        for line in ("前面几个字" + test_sentence[:6] + "。", "他说" + dev_sentence[2:8] + "。", zh_everyday_written.DEMO[0],
+                     "老师说" + short + "了。"):
+            with self.assertRaises(SystemExit, msg=line) as e:
+                zh_everyday_written.check([("t", "今天天气很好。"), ("t", line)])
+            self.assertIn(line, str(e.exception))
+        with self.assertRaisesRegex(SystemExit, "listed twice"):
+            zh_everyday_written.check([("t", "今天天气很好。"), ("t", "今天天气很好。")])
+        zh_everyday_written.check([("t", "今天天气很好。"), ("t", "我们明天再来。")])
+
+    def test_the_development_sentences_share_no_8gram_with_the_test(self):
+        test_grams = set().union(*(zh_everyday_dev.grams(s) for _, s in zh_everyday_heldout.sentences()))
+        for _, s in zh_everyday_dev.sentences():
+            self.assertFalse(zh_everyday_dev.grams(s) & test_grams, s)
 
 
 class EverydayDataTest(unittest.TestCase):

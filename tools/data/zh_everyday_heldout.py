@@ -6,9 +6,11 @@ types into the demo (family, home, food, school, travel, weather, shopping, heal
 test of whether the model has learnt the characters of everyday text in everyday sentences.
 
 How they stay out of training: tools/data/zh_everyday_data.py drops every training paragraph that contains one of them
-(or its longest clause) and records how many of their character 8-grams occur in its text; tools/training/train_lm.py only
-scores them (`everyday` in the record). Do not add them to any training source. tools/measure/eval_everyday.py scores a model
-file on them with the NumPy reference (nats/char and top-1 next-character accuracy).
+(or its longest clause) and records how many of their character 8-grams occur in its text; zh_everyday_frames.py drops
+every generated sentence sharing an 8-gram with one; zh_everyday_written.py refuses a written line sharing a 6-gram or
+a clause with one; tools/training/train_lm.py only scores them (`everyday` in the record). Do not add them to any
+training source. tools/measure/eval_everyday.py scores a model file on them with the NumPy reference (nats/char and
+top-1 next-character accuracy).
 
     /usr/bin/python3 tools/data/zh_everyday_heldout.py      # prints the counts and any character outside the LM's vocabulary
 """

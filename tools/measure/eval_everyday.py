@@ -4,7 +4,10 @@ nats per character and top-1 next-character accuracy, with the NumPy reference (
 float64; no torch, not the C++ core).
 
     /usr/bin/python3 tools/measure/eval_everyday.py [models/char-lm.safetensors] [--baseline OLD.safetensors]
-                                            [--record tools/records/char-lm-everyday.md] [--json FILE]
+                                            [--record tools/records/char-lm-everyday.md] [--json FILE] [--dev]
+
+--dev scores the development sentences (tools/data/zh_everyday_dev.py) instead: what a choice between trained runs
+may look at, so that the held-out sentences stay the measure of the target alone.
 
 Each sentence is scored alone, as a user types it into the demo: the input is <bos> + its characters, and every
 character is a target, the first one predicted from <bos> alone, the last one (its 。？！) from the whole sentence.
@@ -31,7 +34,7 @@ from attnscope_tools.attnscope_model import read_model  # noqa: E402
 from attnscope_tools.paths import ROOT  # noqa: E402
 from attnscope_tools.records import write_text  # noqa: E402
 from attnscope_tools.tokenizers import CodepointTokenizer  # noqa: E402
-from data import zh_everyday_heldout  # noqa: E402
+from data import zh_everyday_dev, zh_everyday_heldout  # noqa: E402
 PROMPTS = ["妈妈说晚饭做好了", "我们一起去"]
 
 
@@ -97,12 +100,12 @@ def prompt_lines(model, prompt, n_new=20):
     return top, "".join(tokens[i] for i in ids[1:])
 
 
-def table(results, names):
+def table(results, names, topics):
     """Markdown: one row per topic, a column pair per model."""
     head = "| topic | sentences | characters | " + " | ".join(f"{n}: nats/char | {n}: top-1" for n in names) + " |"
     lines = [head, "|" + "---|" * (3 + 2 * len(names))]
     first = results[0]
-    for topic in list(zh_everyday_heldout.SENTENCES) + ["all"]:
+    for topic in list(topics) + ["all"]:
         row = [("**all**" if topic == "all" else topic), str(first[topic]["sentences"]), str(first[topic]["targets"])]
         for r in results:
             row += [f"{r[topic]['nats_per_char']:.3f}", f"{100 * r[topic]['top1']:.1f}%"]
@@ -117,8 +120,10 @@ def main():
     ap.add_argument("--prompts", nargs="*", default=PROMPTS)
     ap.add_argument("--record", help="write the results as Markdown here (e.g. tools/records/char-lm-everyday.md)")
     ap.add_argument("--json", help="write the results as JSON here")
+    ap.add_argument("--dev", action="store_true", help="score the development sentences, not the held-out ones")
     args = ap.parse_args()
-    items = zh_everyday_heldout.sentences()
+    sentences = zh_everyday_dev if args.dev else zh_everyday_heldout
+    items = sentences.sentences()
     models = [Model(p) for p in ([args.baseline] if args.baseline else []) + [args.model]]
     names = (["before", "after"] if args.baseline else ["model"])
     results = [score(m, items) for m in models]
@@ -140,22 +145,24 @@ def main():
             line = (f"`{p}` → next: " + ", ".join(f"{t!r} {100 * q:.1f}%" for t, q in top) + f"; greedy: `{greedy}`")
             print("  ", line)
             lines.append(f"- {name}: {line}")
-    print(table(results, names))
+    print(table(results, names, sentences.SENTENCES))
     if args.json:
         write_text(args.json, json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     if args.record:
         md = ["# The character LM on held-out everyday Chinese sentences (issue #33, item 6)", "",
               f"Made by `/usr/bin/python3 tools/measure/eval_everyday.py {os.path.relpath(args.model, ROOT)}"
               + (f" --baseline {os.path.relpath(args.baseline, ROOT)}" if args.baseline else "")
+              + (" --dev" if args.dev else "")
               + f" --record {os.path.relpath(args.record, ROOT)}` (NumPy float64, attnscope_tools/reference.py).", "",
-              f"- {len(items)} sentences written for the purpose (`tools/data/zh_everyday_heldout.py`), never in training; "
+              f"- {len(items)} sentences written for the purpose (`tools/data/{sentences.__name__.split('.')[-1]}.py`"
+              + (", the development set" if args.dev else "") + "), never in training; "
               "each scored alone: input `<bos>` + its characters, every character a target (the first predicted from "
               "`<bos>`).",
               "- nats/char: mean −log p of the target; top-1: share of targets that are the most likely token. "
               f"Uniform over the {models[-1].cfg.vocab_size:,} tokens: {math.log(models[-1].cfg.vocab_size):.2f} "
               "nats/char. Target of issue #33: ≤ 4.5 nats/char and top-1 ≥ 20%.",
               *[f"- {n}: `{os.path.relpath(m.path, ROOT)}`" for n, m in zip(names, models)], "",
-              table(results, names), "", "The over-confident tail, and the prompts (the five most likely next "
+              table(results, names, sentences.SENTENCES), "", "The over-confident tail, and the prompts (the five most likely next "
               "characters; the greedy continuation, `<unk>` never chosen):", "", *lines, ""]
         write_text(args.record, "\n".join(md))
 

@@ -346,11 +346,22 @@ def train(model, data):
     return float(np.mean(losses[-50:])), progress, train_seconds
 
 
+# Where each --text-pool the tools write comes from, for the record.
+TEXT_POOL_SOURCES = {
+    "zh_everyday": "tools/data/zh_everyday_data.py, packages and licences in tools/records/zh-everyday-data.md",
+    "zh_narrative": "tools/data/zh_everyday_data.py, packages and licences in tools/records/zh-everyday-data.md",
+    "zh_frames": "tools/data/zh_everyday_frames.py, synthetic sentences from frames written for the project",
+    "zh_written": "tools/data/zh_everyday_written.py, everyday sentences written for the project",
+    "zh_wordstream": "tools/data/zh_word_stream.py, python3-jieba's dictionary words one after another",
+}
+
+
 def data_record(args, data):
     """The record's "data": the sources, the vocabulary and the training pools."""
     src, held_docs, pools, tokens = data["src"], data["held_docs"], data["pools"], data["tokens"]
-    text_pools = {name: f"the <source>.train.txt files of {directory} (for zh_everyday: tools/data/zh_everyday_data.py, packages and "
-             "licences in tools/records/zh-everyday-data.md)" for name, directory in TRAIN.get("text_pools", {}).items()}
+    text_pools = {name: f"the <source>.train.txt files of {directory}"
+                  + (f" ({TEXT_POOL_SOURCES[name]})" if name in TEXT_POOL_SOURCES else "")
+                  for name, directory in TRAIN.get("text_pools", {}).items()}
     return {"sources": dict(lm_data.sources_info(), **({"zh_prose": "Debian manuals in Simplified Chinese, "
                                                         "tools/data/zh_prose_data.py (packages and licences: "
                                                         "tools/records/zh-prose-data.md)"}
