@@ -27,6 +27,15 @@ test('the reference is of the shipped model and the demo\'s Repetition example',
   assert.ok(src.includes(`repeatZh: '${REF.examples.zh.text}'`), 'EXAMPLES.repeatZh is the fixture\'s Chinese text');
   assert.equal(REF.examples.en.all_heads.length, 60);
   assert.equal(REF.examples.zh.all_heads.length, 17);
+  // In both examples the induction head does the copying: switched off, it loses at least 5 characters more than
+  // switching off any other head of its layer does. The bar is against that control, not a fixed count: a model that
+  // predicts more of the sentence without copying loses fewer characters with any head off.
+  for (const lang of ['en', 'zh']) {
+    const { all_heads: nAll, without: nOff, other_heads_of_its_layer_off: others } = REF.examples[lang].counts;
+    assert.equal(others.length, 3);
+    const control = Math.max(0, ...others.map((n) => nAll - n));
+    assert.ok(nAll - nOff >= control + 5, `${lang}: ${nAll} -> ${nOff} with the induction head off, at most -${control} with another head of its layer off`);
+  }
 });
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
@@ -50,7 +59,6 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     const { all_heads: nAll, without: nOff, of } = ex.counts;
     assert.equal(all.count, lang === 'zh' ? `对 ${nAll} 个，共 ${of} 个` : `${nAll} of ${of} right`);
     assert.equal(without.count, lang === 'zh' ? `对 ${nOff} 个，共 ${of} 个` : `${nOff} of ${of} right`);
-    assert.ok(nAll - nOff >= 10, 'the induction head does the copying');
     // Outlined in the lower row: right with every head, wrong without it.
     assert.deepEqual(without.lost, ex.all_heads.map((ok, i) => ok && !ex.without[i]));
     assert.ok(all.lost.every((x) => !x));

@@ -7,7 +7,7 @@ from the NumPy reference (tools/attnscope_tools/reference.py, float64, no torch)
 The texts are the page's default sentences typed twice (web/demo/src/state.js: EXAMPLES.repeat, shown on the
 English page, and EXAMPLES.repeatZh, on the Chinese one). A character of the second copy is copied right when the
 model's most likely next character at the position before it is that character. Every character of the second copy
-counts, its first too (tools/README.md's "47 of the 60"), although the character before it never preceded it earlier.
+counts, its first too (tools/README.md's "45 of the 60"), although the character before it never preceded it earlier.
 tests/browser/copying.test.js checks the demo's marks, position by position, and its counts against this file.
 """
 
@@ -56,9 +56,14 @@ def main():
             return [bool(pred[p - 1] == ids[p]) for p in targets]
 
         every, without = marks(()), marks(induction)
+        # The control: each other head of the induction head's layer switched off instead, alone.
+        layer, head = induction[0]
+        others = [sum(marks([(layer, h)])) for h in range(cfg.n_heads) if h != head]
         examples[lang] = {"text": text, "second_copy_start": start, "targets": targets, "all_heads": every, "without": without,
-                          "counts": {"all_heads": sum(every), "without": sum(without), "of": len(targets)}}
-        print(f"{lang}: {sum(every)} of {len(targets)} with every head, {sum(without)} with {induction} off")
+                          "counts": {"all_heads": sum(every), "without": sum(without), "of": len(targets),
+                                     "other_heads_of_its_layer_off": others}}
+        print(f"{lang}: {sum(every)} of {len(targets)} with every head, {sum(without)} with {induction} off, "
+              f"{others} with another head of layer {layer} off")
     out = {"model": MODEL, "model_sha256": digest, "off": [list(x) for x in induction], "examples": examples}
     with open(OUT, "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False)

@@ -16,10 +16,10 @@ export const EXAMPLES = {
   pair: { src: 'The animal didn’t cross the street because it was too tired.', tgt: '这只动物没有过马路，因为它太累了。' },
   pairFr: { src: 'The animal didn’t cross the street because it was too tired.', tgt: 'L’animal n’a pas traversé la rue car il était trop fatigué.' },
   // For the trained character model: parallel lines of a Tang poem, and the English sentence typed twice: in its
-  // second copy the model predicts 47 of the 60 characters, 27 when the induction head (tools/README.md) is off.
+  // second copy the model predicts 45 of the 60 characters, 29 when the induction head (tools/README.md) is off.
   poem: '床前明月光，疑是地上霜。\n举头望明月，低头思故乡。',
   repeat: 'The animal didn’t cross the street because it was too tired. The animal didn’t cross the street because it was too tired.',
-  // The Chinese page's Repetition: its sentence typed twice; the second copy is 13 of 17 characters right, 3 with the
+  // The Chinese page's Repetition: its sentence typed twice; the second copy is 13 of 17 characters right, 5 with the
   // induction head off (tests/fixtures/repetition.json).
   repeatZh: '小狗没有吃饭，因为它一点也不想吃。小狗没有吃饭，因为它一点也不想吃。',
   // For the trained dates model (English dates in words or digits; the last two: its 'invalid' and --MM-DD answers).
