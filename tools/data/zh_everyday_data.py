@@ -204,15 +204,27 @@ def keep(paragraph):
     return sum(1 for c in chars if CJK.match(c)) >= 0.6 * len(chars)
 
 
-def heldout_pieces():
-    """The held-out sentences without their final mark, their clauses of 8+ characters and their character 8-grams:
-    a training paragraph containing any of them is dropped."""
+def protected_pieces(sentences, n=8, min_clause=8):
+    """What training text must not hold of `sentences`: each without its final mark, its clauses of `min_clause` or
+    more characters and its character n-grams."""
     pieces = set()
-    for _, s in zh_everyday_heldout.sentences():
+    for s in sentences:
         pieces.add(s.rstrip("。？！"))
-        pieces.update(c for c in CLAUSE.split(s) if len(c) >= 8)
-        pieces.update(s[i:i + 8] for i in range(len(s) - 7))
+        pieces.update(c for c in CLAUSE.split(s) if len(c) >= min_clause)
+        pieces.update(s[i:i + n] for i in range(len(s) - n + 1))
     return pieces
+
+
+def heldout_pieces():
+    """The held-out sentences' protected pieces: a training paragraph containing any of them is dropped."""
+    return protected_pieces(s for _, s in zh_everyday_heldout.sentences())
+
+
+def pieces_in(text, pieces, n=8):
+    """The pieces of `pieces` (protected_pieces(…, n)) that `text` holds: its n-grams looked up, the others searched."""
+    found = {text[i:i + n] for i in range(len(text) - n + 1)} & pieces
+    found.update(p for p in pieces if len(p) != n and p in text)
+    return found
 
 
 def ngram_overlap(paragraphs, n=8):
@@ -265,8 +277,7 @@ def paragraphs_of(texts, pieces):
         if not keep(p) or p in seen:
             continue
         seen.add(p)
-        if any(piece in p for piece in pieces if len(piece) != 8) or any(p[i:i + 8] in pieces
-                                                                         for i in range(len(p) - 7)):
+        if pieces_in(p, pieces):
             dropped += 1
             continue
         out.append(p)

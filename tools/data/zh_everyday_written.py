@@ -22,13 +22,12 @@ held out by content hash as every other pool is; not in git.
 """
 
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/ (tools/README.md, "Imports")
 import attnscope_tools  # noqa: E402,F401  (first: no __pycache__ in tools/)
 from attnscope_tools.paths import ROOT  # noqa: E402
-from data import lm_data, zh_everyday_dev, zh_everyday_heldout  # noqa: E402
+from data import lm_data, zh_everyday_data, zh_everyday_dev, zh_everyday_heldout  # noqa: E402
 
 # The demo's Chinese sentences (web/demo/src/state.js, EXAMPLES; eval_everyday.py's prompts): the model is shown
 # reading them, so it is not trained on them.
@@ -51,23 +50,23 @@ def documents():
     return out
 
 
+# zh_everyday_data's protected pieces, at a 6-gram and clauses of 4 characters or more (its pools: 8 and 8).
 GRAM = 6
-CLAUSE = re.compile(r"[，。？！；：、“”]")
 MIN_CLAUSE = 4
+CLAUSE = zh_everyday_data.CLAUSE
 
 
 def check(docs):
     """Refuses a line listed twice, or one that shares a 6-gram or a whole clause (4 characters or more) with a test,
     development or demo sentence."""
     kept = [s for _, s in zh_everyday_heldout.sentences()] + [s for _, s in zh_everyday_dev.sentences()] + DEMO
-    kept_grams = set().union(*(zh_everyday_dev.grams(s, GRAM) for s in kept))
-    clauses = {c for s in kept for c in CLAUSE.split(s) if len(c) >= MIN_CLAUSE}
+    pieces = zh_everyday_data.protected_pieces(kept, GRAM, MIN_CLAUSE)
     seen, problems = set(), []
     for _, line in docs:
         if line in seen:
             problems.append(f"listed twice: {line}")
         seen.add(line)
-        shared = sorted(zh_everyday_dev.grams(line, GRAM) & kept_grams) + sorted(c for c in clauses if c in line)
+        shared = sorted(zh_everyday_data.pieces_in(line, pieces, GRAM))
         if shared:
             problems.append(f"shares {shared} with a test, development or demo sentence: {line}")
     if problems:
