@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace attnscope::bindings {
 
@@ -269,8 +270,15 @@ Attention* create_attention(const AttentionConfig& c)
         config.bias = c.bias;
         if (config.embed_dim % config.num_heads != 0)
             fail(Status::range_error, "embedDim (%) must be divisible by numHeads (%)", {config.embed_dim, config.num_heads});
-        require_memory(MultiHeadAttention::parameter_bytes(config),
-                       text("embedDim %, kdim %, vdim %: parameters", {config.embed_dim, config.kdim, config.vdim}));
+        // The core's refusal names its C++ fields (embed_dim); said here in the names the call took.
+        std::size_t bytes = 0;
+        try {
+            bytes = MultiHeadAttention::parameter_bytes(config);
+        } catch (const std::length_error&) {
+            fail(Status::range_error, "embedDim %, kdim %, vdim % need more parameter bytes than the address space has",
+                 {config.embed_dim, config.kdim, config.vdim});
+        }
+        require_memory(bytes, text("embedDim %, kdim %, vdim %: parameters", {config.embed_dim, config.kdim, config.vdim}));
         created = new Attention(config);
         return val::undefined();
     });
