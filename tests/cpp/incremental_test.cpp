@@ -420,7 +420,7 @@ TEST_CASE("the logit lens through another model's cache is refused", "[increment
     CHECK_THROWS_WITH(second->logit_lens(r, 3, cache), Catch::Contains("logitLens: cache: it holds another model's pass"));
     require_same_lens(first->logit_lens(r, 3, cache), first->logit_lens(r, 3));
     // The lens's own refusals come first, through a cache as without one.
-    CHECK_THROWS_WITH(first->logit_lens(r, 0, cache), Catch::Contains("logitLens: options.k: expected 1 to 100"));
+    CHECK_THROWS_WITH(first->logit_lens(r, 0, cache), Catch::Contains("logitLens: options.k: expected a whole number from 1 to 100 (tokens per position), got 0"));
 }
 
 }  // namespace incremental_test

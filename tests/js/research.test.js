@@ -174,7 +174,7 @@ test('exportCache: TransformerLens names and shapes, the size cachePlan said, th
 test('bad requests are refused, naming the call and the argument', () => {
   const gpt2 = models['gpt2-lm'];
   assert.throws(() => models['bert-base'].logitLens([2, 3]), { message: /^EncoderModel\.logitLens: this model has no language-model head/ });
-  assert.throws(() => gpt2.logitLens([1, 2], { k: 0 }), { message: /^LanguageModel\.logitLens: options\.k: expected 1 to 100/ });
+  assert.throws(() => gpt2.logitLens([1, 2], { k: 0 }), { message: /^LanguageModel\.logitLens: options\.k: expected a whole number from 1 to 100 \(tokens per position\), got 0$/ });
   assert.throws(() => gpt2.logitLens([1, 2], { top: 3 }), { name: 'TypeError' });
   // Only a causal model has a ForwardCache to read the stream from.
   assert.throws(() => models['bert-mlm'].logitLens([2, 3], { cache: true }),

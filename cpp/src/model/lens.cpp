@@ -81,7 +81,7 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k,
     const std::size_t vocab = m.plan.head.vocab, most = std::min<std::size_t>(vocab, 100);
     if (!m.config.has_lm_head) throw std::invalid_argument(json::join({call, ": this model has no language-model head to read the layers through"}));
     if (k < 1 || k > most)
-        throw std::invalid_argument(json::join({call, ": options.k: expected 1 to ", json::Num(most), " tokens per position, got ", json::Num(k)}));
+        throw std::invalid_argument(json::join({call, ": options.k: expected a whole number from 1 to ", json::Num(most), " (tokens per position), got ", json::Num(k)}));
     r.need_attention = false;
     r.keep_heads = false;
     model::check_request(m.plan, r, call);
