@@ -210,3 +210,28 @@ test('the two prompts\' view runs patching\'s passes: the maps of plain passes, 
   const enc = compareOf(bert, { clean: 'the cat sat', corrupted: 'the dog sat' }, bertEncode).value;
   assert.deepEqual(enc.runs[1].attention.data, bert.forward('the dog sat').attention.data);
 });
+
+test("a sweep's progress goes to showProgress, not to a new drawing of the page; the reply still invalidates", async () => {
+  const { createResearchRuns } = await import('../../web/demo/src/research/runs.js');
+  let reply;
+  const worker = () => ({ research: (kind, body) => { assert.equal(kind, 'patchPositions'); assert.deepEqual(body.answers, ['a', 'b']); return new Promise((ok) => { reply = ok; }); } });
+  const state = { open: { positions: { layer: 1, head: 0 }, clean: 'x y', corrupted: 'x z', a: 'a', b: 'b' } };
+  const info = { kind: 'causal_lm', config: { hasLmHead: true } };
+  const calls = { invalidate: 0, shown: [] };
+  const runs = createResearchRuns({ worker, invalidate: () => calls.invalidate++, showProgress: (p) => calls.shown.push(p) });
+  const first = runs.compute(state, { info, pair: null, ablate: [] });
+  assert.equal(first.positions.running, true);
+  runs.onProgress({ done: 3, total: 8 });
+  runs.onProgress({ done: 8, total: 8 });
+  assert.deepEqual(calls, { invalidate: 0, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
+  // The next drawing reads the last progress; the reply is a new state of the page.
+  assert.deepEqual(runs.compute(state, { info, pair: null, ablate: [] }).progress, { done: 8, total: 8 });
+  reply({ recovered: new Float32Array(2) });
+  await new Promise((ok) => setTimeout(ok, 0));
+  assert.equal(calls.invalidate, 1);
+  assert.equal(runs.compute(state, { info, pair: null, ablate: [] }).positions.running, false);
+  // Without showProgress (the page before it had one), progress draws the page again.
+  const plain = createResearchRuns({ worker, invalidate: () => calls.invalidate++ });
+  plain.onProgress({ done: 1, total: 2 });
+  assert.equal(calls.invalidate, 2);
+});

@@ -9,6 +9,14 @@ export function setI18n(el, key) {
   el.textContent = t(key);
 }
 
+/**
+ * Set `el`'s text unless it already reads so: setting the same text still replaces the node, and the browser lays
+ * out and paints the page around it again (a status line drawn on every state change).
+ */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 /** A legend tick: two decimals, three below 0.1. */
 export const fmtTick = (v) => v.toFixed(v >= 0.1 ? 2 : 3);
 

@@ -68,13 +68,18 @@ const app = {
 
 // An opened Hugging Face model: its session (the model Worker) and its views; the included models' views skip it.
 const OPEN_CONTINUE_TOKENS = 20;
-const session = createOpenSession({ invalidate: () => scheduler.invalidate() });
+const session = createOpenSession({
+  invalidate: () => scheduler.invalidate(),
+  showProgress: (kind, p) => (kind === 'patch' ? patchingView : compareView).showProgress(p),
+});
 const openApp = {
   state,
   invalidate: () => scheduler.invalidate(),
   pick: (layer, head) => { state.open.layer = layer; state.open.head = head; scheduler.invalidate(); },
   select: (i) => { state.open.query = i; scheduler.invalidate(); },
 };
+const patchingView = createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() });
+const compareView = createCompareView({ ...openApp, cancel: () => session.cancelPatching() });
 const notOpen = (view) => ({ ...view, render: view.render.bind(view), wants: (r) => r.kind !== 'hf' && (!view.wants || view.wants(r)) });
 
 const maps = createMapsView(app);
@@ -102,10 +107,10 @@ const views = [
   createOpenTranslationView(openApp),
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createCircuitsView(openApp),
-  createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() }),
+  patchingView,
   createLensView(openApp),
   createSinksView(openApp),
-  createCompareView({ ...openApp, cancel: () => session.cancelPatching() }),
+  compareView,
   createCacheView({ ...openApp, exportCache: (body) => session.research.exportCache(body) }),
 ];
 

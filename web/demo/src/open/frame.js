@@ -3,7 +3,7 @@
 // and head pickers. Also hides the sections of the included models while this tab is shown.
 import { supportedFamilies } from 'attnscope';
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml, escapeAttr, morph } from '../dom.js';
+import { $, escapeHtml, escapeAttr, morph, setText } from '../dom.js';
 import { createChipFold } from '../tokens/fold.js';
 import { refusedForMemory } from './refused.js';
 import { percent as pct } from '../percent.js';
@@ -50,7 +50,7 @@ function status(load, fromFiles) {
   // A link's folder URL: its host and the whole URL, and a question before any byte is fetched.
   const ask = $('#open-link');
   ask.hidden = load.status !== 'ask';
-  if (load.status === 'ask') text($('#open-link-text'), t('open.linkAsk', { host: hostOf(load.source.url), url: load.source.url }));
+  if (load.status === 'ask') setText($('#open-link-text'), t('open.linkAsk', { host: hostOf(load.source.url), url: load.source.url }));
   st.classList.toggle('error', load.status === 'error' || (load.status === 'ready' && !!load.failed));
   if (load.status === 'loading') {
     const p = load.progress;
@@ -62,17 +62,17 @@ function status(load, fromFiles) {
     // The plan first, before anything is allocated; then what the loader allocated once it had checked the headers.
     const parts = load.plan ? [planText(load.plan)] : [t('open.checking')];
     if (load.wasmBytes) parts.push(t('open.allocated', { mb: mb(load.wasmBytes) }));
-    st.textContent = sentences(parts);
+    setText(st, sentences(parts));
   } else if (load.status === 'error') {
-    st.textContent = failureText(load.error);
+    setText(st, failureText(load.error));
   } else if (load.status === 'ready' && load.failed) {
     // A later load failed and left this model open: the failure, and that this model is still here.
-    st.textContent = sentences([failureText(load.failed), t('open.keptPrevious')]);
+    setText(st, sentences([failureText(load.failed), t('open.keptPrevious')]));
   } else if (load.status === 'ready') {
-    st.textContent = sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
-      !load.info.hasTokenizer && t('open.loadedNoTokenizer')]);
+    setText(st, sentences([load.plan && planText(load.plan), t('open.loaded', { mb: mb(load.info.parameterBytes), wasm: mb(load.info.wasmBytes) }),
+      !load.info.hasTokenizer && t('open.loadedNoTokenizer')]));
   }
-  else st.textContent = fromFiles ? t('open.linkFiles') : '';
+  else setText(st, fromFiles ? t('open.linkFiles') : '');
 }
 
 // A family by its registry's label, as it spells itself: config.json's model_type is a code name.
@@ -89,7 +89,7 @@ function info(r) {
   // The norm and the MLP in words; a kind the words do not know yet keeps its own name rather than a missing key.
   const word = (key, name) => (t(key) === key ? name : t(key));
   const norm = word(`open.norm.${c.norm}`, c.norm), mlp = word(`open.mlp.${c.mlp}`, c.mlp);
-  text(el, t('open.info', { family: familyLabel(c.family), L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm, mlp, n: c.maxPositions }));
+  setText(el, t('open.info', { family: familyLabel(c.family), L: c.layers, H: c.heads, attn, d: c.hiddenSize, dh: c.headDim, pos, norm, mlp, n: c.maxPositions }));
 }
 
 function selects(r) {
@@ -106,7 +106,7 @@ function selects(r) {
   const off = r.ablate.some((x) => x.layer === r.layer && x.head === r.head);
   const b = $('#open-ablate');
   b.setAttribute('aria-pressed', String(off));
-  text(b, t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 }));
+  setText(b, t(off ? 'open.headOn' : 'open.headOff', { l: r.layer + 1, h: r.head + 1 }));
 }
 
 let tokensShown = { run: null, qi: -1, label: '' };
@@ -122,8 +122,7 @@ function tokens(r) {
   morph($('#open-tokens'), `<div class="tok-row" role="group" aria-label="${escapeAttr(label)}">${r.rows.map((s, i) => `<button type="button" class="tok${i === r.qi ? ' selected' : ''}${types?.[i] ? ' type-b' : ''}" data-i="${i}" aria-pressed="${i === r.qi}" title="${escapeAttr(`${i}: ${s}`)}">${escapeHtml(s)}</button>`).join('')}</div>`);
 }
 
-/** Text or HTML written only when it changed: a click re-renders this view, and a needless write costs a layout. */
-const text = (el, s) => { if (el.textContent !== s) el.textContent = s; };
+/** HTML written only when it changed (text: dom.js's setText): a click re-renders this view, and a needless write costs a layout. */
 const written = new WeakMap();
 const html = (el, s) => { if (written.get(el) !== s) { el.innerHTML = s; written.set(el, s); } };
 
@@ -176,7 +175,7 @@ export function createOpenFrameView({ continueTokens }) {
       document.body.dataset.kind = 'hf';
       // The header's badge times the opened model's pass in its Worker, as it times the included models' own.
       const badge = $('#timing'), ms = r.load.status === 'ready' && Number.isFinite(r.ms) ? r.ms : null;
-      text(badge, ms === null ? '' : t(r.translation ? 'timing.decode' : 'timing', { ms: ms.toFixed(1) }));
+      setText(badge, ms === null ? '' : t(r.translation ? 'timing.decode' : 'timing', { ms: ms.toFixed(1) }));
       if (ms !== null) badge.dataset.ms = ms.toFixed(4);
       status(r.load, !!state.open.fromFiles);
       const ready = r.load.status === 'ready';
@@ -188,13 +187,13 @@ export function createOpenFrameView({ continueTokens }) {
       $('#open-pair-row').hidden = !enc;
       const s2s = r.info.kind === 'seq2seq';
       const noTokenizer = r.load.source?.spm ? 'open.spmOnly' : 'open.noTokenizer';
-      text($('#open-hint'), sentences([t(enc ? 'open.hintBert' : s2s ? 'open.hintS2s' : 'open.hintLm'), !r.info.hasTokenizer && t(noTokenizer)]));
+      setText($('#open-hint'), sentences([t(enc ? 'open.hintBert' : s2s ? 'open.hintS2s' : 'open.hintLm'), !r.info.hasTokenizer && t(noTokenizer)]));
       if (document.activeElement !== $('#open-text')) $('#open-text').value = state.open.text;
       if (document.activeElement !== $('#open-pair')) $('#open-pair').value = state.open.pair;
       // The model loaded: an input it cannot run (ids out of range) is said as such, beside the text box, not as a failed load.
       const bad = $('#open-input-error');
       bad.hidden = !r.error;
-      if (r.error) text(bad, t('open.inputError', { msg: r.error.badId ? t('open.badId', r.error.badId) : r.error.message }));
+      if (r.error) setText(bad, t('open.inputError', { msg: r.error.badId ? t('open.badId', r.error.badId) : r.error.message }));
       // The maps shown are of an older input while the Worker computes the newest: dimmed, and said, after 200 ms (CSS).
       // Set before an empty text returns: a box cleared while a pass computed is not left dimmed with nothing to wait on.
       const busy = !r.empty && !!r.stale;
@@ -203,9 +202,9 @@ export function createOpenFrameView({ continueTokens }) {
       sec.setAttribute('aria-busy', String(busy));
       $('#open-text-row').classList.toggle('busy', busy);
       for (const sel of ['#open-tokens', '#open-predict']) $(sel).setAttribute('aria-busy', String(busy));
-      text($('#open-busy'), busy ? t('open.computing') : '');
+      setText($('#open-busy'), busy ? t('open.computing') : '');
       if (r.empty) { $('#open-tokens').innerHTML = ''; fold(); html($('#open-predict'), ''); tokensShown = { run: null, qi: -1 }; return; }
-      text($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
+      setText($('#open-model-text'), t('open.modelText', { T: r.T, ms: r.ms.toFixed(1) }));
       tokens(r);
       fold();
       $('#open-truncated').hidden = !(r.run.total > r.T);

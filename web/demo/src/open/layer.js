@@ -22,7 +22,7 @@ export function createOpenLayerView(app) {
   let width = 0, shown = null;
   // What the enlarged map and the head view last drew: a pass that changes neither (the trace arriving, another
   // query's steps) leaves them as they are.
-  let bigKey = null, hvKey = null;
+  let stripKey = null, bigKey = null, hvKey = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -77,35 +77,43 @@ export function createOpenLayerView(app) {
     root: maps,
     wants: (r) => r.kind === 'hf' && !r.empty,
     *render(state, r) {
-      // The model view's new selection is painted first: a click's answer waits for no layer maps.
-      yield 'frame';
       const c = r.config, H = c.heads, T = r.T;
       const data = r.run.attention.data;
-      $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
       const dpr = window.devicePixelRatio || 1;
       const avail = Math.max(200, width || 600);
       // The layer's heads at the model view's cell size, each picture painted once per run (headImage): going back to
       // a layer, or picking another of its heads, paints nothing again.
       const small = Math.max(12, cellSize(avail, H, c.kvHeads));
-      const size = Math.floor(small * dpr);
-      if (strip.width !== Math.ceil(H * (small + 4) * dpr) || strip.height !== Math.ceil(small * dpr)) {
-        strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
-        strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
-      }
-      const ctx = strip.getContext('2d');
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      const whole = new ImageData(strip.width, strip.height);
-      const px = new Uint32Array(whole.data.buffer);
-      for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale }));
-      ctx.putImageData(whole, 0, 0);
-      ctx.scale(dpr, dpr);
-      ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
-      ctx.strokeRect(r.head * (small + 4) + 1, 1, small - 2, small - 2);
-      strip.setAttribute('aria-label', t('open.stripLabel', { l: r.layer + 1, H }));
-      const offset = (r.layer * H + r.head) * T * T;
+      // A pass that changes none of the strip, the enlarged map and the head view (a reply of another tool, a sweep's
+      // end) touches nothing: a canvas drawn again, even with the same picture, has the browser paint the page again.
+      const stripK = [r.run, r.layer, r.head, state.cmap, state.scale, small, dpr, getLang()];
       const key = [r.run, r.layer, r.head, r.qi, state.cmap, state.scale, width, window.devicePixelRatio, getLang()];
-      const same = (k) => k && k.every((x, i) => x === key[i]);
-      if (!same(bigKey)) {
+      const hk = [r.run, r.layer, r.head, r.qi, getLang()];
+      const same = (k, now) => k && k.every((x, i) => x === now[i]);
+      if (same(stripKey, stripK) && same(bigKey, key) && same(hvKey, hk)) { shown = { ...shown, r, small }; return; }
+      // The model view's new selection is painted first: a click's answer waits for no layer maps.
+      yield 'frame';
+      if (!same(stripKey, stripK)) {
+        $('#open-layer-title').textContent = t('open.layerTitle', { l: r.layer + 1, h: r.head + 1 });
+        const size = Math.floor(small * dpr);
+        if (strip.width !== Math.ceil(H * (small + 4) * dpr) || strip.height !== Math.ceil(small * dpr)) {
+          strip.width = Math.ceil(H * (small + 4) * dpr); strip.height = Math.ceil(small * dpr);
+          strip.style.width = `${H * (small + 4)}px`; strip.style.height = `${small}px`;
+        }
+        const ctx = strip.getContext('2d');
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        const whole = new ImageData(strip.width, strip.height);
+        const px = new Uint32Array(whole.data.buffer);
+        for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale }));
+        ctx.putImageData(whole, 0, 0);
+        ctx.scale(dpr, dpr);
+        ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
+        ctx.strokeRect(r.head * (small + 4) + 1, 1, small - 2, small - 2);
+        strip.setAttribute('aria-label', t('open.stripLabel', { l: r.layer + 1, H }));
+        stripKey = stripK;
+      }
+      const offset = (r.layer * H + r.head) * T * T;
+      if (!same(bigKey, key)) {
         yield 'paint';
         const top = mapTop(state.scale, data, offset, T);
         const layout = drawBig(state, r, data, offset, T, top);
@@ -115,8 +123,7 @@ export function createOpenLayerView(app) {
         bigKey = key;
       } else shown = { ...shown, r, small };
       // The head view does not depend on the colours (nor on the width: it follows its own).
-      const hk = [r.run, r.layer, r.head, r.qi, getLang()];
-      if (hvKey && hvKey.every((x, i) => x === hk[i])) return;
+      if (same(hvKey, hk)) return;
       yield 'paint';
       yield* hv.update({ rows: r.rows, cols: r.cols, weights: data, offset, H: 1, first: r.head, off: [], selected: r.qi });
       hvKey = hk;

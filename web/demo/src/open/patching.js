@@ -2,7 +2,7 @@
 // head's context is patched from the clean run into the corrupted one (in the model Worker), and the layers × heads
 // map shows the logit difference each recovers: 0 = the corrupted run's, 1 = the clean run's.
 import { t } from '../i18n.js';
-import { $, escapeHtml } from '../dom.js';
+import { $, escapeHtml, setText } from '../dom.js';
 import { drawHeadMap, strongest, HEAD_LABELS_TOP } from './headmap.js';
 import { sampleIds } from './hash.js';
 import { lutOf } from '../maps/paint.js';
@@ -51,6 +51,13 @@ export function createPatchingView(app) {
   $('#open-patch-cancel').addEventListener('click', () => app.cancel());
   let drawn = null;
   let filled = null; // the loaded model the fields were prefilled for
+  let showing = false; // the page shows a sweep running: its progress goes to the bar and the status alone
+  function showProgress({ done, total }) {
+    const bar = $('#open-patch-progress');
+    bar.max = total || 1;
+    bar.value = done;
+    setText($('#open-patch-status'), t('open.patchRunning', { done, total: total || '…' }));
+  }
   /**
    * A pair that works as it is: the indirect-object prompts (the names swapped, so both have the same tokens in any
    * tokenizer), or without a tokenizer an induction pair of ids (A B C D A B C → D, with E for D in the corrupted one);
@@ -69,6 +76,8 @@ export function createPatchingView(app) {
   return {
     name: 'openPatch',
     root,
+    /** The sweep's progress between two drawings (the session's, not the scheduler's): the bar and the status. */
+    showProgress(p) { if (showing) showProgress(p); },
     wants: (r) => r.kind === 'hf' && r.load.status === 'ready',
     render(state, r) {
       // Patching compares next-token logits: an encoder has none to compare (its two prompts can still be compared).
@@ -76,17 +85,20 @@ export function createPatchingView(app) {
       for (const id of ['answers', 'btn', 'text', 'out']) $(`#open-patch-${id}`).hidden = enc;
       $('#open-patch-a').required = $('#open-patch-b').required = !enc;
       prefill(r.info, state.open.sample);
-      if (enc) return;
+      if (enc) { showing = false; return; }
       const s = r.patch;
       const running = s?.status === 'running';
       $('#open-patch-btn').disabled = running;
       $('#open-patch-cancel').hidden = !running;
       const bar = $('#open-patch-progress');
       bar.hidden = !running;
-      if (running) { bar.max = s.total || 1; bar.value = s.done; }
-      $('#open-patch-status').textContent = !s ? '' : running ? t('open.patchRunning', { done: s.done, total: s.total || '…' })
-        : s.status === 'cancelled' ? t('open.patchCancelled') : s.status === 'problem' ? t(s.problem.key, s.problem.vars)
-          : s.status === 'error' ? s.error.message : t('open.patchDone', { n: s.value.layers * s.value.heads, T: s.value.tokens });
+      showing = running;
+      if (running) showProgress(s);
+      else {
+        setText($('#open-patch-status'), !s ? ''
+          : s.status === 'cancelled' ? t('open.patchCancelled') : s.status === 'problem' ? t(s.problem.key, s.problem.vars)
+            : s.status === 'error' ? s.error.message : t('open.patchDone', { n: s.value.layers * s.value.heads, T: s.value.tokens }));
+      }
       if (s?.status !== 'done') { if (!running) { out.innerHTML = ''; drawn = null; } return; }
       if (drawn === s.value && out.dataset.lang === state.lang) return;
       drawn = s.value;

@@ -7,8 +7,12 @@ import { mapsShown } from '../research/maps.js';
 /** Heads switched off that the model has (a hand-edited hash may name others). */
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
 
-/** @param {{ invalidate: () => void }} app */
-export function createOpenSession({ invalidate }) {
+/**
+ * @param {{ invalidate: () => void, showProgress?: (kind: 'patch' | 'positions', p: { done: number, total: number }) => void }} app
+ *   `showProgress`: where the patching sweeps' progress goes while they run (open/patching.js and research/compare.js
+ *   draw it), so that it costs no new drawing of the page; without it, progress invalidates.
+ */
+export function createOpenSession({ invalidate, showProgress }) {
   let client = null;
   // status: 'none' | 'ask' (a link named a folder URL: nothing is fetched until the person agrees) | 'loading' | 'ready'
   // | 'error'; the memory plan, then progress while loading; info once loaded; `failed`, the error of a later load that
@@ -32,7 +36,9 @@ export function createOpenSession({ invalidate }) {
     },
     onResearchProgress: (p) => research.onProgress(p),
     onPatchProgress: ({ done, total }) => {
-      if (runs.patch?.status === 'running') { runs.patch = { status: 'running', done, total }; invalidate(); }
+      if (runs.patch?.status !== 'running') return;
+      runs.patch = { status: 'running', done, total };
+      if (showProgress) showProgress('patch', runs.patch); else invalidate();
     },
     // The watchdog stopped a Worker that had stopped answering: the model it held is gone with it. (A load in
     // progress hears of it through its own rejection.)
@@ -45,7 +51,7 @@ export function createOpenSession({ invalidate }) {
   }));
 
   // The logit lens, two prompts side by side, one head patched at each position (research/runs.js).
-  const research = createResearchRuns({ worker, invalidate });
+  const research = createResearchRuns({ worker, invalidate, showProgress: showProgress && ((p) => showProgress('positions', p)) });
 
   /** Ask the Worker for `kind` of `key` unless it is already asked; the reply lands in runs[kind]. */
   function ask(kind, key, body) {

@@ -2,7 +2,7 @@
 // head's weights moved (a layers × heads map), and for a causal model the selected head patched from the clean prompt
 // into the corrupted one at one position at a time. The prompts are the Patching form's fields (open/patching.js).
 import { t, getLang } from '../i18n.js';
-import { $, escapeHtml, escapeAttr } from '../dom.js';
+import { $, escapeHtml, escapeAttr, setText } from '../dom.js';
 import { drawHeadMap, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
 import { colour, nearWarning, PATCH_COLORS } from '../open/patching.js';
 import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
@@ -132,9 +132,23 @@ export function createCompareView(app) {
       <tbody><tr><th scope="row">${escapeHtml(t('rs.recovered'))}</th>${cells}</tr></tbody></table></div>`;
   }
 
+  // The status line: the two prompts' part (from the last drawing), then the sweep's.
+  let comparePart = null, sweeping = false;
+  const showStatus = (posPart) => {
+    setText($('#open-research-status'), [comparePart, posPart].filter((p) => p != null).join(getLang() === 'zh' ? '' : ' '));
+  };
+  function showProgress({ done, total }) {
+    const bar = $('#open-patch-progress');
+    bar.max = total || 1;
+    bar.value = done ?? 0;
+    showStatus(t('rs.posRunning', { done: done ?? 0, total: total || '…' }));
+  }
+
   return {
     name: 'openCompare',
     root: $('#open-patch'),
+    /** The sweep's progress between two drawings (the session's, not the scheduler's): the bar and the status. */
+    showProgress(p) { if (sweeping) showProgress(p); },
     wants: (r) => r.kind === 'hf' && r.load.status === 'ready' && !r.empty,
     render(state, r) {
       const rs = r.research ?? {};
@@ -142,32 +156,31 @@ export function createCompareView(app) {
       for (const [k, sel] of Object.entries(fields)) if (state.open[k] && document.activeElement !== $(sel) && $(sel).value !== state.open[k]) $(sel).value = state.open[k];
       const cb = $('#open-compare-btn');
       cb.setAttribute('aria-pressed', String(!!state.open.compare));
-      cb.textContent = t(state.open.compare ? 'rs.compareHide' : 'rs.compareBtn');
+      setText(cb, t(state.open.compare ? 'rs.compareHide' : 'rs.compareBtn'));
       const pb = $('#open-patchpos-btn');
       pb.hidden = !causal;
-      pb.textContent = t('rs.posBtn', { l: r.layer + 1, h: r.head + 1 });
+      setText(pb, t('rs.posBtn', { l: r.layer + 1, h: r.head + 1 }));
       const pos = causal && state.open.positions ? rs.positions : null;
-      const running = !!pos && !pos.value && !pos.error;
+      // Running: no reply yet, or the reply shown is another head's or prompts' (the last one's, until this one's comes).
+      const running = !!pos && (pos.running || (!pos.value && !pos.error));
       pb.disabled = running;
       // The Patching form's cancel, progress and status serve the sweep per position too while it runs.
       if (running) {
         $('#open-patch-cancel').hidden = false;
-        const bar = $('#open-patch-progress');
-        bar.hidden = false;
-        bar.max = rs.progress?.total || 1;
-        bar.value = rs.progress?.done ?? 0;
+        $('#open-patch-progress').hidden = false;
       }
       const v = pos?.value;
-      const status = $('#open-research-status');
-      const parts = [];
-      if (state.open.compare && rs.compare) parts.push(rs.compare.error ? rs.compare.error.message : rs.compare.stale ? t('open.computing') : t('rs.compareDone', { ms: rs.compare.value.ms.toFixed(0) }));
-      if (pos) {
-        parts.push(pos.error ? pos.error.message : running ? t('rs.posRunning', { done: rs.progress?.done ?? 0, total: rs.progress?.total || '…' })
-          : v.problem ? t(v.problem.key, v.problem.vars) : v.cancelled ? t('open.patchCancelled')
-            : t('rs.posDone', { l: v.layer + 1, h: v.head + 1, T: v.recovered.length, ms: v.ms.toFixed(0) }));
+      comparePart = state.open.compare && rs.compare
+        ? (rs.compare.error ? rs.compare.error.message : rs.compare.stale ? t('open.computing') : t('rs.compareDone', { ms: rs.compare.value.ms.toFixed(0) }))
+        : null;
+      sweeping = running;
+      if (running) showProgress(rs.progress ?? { done: 0, total: 0 });
+      else {
+        const posPart = !pos ? null : pos.error ? pos.error.message : v.problem ? t(v.problem.key, v.problem.vars) : v.cancelled ? t('open.patchCancelled')
+          : t('rs.posDone', { l: v.layer + 1, h: v.head + 1, T: v.recovered.length, ms: v.ms.toFixed(0) });
+        showStatus(posPart);
       }
-      status.textContent = parts.join(getLang() === 'zh' ? '' : ' ');
-      if (v?.ms) status.dataset.positionsMs = v.ms.toFixed(1);
+      if (v?.ms) $('#open-research-status').dataset.positionsMs = v.ms.toFixed(1);
       renderCompare(state, r, state.open.compare ? rs.compare : null);
       renderPositions(state, running ? null : pos);
     },

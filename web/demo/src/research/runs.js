@@ -7,8 +7,12 @@ const empty = () => ({ key: null, value: null, error: null });
 const KINDS = ['lens', 'compare', 'patchPositions', 'valueNorms', 'circuitNorms', 'circuits', 'cachePlan'];
 const fresh = () => Object.fromEntries(KINDS.map((k) => [k, empty()]));
 
-/** @param {{ worker: () => ReturnType<import('../open/client.js').createModelClient>, invalidate: () => void }} app */
-export function createResearchRuns({ worker, invalidate }) {
+/**
+ * @param {{ worker: () => ReturnType<import('../open/client.js').createModelClient>, invalidate: () => void,
+ *   showProgress?: (p: { done: number, total: number }) => void }} app
+ *   `showProgress`: where a sweep's progress goes between its start and its reply (else a new drawing of the page).
+ */
+export function createResearchRuns({ worker, invalidate, showProgress }) {
   let runs = fresh();
   let asked = Object.fromEntries(KINDS.map((k) => [k, null]));
   // The last cache exported: { status: 'running' } | { status: 'done', value: { safetensors, json (Blobs), config,
@@ -57,7 +61,9 @@ export function createResearchRuns({ worker, invalidate }) {
       invalidate();
       return exported.value ?? null;
     },
-    onProgress({ done, total }) { progress = { done, total }; invalidate(); },
+    // Only the bar and the status change: a new drawing of every view, about ten times a sweep, took the main thread
+    // a second of a 2-second sweep on a 2-core machine, time the Worker's two threads lost.
+    onProgress({ done, total }) { progress = { done, total }; if (showProgress) showProgress(progress); else invalidate(); },
     compute(state, { info, pair, ablate }) {
       const o = state.open;
       const out = { kind: info.kind, progress };
