@@ -248,7 +248,7 @@ TEST_CASE("logits_to_keep returns the last rows; bad positions and counts are re
         CHECK(out.hidden.data == all.hidden.data);
     }
     r.logits_to_keep = 5;
-    CHECK_THROWS_WITH(model->forward(r), "forward: logitsToKeep: expected a whole number from 1 to 4 (one row per token), got 5");
+    CHECK_THROWS_WITH(model->forward(r), "forward: options.logitsToKeep: expected a whole number from 1 to 4 (one row per token), got 5");
     r.logits_to_keep = 0;
     r.patch_positions = {1};
     CHECK_THROWS_WITH(model->forward(r), "forward: patchPositions: expected with options.patch (the heads to patch), got no heads");

@@ -115,7 +115,7 @@ test('llama-gqa: per-position patching matches PyTorch; through a cache it start
   assert.throws(() => model.forward(p.corrupted_ids, { ...bad, patchPositions: 3 }), { name: 'TypeError', message: /options\.patchPositions: expected an array/ });
   assert.throws(() => model.forward(p.corrupted_ids, { patchPositions: [1] }), { name: 'RangeError', message: /patchPositions: expected with options\.patch/ });
   assert.throws(() => model.forward(p.corrupted_ids, { logitsToKeep: 41 }),
-    { name: 'RangeError', message: /^LanguageModel\.forward: logitsToKeep: expected a whole number from 1 to 40 \(one row per token\), got 41$/ });
+    { name: 'RangeError', message: /^LanguageModel\.forward: options\.logitsToKeep: expected a whole number from 1 to 40 \(one row per token\), got 41$/ });
   assert.throws(() => model.forward(p.corrupted_ids, { logitsToKeep: 0 }), { name: 'RangeError', message: /options\.logitsToKeep: expected a whole number from 1/ });
   base.cache.dispose();
 });

@@ -86,7 +86,7 @@ void check_request(const plan::Plan& p, const Transformer::Request& r, const cha
         check_heads(call, "ablate (cross-attention)", r.ablate_cross, main, true);
         check_heads(call, "ablate (the encoder's)", r.ablate_encoder, encoder, false);
     }
-    if (r.logits_to_keep > T) fail(call, {"logitsToKeep: expected a whole number from 1 to ", Num(T), " (one row per token), got ", Num(r.logits_to_keep)});
+    if (r.logits_to_keep > T) fail(call, {"options.logitsToKeep: expected a whole number from 1 to ", Num(T), " (one row per token), got ", Num(r.logits_to_keep)});
     if (r.patch.empty()) {
         if (!r.patch_positions.empty()) fail(call, {"patchPositions: expected with options.patch (the heads to patch), got no heads"});
         return;
