@@ -38,6 +38,15 @@ function ids(n, vocab, seed) {
 async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
+  // The waits below watch the page's mutations, not a timer: a poll every few ms took the main thread about 170 ms
+  // of a 2-second sweep on 2 cores, time the Worker's threads lost and a reader's page does not spend.
+  await page.addInitScript(() => {
+    window.__benchUntil = (test) => new Promise((ok) => {
+      if (test()) return ok();
+      const mo = new MutationObserver(() => { if (test()) { mo.disconnect(); ok(); } });
+      mo.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true });
+    });
+  });
   await page.goto(`${url}#mode=open&lang=en`);
   await page.waitForSelector('body.ready', { timeout: 30_000 });
   await page.setInputFiles('#open-files', [join(dir, 'config.json'), join(dir, 'model.safetensors')]);
@@ -58,11 +67,9 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
       document.querySelector('#open-lens-btn').scrollIntoView({ block: 'start' });
       await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 100)));
     }
-    // The waits below watch the page's mutations, not a timer: a poll every few ms took the main thread about 170 ms
-    // of a 2-second sweep on 2 cores, time the Worker's threads lost and a reader's page does not spend.
     const start = performance.now();
     document.querySelector('#open-lens-btn').click();
-    await new Promise((ok) => { if (document.querySelector('#open-lens-out button[data-l]')) return ok(); const mo = new MutationObserver(() => { if (document.querySelector('#open-lens-out button[data-l]')) { mo.disconnect(); ok(); } }); mo.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true }); });
+    await window.__benchUntil(() => document.querySelector('#open-lens-out button[data-l]'));
     await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     return { wall: performance.now() - start, worker: Number(document.querySelector('#open-lens').dataset.ms) };
   }, !noScroll);
@@ -90,7 +97,7 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
     const start = performance.now();
     document.querySelector('#open-patchpos-btn').click();
     const drawn = () => document.querySelector('[data-positions-ms]')?.dataset.positionsMs !== before && document.querySelector('#open-positions-out td[data-value]');
-    await new Promise((ok) => { if (drawn()) return ok(); const mo = new MutationObserver(() => { if (drawn()) { mo.disconnect(); ok(); } }); mo.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true }); });
+    await window.__benchUntil(() => drawn());
     await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     const status = document.querySelector('[data-positions-ms]');
     const cells = document.querySelectorAll('#open-positions-out td[data-value]').length;
@@ -101,7 +108,7 @@ async function runOnce(browser, url, dir, T, run, lensOnly, noScroll) {
   const compare = !options['compare-first'] ? null : await page.evaluate(async () => {
     const start = performance.now();
     document.querySelector('#open-compare-btn').click();
-    await new Promise((ok) => { if (document.querySelector('#open-compare-out td[data-value]')) return ok(); const mo = new MutationObserver(() => { if (document.querySelector('#open-compare-out td[data-value]')) { mo.disconnect(); ok(); } }); mo.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true }); });
+    await window.__benchUntil(() => document.querySelector('#open-compare-out td[data-value]'));
     await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     return { wall: performance.now() - start };
   });

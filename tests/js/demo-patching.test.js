@@ -213,25 +213,45 @@ test('the two prompts\' view runs patching\'s passes: the maps of plain passes, 
 
 test("a sweep's progress goes to showProgress, not to a new drawing of the page; the reply still invalidates", async () => {
   const { createResearchRuns } = await import('../../web/demo/src/research/runs.js');
-  let reply;
-  const worker = () => ({ research: (kind, body) => { assert.equal(kind, 'patchPositions'); assert.deepEqual(body.answers, ['a', 'b']); return new Promise((ok) => { reply = ok; }); } });
+  const replies = [];
+  const worker = () => ({ research: (kind, body) => {
+    assert.equal(kind, 'patchPositions');
+    assert.deepEqual(body.answers, ['a', 'b']);
+    return new Promise((ok) => { replies.push({ body, ok }); });
+  } });
   const state = { open: { positions: { layer: 1, head: 0 }, clean: 'x y', corrupted: 'x z', a: 'a', b: 'b' } };
   const info = { kind: 'causal_lm', config: { hasLmHead: true } };
+  const at = { info, pair: null, ablate: [] };
   const calls = { invalidate: 0, shown: [] };
   const runs = createResearchRuns({ worker, invalidate: () => calls.invalidate++, showProgress: (p) => calls.shown.push(p) });
-  const first = runs.compute(state, { info, pair: null, ablate: [] });
-  assert.equal(first.positions.running, true);
+  assert.equal(runs.compute(state, at).positions.running, true);
+  assert.equal(replies.length, 1);
   runs.onProgress({ done: 3, total: 8 });
   runs.onProgress({ done: 8, total: 8 });
   assert.deepEqual(calls, { invalidate: 0, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
-  // The next drawing reads the last progress; the reply is a new state of the page.
-  assert.deepEqual(runs.compute(state, { info, pair: null, ablate: [] }).progress, { done: 8, total: 8 });
-  reply({ recovered: new Float32Array(2) });
+  // The next drawing reads the last progress; the reply is a new state of the page, and its value is shown.
+  assert.deepEqual(runs.compute(state, at).progress, { done: 8, total: 8 });
+  const head0 = { layer: 1, head: 0, recovered: new Float32Array([0.25, 0.5]) };
+  replies[0].ok(head0);
   await new Promise((ok) => setTimeout(ok, 0));
   assert.equal(calls.invalidate, 1);
-  assert.equal(runs.compute(state, { info, pair: null, ablate: [] }).positions.running, false);
+  const done = runs.compute(state, at).positions;
+  assert.equal(done.running, false);
+  assert.equal(done.value, head0);
+  // A late message of the finished sweep changes nothing.
+  runs.onProgress({ done: 8, total: 8 });
+  assert.deepEqual(calls, { invalidate: 1, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
+  // The next head: running while the value shown is still the last head's (the page showed that result, no progress).
+  state.open.positions = { layer: 1, head: 1 };
+  const next = runs.compute(state, at).positions;
+  assert.equal(replies.length, 2);
+  assert.equal(replies[1].body.head, 1);
+  assert.deepEqual([next.running, next.stale, next.value], [true, true, head0]);
+  runs.onProgress({ done: 4, total: 8 });
+  assert.deepEqual(calls.shown.at(-1), { done: 4, total: 8 });
   // Without showProgress (the page before it had one), progress draws the page again.
   const plain = createResearchRuns({ worker, invalidate: () => calls.invalidate++ });
+  plain.compute(state, at);
   plain.onProgress({ done: 1, total: 2 });
   assert.equal(calls.invalidate, 2);
 });

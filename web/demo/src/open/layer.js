@@ -20,8 +20,8 @@ export function createOpenLayerView(app) {
   // One head: no toggles; a query picked on it is the page's selection, as a click on the enlarged map.
   const hv = new HeadView($('#open-hv'), { onSelect: (i) => app.select(i) });
   let width = 0, shown = null;
-  // What the enlarged map and the head view last drew: a pass that changes neither (the trace arriving, another
-  // query's steps) leaves them as they are.
+  // What the strip, the enlarged map and the head view last drew: a pass that changes none of them (the trace
+  // arriving, another query's steps, another tool's reply) leaves them as they are.
   let stripKey = null, bigKey = null, hvKey = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);

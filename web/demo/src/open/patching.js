@@ -39,6 +39,13 @@ export const colour = (v) => `rgb(${colourRgb(v).join(',')})`;
 /** The same scale for the painter: (v + 1) / 2 in [0, 1] is v in [−1, 1]. */
 export const PATCH_COLORS = lutOf((u) => colourRgb(2 * u - 1));
 
+/** The Patching form's progress bar at `done` of `total` (0: not known yet); both sweeps, of heads and of positions, use it. */
+export function showProgressBar({ done, total }) {
+  const bar = $('#open-patch-progress');
+  bar.max = total || 1;
+  bar.value = done ?? 0;
+}
+
 /** @param {{ run: (input: object) => void, cancel: () => void }} app */
 export function createPatchingView(app) {
   const root = $('#open-patch');
@@ -53,9 +60,7 @@ export function createPatchingView(app) {
   let filled = null; // the loaded model the fields were prefilled for
   let showing = false; // the page shows a sweep running: its progress goes to the bar and the status alone
   function showProgress({ done, total }) {
-    const bar = $('#open-patch-progress');
-    bar.max = total || 1;
-    bar.value = done;
+    showProgressBar({ done, total });
     setText($('#open-patch-status'), t('open.patchRunning', { done, total: total || '…' }));
   }
   /**

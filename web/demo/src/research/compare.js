@@ -4,7 +4,7 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml, escapeAttr, setText } from '../dom.js';
 import { drawHeadMap, strongest, HEAD_LABELS_TOP } from '../open/headmap.js';
-import { colour, nearWarning, PATCH_COLORS } from '../open/patching.js';
+import { colour, nearWarning, PATCH_COLORS, showProgressBar } from '../open/patching.js';
 import { drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
 
 /**
@@ -138,9 +138,7 @@ export function createCompareView(app) {
     setText($('#open-research-status'), [comparePart, posPart].filter((p) => p != null).join(getLang() === 'zh' ? '' : ' '));
   };
   function showProgress({ done, total }) {
-    const bar = $('#open-patch-progress');
-    bar.max = total || 1;
-    bar.value = done ?? 0;
+    showProgressBar({ done, total });
     showStatus(t('rs.posRunning', { done: done ?? 0, total: total || '…' }));
   }
 

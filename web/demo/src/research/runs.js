@@ -61,9 +61,15 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
       invalidate();
       return exported.value ?? null;
     },
-    // Only the bar and the status change: a new drawing of every view, about ten times a sweep, took the main thread
-    // a second of a 2-second sweep on a 2-core machine, time the Worker's two threads lost.
-    onProgress({ done, total }) { progress = { done, total }; if (showProgress) showProgress(progress); else invalidate(); },
+    // Only the bar and the status change: a new drawing of every view on each message kept the main thread busy for
+    // about a second of a 2-second sweep, on a 2-core machine whose cores the Worker's two threads needed
+    // (bench/records/2026-12-06-demo-main-thread.md). Progress counts only while a sweep is awaited: a message of one
+    // no longer asked for (another head's, another model's) changes nothing.
+    onProgress({ done, total }) {
+      if (asked.patchPositions === null || runs.patchPositions.key === asked.patchPositions) return;
+      progress = { done, total };
+      if (showProgress) showProgress(progress); else invalidate();
+    },
     compute(state, { info, pair, ablate }) {
       const o = state.open;
       const out = { kind: info.kind, progress };
