@@ -243,10 +243,11 @@ test("a sweep's progress goes to showProgress, not to a new drawing of the page;
   assert.deepEqual(calls, { invalidate: 1, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
   // The next head: running while the value shown is still the last head's (the page showed that result, no progress).
   state.open.positions = { layer: 1, head: 1 };
-  const next = runs.compute(state, at).positions;
+  const nextOut = runs.compute(state, at), next = nextOut.positions;
   assert.equal(replies.length, 2);
   assert.equal(replies[1].body.head, 1);
   assert.deepEqual([next.running, next.stale, next.value], [true, true, head0]);
+  assert.deepEqual(nextOut.progress, { done: 0, total: 0 }, "the new sweep's, not the last one's 8 of 8");
   runs.onProgress({ done: 4, total: 8 });
   assert.deepEqual(calls.shown.at(-1), { done: 4, total: 8 });
   // Without showProgress (the page before it had one), progress draws the page again.

@@ -110,6 +110,8 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
         ask('patchPositions', key, { clean: o.clean, corrupted: o.corrupted, answers: [o.a, o.b], layer, head });
         out.positions = shown('patchPositions', key);
       }
+      // Read after the asks: a sweep asked just now starts at 0 of …, not at the last sweep's end.
+      out.progress = progress;
       return out;
     },
   };
