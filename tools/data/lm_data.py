@@ -149,6 +149,17 @@ def split_sources(src, frac=0.05):
     return train, held
 
 
+def write_prose(directory, name, docs, frac=0.05):
+    """The writer of load_prose's files: `docs` split by content hash into <name>.train.txt and <name>.heldout.txt of
+    `directory` (documents separated by "\n%\n"), in their order. Returns (train, held)."""
+    train = [d for d in docs if not is_heldout(d, frac)]
+    held = [d for d in docs if is_heldout(d, frac)]
+    for split, part in (("train", train), ("heldout", held)):
+        with open(os.path.join(directory, f"{name}.{split}.txt"), "w", encoding="utf-8") as f:
+            f.write("\n%\n".join(part) + "\n")
+    return train, held
+
+
 def load_prose(directory):
     """Chinese prose made by tools/data/zh_prose_data.py: (train, held-out) paragraphs of every package in
     `directory` (<package>.train.txt and <package>.heldout.txt, paragraphs separated by "\n%\n")."""

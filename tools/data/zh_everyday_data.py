@@ -300,11 +300,7 @@ def main():
         text_dir = group_dir(group)
         os.makedirs(text_dir, exist_ok=True)
         paragraphs, dropped = source_paragraphs(name, pieces)
-        train = [p for p in paragraphs if not lm_data.is_heldout(p, 0.05)]
-        held = [p for p in paragraphs if lm_data.is_heldout(p, 0.05)]
-        for split, docs in (("train", train), ("heldout", held)):
-            with open(os.path.join(text_dir, f"{name}.{split}.txt"), "w", encoding="utf-8") as f:
-                f.write("\n%\n".join(docs) + "\n")
+        train, held = lm_data.write_prose(text_dir, name, paragraphs)
         everything += paragraphs
         rows.append((name, len(train), sum(map(len, train)), len(held), sum(map(len, held)), dropped))
         print(f"{name} ({group}): {len(train)} train paragraphs ({sum(map(len, train))} chars), {len(held)} held out, "

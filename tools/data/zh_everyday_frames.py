@@ -123,11 +123,7 @@ def main():
     docs, dropped = generate(args.sentences, args.seed)
     docs = list(dict.fromkeys(docs))
     os.makedirs(OUT, exist_ok=True)
-    train = [d for d in docs if not lm_data.is_heldout(d, 0.05)]
-    held = [d for d in docs if lm_data.is_heldout(d, 0.05)]
-    for split, part in (("train", train), ("heldout", held)):
-        with open(os.path.join(OUT, f"frames.{split}.txt"), "w", encoding="utf-8") as f:
-            f.write("\n%\n".join(part) + "\n")
+    train, held = lm_data.write_prose(OUT, "frames", docs)
     print(f"{len(FRAMES)} frames, {args.sentences} sentences in {len(docs)} documents ({len(train)} train, {len(held)} "
           f"held out, {sum(map(len, train))} train characters); {dropped} sentences dropped for sharing an 8-gram with a "
           "held-out everyday sentence")

@@ -77,12 +77,8 @@ def main():
     docs = documents()
     check(docs)
     lines = [s for _, s in docs]
-    train = [d for d in lines if not lm_data.is_heldout(d, 0.05)]
-    held = [d for d in lines if lm_data.is_heldout(d, 0.05)]
     os.makedirs(OUT, exist_ok=True)
-    for split, part in (("train", train), ("heldout", held)):
-        with open(os.path.join(OUT, f"written.{split}.txt"), "w", encoding="utf-8") as f:
-            f.write("\n%\n".join(part) + "\n")
+    train, held = lm_data.write_prose(OUT, "written", lines)
     topics = len({t.rstrip("0123456789") for t, _ in docs})  # "family2" continues "family"
     print(f"{len(lines)} lines on {topics} topics ({len(train)} train, {len(held)} held out; "
           f"{sum(map(len, train))} train characters); none shares a 6-gram or a clause with the test, development or demo sentences")

@@ -189,11 +189,7 @@ def main():
     train_chars, held_chars, rows, held_all = collections.Counter(), collections.Counter(), [], []
     for package in PACKAGES:
         paragraphs = package_paragraphs(package)
-        train = [p for p in paragraphs if not lm_data.is_heldout(p, 0.05)]
-        held = [p for p in paragraphs if lm_data.is_heldout(p, 0.05)]
-        for split, docs in (("train", train), ("heldout", held)):
-            with open(os.path.join(prose_dir, f"{package}.{split}.txt"), "w", encoding="utf-8") as f:
-                f.write("\n%\n".join(docs) + "\n")
+        train, held = lm_data.write_prose(prose_dir, package, paragraphs)
         for p in train:
             train_chars.update(p)
         for p in held:

@@ -66,14 +66,9 @@ def main():
     tokens = read_model(args.model)[0]["vocab"]["tokens"]
     docs, dropped = documents(tokens, args.docs, args.alpha, args.seed)
     os.makedirs(args.out, exist_ok=True)
-    split = {".train.txt": [], ".heldout.txt": []}
-    for d in docs:
-        split[".heldout.txt" if lm_data.is_heldout(d, 0.05) else ".train.txt"].append(d)
-    for suffix, part in split.items():
-        with open(os.path.join(args.out, "jieba" + suffix), "w", encoding="utf-8") as f:
-            f.write("\n%\n".join(part) + "\n")
-    print(f"{args.out}: {len(split['.train.txt'])} train and {len(split['.heldout.txt'])} held-out documents, "
-          f"{sum(map(len, split['.train.txt']))} train characters; {dropped} dropped for sharing an 8-gram with a "
+    train, held = lm_data.write_prose(args.out, "jieba", docs)
+    print(f"{args.out}: {len(train)} train and {len(held)} held-out documents, "
+          f"{sum(map(len, train))} train characters; {dropped} dropped for sharing an 8-gram with a "
           f"held-out everyday sentence; alpha {args.alpha}")
 
 

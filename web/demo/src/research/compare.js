@@ -159,8 +159,8 @@ export function createCompareView(app) {
       pb.hidden = !causal;
       setText(pb, t('rs.posBtn', { l: r.layer + 1, h: r.head + 1 }));
       const pos = causal && state.open.positions ? rs.positions : null;
-      // Running: no reply yet, or the reply shown is another head's or prompts' (the last one's, until this one's comes).
-      const running = !!pos && (pos.running || (!pos.value && !pos.error));
+      // Running: asked and not answered yet, even while the reply shown is another head's or prompts' (research/runs.js).
+      const running = !!pos?.running;
       pb.disabled = running;
       // The Patching form's cancel, progress and status serve the sweep per position too while it runs.
       if (running) {
