@@ -7,6 +7,7 @@
 #include "families/ours.hpp"
 #include "file_errors.hpp"
 #include "json.hpp"
+#include "zeroed.hpp"
 
 namespace attnscope {
 namespace {
@@ -235,7 +236,7 @@ std::map<std::string, TensorView> tensor_views(const std::uint8_t* file, const S
         misaligned |= reinterpret_cast<std::uintptr_t>(file + t.begin) % alignof(float) != 0;
     const std::size_t data_end = header.tensors.empty() ? header.data_begin : header.tensors.back().end;
     if (misaligned) {
-        aligned.resize((data_end - header.data_begin + 3) / 4);
+        detail::resize_zeroed(aligned, (data_end - header.data_begin + 3) / 4);
         std::memcpy(aligned.data(), file + header.data_begin, data_end - header.data_begin);
     }
     std::map<std::string, TensorView> views;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "attend.hpp"
+#include "zeroed.hpp"
 
 namespace attnscope {
 namespace detail {
@@ -15,7 +16,7 @@ namespace detail {
 
 void Linear::repack()
 {
-    packed.resize(packed_floats(in, out));
+    resize_zeroed(packed, packed_floats(in, out));
     pack_transposed(in, out, weight->data.data(), in, packed.data());
 }
 

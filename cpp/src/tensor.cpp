@@ -6,6 +6,7 @@
 
 #include "number_text.hpp"
 #include "sizes.hpp"
+#include "zeroed.hpp"
 
 namespace attnscope {
 
@@ -39,7 +40,7 @@ void resize_named(std::vector<float>& buffer, std::size_t n, const Name& name)
     };
     if (n > buffer.max_size()) throw too_large("do not fit in the address space");
     try {
-        buffer.resize(n);
+        detail::resize_zeroed(buffer, n);
     } catch (const std::bad_alloc&) {
         throw too_large("do not fit in the memory left");
     }

@@ -16,6 +16,7 @@
 #include "heads.hpp"
 #include "pass.hpp"
 #include "patch_runs.hpp"
+#include "../zeroed.hpp"
 
 namespace attnscope {
 
@@ -223,7 +224,7 @@ Tensor grown(Tensor t, std::size_t rows)
 {
     const std::size_t width = t.numel() / t.shape[0];
     if (t.data.capacity() < rows * width) t.data.reserve(rows * width + std::max<std::size_t>(rows / 4, query_block) * width);
-    t.data.resize(rows * width);
+    detail::resize_zeroed(t.data, rows * width);
     t.shape[0] = rows;
     return t;
 }

@@ -8,6 +8,7 @@
 #include "../kernels/gemm.hpp"
 #include "../sizes.hpp"
 #include "tensors.hpp"
+#include "../zeroed.hpp"
 
 namespace attnscope {
 namespace model {
@@ -47,7 +48,7 @@ public:
         const std::size_t n = detail::packed_floats(m.in, m.out, NR, "matrix");
         if (m.type == kernels::PanelType::f32) return resize_floats(m.packed, n, "matrix");
         try {
-            m.half.assign(n, 0);
+            detail::assign_zeroed(m.half, n);
         } catch (const std::bad_alloc&) {
             throw std::length_error("matrix: out of memory for its 16-bit panels");
         }
