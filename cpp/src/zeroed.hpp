@@ -9,12 +9,12 @@
 namespace attnscope {
 namespace detail {
 
-/// `v` with n elements, those past its old size zero (what resize(n) does). resize() and assign() construct one
-/// element at a time through libc++'s allocator, and in the sources built for size (-Oz: the loader, the tensors,
-/// the bookkeeping; CMakeLists.txt) that was a call per element unless the final optimiser inlined it. Zeroing GPT-2
-/// small's 0.5 GB of weights took 0.8 s at load as calls, 0.37 s inlined, a store per float. An insert from an array
-/// of zeros is a memcpy per block (memory.copy: CMakeLists.txt builds with bulk memory).
-/// Grows to n exactly when it must reallocate (resize() may take twice the capacity).
+/// `v` with n elements, those past its old size zero (what resize(n) does), for big buffers. resize() and assign()
+/// construct one element at a time through libc++'s allocator: in the sources built for size (-Oz; CMakeLists.txt) a
+/// store per float at best, a call per float where libc++ is not inlined. Zeroing GPT-2 small's 0.5 GB of weights
+/// took 0.37 s and 0.8 s at load. An insert from an array of zeros is a memcpy per block (memory.copy:
+/// CMakeLists.txt builds with bulk memory). Grows to n exactly when it must reallocate (resize() may take twice the
+/// capacity), so a buffer that grows a little at a time (a decoder's maps, step by step) keeps assign().
 template <class T>
 void resize_zeroed(std::vector<T>& v, std::size_t n)
 {

@@ -7,7 +7,6 @@
 #include "../json.hpp"
 #include "../sizes.hpp"
 #include "pass.hpp"
-#include "../zeroed.hpp"
 
 namespace attnscope {
 
@@ -174,7 +173,7 @@ Transformer::Translation Transformer::translate(const std::vector<std::int32_t>&
             throw std::invalid_argument(json::join({call, ": maxSteps ", Num(steps), ": after ", Num(t), " steps without the end token, the caches ",
                                                     "and attention maps would need more than the ", Num(Transformer::decode_budget_bytes >> 20),
                                                     " MiB a call may take; pass a maxSteps of at most ", Num(t)}));
-        detail::assign_zeroed(self_map, std::size_t(L) * H * (t + 1));
+        self_map.assign(std::size_t(L) * H * (t + 1), 0.f);
         ds.tokens = &token;
         ds.first_position = t;
         ds.cross_ready = t > 0;
