@@ -11,6 +11,7 @@
 //
 //   node scripts/wasm-relaxed-madd.mjs <file.wasm> [--glue <its glue.mjs> --as <the SIMD128 build's glue.mjs>]
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import binaryen from 'binaryen';
 
@@ -52,7 +53,13 @@ if (count === 0) fail('the marker import is never called: the GEMM was not compi
 text = text.replace(importLine, '').replace(calls, '(f32x4.relaxed_madd');
 if (new RegExp(`${escaped}(?=[\\s)])`).test(text)) fail('the marker import is still referenced other than by a direct call');
 
-if (glue) text = renameLike(text, readFileSync(glue, 'utf8'), readFileSync(otherGlue, 'utf8'), markerField);
+if (glue) {
+  // The files a glue names (its .wasm, the threaded glue's worker) are named after its program: the relaxed glue's
+  // names are read as the other program's.
+  const program = (name) => path.basename(name, '.mjs');
+  const own = readFileSync(glue, 'utf8').split(program(glue)).join(program(otherGlue));
+  text = renameLike(text, own, readFileSync(otherGlue, 'utf8'), markerField);
+}
 
 const output = binaryen.parseText(text);
 output.setFeatures(FEATURES);
@@ -88,9 +95,9 @@ function renameLike(wat, own, other, markerField) {
   const library = (js) => {
     const body = js.match(/var asmLibraryArg=\{([^}]*)\}/)?.[1];
     if (body === undefined) fail('no asmLibraryArg in the glue: not Emscripten 3.1.6 output?');
-    return [...body.matchAll(/"(\w+)":([\w$]+)/g)].map(([, key, fn]) => ({ key, fn }));
+    return [...body.matchAll(/"([\w$]+)":([\w$]+)/g)].map(([, key, fn]) => ({ key, fn }));
   };
-  const exportsUsed = (js) => [...js.matchAll(/Module\["asm"\]\["(\w+)"\]/g)].map((m) => m[1]);
+  const exportsUsed = (js) => [...js.matchAll(/Module\["asm"\]\["([\w$]+)"\]/g)].map((m) => m[1]);
   const ownLibrary = library(own), otherLibrary = library(other);
   if (ownLibrary.find((e) => e.key === markerField)?.fn !== MARKER_JS) fail(`the glue's import ${markerField} is not ${MARKER_JS}`);
   const importNames = new Map();
@@ -108,21 +115,24 @@ function renameLike(wat, own, other, markerField) {
     exportNames.set(key, otherExports[i]);
   });
 
-  // The check: the own glue, renamed and without the marker, must be the other glue character for character
-  // (but for the .wasm file name the glue would fetch, which the wrapper never lets it use).
+  // The check: the own glue, renamed and without the marker, must be the other glue character for character.
   const renamedGlue = own
     .replace(/function _attnscope_relaxed_madd\(\)\{[^}]*\}/, '')
     .replace(/var asmLibraryArg=\{([^}]*)\}/, (_, body) => `var asmLibraryArg={${body.split(',').filter((e) => !e.endsWith(`:${MARKER_JS}`))
-      .map((e) => e.replace(/^"(\w+)"/, (__, key) => `"${importNames.get(key)}"`)).join(',')}}`)
-    .replace(/Module\["asm"\]\["(\w+)"\]/g, (_, key) => `Module["asm"]["${exportNames.get(key)}"]`)
-    .replace(/wasmBinaryFile="[^"]*"/, '');
-  if (renamedGlue !== other.replace(/wasmBinaryFile="[^"]*"/, '')) fail(`its glue, renamed, is not ${otherGlue}: they differ in more than the names`);
+      .map((e) => e.replace(/^"([\w$]+)"/, (__, key) => `"${importNames.get(key)}"`)).join(',')}}`)
+    .replace(/Module\["asm"\]\["([\w$]+)"\]/g, (_, key) => `Module["asm"]["${exportNames.get(key)}"]`);
+  if (renamedGlue !== other) {
+    let at = 0;
+    while (renamedGlue[at] === other[at]) ++at;
+    const around = (js) => js.slice(Math.max(0, at - 60), at + 60);
+    fail(`its glue, renamed, is not ${otherGlue}: they differ in more than the names, first at character ${at} (…${around(renamedGlue)}… against …${around(other)}…)`);
+  }
 
-  let renamed = wat.replace(/^( *\(import "\w+" ")(\w+)(")/gm, (line, head, key, tail) => {
+  let renamed = wat.replace(/^( *\(import "\w+" ")([\w$]+)(")/gm, (line, head, key, tail) => {
     if (!importNames.has(key)) fail(`import ${key} is not in the glue`);
     return `${head}${importNames.get(key)}${tail}`;
   });
-  const exportLine = /^( *\(export ")(\w+)(")/gm;
+  const exportLine = /^( *\(export ")([\w$]+)(")/gm;
   const exportsSeen = [...wat.matchAll(exportLine)].map((m) => m[2]);
   for (const key of exportsSeen) if (!exportNames.has(key)) fail(`export ${key} is not used by the glue, so it could not be renamed`);
   renamed = renamed.replace(exportLine, (line, head, key, tail) => `${head}${exportNames.get(key)}${tail}`);
