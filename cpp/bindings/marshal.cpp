@@ -27,6 +27,14 @@ EMSCRIPTEN_SYMBOL(Float32Array);
 std::string last_error;
 Status last_status = Status::ok;
 
+#if defined(__EMSCRIPTEN_PTHREADS__)
+// The threaded libc++abi allocates a thread's exception state (its caught-exceptions stack) at that thread's first
+// throw, and keeps it for the thread's life. Made here, at start-up, the main thread's is not counted against the
+// first call that fails: a refused call must leave the heap as it found it.
+extern "C" void* __cxa_get_globals();
+void* const exception_state = __cxa_get_globals();
+#endif
+
 Status record(Status status, const char* message)
 {
     last_error = message;
