@@ -52,9 +52,9 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
 }  // namespace
 
 // Every build catches an exception by its type, the threaded WASM build included: there LLVM 14's landing pads and
-// Emscripten's threaded libunwind disagreed on where a catch's context is (docs/toolchain.md, "WebAssembly exceptions
-// under -pthread"), and only catch (...) matched. Run here too, so the threaded Catch2 program checks it, with the
-// pool's helpers running.
+// Emscripten's threaded libunwind disagreed on where a catch's context is, and only catch (...) matched
+// (docs/toolchain.md, "WebAssembly exceptions under -pthread"). Run here too, so the threaded Catch2 program checks
+// it, with the pool's helpers running.
 TEST_CASE("exceptions are caught by their type while helper threads run", "[threads]")
 {
     ThreadsFor threads(2);
