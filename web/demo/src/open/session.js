@@ -12,7 +12,7 @@ const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.h
  *   `showProgress`: where the patching sweeps' progress goes while they run (open/patching.js and research/compare.js
  *   draw it), so that it costs no new drawing of the page; without it, progress invalidates.
  */
-export function createOpenSession({ invalidate, showProgress }) {
+export function createOpenSession({ invalidate, showProgress, createClient = createModelClient }) {
   let client = null;
   // status: 'none' | 'ask' (a link named a folder URL: nothing is fetched until the person agrees) | 'loading' | 'ready'
   // | 'error'; the memory plan, then progress while loading; info once loaded; `failed`, the error of a later load that
@@ -24,7 +24,7 @@ export function createOpenSession({ invalidate, showProgress }) {
   // The last model shown loaded, and its found heads and patching: what a failed load that left it open shows again.
   let lastReady = null, found = { heads: null, patch: null };
 
-  const worker = () => (client ??= createModelClient({
+  const worker = () => (client ??= createClient({
     onPlan: (plan) => {
       load.plan = plan;
       invalidate();
@@ -37,7 +37,7 @@ export function createOpenSession({ invalidate, showProgress }) {
     onResearchProgress: (p) => research.onProgress(p),
     onPatchProgress: ({ done, total }) => {
       if (runs.patch?.status !== 'running') return;
-      runs.patch = { status: 'running', done, total };
+      runs.patch = { ...runs.patch, done, total };
       if (showProgress) showProgress('patch', runs.patch); else invalidate();
     },
     // The watchdog stopped a Worker that had stopped answering: the model it held is gone with it. (A load in
@@ -52,6 +52,21 @@ export function createOpenSession({ invalidate, showProgress }) {
 
   // The logit lens, two prompts side by side, one head patched at each position (research/runs.js).
   const research = createResearchRuns({ worker, invalidate, showProgress: showProgress && ((p) => showProgress('positions', p)) });
+
+  /**
+   * The reply to a Find heads or Patching request (`kind` 'heads' or 'patch', `ticket` the request's own), landed
+   * where that request still stands: shown, or kept with the model that a failed load left open (`found`, shown again
+   * once that load fails). Another model opened meanwhile has its own: the reply is the earlier model's, and is
+   * dropped.
+   */
+  function settle(kind, ticket, result) {
+    if (runs[kind]?.ticket === ticket) {
+      runs[kind] = result;
+      invalidate();
+    } else if (found[kind]?.ticket === ticket) {
+      found[kind] = result;
+    }
+  }
 
   /** Ask the Worker for `kind` of `key` unless it is already asked; the reply lands in runs[kind]. */
   function ask(kind, key, body) {
@@ -115,20 +130,24 @@ export function createOpenSession({ invalidate, showProgress }) {
     cancel: () => client?.cancel(),
     /** Scores of every head (open/worker/head-scores.js), kept until another model is opened. */
     async findHeads() {
-      runs.heads = { status: 'running' };
+      const ticket = {};
+      runs.heads = { status: 'running', ticket };
       invalidate();
-      try { runs.heads = { status: 'done', value: await worker().findHeads() }; } catch (error) { runs.heads = { status: 'error', error }; }
-      invalidate();
+      let result;
+      try { result = { status: 'done', value: await worker().findHeads() }; } catch (error) { result = { status: 'error', error }; }
+      settle('heads', ticket, result);
     },
     /** The Patching tab's sweep (open/worker/patching.js): runs.patch is running (done of total), done, cancelled or an error. */
     async patching(input) {
-      runs.patch = { status: 'running', done: 0, total: 0 };
+      const ticket = {};
+      runs.patch = { status: 'running', done: 0, total: 0, ticket };
       invalidate();
+      let result;
       try {
         const value = await worker().patching(input);
-        runs.patch = value.cancelled ? { status: 'cancelled' } : value.problem ? { status: 'problem', problem: value.problem } : { status: 'done', value };
-      } catch (error) { runs.patch = { status: 'error', error }; }
-      invalidate();
+        result = value.cancelled ? { status: 'cancelled' } : value.problem ? { status: 'problem', problem: value.problem } : { status: 'done', value };
+      } catch (error) { result = { status: 'error', error }; }
+      settle('patch', ticket, result);
     },
     cancelPatching: () => client?.cancelPatching(),
     research,
