@@ -15,7 +15,7 @@ export const requirements = [
   { tool: 'Emscripten 3.1 (em++ and its CMake toolchain file)', debian: 'emscripten', where: 'em++ on PATH, with cmake/Modules/Platform/Emscripten.cmake in its folder',
     found: () => onPath('em++') && emscriptenToolchain() !== null, commands: ['start', 'test'] },
   { tool: 'xsimd 8 headers', debian: 'libxsimd-dev', where: 'xsimd/xsimd.hpp in /usr/local/include or /usr/include', found: () => header('xsimd/xsimd.hpp'), commands: ['start', 'test', 'fuzz'] },
-  { tool: 'CMake ≥ 3.20', debian: 'cmake', where: 'cmake on PATH', found: () => onPath('cmake'), commands: ['start', 'test', 'fuzz'] },
+  { tool: 'CMake ≥ 3.21', debian: 'cmake', where: 'cmake on PATH', found: () => onPath('cmake'), commands: ['start', 'test', 'fuzz'] },
   { tool: 'Ninja', debian: 'ninja-build', where: 'ninja on PATH', found: () => onPath('ninja'), commands: ['start', 'test', 'fuzz'] },
   { tool: 'a C++17 compiler (native tests)', debian: 'g++', where: 'g++ on PATH', found: () => onPath('g++'), commands: ['test'] },
   { tool: 'Catch2 2.x headers (C++ tests)', debian: 'catch2', where: 'catch2/catch.hpp in /usr/local/include or /usr/include', found: () => header('catch2/catch.hpp'), commands: ['test'] },
