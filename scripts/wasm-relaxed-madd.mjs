@@ -55,9 +55,11 @@ if (new RegExp(`${escaped}(?=[\\s)])`).test(text)) fail('the marker import is st
 
 if (glue) {
   // The files a glue names (its .wasm, the threaded glue's worker) are named after its program: the relaxed glue's
-  // names are read as the other program's.
+  // names are read as the other program's, where a file name stands (after a quote or a slash, before its
+  // extension), never inside an identifier.
   const program = (name) => path.basename(name, '.mjs');
-  const own = readFileSync(glue, 'utf8').split(program(glue)).join(program(otherGlue));
+  const fileNamed = new RegExp(`(?<=["'/])${program(glue).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=\\.)`, 'g');
+  const own = readFileSync(glue, 'utf8').replace(fileNamed, program(otherGlue));
   text = renameLike(text, own, readFileSync(otherGlue, 'utf8'), markerField);
 }
 
@@ -125,7 +127,7 @@ function renameLike(wat, own, other, markerField) {
     let at = 0;
     while (renamedGlue[at] === other[at]) ++at;
     const around = (js) => js.slice(Math.max(0, at - 60), at + 60);
-    fail(`its glue, renamed, is not ${otherGlue}: they differ in more than the names, first at character ${at} (…${around(renamedGlue)}… against …${around(other)}…)`);
+    fail(`its glue, renamed, is not ${otherGlue}: they differ in more than the names, first at character ${at} of the renamed glue (…${around(renamedGlue)}… against …${around(other)}…)`);
   }
 
   let renamed = wat.replace(/^( *\(import "\w+" ")([\w$]+)(")/gm, (line, head, key, tail) => {
