@@ -54,8 +54,8 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
 // Every build catches an exception by its type, the threaded WASM build included: there LLVM 14's landing pads and
 // Emscripten's threaded libunwind disagreed on where a catch's context is, and only catch (...) matched
 // (docs/toolchain.md, "WebAssembly exceptions under -pthread"). Run here too, so the threaded Catch2 program checks
-// it, with the pool's helpers running.
-TEST_CASE("exceptions are caught by their type while helper threads run", "[threads]")
+// it, with the pool's helpers started (idle: only the calling thread throws and catches, as in the library).
+TEST_CASE("exceptions are caught by their type with the pool's helpers started", "[threads]")
 {
     ThreadsFor threads(2);
     CHECK_THROWS_AS(MultiHeadAttention({0, 1}), std::invalid_argument);
