@@ -104,6 +104,9 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
         const info = await worker().load(source);
         if (generation !== opens) return false;
         Object.assign(load, { info, status: 'ready', failed: null });
+        // The model before it is gone: a late reply of its own has nowhere to land, and its results are let go.
+        lastReady = null;
+        found = { heads: null, patch: null };
       } catch (error) {
         if (generation !== opens) return false;
         if (error.kept && lastReady) {
