@@ -76,8 +76,8 @@ std::string text(const char* format, std::initializer_list<Piece> pieces);
 // allocation was for ("this call", "this model").
 Status record_failure(const char* what);
 
-// Runs an entry point's body: a C++ exception never crosses into JS (it would arrive as a bare number or
-// WebAssembly.Exception). Returns the body's value, or null with the failure recorded.
+// Runs an entry point's body: a C++ exception never crosses into JS (it would arrive as a WebAssembly.Exception
+// without its message). Returns the body's value, or null with the failure recorded.
 template <class F>
 val guarded(F&& body, const char* what = "this call")
 {

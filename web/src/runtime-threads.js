@@ -11,7 +11,7 @@ const builtin = (name) => globalThis.process?.getBuiltinModule?.(name);
 
 /**
  * Where the threaded .wasm is by default: beside this module, wherever it is served from; `attnscope-mt.wasm`
- * (SIMD128) or `attnscope-mt-relaxed.wasm` (relaxed SIMD), both loaded by the one glue attnscope-mt.mjs.
+ * (SIMD128) or `attnscope-mt-relaxed.wasm` (relaxed SIMD), each loaded by its own glue.
  */
 export const defaultThreadedWasmUrl = (simd = 'baseline') =>
   (simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.wasm', import.meta.url) : new URL('./attnscope-mt.wasm', import.meta.url));
