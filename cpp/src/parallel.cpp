@@ -13,12 +13,12 @@
 #endif
 
 #if ATTNSCOPE_HAS_THREADS
+#include <pthread.h>
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <system_error>
+#include <cstdint>
 #include <thread>
 #include <vector>
 #endif
@@ -39,6 +39,81 @@ void run_serially(std::size_t tasks, TaskBody body)
 }
 
 #if ATTNSCOPE_HAS_THREADS
+// The pool's lock, its helpers' sleep and the helpers themselves are POSIX threads' own, not std::mutex,
+// std::condition_variable and std::thread: libc++ reports a failure of theirs (never expected here; a helper that
+// cannot start is told by pthread_create's result) as a std::system_error, whose message is formatted by printf, and
+// that alone was about 10 KB of each threaded WebAssembly module (now_ns() below, likewise).
+class Mutex {
+public:
+    Mutex() = default;
+    Mutex(const Mutex&) = delete;
+    Mutex& operator=(const Mutex&) = delete;
+    ~Mutex() { pthread_mutex_destroy(&mutex_); }
+    void lock() { pthread_mutex_lock(&mutex_); }
+    void unlock() { pthread_mutex_unlock(&mutex_); }
+    bool try_lock() { return pthread_mutex_trylock(&mutex_) == 0; }
+    pthread_mutex_t* native() { return &mutex_; }
+
+private:
+    pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// A Mutex held for a scope (std::lock_guard's job; std::unique_lock's lock() and unlock() could throw).
+class Locked {
+public:
+    explicit Locked(Mutex& m) : m_(m) { m_.lock(); }
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+    ~Locked() { m_.unlock(); }
+
+private:
+    Mutex& m_;
+};
+
+// A Mutex this thread has locked already (by try_lock), unlocked at the end of the scope.
+class Owned {
+public:
+    explicit Owned(Mutex& m) : m_(m) {}
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    ~Owned() { m_.unlock(); }
+
+private:
+    Mutex& m_;
+};
+
+class WakeUp {
+public:
+    WakeUp() = default;
+    WakeUp(const WakeUp&) = delete;
+    WakeUp& operator=(const WakeUp&) = delete;
+    ~WakeUp() { pthread_cond_destroy(&cond_); }
+    // Until ready(), with m held (as std::condition_variable::wait with a predicate).
+    template <class Ready>
+    void wait(Mutex& m, Ready ready)
+    {
+        while (!ready()) pthread_cond_wait(&cond_, m.native());
+    }
+    void notify_all() { pthread_cond_broadcast(&cond_); }
+
+private:
+    pthread_cond_t cond_ = PTHREAD_COND_INITIALIZER;
+};
+
+// Monotonic time in ns, read by clock_gettime itself: std::chrono::steady_clock::now() reports a failure as a
+// std::system_error too.
+std::int64_t now_ns()
+{
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+constexpr std::int64_t microseconds(std::int64_t n) { return n * 1000; }
+constexpr std::int64_t milliseconds(std::int64_t n) { return n * 1000000; }
+
+class ThreadPool;
+ThreadPool& pool();
+
 class ThreadPool {
 public:
     ~ThreadPool() { resize(1); }
@@ -47,34 +122,35 @@ public:
 
     std::size_t resize(std::size_t wanted)
     {
-        std::lock_guard<std::mutex> running(run_);  // never while a parallel_for uses the helpers
+        Locked running(run_);  // never while a parallel_for uses the helpers
         {
-            std::lock_guard<std::mutex> lock(mutex_);
+            Locked lock(mutex_);
             stop_ = true;
         }
         wake_.notify_all();
-        for (std::thread& t : helpers_) t.join();
+        for (const pthread_t t : helpers_) pthread_join(t, nullptr);
         helpers_.clear();
         stop_ = false;
-        serial_until_ = {};
+        serial_until_ = 0;
+        helpers_.reserve(wanted);
         for (std::size_t w = 1; w < wanted; ++w) {
-            try {
-                helpers_.emplace_back([this, w] { serve(w); });
-            } catch (const std::system_error&) {
-                break;  // e.g. a WebAssembly pthread pool smaller than asked: keep the threads we have
-            }
+            pthread_t t;
+            // A helper that cannot start (e.g. a WebAssembly pthread pool smaller than asked): keep the threads we have.
+            if (pthread_create(&t, nullptr, serve_helper, reinterpret_cast<void*>(std::uintptr_t(w))) != 0) break;
+            helpers_.push_back(t);
         }
         return threads();
     }
 
     void run(std::size_t tasks, TaskBody body)
     {
-        std::unique_lock<std::mutex> running(run_, std::try_to_lock);
-        if (!running.owns_lock() || helpers_.empty()) return run_serially(tasks, body);
-        const Clock::time_point posted_at = Clock::now();
+        if (!run_.try_lock()) return run_serially(tasks, body);
+        Owned running(run_);
+        if (helpers_.empty()) return run_serially(tasks, body);
+        const std::int64_t posted_at = now_ns();
         if (posted_at < serial_until_) return run_serially(tasks, body);
         {
-            std::lock_guard<std::mutex> lock(mutex_);
+            Locked lock(mutex_);
             body_ = &body;
             tasks_ = tasks;
             next_.store(0, std::memory_order_relaxed);
@@ -84,14 +160,14 @@ public:
         }
         wake_.notify_all();
         work(0);
-        const Clock::time_point own_done = Clock::now();
+        const std::int64_t own_done = now_ns();
         // Every task is claimed once work() returns; wait for the helpers still finishing theirs, then close the job
         // so that a helper waking late finds nothing (it checks job_open_ under the same lock). A polling loop, not
         // a condition variable: the wait is one task long at most, and a browser's main thread may not block (it
         // would spin anyway, and Emscripten warns on every page that does).
         for (;;) {
             {
-                std::lock_guard<std::mutex> lock(mutex_);
+                Locked lock(mutex_);
                 if (busy_helpers_ == 0) {
                     job_open_ = false;
                     body_ = nullptr;
@@ -105,10 +181,9 @@ public:
         // outlasted the caller's own share, this thread alone would have been as fast: the next calls run serially
         // for a while (16 times this call, 1 to 50 ms), then the helpers are tried again. Only who runs a task
         // changes, never how the work is cut, so the results are the same bits.
-        const Clock::time_point done = Clock::now();
-        if (done - own_done > own_done - posted_at && done - own_done > std::chrono::microseconds(50)) {
-            const auto pause = std::min<Clock::duration>(std::chrono::milliseconds(50),
-                                                         std::max<Clock::duration>(std::chrono::milliseconds(1), 16 * (done - posted_at)));
+        const std::int64_t done = now_ns();
+        if (done - own_done > own_done - posted_at && done - own_done > microseconds(50)) {
+            const std::int64_t pause = std::min(milliseconds(50), std::max(milliseconds(1), 16 * (done - posted_at)));
             serial_until_ = done + pause;
         }
     }
@@ -121,10 +196,16 @@ private:
         inside_task = false;
     }
 
+    static void* serve_helper(void* worker)
+    {
+        pool().serve(std::size_t(reinterpret_cast<std::uintptr_t>(worker)));
+        return nullptr;
+    }
+
     void serve(std::size_t worker)
     {
         std::uint64_t seen = 0;
-        std::unique_lock<std::mutex> lock(mutex_);
+        Locked held(mutex_);  // held but while it spins and while it works
         const auto ready = [&] { return stop_ || (job_open_ && generation_ != seen); };
         for (;;) {
             if (!ready()) {
@@ -132,28 +213,27 @@ private:
                 // sleeping, so it does not wait for a wake-up (tens of µs in a browser). Helpers may spin; the
                 // calling thread never waits here.
                 const std::uint64_t last = generation_;
-                lock.unlock();
+                mutex_.unlock();
                 for (int i = 0; i < helper_spin_checks && posted_.load(std::memory_order_acquire) == last; ++i) {
                 }
-                lock.lock();
+                mutex_.lock();
             }
-            wake_.wait(lock, ready);
+            wake_.wait(mutex_, ready);
             if (stop_) return;
             seen = generation_;
             ++busy_helpers_;
-            lock.unlock();
+            mutex_.unlock();
             work(worker);
-            lock.lock();
+            mutex_.lock();
             --busy_helpers_;
         }
     }
 
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point serial_until_{};  // under run_: calls before this run on the calling thread alone
-    std::mutex run_;    // one parallel_for (or resize) at a time owns the helpers
-    std::mutex mutex_;  // guards the job fields below and the helpers' sleep
-    std::condition_variable wake_;
-    std::vector<std::thread> helpers_;
+    std::int64_t serial_until_ = 0;  // under run_, now_ns(): calls before this run on the calling thread alone
+    Mutex run_;    // one parallel_for (or resize) at a time owns the helpers
+    Mutex mutex_;  // guards the job fields below and the helpers' sleep
+    WakeUp wake_;
+    std::vector<pthread_t> helpers_;
     bool stop_ = false;
     bool job_open_ = false;
     std::uint64_t generation_ = 0;
