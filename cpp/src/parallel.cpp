@@ -58,25 +58,16 @@ private:
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
 };
 
-// A Mutex held for a scope (std::lock_guard's job; std::unique_lock's lock() and unlock() could throw).
+// A Mutex held for a scope (std::lock_guard's job; std::unique_lock's lock() and unlock() could throw): locked here,
+// or already locked by this thread (its try_lock) with `adopt`.
 class Locked {
 public:
+    struct Adopt {};
     explicit Locked(Mutex& m) : m_(m) { m_.lock(); }
+    Locked(Mutex& m, Adopt) : m_(m) {}
     Locked(const Locked&) = delete;
     Locked& operator=(const Locked&) = delete;
     ~Locked() { m_.unlock(); }
-
-private:
-    Mutex& m_;
-};
-
-// A Mutex this thread has locked already (by try_lock), unlocked at the end of the scope.
-class Owned {
-public:
-    explicit Owned(Mutex& m) : m_(m) {}
-    Owned(const Owned&) = delete;
-    Owned& operator=(const Owned&) = delete;
-    ~Owned() { m_.unlock(); }
 
 private:
     Mutex& m_;
@@ -145,7 +136,7 @@ public:
     void run(std::size_t tasks, TaskBody body)
     {
         if (!run_.try_lock()) return run_serially(tasks, body);
-        Owned running(run_);
+        Locked running(run_, Locked::Adopt{});
         if (helpers_.empty()) return run_serially(tasks, body);
         const std::int64_t posted_at = now_ns();
         if (posted_at < serial_until_) return run_serially(tasks, body);
