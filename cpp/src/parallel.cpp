@@ -123,7 +123,7 @@ public:
         helpers_.clear();
         stop_ = false;
         serial_until_ = 0;
-        helpers_.reserve(wanted);
+        if (wanted > 1) helpers_.reserve(wanted - 1);  // none when shrinking to 1 (the destructor allocates nothing)
         for (std::size_t w = 1; w < wanted; ++w) {
             pthread_t t;
             // A helper that cannot start (e.g. a WebAssembly pthread pool smaller than asked): keep the threads we have.
@@ -196,7 +196,9 @@ private:
     void serve(std::size_t worker)
     {
         std::uint64_t seen = 0;
-        Locked held(mutex_);  // held but while it spins and while it works
+        // mutex_ is held but while it spins and while it works, by hand: a scoped Locked would unlock it again if a
+        // task threw out of work() (tasks must not throw; under WebAssembly exceptions the cleanup would still run).
+        mutex_.lock();
         const auto ready = [&] { return stop_ || (job_open_ && generation_ != seen); };
         for (;;) {
             if (!ready()) {
@@ -210,7 +212,7 @@ private:
                 mutex_.lock();
             }
             wake_.wait(mutex_, ready);
-            if (stop_) return;
+            if (stop_) break;
             seen = generation_;
             ++busy_helpers_;
             mutex_.unlock();
@@ -218,6 +220,7 @@ private:
             mutex_.lock();
             --busy_helpers_;
         }
+        mutex_.unlock();
     }
 
     std::int64_t serial_until_ = 0;  // under run_, now_ns(): calls before this run on the calling thread alone
