@@ -242,7 +242,7 @@ val Model::patchEach(const val& request, const val& patches, double cache, const
     });
 }
 
-val Model::logitLens(const val& request, double k, double cache)
+val Model::logitLens(const val& request, double k, double cache, const val& layers)
 {
     return guarded([&] {
         Tensor kept;
@@ -250,12 +250,20 @@ val Model::logitLens(const val& request, double k, double cache)
         Transformer& m = transformer("logitLens");
         const Transformer::Request r = request_of(request, kept, call, m.plan());
         const std::size_t top = to_size(k, "options.k");
-        const Transformer::Lens lens = cache > 0 ? m.logit_lens(r, top, *reinterpret_cast<const ForwardCache*>(std::uintptr_t(cache))) : m.logit_lens(r, top);
+        // options.layers: two numbers (model.js checks their types), or undefined for every row; the core checks the
+        // range against the model.
+        const Transformer::LensRows rows = layers.isUndefined()
+                                               ? Transformer::LensRows{}
+                                               : Transformer::LensRows{to_size(layers[0].as<double>(), "options.layers[0]"),
+                                                                       to_size(layers[1].as<double>(), "options.layers[1]")};
+        const Transformer::Lens lens = cache > 0 ? m.logit_lens(r, top, *reinterpret_cast<const ForwardCache*>(std::uintptr_t(cache)), rows)
+                                                 : m.logit_lens(r, top, rows);
         val result = val::object();
         set_tensors(result, {{"probabilities", &lens.probabilities}});
         // One copy into a fresh Int32Array (a JS array would take a call per id: (layers + 1) · T · k of them).
         result.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(lens.ids.size(), lens.ids.data())));
         result.set("fromCache", lens.from_cache);
+        result.set("firstLayer", double(lens.first_row));
         return result;
     });
 }

@@ -42,9 +42,10 @@ public:
     // {cache: {id (its address), positions, reused, bytes}}. The wrapper (forward-cache.js) holds each address, passes
     // it only to its model and frees it once with release_forward_cache().
     val forward(const val& request, double cache);
-    // The logit lens of forward's request: {probabilities: {data, shape [layers + 1, T, k]}, ids: Int32Array}; `cache`
-    // a ForwardCache's address (its pass stands for the request's when it is that input's), or 0 for none.
-    val logitLens(const val& request, double k, double cache);
+    // The logit lens of forward's request: {probabilities: {data, shape [rows, T, k]}, ids: Int32Array}; `cache`
+    // a ForwardCache's address (its pass stands for the request's when it is that input's), or 0 for none; `layers`
+    // [start, end] the lens rows start..end − 1 (undefined: every row), and the result's firstLayer says start.
+    val logitLens(const val& request, double k, double cache, const val& layers);
     // Transformer::patch_each: {logits, cache} through the cache `cache` (0: one for this call only), only the
     // columns of `logitIds` when it is an array.
     val patchEach(const val& request, const val& patches, double cache, const val& logitIds);

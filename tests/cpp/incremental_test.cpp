@@ -3,6 +3,9 @@
 // window), at lengths around the query block of 32, with appended, changed and shortened inputs, padding, zero
 // ablation and two threads; and the rows it reused, which say the prefix was not recomputed. Patched calls, trace()
 // and the logit lens through a cache give a fresh call's bits too.
+#include <algorithm>
+#include <stdexcept>
+
 #include <catch2/catch.hpp>
 
 #include "attnscope/threads.hpp"
@@ -363,6 +366,19 @@ void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_ke
         return lens;
     };
     require_same_lens(through(r, cache, true), fresh);
+    // A range of rows, fresh and through the cache: those rows of the whole lens, bit for bit.
+    const std::size_t L = m.config().layers, cells = T * k;
+    for (const LensRows rows : {LensRows{0, 1}, LensRows{1, L + 1}, LensRows{L, L + 1}, LensRows{L / 2, L / 2 + 1}}) {
+        for (const Transformer::Lens& part : {m.logit_lens(r, k, rows), m.logit_lens(r, k, cache, rows)}) {
+            REQUIRE(part.probabilities.shape == Shape{rows.end - rows.first, T, k});
+            CHECK(part.first_row == rows.first);
+            CHECK(std::equal(part.ids.begin(), part.ids.end(), fresh.ids.begin() + std::ptrdiff_t(rows.first * cells)));
+            CHECK(std::equal(part.probabilities.data.begin(), part.probabilities.data.end(),
+                             fresh.probabilities.data.begin() + std::ptrdiff_t(rows.first * cells)));
+        }
+    }
+    CHECK_THROWS_WITH(m.logit_lens(r, k, LensRows{1, 1}), Catch::Contains("options.layers: expected [start, end] with 0 ≤ start < end ≤ "));
+    CHECK_THROWS_AS(m.logit_lens(r, k, cache, LensRows{0, L + 2}), std::invalid_argument);
     auto other = r;
     other.tokens[T / 2] = std::int32_t((std::size_t(other.tokens[T / 2]) + 1) % V);
     require_same_lens(through(other, cache, false), m.logit_lens(other, k));

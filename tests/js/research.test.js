@@ -67,6 +67,37 @@ for (const name of CASES) {
     }
   });
 
+  test(`${name}: a range of the lens's rows is those rows of the whole lens, bit for bit, and PyTorch's`, () => {
+    const ref = reference(name);
+    const k = 4, model = models[name];
+    const T = ref.ids.length, L = ref.layers, vocab = ref.lens_probabilities.length / ((L + 1) * T);
+    const whole = model.logitLens(ref.ids, { k });
+    const ranges = [[0, 1], [1, L], [L, L + 1], [0, L + 1]];
+    // Through a cache of this input's pass too (a causal model's): only the head runs, the same rows.
+    const cache = model.kind === 'causal_lm' ? model.forward(ref.ids, { cache: true }).cache : null;
+    try {
+      for (const [start, end] of ranges) {
+        for (const lens of [model.logitLens(ref.ids, { k, layers: [start, end] }), ...(cache ? [model.logitLens(ref.ids, { k, layers: [start, end], cache })] : [])]) {
+          const label = `rows ${start} to ${end}${lens.fromCache ? ' through the cache' : ''}`;
+          assert.equal(lens.firstLayer, start, label);
+          assert.equal(lens.layers, end - start, label);
+          assert.deepEqual(lens.probabilities.shape, [end - start, T, k], label);
+          const cells = T * k;
+          assert.deepEqual(lens.probabilities.data, whole.probabilities.data.slice(start * cells, end * cells), `${label}: probabilities`);
+          assert.deepEqual(lens.topIds.data, whole.topIds.data.slice(start * cells, end * cells), `${label}: ids`);
+          // at() takes the lens row itself; PyTorch's probability of each id at that row.
+          const probs = ref.lens_probabilities.slice(((end - 1) * T + T - 1) * vocab, ((end - 1) * T + T) * vocab);
+          lens.at(end - 1, T - 1).forEach(({ id, probability }) => assert.ok(Math.abs(probability - probs[id]) < 1e-5, label));
+          assert.throws(() => lens.at(start - 1, 0), { name: 'RangeError', message: new RegExp(`at: layer: expected ${start} to ${end - 1}, got ${start - 1}$`) });
+          assert.throws(() => lens.at(end, 0), { name: 'RangeError' });
+        }
+      }
+      if (cache) assert.equal(model.logitLens(ref.ids, { k, layers: [1, 2], cache }).fromCache, true);
+    } finally {
+      cache?.dispose();
+    }
+  });
+
   test(`${name}: QK and OV circuits, their norms and singular values match PyTorch`, () => {
     const ref = reference(name);
     const { layer, head } = ref.circuit;
@@ -176,6 +207,17 @@ test('bad requests are refused, naming the call and the argument', () => {
   assert.throws(() => models['bert-base'].logitLens([2, 3]), { message: /^EncoderModel\.logitLens: this model has no language-model head/ });
   assert.throws(() => gpt2.logitLens([1, 2], { k: 0 }), { message: /^LanguageModel\.logitLens: options\.k: expected a whole number from 1 to 100 \(tokens per position\), got 0$/ });
   assert.throws(() => gpt2.logitLens([1, 2], { top: 3 }), { name: 'TypeError' });
+  // The lens's rows: two numbers (JS), whole and within the model's layers + 1 rows, start before end (the core).
+  for (const layers of [2, [1], [0, 1, 2], { 0: 0, 1: 1 }]) {
+    assert.throws(() => gpt2.logitLens([1, 2], { layers }), { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.layers: expected \[start, end\], two whole numbers, got / });
+  }
+  assert.throws(() => gpt2.logitLens([1, 2], { layers: [0, '1'] }), { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.layers\[1\]: expected a whole number, got / });
+  assert.throws(() => gpt2.logitLens([1, 2], { layers: [-1, 1] }), { name: 'RangeError', message: /^LanguageModel\.logitLens: options\.layers\[0\]: expected a whole number from 0 to / });
+  assert.throws(() => gpt2.logitLens([1, 2], { layers: [0, 1.5] }), { name: 'RangeError', message: /options\.layers\[1\]: expected a whole number/ });
+  for (const [start, end] of [[1, 1], [2, 1], [0, 4], [3, 4]]) {
+    assert.throws(() => gpt2.logitLens([1, 2], { layers: [start, end] }),
+      { name: 'RangeError', message: new RegExp(`^LanguageModel\\.logitLens: options\\.layers: expected \\[start, end\\] with 0 ≤ start < end ≤ 3 \\(the lens's rows: the stream entering each layer, then leaving the last\\), got \\[${start}, ${end}\\]$`) });
+  }
   // Only a causal model has a ForwardCache to read the stream from.
   assert.throws(() => models['bert-mlm'].logitLens([2, 3], { cache: true }),
     { name: 'TypeError', message: /^EncoderModel\.logitLens: options: unknown option 'cache'/ });

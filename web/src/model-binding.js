@@ -14,7 +14,7 @@ export function modelHandle(model) {
     releaseCache: (id) => isBroken() || call('ForwardCache.dispose', (wasm) => wasm._releaseForwardCache(id)),
     generate: (caller, ids, maxNew, stop, ablate) => call(caller, () => model.generate(caller, ids, maxNew, stop, ablate)),
     translate: (request, start, eos, maxSteps) => call(request.call, () => model.translate(request, start, eos, maxSteps)),
-    logitLens: (request, k, cache = 0) => call(request.call, () => model.logitLens(request, k, cache)),
+    logitLens: (request, k, cache = 0, layers = undefined) => call(request.call, () => model.logitLens(request, k, cache, layers)),
     patchEach: (request, patches, cache, logitIds) => call(request.call, () => model.patchEach(request, patches, cache, logitIds)),
     headWeights: (caller, layer, head) => call(caller, () => model.headWeights(caller, layer, head)),
     trace: (request, attention, layer, head, query, cache = 0) => call(request.call, () => model.trace(request, attention, layer, head, query, cache)),

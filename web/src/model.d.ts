@@ -241,16 +241,21 @@ export interface LogitLens {
   ids: number[];
   tokens: string[] | null;
   k: number;
-  /** layers + 1 rows: row l is the stream entering layer l (row 0: the embeddings), the last the model's prediction. */
+  /**
+   * The rows returned: the model's layers + 1 (row l is the stream entering layer l, row 0 the embeddings, the last
+   * the model's prediction), or `end − start` with `options.layers`.
+   */
   layers: number;
-  /** `[layers + 1, T, k]`, each row's most probable tokens' probabilities, largest first. */
+  /** The lens row the first returned row is: 0, or `options.layers`' start. */
+  firstLayer: number;
+  /** `[layers, T, k]`, each row's most probable tokens' probabilities, largest first. */
   probabilities: Tensor;
-  /** `[layers + 1, T, k]` their ids. */
+  /** `[layers, T, k]` their ids. */
   topIds: { data: Int32Array; shape: number[] };
   /** True when the stream was read from `options.cache` (it held this input's pass, so only the head ran); false for a
    * lens that ran its own pass. The numbers are the same either way. */
   fromCache: boolean;
-  /** The `k` tokens of row `layer` at `position`, most probable first. */
+  /** The `k` tokens of lens row `layer` (from `firstLayer` to `firstLayer + layers − 1`) at `position`, most probable first. */
   at(layer: number, position: number): LensToken[];
 }
 
@@ -375,9 +380,12 @@ export declare abstract class Model {
   /**
    * The logit lens: the residual stream entering every layer and leaving the last, through the final norm and the
    * head (an MLM head's transform included), softmaxed; the `k` (default 10, at most 100) most probable tokens of
-   * each. Takes forward()'s input options. @throws TypeError for a model without a head, RangeError for such a `k`.
+   * each. Takes forward()'s input options. `layers: [start, end]` computes only rows start..end − 1 (0 to layers + 1;
+   * each row the same bits as in the whole lens): a large vocabulary's head is most of the lens, so a few rows are
+   * that much quicker. @throws TypeError for a model without a head or a `layers` that is not two numbers,
+   * RangeError for such a `k` or rows outside the lens.
    */
-  logitLens(input: string | NumberList, options?: { k?: number; attentionMask?: NumberList; tokenTypeIds?: NumberList;
+  logitLens(input: string | NumberList, options?: { k?: number; layers?: [start: number, end: number]; attentionMask?: NumberList; tokenTypeIds?: NumberList;
     ablate?: AblatedHead[]; ablation?: 'zero' | 'mean'; patch?: AblatedHead[]; patchFrom?: Tensor | null }): LogitLens;
   /**
    * Head `head` of layer `layer`'s QK and OV circuits (W_Q·W_Kᵀ and W_V·W_O, raw weights: no bias, no norm folded

@@ -8,6 +8,13 @@ import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
 import { booleanOption, checkOptions, integerOption, wholeIds } from './tensor.js';
 
+/** logitLens's `layers`: [start, end], two numbers (the core checks that they are whole and within the lens's rows). */
+function lensRows(value, name) {
+  if (!Array.isArray(value) || value.length !== 2) throw new TypeError(`${name}: expected [start, end], two whole numbers, got ${describe(value)}`);
+  value.forEach((x, i) => { if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected a whole number, got ${describe(x)}`); });
+  return [value[0], value[1]];
+}
+
 /** An array (or typed array) of numbers as a plain array; anything else is a TypeError naming `name`. */
 export function numbers(value, name, what, entry = 'a token id (a whole number)') {
   const ok = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
@@ -227,28 +234,32 @@ export class Model {
    * head, softmaxed; the `k` (default 10) most probable tokens of each layer and position. Row `layers` is the
    * model's own prediction. A LanguageModel also takes `cache`, a ForwardCache: when it holds this input's pass, the
    * stream is read from it and only the head runs (the core decides; another input's cache gives a fresh lens).
+   * `layers: [start, end]` computes rows start..end − 1 alone, each with the bits it has in the whole lens.
    */
   logitLens(input, options) {
     const caller = `${this.className}.logitLens`;
-    const known = ['k', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
+    const known = ['k', 'layers', ...this.inputOptions.filter((o) => o !== 'needAttention' && o !== 'keepHeads')];
     const { handle, ids, opts, request } = this.request(input, options, caller, known);
     const k = opts.k === undefined ? 10 : integerOption(opts.k, `${caller}: options.k`, { min: 0 });
-    const { probabilities, ids: top, fromCache } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller));
+    const layers = opts.layers === undefined ? undefined : lensRows(opts.layers, `${caller}: options.layers`);
+    const { probabilities, ids: top, fromCache, firstLayer } = handle.logitLens(request, k, this.readCache(opts.cache, handle, caller), layers);
     const [rows, positions] = probabilities.shape;
-    const cell = (value, name, count) => {
+    const cell = (value, name, from, count) => {
       if (typeof value !== 'number') throw new TypeError(`${caller}: at: ${name}: expected a whole number, got ${describe(value)}`);
-      if (!Number.isInteger(value) || value < 0 || value >= count) throw new RangeError(`${caller}: at: ${name}: expected 0 to ${count - 1}, got ${value}`);
+      if (!Number.isInteger(value) || value < from || value >= from + count) {
+        throw new RangeError(`${caller}: at: ${name}: expected ${from} to ${from + count - 1}, got ${value}`);
+      }
     };
     const at = (layer, position) => {
-      cell(layer, 'layer', rows);
-      cell(position, 'position', positions); // past the row's end, (0, T) once read row 1's first cell
+      cell(layer, 'layer', firstLayer, rows);
+      cell(position, 'position', 0, positions); // past the row's end, (0, T) once read row 1's first cell
       return Array.from({ length: k }, (_, i) => {
-        const index = (layer * positions + position) * k + i;
+        const index = ((layer - firstLayer) * positions + position) * k + i;
         const id = top[index];
         return { id, token: this.tokenStrings([id])?.[0] ?? null, probability: probabilities.data[index] };
       });
     };
-    return { ids, tokens: this.tokenStrings(ids), k, layers: rows, probabilities, topIds: { data: top, shape: probabilities.shape }, fromCache, at };
+    return { ids, tokens: this.tokenStrings(ids), k, layers: rows, firstLayer, probabilities, topIds: { data: top, shape: probabilities.shape }, fromCache, at };
   }
 
   /**

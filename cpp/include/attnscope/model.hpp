@@ -115,6 +115,15 @@ public:
     std::unique_ptr<State> state;
 };
 
+/// Which of the logit lens's layers + 1 rows Transformer::logit_lens computes: first..end − 1, where row l is the
+/// stream entering layer l and row `layers` the stream leaving the last. Each row is the same bits as in the whole
+/// lens, and costs the head's product alone (a large vocabulary's head is most of the lens: a few rows are that much
+/// quicker).
+struct LensRows {
+    std::size_t first = 0;
+    std::size_t end = SIZE_MAX;  ///< SIZE_MAX: through the last row
+};
+
 class Transformer {
 public:
     struct Impl;
@@ -259,19 +268,22 @@ public:
     /// The logit lens: the residual stream entering every layer and leaving the last (Output::residual) through the
     /// main stack's final norm and the head, softmaxed; per row, its `k` most probable tokens.
     struct Lens {
-        Tensor probabilities;             ///< [layers + 1, T, k], largest first
-        std::vector<std::int32_t> ids;    ///< [layers + 1, T, k]
+        Tensor probabilities;             ///< [rows, T, k], largest first
+        std::vector<std::int32_t> ids;    ///< [rows, T, k]
         bool from_cache = false;          ///< the stream was a cache's kept pass: only the head ran
+        std::size_t first_row = 0;        ///< the lens row that probabilities' first is (LensRows::first)
     };
-    /// Throws std::invalid_argument for a model without a head, or k outside 1 to min(vocab, 100).
-    Lens logit_lens(const Request& request, std::size_t k);
+    using LensRows = attnscope::LensRows;
+    /// Throws std::invalid_argument for a model without a head, k outside 1 to min(vocab, 100), or rows not within
+    /// 0..layers + 1 with first < end.
+    Lens logit_lens(const Request& request, std::size_t k, LensRows rows = {});
     /// logit_lens() through `cache` (a causal language model's): when the cache holds this request's own pass
     /// (forward(request, cache) with the same tokens, token types, mask, heads switched off and ablation kind, nothing
     /// patched), the stream is
     /// that pass's (each layer's input and the last hidden state) and only the head runs: the same numbers, bit for
     /// bit. Otherwise a fresh pass, as without the cache. The cache is left as it was. Throws as logit_lens() does,
     /// and std::invalid_argument for another model's cache.
-    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache& cache);
+    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache& cache, LensRows rows = {});
 
     /// One head's weights as its QK and OV circuits read them (biases left out), each [d, head_dim]: W_Q, and W_K
     /// and W_V of the key/value head it reads under grouped-query attention (kv_head), and W_Oᵀ, so that
@@ -286,7 +298,7 @@ public:
 private:
     AttentionTrace trace(const Request& request, AttentionKind kind, std::size_t layer, std::size_t head, std::size_t query,
                          ForwardCache* cache);
-    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache* cache);
+    Lens logit_lens(const Request& request, std::size_t k, const ForwardCache* cache, LensRows rows);
     std::unique_ptr<Impl> impl_;
 };
 

@@ -18,22 +18,25 @@ namespace attnscope {
 namespace model {
 namespace {
 
-// The lens of the (layers + 1) · T rows of `entering` [L, T, d] (the stream entering each layer, which the final norm
-// turns into the head's input) and `output` [T, d] (the stream leaving the last layer, after the final norm).
+// The lens rows `asked` (of the layers + 1) of `entering` [L, T, d] (the stream entering each layer, which the final
+// norm turns into the head's input) and `output` [T, d] (the stream leaving the last layer, after the final norm).
 Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, const float* output, std::size_t T, std::size_t k,
-                            const char* call)
+                            Transformer::LensRows asked, const char* call)
 {
     const plan::Stack& main = m.plan.main();
     const std::size_t L = main.layers(), d = main.width(), vocab = m.plan.head.vocab;
     Transformer::Lens lens;
-    lens.probabilities = Tensor({L + 1, T, k});
-    lens.ids.resize((L + 1) * T * k);
+    lens.first_row = asked.first;
+    lens.probabilities = Tensor({asked.end - asked.first, T, k});
+    lens.ids.resize((asked.end - asked.first) * T * k);
+    // Rows of the stream are numbered over every lens row (layer · T + position); `begin` is the first asked for.
+    const std::size_t begin = asked.first * T;
     // Each row's top k, by row blocks over both threads; a row's result depends on that row only.
     auto top_rows = [&](const float* logits, std::size_t rows, std::size_t first) {
         const std::size_t tasks = detail::task_count(rows, double(rows) * double(vocab), double(1 << 18));
         auto body = [&](std::size_t task, std::size_t) {
             for (std::size_t i = task * rows / tasks, end = (task + 1) * rows / tasks; i < end; ++i) {
-                const std::size_t at = (first + i) * k;
+                const std::size_t at = (first + i - begin) * k;
                 steps::top_k_softmax(logits + i * vocab, vocab, k, lens.ids.data() + at, lens.probabilities.data.data() + at);
             }
         };
@@ -43,12 +46,12 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
     // head's panels, GPT-2's 154 MB, are read from memory once a product), within 32 MiB of logits; a longer input's
     // blocks are its layers, as many logits as forward's own. Blocks of whole register tiles: a block's last tile is
     // a full one (the relaxed build's 6 rows: 128 would leave 2).
-    const std::size_t below = L * T, rows_total = below + T, tile = detail::matmul_tile_rows();
+    const std::size_t below = L * T, rows_end = asked.end * T, tile = detail::matmul_tile_rows();
     const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
-    const std::size_t block = std::min(rows_total, (std::max(T, shared) + tile - 1) / tile * tile);
+    const std::size_t block = std::min(rows_end - begin, (std::max(T, shared) + tile - 1) / tile * tile);
     std::vector<float> normed(block * d), scratch(block * d), logits(detail::checked_mul(block, vocab, call));
-    for (std::size_t first = 0; first < rows_total; first += block) {
-        const std::size_t rows = std::min(block, rows_total - first);
+    for (std::size_t first = begin; first < rows_end; first += block) {
+        const std::size_t rows = std::min(block, rows_end - first);
         // The block's rows entering a layer go through the final norm; those leaving the last are normed already.
         const std::size_t normed_rows = first < below ? std::min(rows, below - first) : 0;
         if (normed_rows && main.final_norm.present())
@@ -68,11 +71,14 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
 }  // namespace
 }  // namespace model
 
-Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k) { return logit_lens(request, k, nullptr); }
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, LensRows rows) { return logit_lens(request, k, nullptr, rows); }
 
-Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache& cache) { return logit_lens(request, k, &cache); }
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache& cache, LensRows rows)
+{
+    return logit_lens(request, k, &cache, rows);
+}
 
-Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache* cache)
+Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k, const ForwardCache* cache, LensRows rows)
 {
     Request r = request;
     if (!r.call) r.call = "logitLens";
@@ -82,20 +88,26 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k,
     if (!m.config.has_lm_head) throw std::invalid_argument(json::join({call, ": this model has no language-model head to read the layers through"}));
     if (k < 1 || k > most)
         throw std::invalid_argument(json::join({call, ": options.k: expected a whole number from 1 to ", json::Num(most), " (tokens per position), got ", json::Num(k)}));
+    const std::size_t lens_rows = m.plan.main().layers() + 1;
+    if (rows.end == SIZE_MAX) rows.end = lens_rows;
+    if (rows.first >= rows.end || rows.end > lens_rows)
+        throw std::invalid_argument(json::join({call, ": options.layers: expected [start, end] with 0 ≤ start < end ≤ ", json::Num(lens_rows),
+                                                " (the lens's rows: the stream entering each layer, then leaving the last), got [",
+                                                json::Num(rows.first), ", ", json::Num(rows.end), "]"}));
     r.need_attention = false;
     r.keep_heads = false;
     model::check_request(m.plan, r, call);
     const std::size_t T = r.tokens.size();
     // Through a cache of this input's own pass: its rows, not a pass of their own (another model's cache is refused).
     if (const float* kept = cache ? model::kept_layer_input(*cache->state, *this, r, 0) : nullptr) {
-        Lens lens = model::read_lens(m, kept, model::kept_output(*cache->state), T, k, call);
+        Lens lens = model::read_lens(m, kept, model::kept_output(*cache->state), T, k, rows, call);
         lens.from_cache = true;
         return lens;
     }
     r.logits_to_keep = 1;  // the lens runs the head over the last layer's rows itself, with the other layers'
     r.keep_residual = true;
     const Output out = forward(r);
-    return model::read_lens(m, out.residual.data.data(), out.hidden.data.data(), T, k, call);
+    return model::read_lens(m, out.residual.data.data(), out.hidden.data.data(), T, k, rows, call);
 }
 
 }  // namespace attnscope
