@@ -91,3 +91,46 @@ for (const [lang, locale, words] of [['en', 'en-US', /Embeddings/], ['zh', 'zh-C
     await close();
   });
 }
+
+test('the lens comes a row a call with its progress, and hiding it before it is done sends the Worker a cancel', async () => {
+  const session = await open('#mode=open&lang=en');
+  const { page, problems, close } = session;
+  // Every message to and from the model Worker; a lens request is held back while __holdLens is set, so that the lens
+  // stays running (this fixture's lens is done in a few ms).
+  await page.evaluate(() => {
+    window.__posted = [];
+    window.__heard = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, transfer) {
+      window.__posted.push(m?.type);
+      if (m?.type === 'lens' && window.__holdLens) return undefined;
+      return post.call(this, m, transfer);
+    };
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', ({ data }) => { if (data?.type === 'researchProgress') window.__heard.push(data); });
+      }
+    };
+  });
+  await page.setInputFiles('#open-files', filesOf('gpt2-lm'));
+  await page.waitForSelector('#open-lens-btn', { state: 'visible', timeout: 20_000 });
+  await typeSettled(page, CASES['gpt2-lm']);
+  await page.click('#open-lens-btn');
+  await page.waitForSelector('#open-lens-out button[data-l]', { timeout: 20_000 });
+  const rows = research('gpt2-lm').layers + 1;
+  assert.deepEqual(await page.evaluate(() => window.__heard.filter((p) => p.kind === 'lens').map((p) => [p.done, p.total])),
+    Array.from({ length: rows }, (_, i) => [i + 1, rows]), 'a progress message after each call of a row');
+  assert.match(await page.textContent('#open-lens-status'), new RegExp(`^${rows} rows × \\d+ positions, computed in`));
+  // Another text: a new lens, held back, so it is running when the lens is hidden.
+  await page.evaluate(() => { window.__holdLens = true; });
+  await typeSettled(page, 'the dog sat');
+  await page.waitForFunction(() => /^computing…$|^Computing the lens: \d+ of \d+ rows/.test(document.querySelector('#open-lens-status').textContent), null, { timeout: 10_000 });
+  assert.equal(await page.evaluate(() => window.__posted.includes('cancelLens')), false);
+  await page.click('#open-lens-btn');
+  assert.equal(await page.evaluate(() => window.__posted.filter((m) => m === 'cancelLens').length), 1, 'hiding a running lens cancels it');
+  await page.waitForFunction(() => document.querySelector('#open-lens-status').textContent === '' && !document.querySelector('#open-lens-out button'), null, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -70,7 +70,7 @@ const app = {
 const OPEN_CONTINUE_TOKENS = 20;
 const session = createOpenSession({
   invalidate: () => scheduler.invalidate(),
-  showProgress: (kind, p) => (kind === 'patch' ? patchingView : compareView).showProgress(p),
+  showProgress: (kind, p) => ({ patch: patchingView, positions: compareView, lens: lensView })[kind].showProgress(p),
 });
 const openApp = {
   state,
@@ -80,6 +80,7 @@ const openApp = {
 };
 const patchingView = createPatchingView({ run: (input) => session.patching(input), cancel: () => session.cancelPatching() });
 const compareView = createCompareView({ ...openApp, cancel: () => session.cancelPatching() });
+const lensView = createLensView({ ...openApp, cancel: () => session.cancelLens() });
 const notOpen = (view) => ({ ...view, render: view.render.bind(view), wants: (r) => r.kind !== 'hf' && (!view.wants || view.wants(r)) });
 
 const maps = createMapsView(app);
@@ -108,7 +109,7 @@ const views = [
   createFindHeadsView({ pick: openApp.pick, run: () => session.findHeads() }),
   createCircuitsView(openApp),
   patchingView,
-  createLensView(openApp),
+  lensView,
   createSinksView(openApp),
   compareView,
   createCacheView({ ...openApp, exportCache: (body) => session.research.exportCache(body) }),

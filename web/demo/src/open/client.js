@@ -121,6 +121,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
     /** The research tools' requests (open/worker/research.js): 'lens', 'compare', 'patchPositions'. */
     research: (type, input) => request(type, input),
     cancelPatching: () => worker?.postMessage({ type: 'cancelPatch' }),
+    cancelLens: () => worker?.postMessage({ type: 'cancelLens' }),
     /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */
     runtime: () => {
       ensure();

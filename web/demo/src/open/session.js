@@ -8,7 +8,7 @@ import { mapsShown } from '../research/maps.js';
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
 
 /**
- * @param {{ invalidate: () => void, showProgress?: (kind: 'patch' | 'positions', p: { done: number, total: number }) => void }} app
+ * @param {{ invalidate: () => void, showProgress?: (kind: 'patch' | 'positions' | 'lens', p: { done: number, total: number }) => void }} app
  *   `showProgress`: where the patching sweeps' progress goes while they run (open/patching.js and research/compare.js
  *   draw it), so that it costs no new drawing of the page; without it, progress invalidates.
  */
@@ -51,7 +51,7 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   }));
 
   // The logit lens, two prompts side by side, one head patched at each position (research/runs.js).
-  const research = createResearchRuns({ worker, invalidate, showProgress: showProgress && ((p) => showProgress('positions', p)) });
+  const research = createResearchRuns({ worker, invalidate, showProgress });
 
   /**
    * The reply to a Find heads or Patching request (`kind` 'heads' or 'patch', `ticket` the request's own), landed
@@ -153,6 +153,7 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
       settle('patch', ticket, result);
     },
     cancelPatching: () => client?.cancelPatching(),
+    cancelLens: () => client?.cancelLens(),
     research,
     /** Greedy continuation of the current text (heads that are off stay off); resolves to the new text. */
     async continueText(state, maxNewTokens) {

@@ -1,8 +1,9 @@
 // The logit lens of an opened model: a layers × positions table of each row's most probable token (shaded by its
 // probability), from the embeddings down to the model's own output; a click on a cell lists its ten most probable
-// tokens. The numbers are the core's (model.logitLens, in the Worker); this view only draws them.
+// tokens. The numbers are the core's (model.logitLens, in the Worker, a few rows a call); this view only draws them,
+// and while they come, how many rows are done (hiding the lens then stops it).
 import { t } from '../i18n.js';
-import { $, escapeHtml, escapeAttr } from '../dom.js';
+import { $, escapeHtml, escapeAttr, setText } from '../dom.js';
 import { percent } from '../percent.js';
 
 /** Sky blue (Okabe–Ito), mixed with white by the probability: black text keeps a contrast above 8:1 on it. */
@@ -15,13 +16,23 @@ export function rowName(l, rows) {
   return l === rows - 1 ? t('rs.lensOutput', { n: l }) : t('rs.lensAfter', { n: l });
 }
 
-/** @param {{ state: object, invalidate: () => void }} app */
+/** @param {{ state: object, invalidate: () => void, cancel?: () => void }} app `cancel`: stop the lens being computed. */
 export function createLensView(app) {
   const root = $('#open-lens');
   const out = $('#open-lens-out');
   const btn = $('#open-lens-btn');
+  const status = $('#open-lens-status');
   const o = () => app.state.open;
-  btn.addEventListener('click', () => { o().lens = !o().lens; if (!o().lens) o().lensCell = null; app.invalidate(); });
+  let running = false; // a lens of the text shown is being computed: its progress goes to the status line alone
+  btn.addEventListener('click', () => {
+    o().lens = !o().lens;
+    if (!o().lens) {
+      o().lensCell = null;
+      if (running) app.cancel?.(); // hidden before it is done: the Worker stops at its next call
+    }
+    app.invalidate();
+  });
+  const progressText = ({ done, total }) => (total ? t('rs.lensRunning', { done, total }) : t('open.computing'));
   out.addEventListener('click', (e) => {
     const b = e.target.closest('button[data-l]');
     if (!b) return;
@@ -62,6 +73,8 @@ export function createLensView(app) {
   return {
     name: 'openLens',
     root,
+    /** Rows done of the lens being computed: the status line alone, not a new drawing of the page. */
+    showProgress(p) { if (running) setText(status, progressText(p)); },
     wants: (r) => r.kind === 'hf' && r.load.status === 'ready' && !r.empty,
     render(state, r) {
       const has = r.config.hasLmHead && r.info.kind !== 'seq2seq';
@@ -71,9 +84,10 @@ export function createLensView(app) {
       btn.textContent = t(state.open.lens ? 'rs.lensHide' : 'rs.lensShow');
       $('#open-lens-note').textContent = t(r.info.kind === 'encoder' ? 'rs.lensTextMlm' : 'rs.lensTextCausal');
       const s = r.research?.lens;
-      const status = $('#open-lens-status');
+      running = !!(state.open.lens && s?.running);
       if (!state.open.lens || !s) { out.innerHTML = ''; status.textContent = ''; drawn = { value: null, lang: '' }; return; }
-      status.textContent = s.error ? s.error.message : s.stale ? t('open.computing') : t('rs.lensDone', { n: s.value.rows, T: s.value.tokens.length, ms: s.value.ms.toFixed(0) });
+      setText(status, s.error ? s.error.message : s.running ? progressText(r.research.lensProgress ?? { done: 0, total: 0 })
+        : s.stale ? t('open.computing') : t('rs.lensDone', { n: s.value.rows, T: s.value.tokens.length, ms: s.value.ms.toFixed(0) }));
       root.dataset.ms = s.value ? s.value.ms.toFixed(1) : '';
       // Whether the lens read the typing pass (only the head ran) or ran a pass of its own: for tests and benches.
       root.dataset.fromCache = s.value ? String(s.value.fromCache) : '';

@@ -9,8 +9,9 @@ const fresh = () => Object.fromEntries(KINDS.map((k) => [k, empty()]));
 
 /**
  * @param {{ worker: () => ReturnType<import('../open/client.js').createModelClient>, invalidate: () => void,
- *   showProgress?: (p: { done: number, total: number }) => void }} app
- *   `showProgress`: where a sweep's progress goes between its start and its reply (else a new drawing of the page).
+ *   showProgress?: (kind: 'positions' | 'lens', p: { done: number, total: number }) => void }} app
+ *   `showProgress`: where a per-position sweep's or a lens's progress goes between its start and its reply (else a
+ *   new drawing of the page).
  */
 export function createResearchRuns({ worker, invalidate, showProgress }) {
   let runs = fresh();
@@ -19,12 +20,14 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
   // bytes, ms } } | { status: 'error', error }.
   let exported = null;
   let progress = null; // { done, total } of the positions being patched
+  let lensProgress = null; // { done, total } of the lens's rows computed
 
   /** Ask for `kind` of `key` unless it is asked already; the reply lands in runs[kind]. */
   function ask(kind, key, body) {
     if (asked[kind] === key || runs[kind].key === key) return;
     asked[kind] = key;
     if (kind === 'patchPositions') progress = { done: 0, total: 0 };
+    if (kind === 'lens') lensProgress = { done: 0, total: 0 };
     worker().research(kind, body).then(
       // null: the Worker skipped this request for a newer one; that one's reply follows.
       (value) => {
@@ -44,6 +47,7 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
       runs = fresh();
       asked = Object.fromEntries(KINDS.map((k) => [k, null]));
       progress = null;
+      lensProgress = null;
       exported = null;
     },
     /** The values' norms of the forward pass whose key is `key` (the session's), or null until they arrive. */
@@ -65,10 +69,11 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
     // about a second of a 2-second sweep, on a 2-core machine whose cores the Worker's two threads needed
     // (bench/records/2026-12-06-demo-main-thread.md). Progress counts only while a sweep is awaited: a message of one
     // no longer asked for (another head's, another model's) changes nothing.
-    onProgress({ done, total }) {
-      if (asked.patchPositions === null || runs.patchPositions.key === asked.patchPositions) return;
-      progress = { done, total };
-      if (showProgress) showProgress(progress); else invalidate();
+    onProgress({ kind = 'patchPositions', done, total }) {
+      if (asked[kind] === null || asked[kind] === undefined || runs[kind].key === asked[kind]) return;
+      if (kind === 'lens') lensProgress = { done, total };
+      else progress = { done, total };
+      if (showProgress) showProgress(kind === 'lens' ? 'lens' : 'positions', kind === 'lens' ? lensProgress : progress); else invalidate();
     },
     compute(state, { info, pair, ablate }) {
       const o = state.open;
@@ -112,6 +117,7 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
       }
       // Read after the asks: a sweep asked just now starts at 0 of …, not at the last sweep's end.
       out.progress = progress;
+      out.lensProgress = lensProgress;
       return out;
     },
   };

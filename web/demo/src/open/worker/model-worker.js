@@ -15,6 +15,7 @@ let typing = null;
 let typingNorms = null;
 let loading = null; // the AbortController of the load in progress
 let patchCancelled = false; // set by a cancelPatch message, read between the sweep's heads
+let lensCancelled = false; // set by a cancelLens message, read between a chunked lens's calls
 // Started by the page's first message, `start`, which names the folder of the threaded files (the page's
 // attnscope-mt/: this Worker's own URL is inside assets/). Two threads where the page is cross-origin isolated (the
 // Worker is too then): one helper beside this thread, which leaves the page's own thread its core.
@@ -220,7 +221,16 @@ const handlers = {
    * the text shown: only the head's products are left), two prompts' maps, one head patched at each position, the
    * values' norms, the circuits, a cache's plan and the cache.
    */
-  lens: ({ text, pair, ablate }) => lensOf(model, encode({ text, pair }), ablate, typing),
+  lens({ id, text, pair, ablate }) {
+    lensCancelled = false;
+    const of = model;
+    return lensOf(model, encode({ text, pair }), ablate, typing, {
+      cancelled: () => lensCancelled,
+      // A newer lens asked for, or another model opened meanwhile: this one is no longer wanted.
+      superseded: () => newest.lens !== id || model !== of,
+      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'lens', done, total }),
+    });
+  },
   compare: (input) => compareOf(model, input, encode),
   valueNorms: ({ text, pair, ablate }) => valueNormsOf(model, encode({ text, pair }), ablate, typingNorms),
   circuitNorms() { phase('compute'); return circuitNormsOf(model); },
@@ -233,7 +243,7 @@ const handlers = {
     return patchPositions(model, input, {
       encode: encodeAll,
       cancelled: () => patchCancelled,
-      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', done, total }),
+      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'patchPositions', done, total }),
     });
   },
   generate({ text, maxNewTokens, ablate }) {
@@ -254,6 +264,7 @@ self.onmessage = async ({ data }) => {
   if (data.type === 'ping') { self.postMessage({ type: 'pong' }); return; } // the page's watchdog: this Worker is not stuck
   if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
   if (data.type === 'cancelPatch') { patchCancelled = true; return; }
+  if (data.type === 'cancelLens') { lensCancelled = true; return; }
   if (data.type in newest) {
     newest[data.type] = data.id;
     await queued();

@@ -25,22 +25,62 @@ export function positionGroups(T, rows) {
   return groups;
 }
 
+/** Floating-point operations of the head's products per call of a chunked lens: about 0.2-0.3 s on two threads. */
+const LENS_FLOP_PER_CALL = 20e9;
+
+/**
+ * Lens rows per logitLens call: about LENS_FLOP_PER_CALL of the head's products (GPT-2 small at 128 tokens: 2 rows of
+ * 13; a vocabulary of 128,256 at 2048 wide: 1 row), and at most a quarter of the rows, so that even a small model's
+ * lens reports its progress (a call per row for a model of a few layers).
+ */
+export function lensRowsPerCall(rows, T, hiddenSize, vocabSize) {
+  const perRow = 2 * T * hiddenSize * vocabSize;
+  return Math.max(1, Math.min(Math.ceil(rows / 4), Math.floor(LENS_FLOP_PER_CALL / perRow)));
+}
+
 /**
  * The lens's top tokens per layer and position: ids and probabilities `[layers + 1, T, k]`, and each id's string.
  * `cache`: a causal model's kept pass (the typing cache); when it holds this input's pass the lens reads every
  * layer's input from it instead of running the layers again (otherwise the lens runs its own pass); `fromCache` says
- * which it was.
+ * which it was. Through a cache, the rows go in calls of lensRowsPerCall (logitLens's `layers`), each row with the
+ * bits it has in one call: between calls `onProgress(rows done, rows)` is sent, and the lens stops when `cancelled()`
+ * (a `{ cancelled: true }` value) or when `superseded()` (a newer lens was asked for: null, as a request skipped for a
+ * newer one). A call that could not read the cache (the typing pass changed meanwhile) ran its own pass, so the rows
+ * left go in one more call. Without a cache (an encoder's lens) one call runs the pass and every row.
  */
-export function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache) {
+export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache, { cancelled = () => false, superseded = () => false, onProgress = () => {} } = {}) {
   const t0 = performance.now();
-  const lens = model.logitLens(ids, { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(cache ? { cache } : {}) });
+  const options = { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(cache ? { cache } : {}) };
+  const { layers, hiddenSize, vocabSize } = model.config;
+  const rows = layers + 1;
+  const step = cache ? lensRowsPerCall(rows, ids.length, hiddenSize, vocabSize) : rows;
+  const parts = [];
+  for (let start = 0; start < rows;) {
+    const end = parts.length && !parts.at(-1).fromCache ? rows : Math.min(rows, start + step);
+    parts.push(model.logitLens(ids, { ...options, ...(end - start < rows ? { layers: [start, end] } : {}) }));
+    start = end;
+    onProgress(start, rows);
+    if (start === rows) break;
+    // A turn of the event loop between calls, so that a cancel message or a newer request is read.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (superseded()) return { value: null };
+    if (cancelled()) return { value: { cancelled: true } };
+  }
   const ms = performance.now() - t0;
-  const top = lens.topIds.data;
+  const k = parts[0].k;
+  const join = (key, Type) => {
+    const out = new Type(rows * ids.length * k);
+    let at = 0;
+    for (const part of parts) { out.set(key === 'ids' ? part.topIds.data : part.probabilities.data, at); at += part.layers * ids.length * k; }
+    return out;
+  };
+  const top = join('ids', Int32Array), probabilities = join('probabilities', Float32Array);
   // One string per distinct id: the table's cells repeat a few tokens many times.
   const distinct = [...new Set(top)];
   const strings = model.tokenStrings(distinct) ?? distinct.map((id) => `#${id}`);
   const names = Object.fromEntries(distinct.map((id, i) => [id, strings[i]]));
-  const value = { ids, tokens, total, rows: lens.layers, k: lens.k, probabilities: lens.probabilities.data, topIds: top, names, ms, fromCache: lens.fromCache };
+  const fromCache = parts.every((part) => part.fromCache);
+  const value = { ids, tokens, total, rows, k, probabilities, topIds: top, names, ms, fromCache, calls: parts.length };
   return { value, transfer: [value.probabilities.buffer, value.topIds.buffer] };
 }
 
