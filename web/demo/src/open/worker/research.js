@@ -25,11 +25,14 @@ export function positionGroups(T, rows) {
   return groups;
 }
 
-/** Floating-point operations of the head's products per call of a chunked lens: about 0.2-0.3 s on two threads. */
-const LENS_FLOP_PER_CALL = 20e9;
+/**
+ * Floating-point operations of the head's products per call of a chunked lens: about 0.4-0.5 s on two threads, the
+ * page's progress a few times a second (each call costs its own blocks' setup and a turn of the event loop).
+ */
+const LENS_FLOP_PER_CALL = 40e9;
 
 /**
- * Lens rows per logitLens call: about LENS_FLOP_PER_CALL of the head's products (GPT-2 small at 128 tokens: 2 rows of
+ * Lens rows per logitLens call: about LENS_FLOP_PER_CALL of the head's products (GPT-2 small at 128 tokens: 4 rows of
  * 13; a vocabulary of 128,256 at 2048 wide: 1 row), and at most a quarter of the rows, so that even a small model's
  * lens reports its progress (a call per row for a model of a few layers).
  */
