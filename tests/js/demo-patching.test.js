@@ -211,6 +211,9 @@ test('the two prompts\' view runs patching\'s passes: the maps of plain passes, 
   assert.deepEqual(enc.runs[1].attention.data, bert.forward('the dog sat').attention.data);
 });
 
+const { createResearchRuns: createRuns } = await import('../../web/demo/src/research/runs.js');
+const createResearchRunsFor = (worker, shown) => createRuns({ worker, invalidate: () => {}, showProgress: (kind, p) => shown.push([kind, p]) });
+
 test("a sweep's progress goes to showProgress, not to a new drawing of the page; the reply still invalidates", async () => {
   const { createResearchRuns } = await import('../../web/demo/src/research/runs.js');
   const replies = [];
@@ -223,12 +226,14 @@ test("a sweep's progress goes to showProgress, not to a new drawing of the page;
   const info = { kind: 'causal_lm', config: { hasLmHead: true } };
   const at = { info, pair: null, ablate: [] };
   const calls = { invalidate: 0, shown: [] };
-  const runs = createResearchRuns({ worker, invalidate: () => calls.invalidate++, showProgress: (p) => calls.shown.push(p) });
+  const runs = createResearchRuns({ worker, invalidate: () => calls.invalidate++, showProgress: (kind, p) => calls.shown.push([kind, p]) });
   assert.equal(runs.compute(state, at).positions.running, true);
   assert.equal(replies.length, 1);
-  runs.onProgress({ done: 3, total: 8 });
-  runs.onProgress({ done: 8, total: 8 });
-  assert.deepEqual(calls, { invalidate: 0, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
+  runs.onProgress({ kind: 'patchPositions', done: 3, total: 8 });
+  runs.onProgress({ kind: 'patchPositions', done: 8, total: 8 });
+  // A lens's progress while none is asked for (another tool's, a model's before) changes nothing.
+  runs.onProgress({ kind: 'lens', done: 1, total: 3 });
+  assert.deepEqual(calls, { invalidate: 0, shown: [['positions', { done: 3, total: 8 }], ['positions', { done: 8, total: 8 }]] });
   // The next drawing reads the last progress; the reply is a new state of the page, and its value is shown.
   assert.deepEqual(runs.compute(state, at).progress, { done: 8, total: 8 });
   const head0 = { layer: 1, head: 0, recovered: new Float32Array([0.25, 0.5]) };
@@ -240,7 +245,7 @@ test("a sweep's progress goes to showProgress, not to a new drawing of the page;
   assert.equal(done.value, head0);
   // A late message of the finished sweep changes nothing.
   runs.onProgress({ done: 8, total: 8 });
-  assert.deepEqual(calls, { invalidate: 1, shown: [{ done: 3, total: 8 }, { done: 8, total: 8 }] });
+  assert.deepEqual(calls, { invalidate: 1, shown: [['positions', { done: 3, total: 8 }], ['positions', { done: 8, total: 8 }]] });
   // The next head: running while the value shown is still the last head's (the page showed that result, no progress).
   state.open.positions = { layer: 1, head: 1 };
   const nextOut = runs.compute(state, at), next = nextOut.positions;
@@ -248,11 +253,27 @@ test("a sweep's progress goes to showProgress, not to a new drawing of the page;
   assert.equal(replies[1].body.head, 1);
   assert.deepEqual([next.running, next.stale, next.value], [true, true, head0]);
   assert.deepEqual(nextOut.progress, { done: 0, total: 0 }, "the new sweep's, not the last one's 8 of 8");
-  runs.onProgress({ done: 4, total: 8 });
-  assert.deepEqual(calls.shown.at(-1), { done: 4, total: 8 });
+  runs.onProgress({ done: 4, total: 8 });  // a message without a kind is a per-position sweep's
+  assert.deepEqual(calls.shown.at(-1), ['positions', { done: 4, total: 8 }]);
   // Without showProgress (the page before it had one), progress draws the page again.
   const plain = createResearchRuns({ worker, invalidate: () => calls.invalidate++ });
   plain.compute(state, at);
   plain.onProgress({ done: 1, total: 2 });
   assert.equal(calls.invalidate, 2);
+});
+
+test("a lens's progress goes to showProgress('lens'), and the next drawing reads it", () => {
+  const asked = [];
+  const worker = () => ({ research: (kind, body) => { asked.push([kind, body]); return new Promise(() => {}); } });
+  const shown = [];
+  const runs = createResearchRunsFor(worker, shown);
+  const state = { open: { lens: true, text: 'the cat' } };
+  const at = { info: { kind: 'causal_lm', config: { hasLmHead: true } }, pair: null, ablate: [] };
+  const out = runs.compute(state, at);
+  assert.deepEqual(asked, [['lens', { text: 'the cat', pair: null, ablate: [] }]]);
+  assert.deepEqual([out.lens.running, out.lensProgress], [true, { done: 0, total: 0 }]);
+  runs.onProgress({ kind: 'lens', done: 2, total: 13 });
+  runs.onProgress({ kind: 'patchPositions', done: 1, total: 8 }); // no sweep asked for: nothing
+  assert.deepEqual(shown, [['lens', { done: 2, total: 13 }]]);
+  assert.deepEqual(runs.compute(state, at).lensProgress, { done: 2, total: 13 });
 });
