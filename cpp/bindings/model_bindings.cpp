@@ -252,10 +252,8 @@ val Model::logitLens(const val& request, double k, double cache, const val& laye
         const std::size_t top = to_size(k, "options.k");
         // options.layers: two numbers (model.js checks their types), or undefined for every row; the core checks the
         // range against the model.
-        const Transformer::LensRows rows = layers.isUndefined()
-                                               ? Transformer::LensRows{}
-                                               : Transformer::LensRows{to_size(layers[0].as<double>(), "options.layers[0]"),
-                                                                       to_size(layers[1].as<double>(), "options.layers[1]")};
+        Transformer::LensRows rows;
+        if (!layers.isUndefined()) rows = {to_size(layers[0].as<double>(), "options.layers[0]"), to_size(layers[1].as<double>(), "options.layers[1]")};
         const Transformer::Lens lens = cache > 0 ? m.logit_lens(r, top, *reinterpret_cast<const ForwardCache*>(std::uintptr_t(cache)), rows)
                                                  : m.logit_lens(r, top, rows);
         val result = val::object();

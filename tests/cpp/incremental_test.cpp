@@ -370,7 +370,7 @@ void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_ke
     const std::size_t L = m.config().layers, cells = T * k;
     for (const LensRows rows : {LensRows{0, 1}, LensRows{1, L + 1}, LensRows{L, L + 1}, LensRows{L / 2, L / 2 + 1}}) {
         for (const Transformer::Lens& part : {m.logit_lens(r, k, rows), m.logit_lens(r, k, cache, rows)}) {
-            REQUIRE(part.probabilities.shape == Shape{rows.end - rows.first, T, k});
+            REQUIRE(part.probabilities.shape == Shape{*rows.end - rows.first, T, k});
             CHECK(part.first_row == rows.first);
             CHECK(std::equal(part.ids.begin(), part.ids.end(), fresh.ids.begin() + std::ptrdiff_t(rows.first * cells)));
             CHECK(std::equal(part.probabilities.data.begin(), part.probabilities.data.end(),
@@ -379,6 +379,9 @@ void check_lens(Transformer& m, Transformer::Request r, std::size_t logits_to_ke
     }
     CHECK_THROWS_WITH(m.logit_lens(r, k, LensRows{1, 1}), Catch::Contains("options.layers: expected [start, end] with 0 ≤ start < end ≤ "));
     CHECK_THROWS_AS(m.logit_lens(r, k, cache, LensRows{0, L + 2}), std::invalid_argument);
+    // The end left out is the last row; any end given is checked, SIZE_MAX too (wasm32's largest size).
+    require_same_lens(m.logit_lens(r, k, LensRows{0, std::nullopt}), fresh);
+    CHECK_THROWS_WITH(m.logit_lens(r, k, LensRows{0, SIZE_MAX}), Catch::Contains("got [0, " + std::to_string(SIZE_MAX) + "]"));
     auto other = r;
     other.tokens[T / 2] = std::int32_t((std::size_t(other.tokens[T / 2]) + 1) % V);
     require_same_lens(through(other, cache, false), m.logit_lens(other, k));

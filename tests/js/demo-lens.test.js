@@ -77,3 +77,40 @@ test('without a cache: one call', async () => {
   assert.equal(value.calls, 1);
   assert.deepEqual(value.topIds, model.logitLens(IDS, { k: 10 }).topIds.data);
 });
+
+test("the model Worker: a cancel sent just after a lens request is that lens's, and each call of the lens is in the core's computation", async () => {
+  // The Worker's module with a stand-in for its global scope: what it posts is kept in order.
+  const posted = [];
+  globalThis.self = { crossOriginIsolated: false, postMessage: (message) => posted.push(message) };
+  await import('../../web/demo/src/open/worker/model-worker.js');
+  const send = (data) => globalThis.self.onmessage({ data });
+  const reply = async (id) => {
+    for (;;) {
+      const r = posted.find((m) => m.type === 'reply' && m.id === id);
+      if (r) return r;
+      await new Promise((ok) => setTimeout(ok, 5));
+    }
+  };
+  send({ type: 'start', id: 1 });
+  await reply(1);
+  send({ type: 'load', id: 2, url: new URL('../fixtures/hf/gpt2-lm/', import.meta.url).href });
+  assert.equal((await reply(2)).error, undefined);
+  const text = 'the cat sat on the mat';
+  send({ type: 'forward', id: 3, text, pair: null, ablate: [] }); // the typing pass: the lens reads its cache
+  await reply(3);
+  // Cancelled before the lens's handler has started (the Worker takes a turn first): the lens stops after its first call.
+  send({ type: 'lens', id: 4, text, pair: null, ablate: [] });
+  send({ type: 'cancelLens' });
+  assert.deepEqual((await reply(4)).value, { cancelled: true });
+  // A lens run to its end: every call comes after a 'compute' phase, so that the page's watchdog leaves it alone
+  // even when another request is answered between two calls.
+  const from = posted.length;
+  send({ type: 'lens', id: 5, text, pair: null, ablate: [] });
+  send({ type: 'trace', id: 6, text, pair: null, layer: 0, head: 0, query: 1, ablate: [] });
+  const lens = await reply(5);
+  assert.equal(lens.value.fromCache, true);
+  const seen = posted.slice(from).map((m) => (m.type === 'phase' ? m.phase : m.type === 'researchProgress' ? `progress ${m.done}` : m.type === 'reply' ? `reply ${m.id}` : m.type));
+  const progress = seen.flatMap((m, i) => (m.startsWith('progress') ? [seen[i - 1]] : []));
+  assert.deepEqual(progress, ['compute', 'compute', 'compute'], seen.join(', '));
+  assert.ok(seen.includes('reply 6'), 'the trace was answered between the calls or after them');
+});

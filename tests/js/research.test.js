@@ -212,6 +212,10 @@ test('bad requests are refused, naming the call and the argument', () => {
     assert.throws(() => gpt2.logitLens([1, 2], { layers }), { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.layers: expected \[start, end\], two whole numbers, got / });
   }
   assert.throws(() => gpt2.logitLens([1, 2], { layers: [0, '1'] }), { name: 'TypeError', message: /^LanguageModel\.logitLens: options\.layers\[1\]: expected a whole number, got / });
+  // eslint-disable-next-line no-sparse-arrays
+  assert.throws(() => gpt2.logitLens([1, 2], { layers: [, 1] }), { name: 'TypeError', message: /options\.layers\[0\]: expected a whole number, got undefined/ });
+  // The largest size of the 32-bit module is a number like any other, not "to the last row".
+  assert.throws(() => gpt2.logitLens([1, 2], { layers: [0, 2 ** 32 - 1] }), { name: 'RangeError', message: /options\.layers: expected \[start, end\] .* got \[0, 4294967295\]$/ });
   assert.throws(() => gpt2.logitLens([1, 2], { layers: [-1, 1] }), { name: 'RangeError', message: /^LanguageModel\.logitLens: options\.layers\[0\]: expected a whole number from 0 to / });
   assert.throws(() => gpt2.logitLens([1, 2], { layers: [0, 1.5] }), { name: 'RangeError', message: /options\.layers\[1\]: expected a whole number/ });
   for (const [start, end] of [[1, 1], [2, 1], [0, 4], [3, 4]]) {

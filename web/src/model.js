@@ -11,7 +11,9 @@ import { booleanOption, checkOptions, integerOption, wholeIds } from './tensor.j
 /** logitLens's `layers`: [start, end], two numbers (the core checks that they are whole and within the lens's rows). */
 function lensRows(value, name) {
   if (!Array.isArray(value) || value.length !== 2) throw new TypeError(`${name}: expected [start, end], two whole numbers, got ${describe(value)}`);
-  value.forEach((x, i) => { if (typeof x !== 'number') throw new TypeError(`${name}[${i}]: expected a whole number, got ${describe(x)}`); });
+  for (let i = 0; i < 2; i++) {  // a hole is undefined here (forEach would skip it)
+    if (typeof value[i] !== 'number') throw new TypeError(`${name}[${i}]: expected a whole number, got ${describe(value[i])}`);
+  }
   return [value[0], value[1]];
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -121,7 +122,7 @@ public:
 /// quicker).
 struct LensRows {
     std::size_t first = 0;
-    std::size_t end = SIZE_MAX;  ///< SIZE_MAX: through the last row
+    std::optional<std::size_t> end;  ///< none: through the last row
 };
 
 class Transformer {

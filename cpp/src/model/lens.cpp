@@ -19,19 +19,19 @@ namespace attnscope {
 namespace model {
 namespace {
 
-// The lens rows `asked` (of the layers + 1) of `entering` [L, T, d] (the stream entering each layer, which the final
+// The lens rows first..end − 1 (of the layers + 1) of `entering` [L, T, d] (the stream entering each layer, which the final
 // norm turns into the head's input) and `output` [T, d] (the stream leaving the last layer, after the final norm).
 Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, const float* output, std::size_t T, std::size_t k,
-                            Transformer::LensRows asked, const char* call)
+                            std::size_t first_row, std::size_t end_row, const char* call)
 {
     const plan::Stack& main = m.plan.main();
     const std::size_t L = main.layers(), d = main.width(), vocab = m.plan.head.vocab;
     Transformer::Lens lens;
-    lens.first_row = asked.first;
-    lens.probabilities = Tensor({asked.end - asked.first, T, k});
-    lens.ids.resize((asked.end - asked.first) * T * k);
+    lens.first_row = first_row;
+    lens.probabilities = Tensor({end_row - first_row, T, k});
+    lens.ids.resize((end_row - first_row) * T * k);
     // Rows of the stream are numbered over every lens row (layer · T + position); `begin` is the first asked for.
-    const std::size_t begin = asked.first * T;
+    const std::size_t begin = first_row * T;
     // Each row's top k, by row blocks over both threads; a row's result depends on that row only.
     auto top_rows = [&](const float* logits, std::size_t rows, std::size_t first) {
         const std::size_t tasks = detail::task_count(rows, double(rows) * double(vocab), double(1 << 18));
@@ -47,7 +47,7 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
     // head's panels, GPT-2's 154 MB, are read from memory once a product), within 32 MiB of logits; a longer input's
     // blocks are its layers, as many logits as forward's own. Blocks of whole register tiles: a block's last tile is
     // a full one (the relaxed build's 6 rows: 128 would leave 2).
-    const std::size_t below = L * T, rows_end = asked.end * T, tile = detail::matmul_tile_rows();
+    const std::size_t below = L * T, rows_end = end_row * T, tile = detail::matmul_tile_rows();
     const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
     const std::size_t block = std::min(rows_end - begin, (std::max(T, shared) + tile - 1) / tile * tile);
     std::vector<float> normed(block * d), scratch(block * d);
@@ -92,26 +92,25 @@ Transformer::Lens Transformer::logit_lens(const Request& request, std::size_t k,
     if (!m.config.has_lm_head) throw std::invalid_argument(json::join({call, ": this model has no language-model head to read the layers through"}));
     if (k < 1 || k > most)
         throw std::invalid_argument(json::join({call, ": options.k: expected a whole number from 1 to ", json::Num(most), " (tokens per position), got ", json::Num(k)}));
-    const std::size_t lens_rows = m.plan.main().layers() + 1;
-    if (rows.end == SIZE_MAX) rows.end = lens_rows;
-    if (rows.first >= rows.end || rows.end > lens_rows)
+    const std::size_t lens_rows = m.plan.main().layers() + 1, first = rows.first, end = rows.end.value_or(lens_rows);
+    if (first >= end || end > lens_rows)
         throw std::invalid_argument(json::join({call, ": options.layers: expected [start, end] with 0 ≤ start < end ≤ ", json::Num(lens_rows),
                                                 " (the lens's rows: the stream entering each layer, then leaving the last), got [",
-                                                json::Num(rows.first), ", ", json::Num(rows.end), "]"}));
+                                                json::Num(first), ", ", json::Num(end), "]"}));
     r.need_attention = false;
     r.keep_heads = false;
     model::check_request(m.plan, r, call);
     const std::size_t T = r.tokens.size();
     // Through a cache of this input's own pass: its rows, not a pass of their own (another model's cache is refused).
     if (const float* kept = cache ? model::kept_layer_input(*cache->state, *this, r, 0) : nullptr) {
-        Lens lens = model::read_lens(m, kept, model::kept_output(*cache->state), T, k, rows, call);
+        Lens lens = model::read_lens(m, kept, model::kept_output(*cache->state), T, k, first, end, call);
         lens.from_cache = true;
         return lens;
     }
     r.logits_to_keep = 1;  // the lens runs the head over the last layer's rows itself, with the other layers'
     r.keep_residual = true;
     const Output out = forward(r);
-    return model::read_lens(m, out.residual.data.data(), out.hidden.data.data(), T, k, rows, call);
+    return model::read_lens(m, out.residual.data.data(), out.hidden.data.data(), T, k, first, end, call);
 }
 
 }  // namespace attnscope

@@ -222,9 +222,11 @@ const handlers = {
    * values' norms, the circuits, a cache's plan and the cache.
    */
   lens({ id, text, pair, ablate }) {
-    lensCancelled = false;
     const of = model;
     return lensOf(model, encode({ text, pair }), ablate, typing, {
+      // Each call is the core's computation: other requests answered between calls leave the page's watchdog
+      // outside it, and one call of a large vocabulary's rows can take seconds.
+      beforeCall: () => phase('compute'),
       cancelled: () => lensCancelled,
       // A newer lens asked for, or another model opened meanwhile: this one is no longer wanted.
       superseded: () => newest.lens !== id || model !== of,
@@ -265,6 +267,8 @@ self.onmessage = async ({ data }) => {
   if (data.type === 'cancel') { loading?.abort(new DOMException('The load was cancelled.', 'AbortError')); return; }
   if (data.type === 'cancelPatch') { patchCancelled = true; return; }
   if (data.type === 'cancelLens') { lensCancelled = true; return; }
+  // Cleared as a lens request arrives, not when its handler starts a turn later: a cancel sent in between is its own.
+  if (data.type === 'lens') lensCancelled = false;
   if (data.type in newest) {
     newest[data.type] = data.id;
     await queued();

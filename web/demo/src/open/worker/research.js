@@ -48,10 +48,11 @@ export function lensRowsPerCall(rows, T, hiddenSize, vocabSize) {
  * which it was. Through a cache, the rows go in calls of lensRowsPerCall (logitLens's `layers`), each row with the
  * bits it has in one call: between calls `onProgress(rows done, rows)` is sent, and the lens stops when `cancelled()`
  * (a `{ cancelled: true }` value) or when `superseded()` (a newer lens was asked for: null, as a request skipped for a
- * newer one). A call that could not read the cache (the typing pass changed meanwhile) ran its own pass, so the rows
+ * newer one); `beforeCall()` before each call (the Worker says it is in the core's computation). A call that could not read the cache (the typing pass changed meanwhile) ran its own pass, so the rows
  * left go in one more call. Without a cache (an encoder's lens) one call runs the pass and every row.
  */
-export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache, { cancelled = () => false, superseded = () => false, onProgress = () => {} } = {}) {
+export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache,
+  { cancelled = () => false, superseded = () => false, onProgress = () => {}, beforeCall = () => {} } = {}) {
   const t0 = performance.now();
   const options = { k: 10, ...(ablate?.length ? { ablate } : {}), ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(cache ? { cache } : {}) };
   const { layers, hiddenSize, vocabSize } = model.config;
@@ -60,6 +61,7 @@ export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate
   const parts = [];
   for (let start = 0; start < rows;) {
     const end = parts.length && !parts.at(-1).fromCache ? rows : Math.min(rows, start + step);
+    beforeCall();
     parts.push(model.logitLens(ids, { ...options, ...(end - start < rows ? { layers: [start, end] } : {}) }));
     start = end;
     onProgress(start, rows);
