@@ -51,8 +51,8 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
     const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
     const std::size_t block = std::min(rows_end - begin, (std::max(T, shared) + tile - 1) / tile * tile);
     std::vector<float> normed(block * d), scratch(block * d);
-    // Not cleared: the head writes every logit of a block's rows before its top k reads them (GPT-2's block of 128
-    // rows is 25.7 MB, cleared once a call).
+    // Not cleared: the head writes every logit of a block's rows before its top k reads them (clearing GPT-2's block
+    // of 128 rows would write 25.7 MB a call for nothing).
     const std::unique_ptr<float[]> logits(new float[detail::checked_mul(block, vocab, call)]);
     for (std::size_t first = begin; first < rows_end; first += block) {
         const std::size_t rows = std::min(block, rows_end - first);

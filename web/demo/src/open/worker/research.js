@@ -26,8 +26,8 @@ export function positionGroups(T, rows) {
 }
 
 /**
- * Floating-point operations of the head's products per call of a chunked lens: about 0.4-0.5 s on two threads, the
- * page's progress a few times a second (each call costs its own blocks' setup and a turn of the event loop).
+ * Floating-point operations of the head's products per call of a chunked lens: about 0.4-0.5 s on two threads, so the
+ * page's progress moves about twice a second (each call costs its own blocks' setup and a turn of the event loop).
  */
 const LENS_FLOP_PER_CALL = 40e9;
 
