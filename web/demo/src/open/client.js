@@ -58,7 +58,7 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
       if (data.type === 'progress') { onProgress(data); return; }
       if (data.type === 'plan') { onPlan?.(data); return; }
       if (data.type === 'patchProgress') { onPatchProgress?.(data); return; }
-      if (data.type === 'researchProgress') { onResearchProgress?.(data); return; }
+      if (data.type === 'researchProgress') { if (newest(data.id)) onResearchProgress?.(data); return; }
       computing = false; // a reply: the Worker is back in its event loop
       const p = pending.get(data.id);
       pending.delete(data.id);
@@ -78,6 +78,12 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
       pending.clear();
     };
     return w;
+  };
+  // A research request's progress counts while it is the newest of its kind still awaited: a lens superseded by a
+  // newer one may report once more before the Worker sees the newer one, and that count is not the newer one's.
+  const newest = (id) => {
+    const p = pending.get(id);
+    return id === undefined || (!!p && ![...pending].some(([other, q]) => other > id && q.type === p.type));
   };
   const send = (type, body = {}) => new Promise((resolve, reject) => {
     const id = next++;

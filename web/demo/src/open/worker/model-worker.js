@@ -230,7 +230,7 @@ const handlers = {
       cancelled: () => lensCancelled,
       // A newer lens asked for, or another model opened meanwhile: this one is no longer wanted.
       superseded: () => newest.lens !== id || model !== of,
-      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'lens', done, total }),
+      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'lens', id, done, total }),
     });
   },
   compare: (input) => compareOf(model, input, encode),
@@ -245,7 +245,7 @@ const handlers = {
     return patchPositions(model, input, {
       encode: encodeAll,
       cancelled: () => patchCancelled,
-      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'patchPositions', done, total }),
+      onProgress: (done, total) => self.postMessage({ type: 'researchProgress', kind: 'patchPositions', id: input.id, done, total }),
     });
   },
   generate({ text, maxNewTokens, ablate }) {
