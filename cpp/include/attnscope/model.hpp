@@ -6,9 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

@@ -70,10 +70,10 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
     // (bench/records/2026-12-06-demo-main-thread.md). Progress counts only while a sweep is awaited: a message of one
     // no longer asked for (another head's, another model's) changes nothing.
     onProgress({ kind = 'patchPositions', done, total }) {
-      if (asked[kind] === null || asked[kind] === undefined || runs[kind].key === asked[kind]) return;
-      if (kind === 'lens') lensProgress = { done, total };
-      else progress = { done, total };
-      if (showProgress) showProgress(kind === 'lens' ? 'lens' : 'positions', kind === 'lens' ? lensProgress : progress); else invalidate();
+      if (!asked[kind] || runs[kind].key === asked[kind]) return;
+      const current = { done, total };
+      if (kind === 'lens') lensProgress = current; else progress = current;
+      if (showProgress) showProgress(kind === 'lens' ? 'lens' : 'positions', current); else invalidate();
     },
     compute(state, { info, pair, ablate }) {
       const o = state.open;

@@ -48,8 +48,9 @@ export function lensRowsPerCall(rows, T, hiddenSize, vocabSize) {
  * which it was. Through a cache, the rows go in calls of lensRowsPerCall (logitLens's `layers`), each row with the
  * bits it has in one call: between calls `onProgress(rows done, rows)` is sent, and the lens stops when `cancelled()`
  * (a `{ cancelled: true }` value) or when `superseded()` (a newer lens was asked for: null, as a request skipped for a
- * newer one); `beforeCall()` before each call (the Worker says it is in the core's computation). A call that could not read the cache (the typing pass changed meanwhile) ran its own pass, so the rows
- * left go in one more call. Without a cache (an encoder's lens) one call runs the pass and every row.
+ * newer one); `beforeCall()` before each call (the Worker says it is in the core's computation). A call that could
+ * not read the cache (the typing pass changed meanwhile) ran its own pass, so the rows left go in one more call.
+ * Without a cache (an encoder's lens) one call runs the pass and every row.
  */
 export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate, cache,
   { cancelled = () => false, superseded = () => false, onProgress = () => {}, beforeCall = () => {} } = {}) {
@@ -73,13 +74,14 @@ export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate
   }
   const ms = performance.now() - t0;
   const k = parts[0].k;
-  const join = (key, Type) => {
+  // The calls' rows, one after another.
+  const join = (Type, data) => {
     const out = new Type(rows * ids.length * k);
     let at = 0;
-    for (const part of parts) { out.set(key === 'ids' ? part.topIds.data : part.probabilities.data, at); at += part.layers * ids.length * k; }
+    for (const part of parts) { out.set(data(part), at); at += data(part).length; }
     return out;
   };
-  const top = join('ids', Int32Array), probabilities = join('probabilities', Float32Array);
+  const top = join(Int32Array, (part) => part.topIds.data), probabilities = join(Float32Array, (part) => part.probabilities.data);
   // One string per distinct id: the table's cells repeat a few tokens many times.
   const distinct = [...new Set(top)];
   const strings = model.tokenStrings(distinct) ?? distinct.map((id) => `#${id}`);
