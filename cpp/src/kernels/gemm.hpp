@@ -173,15 +173,26 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const pane
     }
 }
 
-// The rows short of a whole tile at the end of a block: one tile of exactly that many rows.
+// The rows short of a whole tile at the end of a block (fewer than R + 1 ≤ 8): at most one tile each of 4, 2 and
+// 1 rows, so the binary holds those three heights beside MR, not every height below it.
 template <class Arch, std::size_t R>
 inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std::size_t lda, const float* panel,
                             float* C, std::size_t ldc, const float* bias, std::size_t cols, bool accumulate)
 {
-    if constexpr (R > 0) {
-        if (rows == R) return gemm_tile<Arch, R>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
-        gemm_short_tile<Arch, R - 1>(rows, K, A, lda, panel, C, ldc, bias, cols, accumulate);
+    static_assert(R < 8, "one tile each of 4, 2 and 1 rows covers at most 7");
+    if constexpr (R >= 4) {
+        if (rows >= 4) {
+            gemm_tile<Arch, 4>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
+            rows -= 4, A += 4 * lda, C += 4 * ldc;
+        }
     }
+    if constexpr (R >= 2) {
+        if (rows >= 2) {
+            gemm_tile<Arch, 2>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
+            rows -= 2, A += 2 * lda, C += 2 * ldc;
+        }
+    }
+    if (rows == 1) gemm_tile<Arch, 1>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
 }
 
 /// C[M×N] = A[M×K]·B + bias[N] (bias may be null), or C += A·B with `accumulate` (then bias must be null), in
@@ -195,8 +206,8 @@ struct gemm_packed_tiles {
     /// `tile` rows per register tile: MR, or (F32 panels only) 4, below MR: one loop for both heights, each tile
     /// function instantiated once (the taller tile's short tiles include the 4-row one).
     template <class Arch>
-    void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                    const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
+    [[gnu::noinline]] void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
+                                      const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
                     bool accumulate, std::size_t tile = MR) const
     {
         constexpr std::size_t NR = panel_width<Arch>;
