@@ -33,7 +33,6 @@ const char* type_name(Type type)
     return names[int(type)];
 }
 
-using text::KeyOrder;
 using text::KeySpan;
 using text::decode_string;
 using text::skip_space;
@@ -200,27 +199,6 @@ bool Value::find(std::string_view key, Value& out) const
         }
         k = v.following();
     }
-    return false;
-}
-
-bool Value::has_duplicate_keys(std::string& duplicate) const
-{
-    // Document::parse already refuses duplicate keys at every depth; this check stays for callers that ask, and
-    // compares decoded keys the same way.
-    if (!is(Type::object)) return false;
-    std::vector<KeySpan> keys;
-    for (Value k = first(); !at_close(doc_->text_, k.index_); k = k.following().following()) {
-        const std::string_view r = k.raw();
-        const std::uint32_t begin = std::uint32_t(r.data() - doc_->text_.data());
-        keys.push_back({begin, std::uint32_t(begin + r.size())});
-    }
-    KeyOrder order(doc_->text_);
-    std::sort(keys.begin(), keys.end(), [&](const KeySpan& a, const KeySpan& b) { return order.compare(a, b) < 0; });
-    for (std::size_t i = 1; i < keys.size(); ++i)
-        if (order.compare(keys[i - 1], keys[i]) == 0) {
-            duplicate = order.decoded(keys[i]);
-            return true;
-        }
     return false;
 }
 

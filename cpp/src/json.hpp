@@ -69,9 +69,6 @@ public:
     Value following() const;             // the next sibling (for array elements and object keys/values)
     /// The member `key` of an object, if present.
     bool find(std::string_view key, Value& out) const;
-    /// Whether two keys of this object are equal once decoded (the first such key in `duplicate`). Document::parse
-    /// already refuses those, at every depth: this stays for callers that check themselves.
-    bool has_duplicate_keys(std::string& duplicate) const;
 
 private:
     const Document* doc_;

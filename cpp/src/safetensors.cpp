@@ -35,8 +35,6 @@ SafetensorsTensor read_tensor(const json::Value& entry, const std::string& name,
 {
     const std::string field = "header['" + short_name(name) + "']";
     if (!entry.is(json::Type::object)) type_error({field}, "an object with dtype, shape and data_offsets", entry);
-    std::string duplicate;
-    if (entry.has_duplicate_keys(duplicate)) range_error({field, ": the key '", duplicate, "' appears twice"});
     json::Value k = entry.first();
     for (std::size_t i = 0, n = entry.size(); i < n; ++i, k = k.following().following()) {
         const std::string key = k.string();
@@ -150,8 +148,6 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
     const std::size_t members = root.size();
     if (members > max_tensors && members - 1 > max_tensors)  // __metadata__ is not a tensor
         range_error({"header: ", Num(members), " entries, more than the ", Num(max_tensors), " tensors a checkpoint with this config can hold"});
-    std::string duplicate;
-    if (root.has_duplicate_keys(duplicate)) range_error({"header: the key '", duplicate, "' appears twice"});
 
     SafetensorsHeader header;
     header.data_begin = 8 + std::size_t(header_length);
@@ -163,7 +159,6 @@ SafetensorsHeader read_safetensors_header(const std::uint8_t* file, std::size_t 
         if (name == "__metadata__") {
             if (value.is(json::Type::null)) continue;
             if (!value.is(json::Type::object)) type_error({"header.__metadata__"}, "an object of strings", value);
-            if (value.has_duplicate_keys(duplicate)) range_error({"header.__metadata__: the key '", duplicate, "' appears twice"});
             json::Value mk = value.first();
             for (std::size_t j = 0, n = value.size(); j < n; ++j, mk = mk.following().following()) {
                 const json::Value mv = mk.following();

@@ -62,10 +62,6 @@ TEST_CASE("json: duplicate keys are refused at every depth, compared decoded", "
     CHECK_THAT(error_of("[{\"layer\":0,\"head\":1,\"layer\":999999}]"), Catch::Contains("the key 'layer' appears twice"));
     CHECK_THAT(error_of("{\"x\":{\"y\":[{\"z\":1,\"z\":2}]}}"), Catch::Contains("the key 'z' appears twice"));
     CHECK(parses("{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":3},{\"a\":4}]}"));  // the same key in different objects
-    json::Document doc;
-    std::string error, duplicate;
-    REQUIRE(doc.parse("{\"a\":1,\"b\":{\"a\":2}}", error));
-    CHECK_FALSE(doc.root().has_duplicate_keys(duplicate));
 }
 
 TEST_CASE("json: navigation over the text", "[json]")
