@@ -52,17 +52,15 @@ std::size_t checked(std::uint64_t n, const char* call, const char* what)
     return std::size_t(n);
 }
 
-// A run's patched positions, sorted, once each (every position when it names none).
+// A run's patched positions, in order, once each (every position when it names none). Marked, not sorted: patch_each
+// checked every position against T, and the .wasm holds no std::sort of sizes for this alone.
 std::vector<std::size_t> patched_rows(const Transformer::PatchRun& run, std::size_t T)
 {
+    std::vector<std::uint8_t> named(T, run.positions.empty() ? 1 : 0);
+    for (const std::int32_t p : run.positions) named[std::size_t(p)] = 1;
     std::vector<std::size_t> at;
-    if (run.positions.empty()) {
-        for (std::size_t t = 0; t < T; ++t) at.push_back(t);
-        return at;
-    }
-    for (const std::int32_t p : run.positions) at.push_back(std::size_t(p));
-    std::sort(at.begin(), at.end());
-    at.erase(std::unique(at.begin(), at.end()), at.end());
+    for (std::size_t t = 0; t < T; ++t)
+        if (named[t]) at.push_back(t);
     return at;
 }
 
