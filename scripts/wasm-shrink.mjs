@@ -1,0 +1,56 @@
+// The modules' last post-link step (CMakeLists.txt, attnscope_shrink_module), run on a .wasm in place: binaryen 132's
+// wasm-opt (npm) optimises it for size once more, -Oz --converge. Emscripten 3.1.6 links with its own binaryen 108
+// at -Oz; the newer optimiser takes another 2.5 KB off each module (bench/records/2026-12-06-shrink.md).
+// - Nothing is renamed: every import and export keeps its name, so the module still fits the glue Emscripten wrote.
+// - Custom sections stay (the relaxed builds' attnscope.simd), and so do function names where the link kept them
+//   (--profiling-funcs).
+// - The features are named one by one, as in wasm-relaxed-madd.mjs: a module written with all of them enabled is
+//   refused by V8.
+// - No pass that assumes the program never traps (-tnh, -iit): those change what a bug would do.
+//
+//   node scripts/wasm-shrink.mjs <file.wasm>
+import { spawnSync } from 'node:child_process';
+import { readFileSync, renameSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const FEATURES = ['simd', 'relaxed-simd', 'bulk-memory', 'bulk-memory-opt', 'mutable-globals', 'sign-ext', 'nontrapping-float-to-int',
+  'exception-handling', 'threads', 'reference-types', 'multivalue'].map((f) => `--enable-${f}`);
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: node scripts/wasm-shrink.mjs <file.wasm>');
+const before = statSync(file).size;
+// The npm package's own wasm-opt (a Node program), not one found on PATH: Debian's binaryen is 108.
+const wasmOpt = path.join(path.dirname(createRequire(import.meta.url).resolve('binaryen/package.json')), 'bin', 'wasm-opt');
+const named = hasNameSection(readFileSync(file));
+const run = spawnSync(process.execPath, [wasmOpt, ...FEATURES, '-Oz', '--converge', ...(named ? ['--debuginfo'] : []), file, '-o', `${file}.tmp`],
+  { stdio: 'inherit' });
+if (run.status !== 0) {
+  console.error(`wasm-shrink: ${file}: wasm-opt failed (${run.error?.message ?? `exit status ${run.status}`})`);
+  process.exit(1);
+}
+renameSync(`${file}.tmp`, file);
+console.log(`wasm-shrink: ${file}: ${before} → ${statSync(file).size} bytes`);
+
+/** Whether the module's sections include a custom section named "name". */
+function hasNameSection(bytes) {
+  let at = 8;
+  const leb = () => {
+    let value = 0, shift = 0, byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  while (at < bytes.length) {
+    const id = bytes[at++], size = leb(), end = at + size;
+    if (id === 0) {
+      const length = leb();
+      if (bytes.toString('latin1', at, at + length) === 'name') return true;
+    }
+    at = end;
+  }
+  return false;
+}
