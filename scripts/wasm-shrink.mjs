@@ -1,6 +1,6 @@
 // The modules' last post-link step (CMakeLists.txt, attnscope_shrink_module), run on a .wasm in place: binaryen 132's
 // wasm-opt (npm) optimises it for size once more, -Oz --converge. Emscripten 3.1.6 links with its own binaryen 108
-// at -Oz; the newer optimiser takes another 2.5 KB off each module (bench/records/2026-12-06-shrink.md).
+// at -Oz; the newer optimiser takes another 2.5 KB off each module (bench/records/2026-12-06-module-size-again.md).
 // - Nothing is renamed: every import and export keeps its name, so the module still fits the glue Emscripten wrote.
 // - Custom sections stay (the relaxed builds' attnscope.simd), and so do function names where the link kept them
 //   (--profiling-funcs).
