@@ -9,15 +9,14 @@ import path from 'node:path';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The download budget of dist/attnscope.wasm and of attnscope-relaxed.wasm, each: 412 KiB (issue #12, raised by
- * issues #20 and #23 to 336 KiB, to 368 KiB by round 4's nine families, the incremental forward cache and the
- * research outputs, to 392 KiB by the 16-bit weights' GEMM tiles, and to 412 KiB by patchEach's batched runs and the
- * relaxed build's second GEMM tile; CHANGELOG says what each part cost). tests/js/size.test.js enforces it, bench/run.mjs reports
- * it. The bookkeeping (the walk over the plan, config readers, the loader) is built -Oz and the inner loops -O3
- * (CMakeLists.txt): a whole link built -Oz fits with room to spare but runs the models' forward passes slower
+ * The download budget of dist/attnscope.wasm and of attnscope-relaxed.wasm, each: 336 KiB, issue #35's target
+ * (issue #12's 412 KiB, brought back to #20 and #23's 336 KiB once round 4's families, caches, research outputs and
+ * 16-bit tiles fitted in it again; CHANGELOG says what each part cost). tests/js/size.test.js enforces it, bench/run.mjs
+ * reports it. The bookkeeping (the walk over the plan, config readers, the loader) is built -Oz and the inner loops
+ * -O3 without partial unrolling (CMakeLists.txt): a whole link built -Oz runs the models' forward passes slower
  * (bench/compare-builds.mjs).
  */
-export const wasmBudgetBytes = 421_888;
+export const wasmBudgetBytes = 344_064;
 
 /**
  * Emscripten's CMake toolchain file, found the way the wasm preset's cmake/emscripten-toolchain.cmake finds it (from
