@@ -33,7 +33,6 @@ const char* type_name(Type type)
     return names[int(type)];
 }
 
-using text::KeySpan;
 using text::decode_string;
 using text::skip_space;
 

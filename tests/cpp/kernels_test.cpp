@@ -67,10 +67,11 @@ TEST_CASE("packed gemm matches the double reference at sizes around the SIMD wid
     constexpr std::size_t NR = kernels::panel_width<arch>;
     static_assert(kernels::gemm_tile_rows == 4 || kernels::gemm_tile_rows == 6, "the tiles this test covers");
     // float accumulation over K terms of magnitude ≤ 1: error grows like K·2^-24; 37 terms stay below 1e-5.
-    // M around both tile heights: whole tiles, each short tile, several blocks of tiles.
+    // M around both tile heights: whole tiles, every count of rows short of a tile (covered by tiles of 4, 2 and 1
+    // rows), several blocks of tiles.
     for (std::size_t tile : tile_heights)
-    for (std::size_t M : {std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(6), std::size_t(7),
-                          std::size_t(9), std::size_t(11), std::size_t(12), std::size_t(13)})
+    for (std::size_t M : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(5), std::size_t(6),
+                          std::size_t(7), std::size_t(8), std::size_t(9), std::size_t(11), std::size_t(12), std::size_t(13)})
         for (std::size_t N : sizes)
             for (std::size_t K : sizes)
                 for (int variant = 0; variant < 3; ++variant) {  // plain, with bias, accumulating
