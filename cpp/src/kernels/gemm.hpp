@@ -204,11 +204,12 @@ inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std
 template <std::size_t MR, PanelType P = PanelType::f32>
 struct gemm_packed_tiles {
     /// `tile` rows per register tile: MR, or (F32 panels only) 4, below MR: one loop for both heights, each tile
-    /// function instantiated once (the taller tile's short tiles include the 4-row one).
+    /// function instantiated once (the taller tile's short tiles include the 4-row one). Out of line: every product
+    /// calls one copy (LLVM had inlined a second into the layer's attention).
     template <class Arch>
     [[gnu::noinline]] void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
-                                      const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
-                    bool accumulate, std::size_t tile = MR) const
+                                      const panel_element_t<P>* packed, std::size_t panel_stride, float* C, std::size_t ldc,
+                                      const float* bias, bool accumulate, std::size_t tile = MR) const
     {
         constexpr std::size_t NR = panel_width<Arch>;
         const bool tall = P != PanelType::f32 || MR == 4 || tile != 4;
