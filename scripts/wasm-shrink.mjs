@@ -16,6 +16,7 @@ import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { customSection } from '../web/src/wasm-build.js';
 
 const { positionals: [file], values: { 'relaxed-simd': relaxed, threads } } = parseArgs({
   allowPositionals: true,
@@ -30,7 +31,7 @@ if (!file) throw new Error('usage: node scripts/wasm-shrink.mjs <file.wasm> [--r
 const before = statSync(file).size;
 // The npm package's own wasm-opt (a Node program), not one found on PATH: Debian's binaryen is 108.
 const wasmOpt = path.join(path.dirname(createRequire(import.meta.url).resolve('binaryen/package.json')), 'bin', 'wasm-opt');
-const named = hasNameSection(readFileSync(file));
+const named = customSection(readFileSync(file), 'name') !== null;
 const run = spawnSync(process.execPath, [wasmOpt, ...FEATURES, '-Oz', '--converge', ...(named ? ['--debuginfo'] : []), file, '-o', `${file}.tmp`],
   { stdio: 'inherit' });
 if (run.status !== 0) {
@@ -41,25 +42,3 @@ if (run.status !== 0) {
 renameSync(`${file}.tmp`, file);
 console.log(`wasm-shrink: ${file}: ${before} → ${statSync(file).size} bytes`);
 
-/** Whether the module's sections include a custom section named "name". */
-function hasNameSection(bytes) {
-  let at = 8;
-  const leb = () => {
-    let value = 0, shift = 0, byte;
-    do {
-      byte = bytes[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return value;
-  };
-  while (at < bytes.length) {
-    const id = bytes[at++], size = leb(), end = at + size;
-    if (id === 0) {
-      const length = leb();
-      if (bytes.toString('latin1', at, at + length) === 'name') return true;
-    }
-    at = end;
-  }
-  return false;
-}

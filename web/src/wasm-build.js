@@ -17,11 +17,10 @@ const RELAXED_MISSING = 'this JavaScript engine does not run relaxed SIMD (f32x4
   'Firefox and Node 22 do; Node 20 only with --experimental-wasm-relaxed-simd; Safari does not';
 
 /**
- * The build a module is, from its bytes: the relaxed-SIMD builds carry a custom section `attnscope.simd` holding
- * "relaxed" (written by their post-link step, scripts/wasm-relaxed-madd.mjs); every other module is SIMD128.
- * Walks the section headers only.
+ * The payload of a module's custom section `name` (a view of `bytes`), or null when it has none. Walks the section
+ * headers only, so it reads a module this engine could not compile (a relaxed-SIMD one in Node 20).
  */
-export function simdOfModule(bytes) {
+export function customSection(bytes, name) {
   const leb = (at) => {
     let value = 0, shift = 0, byte;
     do {
@@ -38,12 +37,20 @@ export function simdOfModule(bytes) {
     const end = at.i + size;
     if (id === 0) {
       const length = leb(at);
-      const name = String.fromCharCode(...bytes.subarray(at.i, at.i + length));
-      if (name === 'attnscope.simd') return String.fromCharCode(...bytes.subarray(at.i + length, end)) === 'relaxed' ? 'relaxed' : 'baseline';
+      if (String.fromCharCode(...bytes.subarray(at.i, at.i + length)) === name) return bytes.subarray(at.i + length, end);
     }
     at.i = end;
   }
-  return 'baseline';
+  return null;
+}
+
+/**
+ * The build a module is, from its bytes: the relaxed-SIMD builds carry a custom section `attnscope.simd` holding
+ * "relaxed" (written by their post-link step, scripts/wasm-relaxed-madd.mjs); every other module is SIMD128.
+ */
+export function simdOfModule(bytes) {
+  const payload = customSection(bytes, 'attnscope.simd');
+  return payload && String.fromCharCode(...payload) === 'relaxed' ? 'relaxed' : 'baseline';
 }
 
 /**

@@ -6,6 +6,8 @@
 const empty = () => ({ key: null, value: null, error: null });
 const KINDS = ['lens', 'compare', 'patchPositions', 'valueNorms', 'circuitNorms', 'circuits', 'cachePlan'];
 const fresh = () => Object.fromEntries(KINDS.map((k) => [k, empty()]));
+/** The kinds whose Worker reports progress, and the name showProgress knows each by. */
+const PROGRESS = { patchPositions: 'positions', lens: 'lens' };
 
 /**
  * @param {{ worker: () => ReturnType<import('../open/client.js').createModelClient>, invalidate: () => void,
@@ -19,15 +21,14 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
   // The last cache exported: { status: 'running' } | { status: 'done', value: { safetensors, json (Blobs), config,
   // bytes, ms } } | { status: 'error', error }.
   let exported = null;
-  let progress = null; // { done, total } of the positions being patched
-  let lensProgress = null; // { done, total } of the lens's rows computed
+  // { done, total } of each run that reports it while it runs (PROGRESS: the positions patched, the lens's rows).
+  let progress = {};
 
   /** Ask for `kind` of `key` unless it is asked already; the reply lands in runs[kind]. */
   function ask(kind, key, body) {
     if (asked[kind] === key || runs[kind].key === key) return;
     asked[kind] = key;
-    if (kind === 'patchPositions') progress = { done: 0, total: 0 };
-    if (kind === 'lens') lensProgress = { done: 0, total: 0 };
+    if (kind in PROGRESS) progress[kind] = { done: 0, total: 0 };
     worker().research(kind, body).then(
       // null: the Worker skipped this request for a newer one; that one's reply follows.
       (value) => {
@@ -46,8 +47,7 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
     reset() {
       runs = fresh();
       asked = Object.fromEntries(KINDS.map((k) => [k, null]));
-      progress = null;
-      lensProgress = null;
+      progress = {};
       exported = null;
     },
     /** The values' norms of the forward pass whose key is `key` (the session's), or null until they arrive. */
@@ -71,13 +71,12 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
     // no longer asked for (another head's, another model's) changes nothing.
     onProgress({ kind = 'patchPositions', done, total }) {
       if (!asked[kind] || runs[kind].key === asked[kind]) return;
-      const current = { done, total };
-      if (kind === 'lens') lensProgress = current; else progress = current;
-      if (showProgress) showProgress(kind === 'lens' ? 'lens' : 'positions', current); else invalidate();
+      progress[kind] = { done, total };
+      if (showProgress) showProgress(PROGRESS[kind], progress[kind]); else invalidate();
     },
     compute(state, { info, pair, ablate }) {
       const o = state.open;
-      const out = { kind: info.kind, progress };
+      const out = { kind: info.kind, progress: progress.patchPositions ?? null };
       if (info.kind === 'seq2seq') return out; // a translation model's views are open/translation.js's
       if (o.lens && o.text && info.config.hasLmHead) {
         const key = JSON.stringify([o.text, pair, ablate]);
@@ -116,8 +115,8 @@ export function createResearchRuns({ worker, invalidate, showProgress }) {
         out.positions = shown('patchPositions', key);
       }
       // Read after the asks: a sweep asked just now starts at 0 of …, not at the last sweep's end.
-      out.progress = progress;
-      out.lensProgress = lensProgress;
+      out.progress = progress.patchPositions ?? null;
+      out.lensProgress = progress.lens ?? null;
       return out;
     },
   };

@@ -78,7 +78,7 @@ export async function lensOf(model, { ids, tokens, tokenTypeIds, total }, ablate
   const join = (Type, data) => {
     const out = new Type(rows * ids.length * k);
     let at = 0;
-    for (const part of parts) { out.set(data(part), at); at += data(part).length; }
+    for (const part of parts) { const rowsOfPart = data(part); out.set(rowsOfPart, at); at += rowsOfPart.length; }
     return out;
   };
   const top = join(Int32Array, (part) => part.topIds.data), probabilities = join(Float32Array, (part) => part.probabilities.data);
