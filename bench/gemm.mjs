@@ -4,7 +4,7 @@
 // what to read, not the absolute rates. Markdown on stdout, progress on stderr.
 //
 //   node bench/gemm.mjs [--rows=128,512] [--runs=5] [--rounds=3] [--base=DIR] [--save=DIR] [--no-build] [--relaxed] [--bf16]
-//                       [--tile=4] [--base-tile=4]
+//                       [--tile=4|5] [--base-tile=4|5]
 //
 // --bf16 rounds the weights to BF16 and adds a "<product> bf16" row for each product: the same product over the
 // 16-bit panels a BF16 checkpoint's matrices are kept in, alternating with the F32 panels in the same process.
@@ -12,9 +12,10 @@
 // --relaxed times the relaxed-SIMD build of the program (gemm-relaxed: the fused multiply-add and that build's tile,
 // CMake's ATTNSCOPE_RELAXED_GEMM_TILE_ROWS), every process with --experimental-wasm-relaxed-simd (Node 20), --base too.
 //
-// --tile=4 runs this build's program at a register tile of 4 rows (set_gemm_tile_rows; the relaxed build's own is 6);
-// --base-tile=4 makes the base the same program at 4 rows, so --relaxed --base-tile=4 compares the two tiles of the
-// relaxed build, alternating processes, with the same checksums.
+// --tile=4 runs this build's program at a register tile of 4 rows (set_gemm_tile_rows; the relaxed build's own is 6),
+// --tile=5 (with --relaxed) at 5 rows read from slivers, Node 20's tile; --base-tile=4 or 5 makes the base the same
+// program at that tile, so --relaxed --tile=5 --base-tile=4 compares two tiles of the relaxed build, alternating
+// processes, with the same checksums.
 //
 // --save=DIR copies this build's program (gemm.cjs + gemm.wasm) to DIR: build the code before a change, save it,
 // change the code, then run with --base=DIR. The checksums say whether both builds computed the same bits.
@@ -59,7 +60,7 @@ function runOnce(file, tile) {
   return r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
-for (const t of [o.tile, o['base-tile']]) if (t !== undefined && t !== '4') throw new Error(`--tile, --base-tile: expected 4, got '${t}'`);
+for (const t of [o.tile, o['base-tile']]) if (t !== undefined && t !== '4' && t !== '5') throw new Error(`--tile, --base-tile: expected 4 or 5, got '${t}'`);
 const base = o.base ? path.join(path.resolve(o.base), `${program}.cjs`) : o['base-tile'] ? current : null;
 const builds = base ? [['base', base, o['base-tile']], ['this', current, o.tile]] : [['this', current, o.tile]];
 const results = Object.fromEntries(builds.map(([id]) => [id, []]));
@@ -75,7 +76,7 @@ const fmt = (x) => x.toFixed(1);
 const med = (v) => { const s = [...v].sort((a, b) => a - b), n = s.length; return n % 2 ? s[n >> 1] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 const rows = results.this[0];
 console.log(`GEMM alone, one thread, WASM${o.relaxed ? ' (relaxed SIMD)' : ''} in Node ${process.version}: GFLOP/s by CPU time, median of ${o.runs} calls per process,` +
-  ` ${rounds} process${rounds > 1 ? 'es' : ''} per build${base ? ', the two builds alternating' : ''}${o['base-tile'] ? ' (base: 4-row tile)' : ''}${o.tile ? ' (this: 4-row tile)' : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  ` ${rounds} process${rounds > 1 ? 'es' : ''} per build${base ? ', the two builds alternating' : ''}${o['base-tile'] ? ` (base: ${o['base-tile']}-row tile)` : ''}${o.tile ? ` (this: ${o.tile}-row tile)` : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log();
 if (!base) {
   console.log('| M | product | K × N | GFLOP/s (CPU, median per process) | best call (CPU) | best call (wall) |');

@@ -3,14 +3,15 @@
 // thread (the single-threaded library), as the 1-thread model pass runs them. bench/gemm.mjs runs it, and runs two
 // builds of it in alternating processes to compare kernels.
 //
-//   gemm [--json] [--rows=128,512] [--runs=N] [--bf16] [--tile=4]
+//   gemm [--json] [--rows=128,512] [--runs=N] [--bf16] [--tile=4|5]
 //
 // --bf16 rounds the weights to BF16 and times every product twice, over F32 panels and over the 16-bit panels a BF16
 // checkpoint's matrices are kept in (widened inside the k loop), the two alternating run by run in this process;
 // the two rows of a product must have the same checksum (widening is exact).
 //
 // --tile=4 runs the products at a register tile of 4 rows instead of the build's own (6 in the relaxed-SIMD build:
-// set_gemm_tile_rows), the same bits.
+// set_gemm_tile_rows), --tile=5 (the relaxed build only) at 5 rows of A packed in slivers, as under Node 20: the
+// same bits.
 //
 // Each product is timed `runs` times after a warm-up call; it reports the best and the median, by the wall clock and
 // by the process's CPU time (on a shared machine the CPU time leaves out the time other processes had the core, so
@@ -101,7 +102,13 @@ int main(int argc, char** argv)
         if (a == "--json") json = true;
         else if (a == "--bf16") bf16 = true;
         else if (a.rfind("--runs=", 0) == 0) runs = std::max(1, std::atoi(a.c_str() + 7));
-        else if (a == "--tile=4") attnscope::set_gemm_tile_rows(4);
+        else if (a == "--tile=4" || a == "--tile=5") {
+            const std::size_t asked = std::size_t(a.back() - '0');
+            if (attnscope::set_gemm_tile_rows(asked) != asked) {
+                std::fprintf(stderr, "gemm: --tile=%zu: this build has no such tile (5: the relaxed build's slivers)\n", asked);
+                return 2;
+            }
+        }
         else if (a.rfind("--rows=", 0) == 0) {
             rows.clear();
             for (const char* p = a.c_str() + 7; *p;) {
@@ -109,7 +116,7 @@ int main(int argc, char** argv)
                 if (*p == ',') ++p;
             }
         } else {
-            std::fprintf(stderr, "usage: gemm [--json] [--rows=128,512] [--runs=N] [--bf16] [--tile=4]\n");
+            std::fprintf(stderr, "usage: gemm [--json] [--rows=128,512] [--runs=N] [--bf16] [--tile=4|5]\n");
             return 2;
         }
     }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attnscope/kernel_settings.hpp"
@@ -20,6 +21,9 @@ namespace detail {
 using arch = xsimd::default_arch;
 constexpr std::size_t NR = kernels::panel_width<arch>;
 constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+// Whether matmul_packed can read A in slivers (kernels::gemm_packed_slivers, at set_gemm_tile_rows(5)): in the builds
+// with a taller tile than 4 (the relaxed-SIMD WebAssembly ones, where an engine may spill it) over 4-lane vectors.
+constexpr bool slivers_built = kernels::gemm_tile_rows > 4 && xsimd::batch<float, arch>::size == 4;
 static_assert(streaming_key_block % NR == 0, "key tiles must start on a panel boundary");
 
 std::size_t packed_floats(std::size_t K, std::size_t N)
@@ -47,6 +51,28 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 {
     // Whole register tiles per task: only the last task has a short tile.
     const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
+    // At the sliver setting (F32 panels), A's whole slivers are packed here once, and every task reads them.
+    const float* slivers = nullptr;
+    if constexpr (slivers_built && std::is_same_v<T, float>) {
+        if (MR == kernels::sliver_rows<arch> && M >= MR && N > 0) {
+            // Kept from call to call on the calling thread (the tasks only read it), under the workspaces' policy.
+            thread_local std::vector<float> sliver_rows;
+            reuse_floats(sliver_rows, kernels::sliver_floats<arch>(M, K), "matmul: rows of A in slivers");
+            kernels::pack_slivers<arch>(M, K, A, lda, sliver_rows.data());
+            slivers = sliver_rows.data();
+        }
+    }
+    // Rows r0..r1 (r0 a multiple of MR) by panels p0.. (columns j0..j1).
+    auto product = [&](std::size_t r0, std::size_t r1, std::size_t p0, std::size_t j0, std::size_t j1) {
+        if constexpr (slivers_built && std::is_same_v<T, float>) {
+            if (slivers)
+                return kernels::gemm_packed_slivers{}(arch{}, r1 - r0, j1 - j0, K, slivers + r0 * K, A + r0 * lda, lda,
+                                                      packed + p0 * K * NR, K * NR, C + r0 * ldc + j0, ldc,
+                                                      bias ? bias + j0 : nullptr, false);
+        }
+        Gemm{}(arch{}, r1 - r0, j1 - j0, K, A + r0 * lda, lda, packed + p0 * K * NR, K * NR, C + r0 * ldc + j0, ldc,
+               bias ? bias + j0 : nullptr, false);
+    };
     const std::size_t panels = (N + NR - 1) / NR;
     const double work = double(M) * double(N) * double(K);
     if (double(K) * double(panels * NR) * sizeof(float) >= matmul_column_split_bytes || M <= 4 * MR) {
@@ -68,19 +94,14 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
         auto body = [&](std::size_t task, std::size_t) {
             const std::size_t group = task / row_blocks, block = task % row_blocks;
             const std::size_t p0 = group * panels / groups, p1 = (group + 1) * panels / groups;
-            const std::size_t j0 = p0 * NR, j1 = std::min(N, p1 * NR), r0 = row_of(block), r1 = row_of(block + 1);
-            Gemm{}(arch{}, r1 - r0, j1 - j0, K, A + r0 * lda, lda, packed + p0 * K * NR, K * NR,
-                                   C + r0 * ldc + j0, ldc, bias ? bias + j0 : nullptr, false);
+            product(row_of(block), row_of(block + 1), p0, p0 * NR, std::min(N, p1 * NR));
         };
         return parallel_for(groups * row_blocks, body);
     }
     const std::size_t row_blocks = (M + MR - 1) / MR;
     const std::size_t tasks = task_count(row_blocks, work, matmul_task_grain);
     auto rows_of = [&](std::size_t task) { return std::min(M, task * row_blocks / tasks * MR); };
-    auto body = [&](std::size_t task, std::size_t) {
-        const std::size_t begin = rows_of(task), end = rows_of(task + 1);
-        Gemm{}(arch{}, end - begin, N, K, A + begin * lda, lda, packed, K * NR, C + begin * ldc, ldc, bias, false);
-    };
+    auto body = [&](std::size_t task, std::size_t) { product(rows_of(task), rows_of(task + 1), 0, 0, N); };
     parallel_for(tasks, body);
 }
 
@@ -287,7 +308,8 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 
 std::size_t set_gemm_tile_rows(std::size_t rows)
 {
-    if (rows == 4 || rows == kernels::gemm_tile_rows) kernels::gemm_rows_setting.store(rows, std::memory_order_relaxed);
+    if (rows == 4 || rows == kernels::gemm_tile_rows || (detail::slivers_built && rows == kernels::sliver_rows<detail::arch>))
+        kernels::gemm_rows_setting.store(rows, std::memory_order_relaxed);
     return kernels::gemm_rows_setting.load(std::memory_order_relaxed);
 }
 

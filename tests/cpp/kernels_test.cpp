@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "attend.hpp"
 #include "attnscope/kernel_settings.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/exp.hpp"
@@ -49,17 +50,32 @@ std::vector<float> simd_exp(const std::vector<float>& xs)
 
 namespace {
 // gemm_packed at a register tile of `rows` rows: 4 (the SIMD128 builds' and the native one) or 6 (the relaxed-SIMD
-// builds'), whichever this build's gemm_packed uses, so both tiles are checked in every build.
+// builds'), whichever this build's gemm_packed uses, so both tiles are checked in every build; and with 4-lane
+// vectors 5, A's rows read from slivers (gemm_packed_slivers, the relaxed builds' tile under Node 20).
 void gemm_in_tiles(std::size_t rows, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda,
                    const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, const float* bias,
                    bool accumulate)
 {
+    if constexpr (W == 4) {
+        if (rows == 5) {
+            // One float past the slivers, poisoned: a tile must never read it.
+            std::vector<float> slivers(kernels::sliver_floats<arch>(M, K) + 1, nan_f);
+            kernels::pack_slivers<arch>(M, K, A, lda, slivers.data());
+            bool laid_out = std::isnan(slivers.back());
+            for (std::size_t s = 0; s < M / 5; ++s)  // sliver s holds rows 5s..5s+5, k after k
+                for (std::size_t k = 0; k < K; ++k)
+                    for (std::size_t r = 0; r < 5; ++r) laid_out = laid_out && slivers[(s * K + k) * 5 + r] == A[(5 * s + r) * lda + k];
+            REQUIRE(laid_out);
+            return kernels::gemm_packed_slivers{}(arch{}, M, N, K, slivers.data(), A, lda, packed, panel_stride, C, ldc,
+                                                  bias, accumulate);
+        }
+    }
     if (rows == 6)
         kernels::gemm_packed_tiles<6>{}(arch{}, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate);
     else
         kernels::gemm_packed_tiles<4>{}(arch{}, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate);
 }
-constexpr std::size_t tile_heights[] = {4, 6};
+const std::vector<std::size_t> tile_heights = W == 4 ? std::vector<std::size_t>{4, 5, 6} : std::vector<std::size_t>{4, 6};
 }  // namespace
 
 TEST_CASE("packed gemm matches the double reference at sizes around the SIMD width", "[kernels][gemm]")
@@ -113,7 +129,10 @@ TEST_CASE("packed gemm gives a row the same bits in every tile height", "[kernel
 {
     constexpr std::size_t NR = kernels::panel_width<arch>;
     const std::size_t M = 13, N = 2 * NR + 3;  // tiles of 4 or 6 rows and a short one; a partial last panel
-    for (std::size_t K : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(13), std::size_t(37)}) {
+    // K = 4099 and 6007: blocks of 5 and 10 rows (32768 floats of A each), so a product runs several blocks and ends
+    // in a short one.
+    for (std::size_t K : {std::size_t(1), std::size_t(2), std::size_t(5), std::size_t(13), std::size_t(37), std::size_t(4099),
+                          std::size_t(6007)}) {
         CAPTURE(K);
         const auto A = random_floats(M * K, unsigned(K) + 40), B = random_floats(K * N, unsigned(K) + 41);
         const auto bias = random_floats(N, 42);
@@ -147,7 +166,12 @@ TEST_CASE("set_gemm_tile_rows takes 4 or the build's tile, and the products keep
     kernels::pack_b{}(arch{}, K, N, B.data(), N, packed.data());
     REQUIRE(set_gemm_tile_rows(kernels::gemm_tile_rows) == kernels::gemm_tile_rows);
     kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, own.data(), N, bias.data(), false);
-    CHECK(set_gemm_tile_rows(5) == kernels::gemm_tile_rows);  // neither 4 nor the build's: nothing changes
+    CHECK(set_gemm_tile_rows(7) == kernels::gemm_tile_rows);  // neither 4, 5 nor the build's: nothing changes
+    // 5 (slivers) only in the builds whose own tile is taller than 4 rows: the relaxed-SIMD WebAssembly ones.
+    CHECK(set_gemm_tile_rows(5) == (kernels::gemm_tile_rows > 4 && W == 4 ? 5 : kernels::gemm_tile_rows));
+    std::vector<float> slivered(M * N);  // matmul_packed reads A in slivers at 5
+    detail::matmul_packed(M, N, K, A.data(), K, packed.data(), slivered.data(), N, bias.data());
+    REQUIRE(std::memcmp(slivered.data(), own.data(), own.size() * sizeof(float)) == 0);
     CHECK(set_gemm_tile_rows(4) == 4);
     kernels::gemm_packed{}(arch{}, M, N, K, A.data(), K, packed.data(), K * NR, four.data(), N, bias.data(), false);
     CHECK(set_gemm_tile_rows(0) == 4);

@@ -114,12 +114,43 @@ test('the relaxed builds hold relaxed SIMD and the SIMD128 builds hold none', ()
   }
 });
 
-test("the relaxed build's GEMM tile: 4 rows under a V8 before 11.4 (Node 20, which spills 6), its own 6 elsewhere", () => {
-  assert.equal(gemmTileRows('relaxed', '11.3.244.8-node.33'), 4);
-  assert.equal(gemmTileRows('relaxed', '10.2.154.26-node.26'), 4);
+test("the relaxed build's GEMM tile: 5 rows in slivers under a V8 before 11.4 (Node 20, which spills 6), its own 6 elsewhere", () => {
+  assert.equal(gemmTileRows('relaxed', '11.3.244.8-node.33'), 5);
+  assert.equal(gemmTileRows('relaxed', '10.2.154.26-node.26'), 5);
   assert.equal(gemmTileRows('relaxed', '11.4.183.25'), 6);
   assert.equal(gemmTileRows('relaxed', '12.4.254.21-node.33'), 6);
   assert.equal(gemmTileRows('relaxed', null), 6, 'a browser (no process.versions): its own 6 rows');
   assert.equal(gemmTileRows('baseline', '12.4.254.21'), 4, 'the SIMD128 build has only 4 rows');
-  assert.equal(gemmTileRows('relaxed'), nodeMajor < 22 ? 4 : 6, 'this Node');
+  assert.equal(gemmTileRows('relaxed'), nodeMajor < 22 ? 5 : 6, 'this Node');
+});
+
+test('the relaxed build gives the same bits at each of its tiles: 5 rows in slivers (Node 20), its own 6, and 4', () => {
+  // The tile is chosen by the engine's version (gemmTileRows), so this Node runs one of them by default; the module's
+  // setter runs the same passes at the others. 37 and 27 rows: whole slivers, whole 6-row tiles and short tiles.
+  const { tiles } = runFresh(`
+    import { init } from 'attnscope';
+    import { module } from './dist/runtime.js';
+    import { MultiHeadAttention, loadModel } from 'attnscope';
+    import { readFileSync } from 'node:fs';
+    import { randomTensor } from './tests/js/helpers.js';
+    await init({ simd: 'relaxed', threads: 1 });
+    const mha = new MultiHeadAttention({ embedDim: 96, numHeads: 6, seed: 3 });
+    const x = randomTensor([2, 37, 96], 11);
+    const model = await loadModel(readFileSync('models/char-lm.safetensors'));
+    const tiles = {};
+    for (const rows of [5, 6, 4]) {
+      const set = module('test')._setGemmTileRows(rows);
+      const { output, weights } = mha.forward(x, null, null, { causal: true });
+      const { logits, attention } = model.forward('the attention of the model ');
+      tiles[rows] = { set, output: Array.from(output.data), weights: Array.from(weights.data),
+        logits: Array.from(logits.data), attention: Array.from(attention.data) };
+    }
+    console.log(JSON.stringify({ tiles }));
+  `, relaxedArgs);
+  for (const rows of ['5', '6', '4']) assert.equal(tiles[rows].set, Number(rows), `the relaxed build takes a ${rows}-row tile`);
+  for (const rows of ['6', '4']) {
+    const { set, ...results } = tiles[rows];
+    const { set: _, ...sliverResults } = tiles['5'];
+    assert.deepEqual(results, sliverResults, `${rows} rows and 5 rows in slivers give the same bits`);
+  }
 });

@@ -66,20 +66,23 @@ export function chooseSimd(simd = 'auto') {
 
 /**
  * The rows of the GEMM's register tile for `simd` on this engine (the module's _setGemmTileRows): the relaxed-SIMD
- * build's own 6, or 4 under a V8 older than 11.4 (Node 20, where relaxed SIMD runs only behind a flag). That V8
- * schedules all six broadcasts of a k step before its multiply-adds and spills the 6-row tile, at half the 4-row
- * tile's speed (bench/records/2026-12-04-results-before-the-trim.md, "Relaxed SIMD in Node 20"). No feature test
- * can see a code generator's register allocation, and a timing at start-up would time V8's baseline compiler instead
- * of the optimised code the passes run, so the engine's version decides: Node's own `process.versions.v8` (the
- * default of `v8`), never a user agent string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or
- * later, or not V8. The SIMD128 build's tile is 4 rows anyway.
+ * build's own 6, or 5 under a V8 older than 11.4 (Node 20, where relaxed SIMD runs only behind a flag). That V8
+ * schedules all six broadcast loads of a k step before its multiply-adds and spills the 6-row tile, at half the 4-row
+ * tile's speed (bench/records/2026-12-04-results-before-the-trim.md, "Relaxed SIMD in Node 20"). At 5 the module
+ * packs the rows of each projection's input so that one load gives four rows' values, broadcast by shuffles that V8
+ * places next to their multiply-adds: 10 accumulators fit its registers, where the 4-row tile's 8 wait on the
+ * multiply-add's latency (bench/records/2026-12-06-node-slivers.md). No feature test can see a code generator's
+ * register allocation, and a timing at start-up would time V8's baseline compiler instead of the optimised code the
+ * passes run, so the engine's version decides: Node's own `process.versions.v8` (the default of `v8`), never a user
+ * agent string. Every browser that runs relaxed SIMD without a flag is V8 11.4 or later, or not V8. The SIMD128
+ * build's tile is 4 rows anyway.
  */
 export function gemmTileRows(simd, v8 = globalThis.process?.versions?.v8) {
   if (simd !== 'relaxed') return 4;
   const version = /^(\d+)\.(\d+)\./.exec(String(v8 ?? ''));
   if (!version) return 6;
   const [major, minor] = [Number(version[1]), Number(version[2])];
-  return major < 11 || (major === 11 && minor < 4) ? 4 : 6;
+  return major < 11 || (major === 11 && minor < 4) ? 5 : 6;
 }
 
 /** A module the caller gave (`where`) must be the build `simd` asked for, when it asked for one. */

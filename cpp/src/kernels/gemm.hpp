@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include <xsimd/xsimd.hpp>
 
@@ -34,10 +37,13 @@ constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
 constexpr std::size_t gemm_tile_rows = ATTNSCOPE_GEMM_TILE_ROWS;
 static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 to 8 rows");
 
-/// The rows of the register tile products use: the build's gemm_tile_rows, or 4 where the engine's code for a
-/// taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.hpp). Node 20's V8
-/// (11.3) places every broadcast of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2 vectors of
-/// B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD: two builds").
+/// The rows of the register tile products use: the build's gemm_tile_rows, or below it where the engine's code for
+/// the taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.cpp). Node 20's
+/// V8 (11.3) places every broadcast load of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2
+/// vectors of B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD:
+/// two builds"). There the setting is sliver_rows (5): matmul_packed multiplies A's rows packed in slivers
+/// (gemm_packed_slivers), whose broadcasts are shuffles V8 places next to their multiply-adds, and the other products
+/// (attention's, a generated token's) take 4 rows. Or it is 4 everywhere.
 inline std::atomic<std::size_t> gemm_rows_setting{gemm_tile_rows};
 
 /// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128
@@ -99,6 +105,53 @@ struct pack_b_transposed {
     }
 };
 
+/// Rows of a sliver (pack_slivers): the lanes of one SIMD vector, and one row more.
+template <class Arch>
+constexpr std::size_t sliver_rows = xsimd::batch<float, Arch>::size + 1;
+
+/// Floats pack_slivers writes for the whole slivers of M rows of K.
+template <class Arch>
+std::size_t sliver_floats(std::size_t M, std::size_t K)
+{
+    return detail::checked_mul(M / sliver_rows<Arch> * sliver_rows<Arch>, K, "rows of A in slivers");
+}
+
+/// Packs the rows of A[M×K] (leading dimension lda) that fill whole slivers of R = sliver_rows rows: sliver s holds,
+/// k after k, the R values A[s·R + r][k]. The rows after the last whole sliver are not packed (a product reads them
+/// from A).
+template <class Arch>
+void pack_slivers(std::size_t M, std::size_t K, const float* A, std::size_t lda, float* slivers)
+{
+    constexpr std::size_t R = sliver_rows<Arch>;
+    for (std::size_t i = 0; i + R <= M; i += R, A += R * lda)
+        for (std::size_t k = 0; k < K; ++k, slivers += R)
+            for (std::size_t r = 0; r < R; ++r) slivers[r] = A[r * lda + k];
+}
+
+// Lane L of v in every lane: a shuffle. V8 11.3 places a shuffle next to the multiply-adds it feeds, where it keeps
+// broadcast loads in their load order ahead of them all (the register pressure gemm_rows_setting describes).
+template <class Arch, std::uint32_t L>
+inline xsimd::batch<float, Arch> lane_broadcast(const xsimd::batch<float, Arch>& v)
+{
+    static_assert(xsimd::batch<float, Arch>::size == 4, "a 4-lane shuffle");
+    return xsimd::swizzle(v, xsimd::batch_constant<xsimd::batch<std::uint32_t, Arch>, L, L, L, L>());
+}
+
+// The multiply-adds of a sliver's first W rows at one k step, row r from lane r of `rows`.
+template <class Arch, std::size_t MR, std::size_t... R>
+inline void sliver_lanes_multiply_add(const xsimd::batch<float, Arch>& rows, const xsimd::batch<float, Arch>& b0,
+                                      const xsimd::batch<float, Arch>& b1, xsimd::batch<float, Arch> (&acc0)[MR],
+                                      xsimd::batch<float, Arch> (&acc1)[MR], std::index_sequence<R...>)
+{
+    const auto row = [&](auto lane) {
+        constexpr std::size_t r = decltype(lane)::value;
+        const xsimd::batch<float, Arch> x = lane_broadcast<Arch, std::uint32_t(r)>(rows);
+        acc0[r] = tile_multiply_add(x, b0, acc0[r]);
+        acc1[r] = tile_multiply_add(x, b1, acc1[r]);
+    };
+    (row(std::integral_constant<std::size_t, R>()), ...);
+}
+
 // One MR×NR tile of C held in registers for the whole k loop: each packed B vector feeds MR multiply-adds and
 // each broadcast A value feeds two. `cols` < NR only in the last panel, whose result goes through a buffer.
 // With RowMax, `row_max` holds W floats per row of the tile whose lanes keep the running maximum of what the tile
@@ -113,13 +166,17 @@ struct pack_b_transposed {
 // instructions as the tile's SIMD ones (bench/gemm.mjs measures the tile). Unrolling k does not pay: LLVM then
 // hoists every step's B loads to the top of the iteration, V8 keeps its loads in that order, and 8 live B vectors
 // beside 8 accumulators spill V8's 15 XMM registers (slower in bench/gemm.mjs).
-template <class Arch, std::size_t MR, bool RowMax = false, PanelType P = PanelType::f32>
+//
+// With Sliver, A is a sliver of sliver_rows<Arch> rows (pack_slivers) and lda is unused: each k step loads the first
+// W rows' values as one vector and broadcasts its lanes by shuffles, and broadcasts the last row's from memory.
+template <class Arch, std::size_t MR, bool RowMax = false, PanelType P = PanelType::f32, bool Sliver = false>
 inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const panel_element_t<P>* panel, float* C, std::size_t ldc,
                       const float* bias, std::size_t cols, bool accumulate, float* row_max = nullptr)
 {
     using batch = xsimd::batch<float, Arch>;
     constexpr std::size_t W = batch::size;
     constexpr std::size_t NR = 2 * W;
+    static_assert(!Sliver || (MR == W + 1 && !RowMax && P == PanelType::f32), "a sliver tile: W + 1 rows of F32 panels");
 
     batch acc0[MR], acc1[MR];
     const float* a[MR];
@@ -140,13 +197,26 @@ inline void gemm_tile(std::size_t K, const float* A, std::size_t lda, const pane
             a[r] = A + r * lda;
         }
     }
-    for (std::size_t k = 0; k < K; ++k, panel += NR) {
-        batch b0, b1;
-        load_panel_row<Arch, P>(panel, b0, b1);
-        for (std::size_t r = 0; r < MR; ++r) {
-            const batch x(*a[r]++);
-            acc0[r] = tile_multiply_add(x, b0, acc0[r]);
-            acc1[r] = tile_multiply_add(x, b1, acc1[r]);
+    if constexpr (Sliver) {
+        const float* sliver = A;
+        for (std::size_t k = 0; k < K; ++k, panel += NR, sliver += MR) {
+            batch b0, b1;
+            load_panel_row<Arch, P>(panel, b0, b1);
+            const batch rows = batch::load_unaligned(sliver);
+            sliver_lanes_multiply_add(rows, b0, b1, acc0, acc1, std::make_index_sequence<W>());
+            const batch x(sliver[W]);
+            acc0[W] = tile_multiply_add(x, b0, acc0[W]);
+            acc1[W] = tile_multiply_add(x, b1, acc1[W]);
+        }
+    } else {
+        for (std::size_t k = 0; k < K; ++k, panel += NR) {
+            batch b0, b1;
+            load_panel_row<Arch, P>(panel, b0, b1);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch x(*a[r]++);
+                acc0[r] = tile_multiply_add(x, b0, acc0[r]);
+                acc1[r] = tile_multiply_add(x, b1, acc1[r]);
+            }
         }
     }
     for (std::size_t r = 0; r < MR; ++r) {
@@ -242,14 +312,46 @@ struct gemm_packed_tiles {
     }
 };
 
-/// gemm_packed_tiles at the tile gemm_rows_setting names: the build's, or 4 rows. Either gives the same bits.
+/// C[M×N] = A[M×K]·B + bias as gemm_packed_tiles, with the rows in whole slivers read from `slivers` (pack_slivers of
+/// the same A, sliver 0 at A's row 0) by tiles of sliver_rows rows, and the rows after them from A (tiles of 4, 2 and
+/// 1 rows). The same bits as gemm_packed_tiles: only where the tile finds a row's values changes. For Node 20's V8,
+/// which spills the 6-row tile (gemm_rows_setting): 5 rows whose broadcasts are shuffles fit its 15 registers.
+struct gemm_packed_slivers {
+    template <class Arch>
+    [[gnu::noinline]] void operator()(Arch, std::size_t M, std::size_t N, std::size_t K, const float* slivers, const float* A,
+                                      std::size_t lda, const float* packed, std::size_t panel_stride, float* C, std::size_t ldc,
+                                      const float* bias, bool accumulate) const
+    {
+        constexpr std::size_t NR = panel_width<Arch>, R = sliver_rows<Arch>;
+        const std::size_t whole = M / R * R;
+        // Rows per block as gemm_packed_tiles: about 128 KB of slivers stay in L2 while every panel passes over them.
+        const std::size_t block_rows = std::max<std::size_t>(R, (32768 / std::max<std::size_t>(K, 1)) / R * R);
+        for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
+            const std::size_t i_end = std::min(M, i0 + block_rows), tiled_end = std::min(i_end, whole);
+            for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
+                const float* panel = packed + p * panel_stride;
+                const std::size_t cols = std::min(NR, N - j0);
+                const float* panel_bias = bias ? bias + j0 : nullptr;
+                std::size_t i = i0;
+                for (; i < tiled_end; i += R)
+                    gemm_tile<Arch, R, false, PanelType::f32, true>(K, slivers + i * K, 0, panel, C + i * ldc + j0, ldc,
+                                                                    panel_bias, cols, accumulate);
+                gemm_short_tile<Arch, R - 1>(i_end - i, K, A + i * lda, lda, panel, C + i * ldc + j0, ldc, panel_bias, cols,
+                                             accumulate);
+            }
+        }
+    }
+};
+
+/// gemm_packed_tiles at the build's tile when gemm_rows_setting names it, else at 4 rows. Either gives the same bits.
 struct gemm_packed_at_setting {
     template <class Arch>
     void operator()(Arch arch, std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const float* packed,
                     std::size_t panel_stride, float* C, std::size_t ldc, const float* bias, bool accumulate) const
     {
+        const bool own = gemm_rows_setting.load(std::memory_order_relaxed) == gemm_tile_rows;
         gemm_packed_tiles<gemm_tile_rows>{}(arch, M, N, K, A, lda, packed, panel_stride, C, ldc, bias, accumulate,
-                                            gemm_rows_setting.load(std::memory_order_relaxed));
+                                            own ? gemm_tile_rows : 4);
     }
 };
 
