@@ -34,8 +34,8 @@ EMSCRIPTEN_BINDINGS(attnscope)
     function("_releaseForwardCache", &release_forward_cache);
     // Threads (attnscope/threads.hpp): 1 in the single-threaded module, up to its worker pool + 1 in the threaded one.
     function("_setNumThreads", optional_override([](double n) { return double(set_num_threads(std::size_t(n))); }));
-    // The GEMM's register tile (attnscope/kernel_settings.hpp): the wrapper asks for 4 rows where the build's taller
-    // tile is slow (runtime.js, gemmTileRows).
+    // The GEMM's register tile (attnscope/kernel_settings.hpp): the wrapper asks for 5 rows in slivers where the
+    // build's taller tile is slow (wasm-build.js, gemmTileRows).
     function("_setGemmTileRows", optional_override([](double rows) { return double(set_gemm_tile_rows(std::size_t(rows))); }));
 
     class_<Arena>("_Arena")

@@ -56,10 +56,11 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     if constexpr (slivers_built && std::is_same_v<T, float>) {
         if (MR == kernels::sliver_rows<arch> && M >= MR && N > 0) {
             // Kept from call to call on the calling thread (the tasks only read it), under the workspaces' policy.
-            thread_local std::vector<float> sliver_rows;
-            reuse_floats(sliver_rows, kernels::sliver_floats<arch>(M, K), "matmul: rows of A in slivers");
-            kernels::pack_slivers<arch>(M, K, A, lda, sliver_rows.data());
-            slivers = sliver_rows.data();
+            // Not in a model's memory plan: up to M × its widest K floats, and only under Node 20 (docs/toolchain.md).
+            thread_local std::vector<float> packed_rows;
+            reuse_floats(packed_rows, kernels::sliver_floats<arch>(M, K), "matmul: rows of A in slivers");
+            kernels::pack_slivers<arch>(M, K, A, lda, packed_rows.data());
+            slivers = packed_rows.data();
         }
     }
     // Rows r0..r1 (r0 a multiple of MR) by panels p0.. (columns j0..j1).

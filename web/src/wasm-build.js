@@ -69,7 +69,7 @@ export function chooseSimd(simd = 'auto') {
  * build's own 6, or 5 under a V8 older than 11.4 (Node 20, where relaxed SIMD runs only behind a flag). That V8
  * schedules all six broadcast loads of a k step before its multiply-adds and spills the 6-row tile, at half the 4-row
  * tile's speed (bench/records/2026-12-04-results-before-the-trim.md, "Relaxed SIMD in Node 20"). At 5 the module
- * packs the rows of each projection's input so that one load gives four rows' values, broadcast by shuffles that V8
+ * packs the rows of each input to F32 weights so that one load gives four rows' values, broadcast by shuffles that V8
  * places next to their multiply-adds: 10 accumulators fit its registers, where the 4-row tile's 8 wait on the
  * multiply-add's latency (bench/records/2026-12-06-node-slivers.md). No feature test can see a code generator's
  * register allocation, and a timing at start-up would time V8's baseline compiler instead of the optimised code the

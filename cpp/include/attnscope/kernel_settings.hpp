@@ -5,10 +5,13 @@
 
 namespace attnscope {
 
-/// The rows of the matrix products' register tile from now on: 4, or this build's own (6 in the relaxed-SIMD
-/// WebAssembly builds, 4 elsewhere); any other value changes nothing. Returns the rows in use. Every product gives
-/// the same bits at either height; the setting is for an engine whose code for the taller tile is slow (Node 20's
-/// V8 spills its registers, docs/toolchain.md, "Relaxed SIMD: two builds"). Set it before any computation starts.
+/// The rows of the matrix products' register tile from now on: 4, this build's own (6 in the relaxed-SIMD
+/// WebAssembly builds, 4 elsewhere), or, in the builds whose own is taller than 4 over 4-lane vectors, 5: products by
+/// F32 weights then read their input's rows packed in slivers of 5, attention's take 4 rows and those over 16-bit
+/// weights the build's own. Any other value changes nothing. Returns
+/// the rows in use. Every product gives the same bits at every height; the setting is for an engine whose code for
+/// the taller tile is slow (Node 20's V8 spills its registers, docs/toolchain.md, "Relaxed SIMD: two builds"). Set it
+/// before any computation starts.
 std::size_t set_gemm_tile_rows(std::size_t rows);
 
 }  // namespace attnscope

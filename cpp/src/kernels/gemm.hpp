@@ -33,7 +33,7 @@ constexpr std::size_t panel_width = 2 * xsimd::batch<float, Arch>::size;
 #define ATTNSCOPE_GEMM_TILE_ROWS 4
 #endif
 
-/// The build's register tile: the rows gemm_packed's tile has unless gemm_rows_setting says 4.
+/// The build's register tile: the rows gemm_packed's tile has unless gemm_rows_setting says otherwise.
 constexpr std::size_t gemm_tile_rows = ATTNSCOPE_GEMM_TILE_ROWS;
 static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 to 8 rows");
 
@@ -41,9 +41,9 @@ static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 
 /// the taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.cpp). Node 20's
 /// V8 (11.3) places every broadcast load of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2
 /// vectors of B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD:
-/// two builds"). There the setting is sliver_rows (5): matmul_packed multiplies A's rows packed in slivers
-/// (gemm_packed_slivers), whose broadcasts are shuffles V8 places next to their multiply-adds, and the other products
-/// (attention's, a generated token's) take 4 rows. Or it is 4 everywhere.
+/// two builds"). There the setting is sliver_rows (5): matmul_packed multiplies A's rows packed in slivers by F32
+/// weights (gemm_packed_slivers), whose broadcasts are shuffles V8 places next to their multiply-adds; attention's
+/// products and fewer rows than a sliver take 4 rows, and products over 16-bit panels the build's own. Or it is 4.
 inline std::atomic<std::size_t> gemm_rows_setting{gemm_tile_rows};
 
 /// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128
@@ -355,7 +355,8 @@ struct gemm_packed_at_setting {
     }
 };
 
-/// The product of every projection and of attention, at this build's tile (or 4 rows, gemm_rows_setting).
+/// The product of attention and of every projection, at this build's tile or 4 rows (gemm_rows_setting); at the sliver
+/// setting, matmul_packed multiplies F32 weights by gemm_packed_slivers instead.
 using gemm_packed = gemm_packed_at_setting;
 /// The same over BF16 and over F16 panels (pack_half_panels), at this build's tile whatever the setting: a second
 /// height of each would cost the relaxed-SIMD .wasm its size budget (tests/js/size.test.js).
