@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -52,15 +54,18 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     // Whole register tiles per task: only the last task has a short tile.
     const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
     // At the sliver setting (F32 panels), A's whole slivers are packed here once, and every task reads them.
+    // Freed when the call returns, so a pass leaves the heap as it found it (the tasks only read it). Not in a model's
+    // memory plan: M × K floats for the length of one product, and only under Node 20 (docs/toolchain.md).
+    std::unique_ptr<float[]> packed_rows;
     const float* slivers = nullptr;
     if constexpr (slivers_built && std::is_same_v<T, float>) {
         if (MR == kernels::sliver_rows<arch> && M >= MR && N > 0) {
-            // Kept from call to call on the calling thread (the tasks only read it), under the workspaces' policy.
-            // Not in a model's memory plan: up to M × its widest K floats, and only under Node 20 (docs/toolchain.md).
-            thread_local std::vector<float> packed_rows;
-            reuse_floats(packed_rows, kernels::sliver_floats<arch>(M, K), "matmul: rows of A in slivers");
-            kernels::pack_slivers<arch>(M, K, A, lda, packed_rows.data());
-            slivers = packed_rows.data();
+            const std::size_t n = kernels::sliver_floats<arch>(M, K);
+            packed_rows.reset(new (std::nothrow) float[n]);  // uninitialised: pack_slivers writes every float
+            if (!packed_rows)
+                throw std::length_error("matmul: rows of A in slivers: " + std::to_string(n) + " floats do not fit in the memory left");
+            kernels::pack_slivers<arch>(M, K, A, lda, packed_rows.get());
+            slivers = packed_rows.get();
         }
     }
     // Rows r0..r1 (r0 a multiple of MR) by panels p0.. (columns j0..j1).

@@ -40,10 +40,11 @@ static_assert(gemm_tile_rows >= 4 && gemm_tile_rows <= 8, "a register tile of 4 
 /// The rows of the register tile products use: the build's gemm_tile_rows, or below it where the engine's code for
 /// the taller tile is slow (set once at start-up, before any product; set_gemm_tile_rows() in attend.cpp). Node 20's
 /// V8 (11.3) places every broadcast load of a k step before its multiply-adds, so 6 rows need 12 accumulators, 2
-/// vectors of B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md, "Relaxed SIMD:
-/// two builds"). There the setting is sliver_rows (5): matmul_packed multiplies A's rows packed in slivers by F32
-/// weights (gemm_packed_slivers), whose broadcasts are shuffles V8 places next to their multiply-adds; attention's
-/// products and fewer rows than a sliver take 4 rows, and products over 16-bit panels the build's own. Or it is 4.
+/// vectors of B and 6 broadcasts live at once, 20 of its 15 registers, and spill (docs/toolchain.md,
+/// "Relaxed SIMD: two builds"). There the setting is sliver_rows (5): matmul_packed multiplies A's rows packed in
+/// slivers by F32 weights (gemm_packed_slivers), whose broadcasts are shuffles V8 places next to their multiply-adds;
+/// attention's products and fewer rows than a sliver take 4 rows, and products over 16-bit panels the build's own.
+/// Or it is 4.
 inline std::atomic<std::size_t> gemm_rows_setting{gemm_tile_rows};
 
 /// The tile's multiply-add a·b + c: xsimd's fma (one rounding where the arch has FMA, as with AVX2 + FMA; SIMD128
