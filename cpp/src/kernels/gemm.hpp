@@ -266,6 +266,13 @@ inline void gemm_short_tile(std::size_t rows, std::size_t K, const float* A, std
     if (rows == 1) gemm_tile<Arch, 1>(K, A, lda, panel, C, ldc, bias, cols, accumulate);
 }
 
+/// Rows of A per block of a product, whole tiles of `tile` rows: about 128 KB of A (32768 floats of K) stays in L2
+/// while every panel of B (in L1) passes over it.
+inline std::size_t gemm_block_rows(std::size_t K, std::size_t tile)
+{
+    return std::max<std::size_t>(tile, (32768 / std::max<std::size_t>(K, 1)) / tile * tile);
+}
+
 /// C[M×N] = A[M×K]·B + bias[N] (bias may be null), or C += A·B with `accumulate` (then bias must be null), in
 /// register tiles of MR rows (every MR gives the same bits). B is packed (pack_b / pack_b_transposed); panel p starts
 /// at packed + p·panel_stride, normally K·panel_width, larger when A·B multiplies a slice of the rows of a bigger
@@ -285,8 +292,7 @@ struct gemm_packed_tiles {
         constexpr std::size_t NR = panel_width<Arch>;
         const bool tall = P != PanelType::f32 || MR == 4 || tile != 4;
         const std::size_t rows = tall ? MR : 4;
-        // Rows of A per block: about 128 KB of A stays in L2 while every panel of B (in L1) passes over it.
-        const std::size_t block_rows = std::max<std::size_t>(rows, (32768 / std::max<std::size_t>(K, 1)) / rows * rows);
+        const std::size_t block_rows = gemm_block_rows(K, rows);
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
             const std::size_t i_end = std::min(M, i0 + block_rows);
             for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
@@ -325,8 +331,7 @@ struct gemm_packed_slivers {
     {
         constexpr std::size_t NR = panel_width<Arch>, R = sliver_rows<Arch>;
         const std::size_t whole = M / R * R;
-        // Rows per block as gemm_packed_tiles: about 128 KB of slivers stay in L2 while every panel passes over them.
-        const std::size_t block_rows = std::max<std::size_t>(R, (32768 / std::max<std::size_t>(K, 1)) / R * R);
+        const std::size_t block_rows = gemm_block_rows(K, R);
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
             const std::size_t i_end = std::min(M, i0 + block_rows), tiled_end = std::min(i_end, whole);
             for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p) {
@@ -381,7 +386,7 @@ struct gemm_packed_row_max {
                     const float* packed, std::size_t panel_stride, float* C, std::size_t ldc, float* row_max) const
     {
         constexpr std::size_t NR = panel_width<Arch>, L = row_max_lanes<Arch>, MR = row_multiple;
-        const std::size_t block_rows = std::max<std::size_t>(MR, (32768 / std::max<std::size_t>(K, 1)) / MR * MR);
+        const std::size_t block_rows = gemm_block_rows(K, MR);
         for (std::size_t i0 = 0; i0 < M; i0 += block_rows) {
             const std::size_t i_end = std::min(M, i0 + block_rows);
             for (std::size_t j0 = 0, p = 0; j0 < N; j0 += NR, ++p)
