@@ -35,8 +35,9 @@ EMSCRIPTEN_BINDINGS(attnscope)
     // Threads (attnscope/threads.hpp): 1 in the single-threaded module, up to its worker pool + 1 in the threaded one.
     function("_setNumThreads", optional_override([](double n) { return double(set_num_threads(std::size_t(n))); }));
     // The GEMM's register tile (attnscope/kernel_settings.hpp): the wrapper asks for 5 rows in slivers where the
-    // build's taller tile is slow (wasm-build.js, gemmTileRows).
+    // build's taller tile is slow (wasm-build.js, gemmTileRows); the tests count the products that read slivers.
     function("_setGemmTileRows", optional_override([](double rows) { return double(set_gemm_tile_rows(std::size_t(rows))); }));
+    function("_gemmSliverProducts", optional_override([] { return double(gemm_sliver_products()); }));
 
     class_<Arena>("_Arena")
         .constructor<>()

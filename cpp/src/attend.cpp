@@ -2,6 +2,7 @@
 #include "attend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -44,6 +45,9 @@ constexpr double matmul_column_split_bytes = 1 << 20;
 // Bytes of B's panels one column task holds: they stay in L2 while the task's rows pass over them in blocks.
 constexpr std::size_t matmul_column_task_bytes = 384 << 10;
 
+// Products that read A in slivers (gemm_sliver_products()).
+std::atomic<std::size_t> sliver_products{0};
+
 namespace {
 
 // matmul_packed over panels of any type (kernels::PanelType), by Gemm (gemm_packed or a 16-bit one).
@@ -64,8 +68,11 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
             packed_rows.reset(new (std::nothrow) float[n]);  // uninitialised: pack_slivers writes every float
             if (!packed_rows)
                 throw std::length_error("matmul: rows of A in slivers: " + std::to_string(n) + " floats do not fit in the memory left");
+            // On the calling thread: split over both threads (a parallel_for of its own) the passes were no faster
+            // in alternating processes (bench/records/2026-12-07-tried-on-zen3.md).
             kernels::pack_slivers<arch>(M, K, A, lda, packed_rows.get());
             slivers = packed_rows.get();
+            sliver_products.fetch_add(1, std::memory_order_relaxed);
         }
     }
     // Rows r0..r1 (r0 a multiple of MR) by panels p0.. (columns j0..j1).
@@ -311,6 +318,8 @@ void attend_streaming(std::size_t Lq, std::size_t Lk, std::size_t D, std::size_t
 }
 
 }  // namespace detail
+
+std::size_t gemm_sliver_products() { return detail::sliver_products.load(std::memory_order_relaxed); }
 
 std::size_t set_gemm_tile_rows(std::size_t rows)
 {

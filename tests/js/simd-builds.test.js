@@ -140,17 +140,27 @@ test('the relaxed build gives the same bits at each of its tiles: 5 rows in sliv
     const tiles = {};
     for (const rows of [5, 6, 4]) {
       const set = module('test')._setGemmTileRows(rows);
+      const count = () => module('test')._gemmSliverProducts();
+      const before = count();
       const { output, weights } = mha.forward(x, null, null, { causal: true });
+      const layer = count();
       const { logits, attention } = model.forward('the attention of the model ');
-      tiles[rows] = { set, output: Array.from(output.data), weights: Array.from(weights.data),
-        logits: Array.from(logits.data), attention: Array.from(attention.data) };
+      tiles[rows] = { set, slivers: [layer - before, count() - layer], output: Array.from(output.data),
+        weights: Array.from(weights.data), logits: Array.from(logits.data), attention: Array.from(attention.data) };
     }
     console.log(JSON.stringify({ tiles }));
   `, relaxedArgs);
   for (const rows of ['5', '6', '4']) assert.equal(tiles[rows].set, Number(rows), `the relaxed build takes a ${rows}-row tile`);
+  // The same bits would come from a fall-back to 4 rows, so the module counts the products that read slivers. At 5
+  // rows every product by F32 weights does: the layer's q, k, v and output projections (74 rows each), and the
+  // model's over its 27 characters.
+  assert.equal(tiles['5'].slivers[0], 4, 'the layer: 4 products in slivers at 5 rows');
+  assert.ok(tiles['5'].slivers[1] > 0, `the model: products in slivers at 5 rows, got ${tiles['5'].slivers[1]}`);
+  assert.deepEqual(tiles['6'].slivers, [0, 0], 'no slivers at 6 rows');
+  assert.deepEqual(tiles['4'].slivers, [0, 0], 'no slivers at 4 rows');
   for (const rows of ['6', '4']) {
-    const { set, ...results } = tiles[rows];
-    const { set: _, ...sliverResults } = tiles['5'];
+    const { set, slivers, ...results } = tiles[rows];
+    const { set: _, slivers: __, ...sliverResults } = tiles['5'];
     assert.deepEqual(results, sliverResults, `${rows} rows and 5 rows in slivers give the same bits`);
   }
 });
