@@ -133,7 +133,7 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     else matmul_panels<kernels::gemm_packed_f16>(M, N, K, A, lda, packed, C, ldc, bias);
 }
 
-std::size_t matmul_tile_rows() { return kernels::gemm_tile_rows; }
+std::size_t matmul_tile_rows() { return kernels::gemm_rows_setting.load(std::memory_order_relaxed); }
 
 std::size_t matmul_panel_width() { return kernels::panel_width<arch>; }
 

@@ -94,8 +94,9 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const std::uint16_t* packed,
                    bool bf16, float* C, std::size_t ldc, const float* bias);
 
-/// Rows of the products' register tile in this build (4; 6 in the relaxed-SIMD builds): threads split a product's
-/// rows at multiples of it, and a product of a multiple of it has no short tile at its end.
+/// Rows of the register tile products of F32 weights use now (set_gemm_tile_rows: the build's own, 4; 6 in the
+/// relaxed-SIMD builds, 5 there under Node 20): threads split a product's rows at multiples of it, and a product of a
+/// multiple of it has no short tile at its end.
 std::size_t matmul_tile_rows();
 
 /// Columns per packed panel in this build: panel p of a packed matrix starts at p · K · matmul_panel_width()
