@@ -58,8 +58,8 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     // Whole register tiles per task: only the last task has a short tile.
     const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
     // At the sliver setting (F32 panels), A's whole slivers are packed here once, and every task reads them.
-    // Freed when the call returns, so a pass leaves the heap as it found it (the tasks only read it). Not in a model's
-    // memory plan: M × K floats for the length of one product, and only under Node 20 (docs/toolchain.md).
+    // Freed when the call returns, so a pass leaves the heap as it found it (the tasks only read it). M × K floats for
+    // the length of one product, only under Node 20 (docs/toolchain.md); a model's memory plan counts its largest.
     std::unique_ptr<float[]> packed_rows;
     const float* slivers = nullptr;
     if constexpr (slivers_built && std::is_same_v<T, float>) {
@@ -134,6 +134,12 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 }
 
 std::size_t matmul_tile_rows() { return kernels::gemm_rows_setting.load(std::memory_order_relaxed); }
+
+std::size_t matmul_sliver_rows()
+{
+    const bool slivers = slivers_built && kernels::gemm_rows_setting.load(std::memory_order_relaxed) == kernels::sliver_rows<arch>;
+    return slivers ? kernels::sliver_rows<arch> : 0;
+}
 
 std::size_t matmul_panel_width() { return kernels::panel_width<arch>; }
 

@@ -94,6 +94,11 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, std::size_t lda, const std::uint16_t* packed,
                    bool bf16, float* C, std::size_t ldc, const float* bias);
 
+/// Rows per sliver in which matmul_packed reads the input of a product by F32 weights at the current setting
+/// (set_gemm_tile_rows(5)), or 0 where it reads the input as it is. With slivers a product holds its input's whole
+/// slivers, M / R · R · K floats, while it runs: the memory plan counts them (model::stack_buffers).
+std::size_t matmul_sliver_rows();
+
 /// Rows of the register tile products of F32 weights use now (set_gemm_tile_rows: the build's own, 4; 6 in the
 /// relaxed-SIMD builds, 5 there under Node 20): threads split a product's rows at multiples of it, and a product of a
 /// multiple of it has no short tile at its end.

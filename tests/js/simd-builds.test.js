@@ -164,3 +164,28 @@ test('the relaxed build gives the same bits at each of its tiles: 5 rows in sliv
     assert.deepEqual(results, sliverResults, `${rows} rows and 5 rows in slivers give the same bits`);
   }
 });
+
+test('at 5 rows the memory plan holds the largest product input in slivers, from the config alone', () => {
+  // A product by F32 weights keeps its input's whole slivers of 5 rows while it runs (matmul_packed at Node 20's
+  // setting): a forward pass of T tokens holds at most floor(T / 5) · 5 rows of its widest input, the MLP's inner
+  // width for GPT-2's down projection. At 6 rows no product does.
+  const { plans } = runFresh(`
+    import { init, loadModel } from 'attnscope';
+    import { module } from './dist/runtime.js';
+    import { pathToFileURL } from 'node:url';
+    await init({ simd: 'relaxed', threads: 1 });
+    const plans = {};
+    for (const rows of [5, 6]) {
+      module('test')._setGemmTileRows(rows);
+      const model = await loadModel(new URL('tests/fixtures/hf/gpt2-lm/', pathToFileURL(process.cwd() + '/')),
+        { onPlan: (plan) => { plans[rows] = plan; } });
+      model.dispose();
+    }
+    console.log(JSON.stringify({ plans }));
+  `, relaxedArgs);
+  const config = JSON.parse(readFileSync(new URL('../fixtures/hf/gpt2-lm/config.json', import.meta.url), 'utf8'));
+  const T = plans['5'].tokens, widest = Math.max(config.n_embd, config.n_inner);
+  assert.equal(T, config.n_positions);
+  assert.equal(plans['5'].workspaceBytes - plans['6'].workspaceBytes, 4 * Math.floor(T / 5) * 5 * widest);
+  assert.equal(plans['5'].parameterBytes, plans['6'].parameterBytes);
+});

@@ -111,6 +111,7 @@ struct StackBuffers {
     std::uint64_t panels = 0;     ///< every K/V head's packed keys and values
     std::uint64_t rope = 0;       ///< cos and sin of every new position, per kind of layer
     std::uint64_t cross = 0;      ///< cross-attention's q
+    std::uint64_t slivers = 0;    ///< the largest product input in slivers (detail::matmul_sliver_rows; 0 without)
     std::uint64_t blocked_bytes = 0;
     std::uint64_t bytes() const;
 };

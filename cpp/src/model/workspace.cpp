@@ -30,25 +30,27 @@ std::uint64_t packed(std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1)
 std::uint64_t StackBuffers::bytes() const
 {
     std::uint64_t floats = 0;
-    for (std::uint64_t n : {residual, qkv, context, mlp, scores, panels, rope, cross}) floats = add(floats, n);
+    for (std::uint64_t n : {residual, qkv, context, mlp, scores, panels, rope, cross, slivers}) floats = add(floats, n);
     return add(mul(floats, sizeof(float)), blocked_bytes);
 }
 
 StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t keys, std::uint64_t memory_rows)
 {
-    std::uint64_t qkv_cols = 0, q_cols = 0, cross_q = 0, up_cols = 0, panels = 0, rope = 0;
+    std::uint64_t qkv_cols = 0, q_cols = 0, cross_q = 0, up_cols = 0, panels = 0, rope = 0, inner = 0, cross_in = 0;
     bool bias = s.relative.buckets != 0;
     for (const Layer& l : s.kinds) {
         const Attention& a = l.self;
         qkv_cols = std::max<std::uint64_t>(qkv_cols, a.q_width() + 2 * a.kv_width());
         q_cols = std::max<std::uint64_t>(q_cols, a.q_width());
         up_cols = std::max<std::uint64_t>(up_cols, (l.mlp.gated ? 2 : 1) * l.mlp.inner);
+        inner = std::max<std::uint64_t>(inner, l.mlp.inner);
         panels = std::max(panels, mul(a.kv_heads, add(packed(a.head_dim, keys), packed(keys, a.head_dim))));
         if (a.rope) rope = add(rope, mul(rows, a.rotary.dims));  // cos and sin: dims/2 each
         if (l.has_cross) {
             const Attention& c = l.cross;
             cross_q = std::max<std::uint64_t>(cross_q, c.q_width());
             q_cols = std::max<std::uint64_t>(q_cols, c.q_width());
+            cross_in = std::max<std::uint64_t>(cross_in, c.input_width);
             panels = std::max(panels, mul(c.kv_heads, add(packed(c.head_dim, memory_rows), packed(memory_rows, c.head_dim))));
         }
     }
@@ -63,6 +65,13 @@ StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t key
     b.rope = rope;
     b.cross = mul(rows, cross_q);
     b.blocked_bytes = mul(rows, width);
+    // Where products by F32 weights read their input in slivers, the largest of those inputs: the rows' projections
+    // (the stack's width), the output projection's (q_cols), the MLP's down projection's (inner) and the memory's
+    // keys and values in cross-attention.
+    if (const std::uint64_t R = detail::matmul_sliver_rows()) {
+        const std::uint64_t in = std::max({std::uint64_t(s.width()), q_cols, inner});
+        b.slivers = std::max(mul(rows / R * R, in), mul(memory_rows / R * R, cross_in));
+    }
     return b;
 }
 
