@@ -63,7 +63,7 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     std::unique_ptr<float[]> packed_rows;
     const float* slivers = nullptr;
     if constexpr (slivers_built && std::is_same_v<T, float>) {
-        if (MR == kernels::sliver_rows<arch> && M >= MR && N > 0) {
+        if (matmul_sliver_rows() == MR && M >= MR && N > 0) {
             const std::size_t n = kernels::sliver_floats<arch>(M, K);
             packed_rows.reset(new (std::nothrow) float[n]);  // uninitialised: pack_slivers writes every float
             if (!packed_rows)
