@@ -45,10 +45,10 @@ constexpr double matmul_column_split_bytes = 1 << 20;
 // Bytes of B's panels one column task holds: they stay in L2 while the task's rows pass over them in blocks.
 constexpr std::size_t matmul_column_task_bytes = 384 << 10;
 
+namespace {
+
 // Products that read A in slivers (gemm_sliver_products()).
 std::atomic<std::size_t> sliver_products{0};
-
-namespace {
 
 // matmul_packed over panels of any type (kernels::PanelType), by Gemm (gemm_packed or a 16-bit one).
 template <class Gemm, class T>
@@ -59,7 +59,7 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
     // At the sliver setting (F32 panels), A's whole slivers are packed here once, and every task reads them.
     // Freed when the call returns, so a pass leaves the heap as it found it (the tasks only read it). M × K floats for
-    // the length of one product, only under Node 20 (docs/toolchain.md); a model's memory plan counts its largest.
+    // the length of one product, only under Node 20 (docs/toolchain.md); forward()'s memory plan counts the largest.
     std::unique_ptr<float[]> packed_rows;
     const float* slivers = nullptr;
     if constexpr (slivers_built && std::is_same_v<T, float>) {
@@ -68,8 +68,8 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
             packed_rows.reset(new (std::nothrow) float[n]);  // uninitialised: pack_slivers writes every float
             if (!packed_rows)
                 throw std::length_error("matmul: rows of A in slivers: " + std::to_string(n) + " floats do not fit in the memory left");
-            // On the calling thread: split over both threads (a parallel_for of its own) the passes were no faster
-            // in alternating processes (bench/records/2026-12-07-tried-on-zen3.md).
+            // Packed on the calling thread: split over the threads (one more parallel_for a product), passes were no
+            // faster in alternating processes (bench/records/2026-12-07-tried-on-zen3.md).
             kernels::pack_slivers<arch>(M, K, A, lda, packed_rows.get());
             slivers = packed_rows.get();
             sliver_products.fetch_add(1, std::memory_order_relaxed);

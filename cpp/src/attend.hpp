@@ -96,7 +96,8 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 
 /// Rows per sliver in which matmul_packed reads the input of a product by F32 weights at the current setting
 /// (set_gemm_tile_rows(5)), or 0 where it reads the input as it is. With slivers a product holds its input's whole
-/// slivers, M / R · R · K floats, while it runs: the memory plan counts them (model::stack_buffers).
+/// slivers, M / R · R · K floats, while it runs: forward()'s memory plan counts the largest
+/// (model::forward_workspace_bytes).
 std::size_t matmul_sliver_rows();
 
 /// Rows of the register tile products of F32 weights use now (set_gemm_tile_rows: the build's own, 4; 6 in the

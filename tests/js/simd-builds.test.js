@@ -126,7 +126,7 @@ test("the relaxed build's GEMM tile: 5 rows in slivers under a V8 before 11.4 (N
 
 test('the relaxed build gives the same bits at each of its tiles: 5 rows in slivers (Node 20), its own 6, and 4', () => {
   // The tile is chosen by the engine's version (gemmTileRows), so this Node runs one of them by default; the module's
-  // setter runs the same passes at the others. 37 and 27 rows: whole slivers, whole 6-row tiles and short tiles.
+  // setter runs the same passes at the others. 37 and 28 rows: whole slivers, whole 6-row tiles and short tiles.
   const { tiles } = runFresh(`
     import { init } from 'attnscope';
     import { module } from './dist/runtime.js';
@@ -153,9 +153,11 @@ test('the relaxed build gives the same bits at each of its tiles: 5 rows in sliv
   for (const rows of ['5', '6', '4']) assert.equal(tiles[rows].set, Number(rows), `the relaxed build takes a ${rows}-row tile`);
   // The same bits would come from a fall-back to 4 rows, so the module counts the products that read slivers. At 5
   // rows every product by F32 weights does: the layer's q, k, v and output projections (74 rows each), and the
-  // model's over its 27 characters.
+  // model's over its 28 rows (<bos> and 27 characters): each layer's q|k|v, output projection and two MLP products,
+  // then the tied head.
+  const layers = JSON.parse(safetensorsMetadata('models/char-lm.safetensors').config).n_layers;
   assert.equal(tiles['5'].slivers[0], 4, 'the layer: 4 products in slivers at 5 rows');
-  assert.ok(tiles['5'].slivers[1] > 0, `the model: products in slivers at 5 rows, got ${tiles['5'].slivers[1]}`);
+  assert.equal(tiles['5'].slivers[1], 4 * layers + 1, 'the model: every product in slivers at 5 rows');
   assert.deepEqual(tiles['6'].slivers, [0, 0], 'no slivers at 6 rows');
   assert.deepEqual(tiles['4'].slivers, [0, 0], 'no slivers at 4 rows');
   for (const rows of ['6', '4']) {
@@ -164,6 +166,13 @@ test('the relaxed build gives the same bits at each of its tiles: 5 rows in sliv
     assert.deepEqual(results, sliverResults, `${rows} rows and 5 rows in slivers give the same bits`);
   }
 });
+
+/** The `__metadata__` of a safetensors file's header. */
+function safetensorsMetadata(file) {
+  const bytes = readFileSync(new URL(`../../${file}`, import.meta.url));
+  const length = Number(bytes.readBigUInt64LE(0));
+  return JSON.parse(bytes.subarray(8, 8 + length).toString('utf8')).__metadata__;
+}
 
 test('at 5 rows the memory plan holds the largest product input in slivers, from the config alone', () => {
   // A product by F32 weights keeps its input's whole slivers of 5 rows while it runs (matmul_packed at Node 20's
@@ -188,4 +197,27 @@ test('at 5 rows the memory plan holds the largest product input in slivers, from
   assert.equal(T, config.n_positions);
   assert.equal(plans['5'].workspaceBytes - plans['6'].workspaceBytes, 4 * Math.floor(T / 5) * 5 * widest);
   assert.equal(plans['5'].parameterBytes, plans['6'].parameterBytes);
+});
+
+test('16-bit weights never read slivers: the same plan at 5 and 6 rows, and no product in slivers', () => {
+  // A BF16 checkpoint's matrices keep their 16 bits in panels of the build's own tile (6 rows), whatever the setting.
+  const { plans, slivers } = runFresh(`
+    import { init, loadModel } from 'attnscope';
+    import { module } from './dist/runtime.js';
+    import { pathToFileURL } from 'node:url';
+    await init({ simd: 'relaxed', threads: 1 });
+    const plans = {}, slivers = {};
+    for (const rows of [5, 6]) {
+      module('test')._setGemmTileRows(rows);
+      const model = await loadModel(new URL('tests/fixtures/hf/llama-bf16/', pathToFileURL(process.cwd() + '/')),
+        { onPlan: (plan) => { plans[rows] = plan; } });
+      const before = module('test')._gemmSliverProducts();
+      model.forward(Array.from({ length: 23 }, (_, i) => (i * 7) % 48));
+      slivers[rows] = module('test')._gemmSliverProducts() - before;
+      model.dispose();
+    }
+    console.log(JSON.stringify({ plans, slivers }));
+  `, relaxedArgs);
+  assert.equal(plans['5'].workspaceBytes, plans['6'].workspaceBytes);
+  assert.deepEqual(slivers, { 5: 0, 6: 0 });
 });

@@ -14,9 +14,9 @@ namespace attnscope {
 /// before any computation starts.
 std::size_t set_gemm_tile_rows(std::size_t rows);
 
-/// How many matrix products have read their input's rows in slivers (set_gemm_tile_rows(5)) since the module started;
-/// 0 in builds without them. For the tests: every tile gives the same bits, so the results cannot tell whether the
-/// slivers ran.
+/// How many matrix products have read their input's rows in slivers (set_gemm_tile_rows(5)) since the program
+/// started; 0 in builds without them. A probe for the tests: every tile gives the same bits, so the results cannot
+/// tell whether the slivers ran.
 std::size_t gemm_sliver_products();
 
 }  // namespace attnscope

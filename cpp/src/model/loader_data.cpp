@@ -87,7 +87,13 @@ MemoryPlan CheckpointLoader::memory_plan(std::size_t tokens) const
     p.parameters = model::weight_floats(w);
     p.parameter_bytes = model::weight_bytes(w, !p.exact);
     p.tokens = tokens ? tokens : std::min(default_plan_tokens, longest);
-    p.workspace_bytes = model::forward_workspace_bytes(s.plan, p.tokens, head);
+    // Products by F32 weights may read their input in slivers (a buffer of its own while each runs); 16-bit ones never
+    // do. Before the headers, every matrix counts as 16-bit: the least.
+    const std::vector<model::Matrix*> all = model::matrices(w);
+    const bool f32_matrices = p.exact && std::any_of(all.begin(), all.end(), [](const model::Matrix* m) {
+        return m->exists() && m->type == PanelType::f32;
+    });
+    p.workspace_bytes = model::forward_workspace_bytes(s.plan, p.tokens, head, f32_matrices);
     return p;
 }
 

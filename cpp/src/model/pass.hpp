@@ -111,7 +111,6 @@ struct StackBuffers {
     std::uint64_t panels = 0;     ///< every K/V head's packed keys and values
     std::uint64_t rope = 0;       ///< cos and sin of every new position, per kind of layer
     std::uint64_t cross = 0;      ///< cross-attention's q
-    std::uint64_t slivers = 0;    ///< the largest product input in slivers (detail::matmul_sliver_rows; 0 without)
     std::uint64_t blocked_bytes = 0;
     std::uint64_t bytes() const;
 };
@@ -129,8 +128,13 @@ struct RequestBuffers {
 RequestBuffers request_buffers(const plan::Plan& p, std::size_t tokens, std::size_t source, bool need_attention,
                                bool keep_heads, bool head);
 
-/// Bytes one forward() of `tokens` tokens (on each side) with every attention map takes next to the weights.
-std::uint64_t forward_workspace_bytes(const plan::Plan& p, std::size_t tokens, bool head);
+/// Floats of the largest input a product of a run_stack() reads in slivers, held while that product runs (not one of
+/// run_stack's buffers: matmul_packed allocates it, at the sliver setting only, over F32 weights only; 0 otherwise).
+std::uint64_t sliver_floats(const plan::Stack& s, std::uint64_t rows, std::uint64_t memory_rows);
+
+/// Bytes one forward() of `tokens` tokens (on each side) with every attention map takes next to the weights; with
+/// `f32_matrices` (some matrix keeps F32 panels) the largest input read in slivers too.
+std::uint64_t forward_workspace_bytes(const plan::Plan& p, std::size_t tokens, bool head, bool f32_matrices);
 
 /// What the pass assumes of every plan, checked once when a family has made one (a family's bug is a
 /// std::logic_error, never a wrong result): within a stack every layer has the same heads and widths; a shared or tied

@@ -30,27 +30,25 @@ std::uint64_t packed(std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1)
 std::uint64_t StackBuffers::bytes() const
 {
     std::uint64_t floats = 0;
-    for (std::uint64_t n : {residual, qkv, context, mlp, scores, panels, rope, cross, slivers}) floats = add(floats, n);
+    for (std::uint64_t n : {residual, qkv, context, mlp, scores, panels, rope, cross}) floats = add(floats, n);
     return add(mul(floats, sizeof(float)), blocked_bytes);
 }
 
 StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t keys, std::uint64_t memory_rows)
 {
-    std::uint64_t qkv_cols = 0, q_cols = 0, cross_q = 0, up_cols = 0, panels = 0, rope = 0, inner = 0, cross_in = 0;
+    std::uint64_t qkv_cols = 0, q_cols = 0, cross_q = 0, up_cols = 0, panels = 0, rope = 0;
     bool bias = s.relative.buckets != 0;
     for (const Layer& l : s.kinds) {
         const Attention& a = l.self;
         qkv_cols = std::max<std::uint64_t>(qkv_cols, a.q_width() + 2 * a.kv_width());
         q_cols = std::max<std::uint64_t>(q_cols, a.q_width());
         up_cols = std::max<std::uint64_t>(up_cols, (l.mlp.gated ? 2 : 1) * l.mlp.inner);
-        inner = std::max<std::uint64_t>(inner, l.mlp.inner);
         panels = std::max(panels, mul(a.kv_heads, add(packed(a.head_dim, keys), packed(keys, a.head_dim))));
         if (a.rope) rope = add(rope, mul(rows, a.rotary.dims));  // cos and sin: dims/2 each
         if (l.has_cross) {
             const Attention& c = l.cross;
             cross_q = std::max<std::uint64_t>(cross_q, c.q_width());
             q_cols = std::max<std::uint64_t>(q_cols, c.q_width());
-            cross_in = std::max<std::uint64_t>(cross_in, c.input_width);
             panels = std::max(panels, mul(c.kv_heads, add(packed(c.head_dim, memory_rows), packed(memory_rows, c.head_dim))));
         }
     }
@@ -65,14 +63,25 @@ StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t key
     b.rope = rope;
     b.cross = mul(rows, cross_q);
     b.blocked_bytes = mul(rows, width);
-    // Where products by F32 weights read their input in slivers, the largest of those inputs: the rows' projections
-    // (the stack's width), the output projection's (q_cols), the MLP's down projection's (inner) and the memory's
-    // keys and values in cross-attention.
-    if (const std::uint64_t R = detail::matmul_sliver_rows()) {
-        const std::uint64_t in = std::max({std::uint64_t(s.width()), q_cols, inner});
-        b.slivers = std::max(mul(rows / R * R, in), mul(memory_rows / R * R, cross_in));
-    }
     return b;
+}
+
+std::uint64_t sliver_floats(const Stack& s, std::uint64_t rows, std::uint64_t memory_rows)
+{
+    const std::uint64_t R = detail::matmul_sliver_rows();
+    if (R == 0) return 0;
+    // The products' inputs: the rows for q|k|v, the MLP's up (and gate) and cross-attention's q (the stack's width);
+    // the context for an output projection (a query width); the MLP's inner width for its down projection; the
+    // encoder's output for cross-attention's keys and values. The head reads the main stack's width, over T rows.
+    std::uint64_t in = s.width(), memory_in = 0;
+    for (const Layer& l : s.kinds) {
+        in = std::max<std::uint64_t>({in, l.self.q_width(), l.mlp.inner});
+        if (l.has_cross) {
+            in = std::max<std::uint64_t>(in, l.cross.q_width());
+            memory_in = std::max<std::uint64_t>(memory_in, l.cross.input_width);
+        }
+    }
+    return std::max(mul(rows / R * R, in), mul(memory_rows / R * R, memory_in));
 }
 
 std::uint64_t RequestBuffers::bytes() const
@@ -115,12 +124,14 @@ RequestBuffers request_buffers(const Plan& p, std::size_t T, std::size_t S, bool
     return r;
 }
 
-std::uint64_t forward_workspace_bytes(const Plan& p, std::size_t tokens, bool head)
+std::uint64_t forward_workspace_bytes(const Plan& p, std::size_t tokens, bool head, bool f32_matrices)
 {
     std::uint64_t stacks = 0;  // the stacks run one after the other: their buffers are never held together
     for (std::size_t i = 0; i < p.stacks.size(); ++i) {
         const bool decoder = p.seq2seq() && i == 1;
-        stacks = std::max(stacks, stack_buffers(p.stacks[i], tokens, tokens, decoder ? tokens : 0).bytes());
+        const std::uint64_t memory_rows = decoder ? tokens : 0;
+        const std::uint64_t slivers = f32_matrices ? mul(sliver_floats(p.stacks[i], tokens, memory_rows), sizeof(float)) : 0;
+        stacks = std::max(stacks, add(stack_buffers(p.stacks[i], tokens, tokens, memory_rows).bytes(), slivers));
     }
     return add(request_buffers(p, tokens, p.seq2seq() ? tokens : 0, true, false, head).bytes(), stacks);
 }
