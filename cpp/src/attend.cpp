@@ -56,7 +56,7 @@ void matmul_panels(std::size_t M, std::size_t N, std::size_t K, const float* A, 
                    std::size_t ldc, const float* bias)
 {
     // Whole register tiles per task: only the last task has a short tile.
-    const std::size_t MR = kernels::gemm_rows_setting.load(std::memory_order_relaxed);
+    const std::size_t MR = matmul_tile_rows(std::is_same_v<T, float>);
     // At the sliver setting (F32 panels), A's whole slivers are packed here once, and every task reads them.
     // Freed when the call returns, so a pass leaves the heap as it found it (the tasks only read it). M × K floats for
     // the length of one product, only under Node 20 (docs/toolchain.md); forward()'s memory plan counts the largest.
@@ -133,7 +133,10 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
     else matmul_panels<kernels::gemm_packed_f16>(M, N, K, A, lda, packed, C, ldc, bias);
 }
 
-std::size_t matmul_tile_rows() { return kernels::gemm_rows_setting.load(std::memory_order_relaxed); }
+std::size_t matmul_tile_rows(bool f32_panels)
+{
+    return f32_panels ? kernels::gemm_rows_setting.load(std::memory_order_relaxed) : kernels::gemm_tile_rows;
+}
 
 std::size_t matmul_sliver_rows()
 {

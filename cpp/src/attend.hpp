@@ -100,10 +100,10 @@ void matmul_packed(std::size_t M, std::size_t N, std::size_t K, const float* A, 
 /// (model::forward_workspace_bytes).
 std::size_t matmul_sliver_rows();
 
-/// Rows of the register tile products of F32 weights use now (set_gemm_tile_rows: the build's own, 4; 6 in the
-/// relaxed-SIMD builds, 5 there under Node 20): threads split a product's rows at multiples of it, and a product of a
-/// multiple of it has no short tile at its end.
-std::size_t matmul_tile_rows();
+/// Rows of the register tile products use now: over F32 panels the setting (set_gemm_tile_rows: the build's own, 4;
+/// 6 in the relaxed-SIMD builds, 5 there under Node 20), over 16-bit ones the build's own. Threads split a product's
+/// rows at multiples of it, and a product of a multiple of it has no short tile at its end.
+std::size_t matmul_tile_rows(bool f32_panels = true);
 
 /// Columns per packed panel in this build: panel p of a packed matrix starts at p · K · matmul_panel_width()
 /// elements, F32 or 16-bit, so a product over columns from a multiple of it on reads a suffix of the panels.

@@ -47,7 +47,7 @@ Transformer::Lens read_lens(const Transformer::Impl& m, const float* entering, c
     // head's panels, GPT-2's 154 MB, are read from memory once a product), within 32 MiB of logits; a longer input's
     // blocks are its layers, as many logits as forward's own. Blocks of whole register tiles: a block's last tile is
     // a full one at the tile products use now (the relaxed build's 6 rows, or 5 under Node 20: 128 would leave 2 or 3).
-    const std::size_t below = L * T, rows_end = end_row * T, tile = detail::matmul_tile_rows();
+    const std::size_t below = L * T, rows_end = end_row * T, tile = detail::matmul_tile_rows(m.weights.head.type == kernels::PanelType::f32);
     const std::size_t shared = std::clamp<std::size_t>((std::size_t(8) << 20) / vocab, 1, 128);
     const std::size_t block = std::min(rows_end - begin, (std::max(T, shared) + tile - 1) / tile * tile);
     std::vector<float> normed(block * d), scratch(block * d);
