@@ -128,10 +128,6 @@ struct RequestBuffers {
 RequestBuffers request_buffers(const plan::Plan& p, std::size_t tokens, std::size_t source, bool need_attention,
                                bool keep_heads, bool head);
 
-/// Floats of the largest input a product of a run_stack() reads in slivers, held while that product runs (not one of
-/// run_stack's buffers: matmul_packed allocates it, at the sliver setting only, over F32 weights only; 0 otherwise).
-std::uint64_t sliver_floats(const plan::Stack& s, std::uint64_t rows, std::uint64_t memory_rows);
-
 /// Bytes one forward() of `tokens` tokens (on each side) with every attention map takes next to the weights; with
 /// `f32_matrices` (some matrix keeps F32 panels) the largest input read in slivers too.
 std::uint64_t forward_workspace_bytes(const plan::Plan& p, std::size_t tokens, bool head, bool f32_matrices);

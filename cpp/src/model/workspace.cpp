@@ -23,7 +23,25 @@ constexpr auto add = detail::saturating_add;
 constexpr auto mul = detail::saturating_mul;
 std::uint64_t packed(std::uint64_t k, std::uint64_t n) { return mul((n + NR - 1) / NR * NR, k); }
 
-// Query rows per block of attention scores (forward.cpp's tasks).
+// Floats of the largest input a product of a run_stack() reads in slivers, held while that product runs (not one of
+// run_stack's buffers: matmul_packed allocates it, at the sliver setting only, over F32 weights only; 0 otherwise).
+std::uint64_t sliver_floats(const Stack& s, std::uint64_t rows, std::uint64_t memory_rows)
+{
+    const std::uint64_t R = detail::matmul_sliver_rows();
+    if (R == 0) return 0;
+    // The products' inputs: the rows for q|k|v, the MLP's up (and gate) and cross-attention's q (the stack's width);
+    // the context for an output projection (a query width); the MLP's inner width for its down projection; the
+    // encoder's output for cross-attention's keys and values. The head reads the main stack's width, over T rows.
+    std::uint64_t in = s.width(), memory_in = 0;
+    for (const Layer& l : s.kinds) {
+        in = std::max<std::uint64_t>({in, l.self.q_width(), l.mlp.inner});
+        if (l.has_cross) {
+            in = std::max<std::uint64_t>(in, l.cross.q_width());
+            memory_in = std::max<std::uint64_t>(memory_in, l.cross.input_width);
+        }
+    }
+    return std::max(mul(rows / R * R, in), mul(memory_rows / R * R, memory_in));
+}
 
 }  // namespace
 
@@ -64,24 +82,6 @@ StackBuffers stack_buffers(const Stack& s, std::uint64_t rows, std::uint64_t key
     b.cross = mul(rows, cross_q);
     b.blocked_bytes = mul(rows, width);
     return b;
-}
-
-std::uint64_t sliver_floats(const Stack& s, std::uint64_t rows, std::uint64_t memory_rows)
-{
-    const std::uint64_t R = detail::matmul_sliver_rows();
-    if (R == 0) return 0;
-    // The products' inputs: the rows for q|k|v, the MLP's up (and gate) and cross-attention's q (the stack's width);
-    // the context for an output projection (a query width); the MLP's inner width for its down projection; the
-    // encoder's output for cross-attention's keys and values. The head reads the main stack's width, over T rows.
-    std::uint64_t in = s.width(), memory_in = 0;
-    for (const Layer& l : s.kinds) {
-        in = std::max<std::uint64_t>({in, l.self.q_width(), l.mlp.inner});
-        if (l.has_cross) {
-            in = std::max<std::uint64_t>(in, l.cross.q_width());
-            memory_in = std::max<std::uint64_t>(memory_in, l.cross.input_width);
-        }
-    }
-    return std::max(mul(rows / R * R, in), mul(memory_rows / R * R, memory_in));
 }
 
 std::uint64_t RequestBuffers::bytes() const
