@@ -23,6 +23,52 @@ for (const scale of ['rest', 'max', 'one']) {
   });
 }
 
+/** The definition, pixel by pixel: the largest weight of the pixel's block (key j, query i in ⌊j · size / T⌋, ⌊i · size / T⌋). */
+function referencePixels(data, T, size, scale) {
+  const blocks = new Float64Array(size * size);
+  let top = 0;
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      const v = data[i * T + j], k = Math.floor((i * size) / T) * size + Math.floor((j * size) / T);
+      blocks[k] = Math.max(blocks[k], v);
+      if (!(scale === 'rest' && j === 0)) top = Math.max(top, v);
+    }
+  }
+  const colors = lut('viridis'), f = 255 / (scale === 'one' ? 1 : top || 1);
+  return Uint32Array.from(blocks, (v) => colors[Math.min(255, Math.round(Math.fround(v) * f))]);
+}
+
+/** A causal map: each query's row a softmax over itself and the keys before it, the keys after it exactly 0. */
+function causalMap(T, seed = 11) {
+  let x = seed;
+  const data = new Float32Array(T * T);
+  for (let i = 0; i < T; i++) {
+    let z = 0;
+    for (let j = 0; j <= i; j++) { x = (Math.imul(x, 1103515245) + 12345) >>> 0; z += data[i * T + j] = Math.exp(6 * ((x >>> 8) / 2 ** 24) ** 3); }
+    for (let j = 0; j <= i; j++) data[i * T + j] = Math.fround(data[i * T + j] / z);
+  }
+  return data;
+}
+
+// Sizes that do not divide T (blocks of two widths) and both sides of a block's edge; `causal` reads only the keys up
+// to each query and gives the same pixels.
+for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
+  test(`every pixel is its block's largest weight at ${T} tokens in ${size} pixels; causal: true reads half and paints the same`, () => {
+    for (const scale of ['rest', 'max', 'one']) {
+      for (const data of [randomMap(T, T + size), causalMap(T, size)]) {
+        const want = referencePixels(data, T, size, scale);
+        const got = new Uint32Array(size * size);
+        paintMapScaled(got, size, 0, 0, size, data, 0, T, { cmap: 'viridis', scale });
+        assert.deepEqual(got, want, scale);
+      }
+      const data = causalMap(T, size), a = new Uint32Array(size * size), b = new Uint32Array(size * size);
+      paintMapScaled(a, size, 0, 0, size, data, 0, T, { cmap: 'viridis', scale });
+      paintMapScaled(b, size, 0, 0, size, data, 0, T, { cmap: 'viridis', scale, causal: true });
+      assert.deepEqual(b, a, `${scale}, causal`);
+    }
+  });
+}
+
 test('a single strong weight in a 512-token map keeps the top colour in a 40-pixel map', () => {
   const T = 512, size = 40, data = new Float32Array(T * T);
   data[300 * T + 17] = 0.9;

@@ -124,6 +124,7 @@ export function createOpenGridView(app) {
         const whole = new ImageData(canvas.width, canvas.height);
         const px = new Uint32Array(whole.data.buffer);
         const data = r.run.attention.data;
+        const causal = c.kind === 'causal_lm' && c.causal; // keys after their query hold 0: not read
         const t0 = performance.now();
         let ms = 0;
         // Painted straight into one image of the whole view (a picture per head, then copied in, measured 2–2.5×
@@ -131,7 +132,7 @@ export function createOpenGridView(app) {
         for (let l = 0; l < L; l++) {
           const t1 = performance.now();
           for (let hh = 0; hh < H; hh++) {
-            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, (l * H + hh) * T * T, T, { cmap: state.cmap, scale: state.scale });
+            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, (l * H + hh) * T * T, T, { cmap: state.cmap, scale: state.scale, causal });
           }
           ms += performance.now() - t1;
           yield;

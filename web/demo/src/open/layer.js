@@ -104,7 +104,7 @@ export function createOpenLayerView(app) {
         ctx.setTransform(1, 0, 0, 1, 0, 0);
         const whole = new ImageData(strip.width, strip.height);
         const px = new Uint32Array(whole.data.buffer);
-        for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale }));
+        for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale, causal: r.config.kind === 'causal_lm' && r.config.causal }));
         ctx.putImageData(whole, 0, 0);
         ctx.scale(dpr, dpr);
         ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
