@@ -1,7 +1,8 @@
 // `npm run bench:incremental` (issue #35): the work a kept pass saves, on the GPT-2-small-shaped network of
 // tools/references/make_bench_models.py, in Node through the npm API (dist/):
 //   - append: 4 tokens appended to 512 through a ForwardCache (forward(ids, { cache })) against a fresh pass of the
-//     516, every layer's attention returned, and without maps;
+//     516, every layer's attention returned (into fresh arrays, and into arrays of the caller's: `out`), and without
+//     maps;
 //   - patching: every head patched in turn on 8 tokens (the demo's sweep), fresh passes against patchEach through a
 //     cache of the corrupted run, one call per layer: the layer's runs go through the layers from theirs together,
 //     each computing only the rows its patch changes, and the head's product runs once over the layer's runs' last
@@ -100,12 +101,17 @@ const table = ['| row | fresh: wall (CPU) | through a cache: wall (CPU) | cached
   '|---|---|---|---|---|---|'];
 if (rows.includes('append')) {
   const P = Number(o.prompt), N = Number(o.append), ids = tokenIds(P + N, V);
-  for (const needAttention of [true, false]) {
-    table.push(alternate(`append ${N} to ${P}${needAttention ? ', every map' : ', no maps'}`,
-      (timed) => timed(() => { const r = model.forward(ids, { needAttention }); return [r.logits, r.attention]; }),
+  // The maps into fresh arrays, into arrays of the caller's (`out`, one per side, made once: a caller who runs
+  // forward() again and again keeps one), and no maps.
+  const maps = L * H * (P + N) * (P + N);
+  const outs = { fresh: new Float32Array(maps), cached: new Float32Array(maps) };
+  for (const [label, needAttention, out] of [['every map', true, null], ['every map, into out arrays', true, outs], ['no maps', false, null]]) {
+    const extra = (side) => (out ? { out: { attention: out[side] } } : {});
+    table.push(alternate(`append ${N} to ${P}, ${label}`,
+      (timed) => timed(() => { const r = model.forward(ids, { needAttention, ...extra('fresh') }); return [r.logits, r.attention]; }),
       (timed) => {
         const { cache } = model.forward(ids.slice(0, P), { needAttention, cache: true }); // set-up: not timed
-        const r = timed(() => model.forward(ids, { needAttention, cache }));
+        const r = timed(() => model.forward(ids, { needAttention, cache, ...extra('cached') }));
         cache.dispose();
         return [r.logits, r.attention];
       }));

@@ -231,6 +231,15 @@ val tensor_value(const Tensor& t)
     return tensor;
 }
 
+val tensor_value(const Tensor& t, const val& out)
+{
+    if (t.data.empty() || out.isUndefined()) return tensor_value(t);
+    val tensor = val::object();
+    tensor.set(data_symbol, copy_out(t.data.data(), t.data.size(), out));
+    tensor.set(shape_symbol, shape_value(t.shape));
+    return tensor;
+}
+
 void set_tensors(val& result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors)
 {
     for (const auto& entry : tensors) result.set(entry.first, tensor_value(*entry.second));

@@ -193,13 +193,28 @@ val Model::forward(const val& request, double cache)
         std::string call;
         Transformer& m = transformer("forward");
         const Transformer::Request r = request_of(request, kept, call, m.plan());
+        // options.out.attention, checked before the pass: a wrong array costs no pass and leaves the cache as it was.
+        const val options = request["options"];
+        const val out_attention = options.isUndefined() ? val::undefined() : options["outAttention"];
+        if (!out_attention.isUndefined()) {
+            if (!r.need_attention)
+                fail(Status::range_error, "options.out.attention: expected no array with needAttention: false (no attention is returned)");
+            const plan::Stack& s = m.plan().main();
+            const std::size_t L = s.layers(), H = s.layer(0).self.heads, T = r.tokens.size();
+            // In doubles: the product of a hostile length can wrap a 32-bit size_t.
+            const double want = double(L) * double(H) * double(T) * double(T), length = out_attention["length"].as<double>();
+            if (length != want)
+                fail(Status::range_error, "options.out.attention: expected a Float32Array of % values (shape [%, %, %, %]), got Float32Array(%)",
+                     {JsNumber{want}, L, H, T, T, JsNumber{length}});
+        }
         // A new cache is handed out only once its first pass succeeded: a refused request leaves nothing behind.
         std::unique_ptr<ForwardCache> fresh = cache == 0 ? std::make_unique<ForwardCache>() : nullptr;
         ForwardCache* through = fresh ? fresh.get() : cache > 0 ? reinterpret_cast<ForwardCache*>(std::uintptr_t(cache)) : nullptr;
         Transformer::Output plain;
         const Transformer::Output& out = through ? m.forward(r, *through) : (plain = m.forward(r));
         val result = val::object();
-        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden}, {"attention", &out.attention},
+        result.set("attention", tensor_value(out.attention, out_attention));
+        set_tensors(result, {{"logits", &out.logits}, {"hidden", &out.hidden},
                              {"heads", &out.heads}, {"encoderAttention", &out.encoder_attention},
                              {"crossAttention", &out.cross_attention}, {"residual", &out.residual},
                              {"residualMid", &out.residual_mid}, {"qkv", &out.qkv}, {"valueNorms", &out.value_norms}});

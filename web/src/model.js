@@ -6,7 +6,7 @@ import { circuitNorms, headCircuits } from './circuits.js';
 import { ForwardCache, forwardThrough } from './forward-cache.js';
 import { disposeSymbol, OwnedHandle } from './owned-handle.js';
 import { describe, module } from './runtime.js';
-import { booleanOption, checkOptions, integerOption, wholeIds } from './tensor.js';
+import { booleanOption, checkOptions, integerOption, outBuffers, wholeIds } from './tensor.js';
 
 /** logitLens's `layers`: [start, end], two numbers (the core checks that they are whole and within the lens's rows). */
 function lensRows(value, name) {
@@ -221,7 +221,10 @@ export class Model {
    */
   forward(input, options) {
     const caller = `${this.className}.forward`;
-    const { handle, ids, opts, request } = this.request(input, options, caller, [...this.inputOptions, ...KEEP_OPTIONS, ...LOGIT_OPTIONS]);
+    const { handle, ids, opts, request: converted } = this.request(input, options, caller, [...this.inputOptions, ...KEEP_OPTIONS, ...LOGIT_OPTIONS, 'out']);
+    // `out.attention`: the maps are copied into the caller's array (the core checks its length against the call).
+    const { attention: outAttention } = outBuffers(opts.out, `${caller}: options.out`, ['attention']);
+    const request = outAttention ? { ...converted, options: { ...converted.options, outAttention } } : converted;
     const { logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, cache } = this.pass(handle, request, opts, caller);
     return { ids, tokens: this.tokenStrings(ids), logits, hidden, attention, heads, residual, residualMid, qkv, valueNorms, ...(cache ? { cache } : {}) };
   }

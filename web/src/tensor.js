@@ -148,23 +148,24 @@ export function noMask(wasm) {
 }
 
 /**
- * The `out` option: caller-owned Float32Arrays the results are copied into instead of fresh arrays.
- * @returns {{ output?: Float32Array, weights?: Float32Array }}
+ * The `out` option: caller-owned Float32Arrays the results are copied into instead of fresh arrays, one per name of
+ * `keys` (a layer's output and weights; a model's attention).
+ * @returns {{ [key: string]: Float32Array | undefined }}
  */
-export function outBuffers(value, name) {
+export function outBuffers(value, name, keys = ['output', 'weights']) {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
-    throw new TypeError(`${name}: expected { output?: Float32Array, weights?: Float32Array }, got ${describe(value)}`);
+    throw new TypeError(`${name}: expected { ${keys.map((k) => `${k}?: Float32Array`).join(', ')} }, got ${describe(value)}`);
   }
   for (const key of Object.keys(value)) {
-    if (key !== 'output' && key !== 'weights') throw new TypeError(`${name}: unknown key '${key}' (expected output, weights)`);
+    if (!keys.includes(key)) throw new TypeError(`${name}: unknown key '${key}' (expected ${keys.join(', ')})`);
   }
-  for (const key of ['output', 'weights']) {
+  for (const key of keys) {
     if (value[key] !== undefined && !(value[key] instanceof Float32Array)) {
       throw new TypeError(`${name}.${key}: expected a Float32Array, got ${describe(value[key])}`);
     }
   }
-  return { output: value.output, weights: value.weights };
+  return Object.fromEntries(keys.map((k) => [k, value[k]]));
 }
 
 /**
