@@ -112,3 +112,53 @@ test('progress keeps a running sweep its own: the reply still lands, and an olde
   assert.equal(session.compute(state).patch.status, 'done', 'the older sweep\'s reply does not replace the newer one\'s');
   assert.equal(session.compute(state).patch.value.recovered[0], 0.5);
 });
+
+test('a replaced forward run\'s maps go back to the Worker only once every view drew the newer run', async () => {
+  const fake = fakeClient();
+  const recycled = [];
+  const forwards = [];
+  const client = {
+    ...fake.createClient(),
+    forward: () => { const d = deferred(); forwards.push(d); return d.promise; },
+    trace: () => new Promise(() => {}),
+    predict: () => new Promise(() => {}),
+    recycle: (buffer) => recycled.push(buffer),
+  };
+  const session = createOpenSession({ invalidate() {}, createClient: () => client });
+  const opened = session.open({ url: 'https://example.org/a/' });
+  fake.calls.load[0].resolve(info('a'));
+  await opened;
+  // A run of T tokens: maps of 2 layers × 2 heads × T × T floats (10 MB at 800 tokens, 16 kB at 32).
+  const run = (T) => ({ ids: Array.from({ length: T }, (_, i) => i), tokens: null, attention: { data: new Float32Array(4 * T * T), shape: [2, 2, T, T] } });
+  const typed = (text) => ({ open: { ...state.open, text, shows: 'weights' } });
+  session.compute(typed('a'));
+  const first = run(800);
+  forwards[0].resolve(first);
+  await settled();
+  const r1 = session.compute(typed('a'));
+  assert.equal(r1.modelRun, first);
+  session.drawn(r1);
+  assert.deepEqual(recycled, [], 'nothing replaced yet');
+  session.compute(typed('ab'));
+  const second = run(801);
+  forwards[1].resolve(second);
+  await settled();
+  session.drawn(r1); // a drawing of the older run finished: its maps are still shown
+  assert.deepEqual(recycled, []);
+  const r2 = session.compute(typed('ab'));
+  assert.equal(r2.modelRun, second);
+  session.drawn(r2);
+  assert.deepEqual(recycled, [first.attention.data.buffer], 'the first run\'s array, once the second is drawn');
+  session.drawn(r2);
+  assert.equal(recycled.length, 1, 'handed back once');
+  // Small maps are left to the garbage collector.
+  session.compute(typed('abc'));
+  forwards[2].resolve(run(32));
+  await settled();
+  session.compute(typed('abcd'));
+  forwards[3].resolve(run(33));
+  await settled();
+  const r4 = session.compute(typed('abcd'));
+  session.drawn(r4);
+  assert.deepEqual(recycled.map((b) => b.byteLength), [first.attention.data.buffer.byteLength, second.attention.data.buffer.byteLength]);
+});

@@ -122,6 +122,7 @@ const scheduler = createScheduler({
   compute: () => (state.mode === 'open' ? session.compute(state) : computer.compute(state)),
   views,
   onDone: (r) => {
+    session.drawn(r);
     // Debounced: Chromium throttles pages that call replaceState on every keystroke.
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => history.replaceState(null, '', toHash(state)), 150);

@@ -126,6 +126,8 @@ export function createModelClient({ onProgress, onPlan, onPatchProgress, onResea
     patching: (input) => request('patching', input),
     /** The research tools' requests (open/worker/research.js): 'lens', 'compare', 'patchPositions'. */
     research: (type, input) => request(type, input),
+    /** Hands the array of maps the page no longer shows back to the Worker, whose next forward writes into it. */
+    recycle: (buffer) => worker?.postMessage({ type: 'recycle', buffer }, [buffer]),
     cancelPatching: () => worker?.postMessage({ type: 'cancelPatch' }),
     cancelLens: () => worker?.postMessage({ type: 'cancelLens' }),
     /** What the Worker's attnscope runs (runtimeInfo()): its build, threads and SIMD. */

@@ -4,6 +4,9 @@ import { createModelClient } from './client.js';
 import { createResearchRuns } from '../research/runs.js';
 import { mapsShown } from '../research/maps.js';
 
+/** Maps' arrays from this size up go back to the Worker for reuse; smaller ones cost little to allocate. */
+const RECYCLE_BYTES = 8 << 20;
+
 /** Heads switched off that the model has (a hand-edited hash may name others). */
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
 
@@ -20,6 +23,9 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0, failed: null };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null, predict: null };
+  // The maps' arrays of forward runs a newer one replaced: handed back to the Worker (client.recycle) once every view
+  // has drawn the newer run (drawn()), so that nothing on the page reads them any more. Only large ones.
+  let retired = [];
   let opens = 0; // open() calls so far: a result is shown only if no newer open() began meanwhile
   // The last model shown loaded, and its found heads and patching: what a failed load that left it open shows again.
   let lastReady = null, found = { heads: null, patch: null };
@@ -74,13 +80,33 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
     asked[kind] = key;
     worker()[kind](body).then(
       // null: the Worker skipped this request for a newer one (open/worker/model-worker.js); that one's reply follows.
-      (value) => { if (asked[kind] === key && value !== null) { runs[kind] = { key, value, error: null }; invalidate(); } },
+      (value) => {
+        if (asked[kind] !== key || value === null) return;
+        if (kind === 'forward') retire(runs.forward.value);
+        runs[kind] = { key, value, error: null };
+        invalidate();
+      },
       (error) => { if (asked[kind] === key) { runs[kind] = { key, value: null, error }; invalidate(); } },
     );
   }
 
+  /** A replaced forward run: its maps' array goes back to the Worker after the next whole drawing (RECYCLE_BYTES up). */
+  function retire(run) {
+    const buffer = run?.attention?.data?.buffer;
+    if (buffer && buffer.byteLength >= RECYCLE_BYTES && !retired.includes(buffer)) retired.push(buffer);
+  }
+
   return {
     load,
+    /**
+     * The scheduler drew every view of `r` (main.js onDone): when that is the newest forward run, the arrays of the
+     * runs before it go back to the Worker.
+     */
+    drawn(r) {
+      if (!retired.length || r?.kind !== 'hf' || !r.modelRun || r.modelRun !== runs.forward.value) return;
+      for (const buffer of retired) if (buffer.byteLength) client?.recycle(buffer);
+      retired = [];
+    },
     /**
      * Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which) to true, or to false
      * when a newer open() replaced this one (whose result is then the one shown).
@@ -92,6 +118,7 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
       if (load.status === 'ready') { lastReady = { ...load }; found = { heads: runs.heads, patch: runs.patch }; }
       Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, failed: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
+      retired = []; // the new model's runs start afresh (the Worker drops its spare with the old model)
       runs.trace = { key: null, value: null, error: null };
       runs.predict = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };

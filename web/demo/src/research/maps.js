@@ -48,10 +48,11 @@ let job = null;
 export function mapsShown(o, run, valueNorms, ready = () => {}) {
   const T = run.ids.length;
   const shows = o.shows;
-  if (shows !== 'hidden' && shows !== 'value') return { run, view: null };
+  // A view no longer asked for stops computing (its run's maps may go back to the model Worker: open/session.js).
+  if (shows !== 'hidden' && shows !== 'value') { job = null; return { run, view: null }; }
   const key = shownKey(o.key, T);
   const view = { shows, key, token: run.tokens?.[key] ?? `#${run.ids[key]}`, waiting: false };
-  if (shows === 'value' && !valueNorms) return { run, view: { ...view, waiting: 'norms' } };
+  if (shows === 'value' && !valueNorms) { job = null; return { run, view: { ...view, waiting: 'norms' } }; }
   const id = `${shows}|${shows === 'hidden' ? key : ''}`;
   const norms = shows === 'value' ? valueNorms : null;
   const same = (x) => x && x.run === run && x.id === id && x.norms === norms;
@@ -65,7 +66,8 @@ export function mapsShown(o, run, valueNorms, ready = () => {}) {
     const out = new Float32Array(run.attention.data.length);
     const mine = job = { run, id, norms };
     const step = (l) => {
-      if (job !== mine) return; // another view or run was asked for meanwhile
+      // Another view or run was asked for meanwhile, or the maps went back to the Worker (length 0 once transferred).
+      if (job !== mine || run.attention.data.length === 0) return;
       viewLayer(run.attention, shows, key, norms, l, out);
       if (l + 1 < run.attention.shape[0]) { setTimeout(() => step(l + 1), 0); return; }
       job = null;
