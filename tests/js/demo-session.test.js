@@ -128,7 +128,7 @@ test('a replaced forward run\'s maps go back to the Worker only once every view 
   const opened = session.open({ url: 'https://example.org/a/' });
   fake.calls.load[0].resolve(info('a'));
   await opened;
-  // A run of T tokens: maps of 2 layers × 2 heads × T × T floats (10 MB at 800 tokens, 16 kB at 32).
+  // A run of T tokens: maps of 2 layers × 2 heads × T × T floats.
   const run = (T) => ({ ids: Array.from({ length: T }, (_, i) => i), tokens: null, attention: { data: new Float32Array(4 * T * T), shape: [2, 2, T, T] } });
   const typed = (text) => ({ open: { ...state.open, text, shows: 'weights' } });
   session.compute(typed('a'));
@@ -151,14 +151,24 @@ test('a replaced forward run\'s maps go back to the Worker only once every view 
   assert.deepEqual(recycled, [first.attention.data.buffer], 'the first run\'s array, once the second is drawn');
   session.drawn(r2);
   assert.equal(recycled.length, 1, 'handed back once');
-  // Small maps are left to the garbage collector.
+  // Two runs replaced before a drawing finished: both go back then, once each.
   session.compute(typed('abc'));
-  forwards[2].resolve(run(32));
+  const third = run(32);
+  forwards[2].resolve(third);
   await settled();
   session.compute(typed('abcd'));
   forwards[3].resolve(run(33));
   await settled();
   const r4 = session.compute(typed('abcd'));
   session.drawn(r4);
-  assert.deepEqual(recycled.map((b) => b.byteLength), [first.attention.data.buffer.byteLength, second.attention.data.buffer.byteLength]);
+  assert.deepEqual(recycled, [first.attention.data.buffer, second.attention.data.buffer, third.attention.data.buffer]);
+  // A newly opened model's runs start afresh: the last run of the one before is not handed back.
+  const reopened = session.open({ url: 'https://example.org/b/' });
+  fake.calls.load[1].resolve(info('b'));
+  await reopened;
+  session.compute(typed('x'));
+  forwards[4].resolve(run(8));
+  await settled();
+  session.drawn(session.compute(typed('x')));
+  assert.equal(recycled.length, 3);
 });

@@ -4,9 +4,6 @@ import { createModelClient } from './client.js';
 import { createResearchRuns } from '../research/runs.js';
 import { mapsShown } from '../research/maps.js';
 
-/** Maps' arrays from this size up go back to the Worker for reuse; smaller ones cost little to allocate. */
-const RECYCLE_BYTES = 8 << 20;
-
 /** Heads switched off that the model has (a hand-edited hash may name others). */
 const validHeads = (ablate, c) => ablate.filter((x) => x.layer < c.layers && x.head < c.heads);
 
@@ -24,7 +21,8 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null, predict: null };
   // The maps' arrays of forward runs a newer one replaced: handed back to the Worker (client.recycle) once every view
-  // has drawn the newer run (drawn()), so that nothing on the page reads them any more. Only large ones.
+  // has drawn the newer run (drawn()), so that nothing on the page reads them any more. Small ones too: they cost
+  // nothing to send, and so every opened model, the tests' small ones included, goes through the same path.
   let retired = [];
   let opens = 0; // open() calls so far: a result is shown only if no newer open() began meanwhile
   // The last model shown loaded, and its found heads and patching: what a failed load that left it open shows again.
@@ -90,10 +88,10 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
     );
   }
 
-  /** A replaced forward run: its maps' array goes back to the Worker after the next whole drawing (RECYCLE_BYTES up). */
+  /** A replaced forward run: its maps' array goes back to the Worker after the next whole drawing. */
   function retire(run) {
     const buffer = run?.attention?.data?.buffer;
-    if (buffer && buffer.byteLength >= RECYCLE_BYTES && !retired.includes(buffer)) retired.push(buffer);
+    if (buffer?.byteLength && !retired.includes(buffer)) retired.push(buffer);
   }
 
   return {
