@@ -198,7 +198,8 @@ val Model::forward(const val& request, double cache)
         const val out_attention = options.isUndefined() ? val::undefined() : options["outAttention"];
         if (!out_attention.isUndefined()) {
             if (!r.need_attention)
-                fail(Status::range_error, "options.out.attention: expected no array with needAttention: false (no attention is returned)");
+                fail(Status::range_error, "options.out.attention: expected no array with needAttention: false (no attention is returned), got Float32Array(%)",
+                     {JsNumber{out_attention["length"].as<double>()}});
             const plan::Stack& s = m.plan().main();
             const std::size_t L = s.layers(), H = s.layer(0).self.heads, T = r.tokens.size();
             // In doubles: the product of a hostile length can wrap a 32-bit size_t.

@@ -1,6 +1,6 @@
 // Model.forward's `out: { attention }`: the maps copied into the caller's Float32Array give the bits of the fresh
 // array forward() returns otherwise, for a plain pass, an encoder and a pass through a ForwardCache; the array is the
-// result's own; a wrong array is refused before the pass (the cache keeps its pass) and memory stays flat.
+// result's own; a wrong array is refused before the pass (the cache keeps its pass), and nothing leaks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { init, loadModel, memoryUsage } from 'attnscope';
@@ -75,7 +75,7 @@ test('a wrong out is refused before the pass, naming the option, and the cache k
   });
   assert.throws(() => model.forward(ids, { out: new Float32Array(n) }), { name: 'TypeError', message: /options\.out: expected \{ attention\?: Float32Array \}/ });
   assert.throws(() => model.forward(ids, { needAttention: false, out: { attention: new Float32Array(n) } }), {
-    name: 'RangeError', message: /options\.out\.attention: expected no array with needAttention: false/,
+    name: 'RangeError', message: `LanguageModel.forward: options.out.attention: expected no array with needAttention: false (no attention is returned), got Float32Array(${n})`,
   });
   // The cache goes on from its 36 tokens (it reuses whole blocks of 32), and out works after the refusals.
   const out = new Float32Array(n);
@@ -85,7 +85,8 @@ test('a wrong out is refused before the pass, naming the option, and the cache k
   cache.dispose();
 });
 
-test('forward into the same out array, call after call, keeps WebAssembly memory flat', () => {
+// A leak check of the core's side: the copy into the caller's array leaves nothing behind in WebAssembly memory.
+test('forward into the same out array, call after call, leaves WebAssembly memory as it was', () => {
   const model = models.ours;
   const T = 64, ids = idsOf(T, model.architecture.vocabSize);
   const out = new Float32Array(mapValues(model, T));

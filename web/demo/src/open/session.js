@@ -20,10 +20,12 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   const load = { status: 'none', plan: null, progress: null, error: null, info: null, source: null, wasmBytes: 0, failed: null };
   const runs = { forward: { key: null, value: null, error: null }, trace: { key: null, value: null, error: null }, predict: { key: null, value: null, error: null }, generate: { key: null, value: null }, heads: null, patch: null };
   let asked = { forward: null, trace: null, predict: null };
-  // The maps' arrays of forward runs a newer one replaced: handed back to the Worker (client.recycle) once every view
-  // has drawn the newer run (drawn()), so that nothing on the page reads them any more. Small ones too: they cost
-  // nothing to send, and so every opened model, the tests' small ones included, goes through the same path.
-  let retired = [];
+  // The maps' array of the last forward run a newer one replaced: handed back to the Worker (client.recycle) once
+  // every view has drawn the newer run (drawn()), so that nothing on the page reads it any more. One only: while keys
+  // come faster than the page draws, no drawing finishes and runs replace each other, and the Worker keeps one anyway
+  // (the older arrays are left to the garbage collector). Small ones too: every opened model, the tests' small ones
+  // included, goes through the same path.
+  let retired = null;
   let opens = 0; // open() calls so far: a result is shown only if no newer open() began meanwhile
   // The last model shown loaded, and its found heads and patching: what a failed load that left it open shows again.
   let lastReady = null, found = { heads: null, patch: null };
@@ -91,7 +93,7 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   /** A replaced forward run: its maps' array goes back to the Worker after the next whole drawing. */
   function retire(run) {
     const buffer = run?.attention?.data?.buffer;
-    if (buffer?.byteLength && !retired.includes(buffer)) retired.push(buffer);
+    if (buffer?.byteLength) retired = buffer;
   }
 
   return {
@@ -101,9 +103,12 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
      * runs before it go back to the Worker.
      */
     drawn(r) {
-      if (!retired.length || r?.kind !== 'hf' || !r.modelRun || r.modelRun !== runs.forward.value) return;
-      for (const buffer of retired) if (buffer.byteLength) client?.recycle(buffer);
-      retired = [];
+      if (!retired) return;
+      // Another tab's views: the array is not sent, and is let go.
+      if (r?.kind !== 'hf') { retired = null; return; }
+      if (!r.modelRun || r.modelRun !== runs.forward.value) return;
+      if (retired.byteLength) client?.recycle(retired);
+      retired = null;
     },
     /**
      * Open `source` ({ files } or { url }); resolves when loaded or failed (the page shows which) to true, or to false
@@ -116,7 +121,7 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
       if (load.status === 'ready') { lastReady = { ...load }; found = { heads: runs.heads, patch: runs.patch }; }
       Object.assign(load, { status: 'loading', plan: null, progress: null, error: null, failed: null, source, wasmBytes: 0 });
       runs.forward = { key: null, value: null, error: null };
-      retired = []; // the new model's runs start afresh (the Worker drops its spare with the old model)
+      retired = null; // the new model's runs start afresh (the Worker drops its spare with the old model)
       runs.trace = { key: null, value: null, error: null };
       runs.predict = { key: null, value: null, error: null };
       runs.generate = { key: null, value: null };

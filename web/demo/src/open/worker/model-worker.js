@@ -120,15 +120,25 @@ function keepSpare(buffer) {
 }
 
 /**
- * forward()'s option that copies T tokens' maps into the spare array, which the reply then takes away; none when the
- * maps do not fit it or would fill less than half of it (the page would hold the whole array for them).
+ * forward()'s option that copies T tokens' maps into the spare array, which the reply then takes away. Without a
+ * spare that fits, or one the maps would fill less than half of (the page would hold all of it for them), a new array
+ * with room for the maps of up to the next multiple of 32 tokens above T: an array comes back two runs later, and
+ * typing adds a token every few keys. Its pages past the maps are never written, so they take no memory until a
+ * longer input's maps use them.
  */
 function mapsInto(T) {
   const c = model.config, floats = c.layers * c.heads * T * T;
-  if (!spare || spare.byteLength < floats * 4 || spare.byteLength > floats * 8) { dropSpare(); return {}; }
-  const attention = new Float32Array(spare, 0, floats);
+  let buffer = spare;
   dropSpare();
-  return { out: { attention } };
+  if (!buffer || buffer.byteLength < floats * 4 || buffer.byteLength > floats * 8) {
+    const room = Math.max(T, Math.min(c.maxPositions > 0 ? c.maxPositions : Infinity, Math.ceil((T + 1) / 32) * 32));
+    try {
+      buffer = new ArrayBuffer(c.layers * c.heads * room * room * 4);
+    } catch {
+      return {}; // no room for the larger array: forward() makes one of the maps' own size
+    }
+  }
+  return { out: { attention: new Float32Array(buffer, 0, floats) } };
 }
 
 /** Frees the open model, the typing cache of its passes and the patching runs kept for its last prompts. */
