@@ -99,8 +99,8 @@ export function createOpenSession({ invalidate, showProgress, createClient = cre
   return {
     load,
     /**
-     * The scheduler drew every view of `r` (main.js onDone): when that is the newest forward run, the arrays of the
-     * runs before it go back to the Worker.
+     * The scheduler drew every view of `r` (main.js onDone): when that is the newest forward run, the array of the last
+     * run it replaced goes back to the Worker.
      */
     drawn(r) {
       if (!retired) return;
