@@ -221,19 +221,10 @@ void check_out(const val& out, std::size_t n, const Shape& shape, const char* na
              {name, n, shape, JsNumber{length}});
 }
 
-// {data: Float32Array, shape: number[]} copied out of a Tensor; null for an empty tensor.
-val tensor_value(const Tensor& t)
-{
-    if (t.data.empty()) return val::null();
-    val tensor = val::object();
-    tensor.set(data_symbol, copy_out(t.data.data(), t.data.size(), val::undefined()));
-    tensor.set(shape_symbol, shape_value(t.shape));
-    return tensor;
-}
-
+// {data: Float32Array, shape: number[]} copied out of a Tensor (into `out` when given); null for an empty tensor.
 val tensor_value(const Tensor& t, const val& out)
 {
-    if (t.data.empty() || out.isUndefined()) return tensor_value(t);
+    if (t.data.empty()) return val::null();
     val tensor = val::object();
     tensor.set(data_symbol, copy_out(t.data.data(), t.data.size(), out));
     tensor.set(shape_symbol, shape_value(t.shape));

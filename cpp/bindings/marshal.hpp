@@ -142,9 +142,9 @@ val copy_out(const float* data, std::size_t n, const val& out);
 // The length check of a caller's `out` array: "<name>: expected a Float32Array of <n> values (shape <s>), got ...".
 void check_out(const val& out, std::size_t n, const Shape& shape, const char* name);
 
-val tensor_value(const Tensor& t);
-// {data, shape} as tensor_value, the data copied into the caller's `out` (checked by check_out) when it is given.
-val tensor_value(const Tensor& t, const val& out);
+// {data, shape} of `t` (null when empty), its data a fresh Float32Array or copied into the caller's `out` (checked by
+// check_out) when it is given.
+val tensor_value(const Tensor& t, const val& out = val::undefined());
 // Sets each named tensor on `result` as tensor_value: the models' results are such objects, and one set() call site
 // serves them all (a set() per literal is instantiated once per name length).
 void set_tensors(val& result, std::initializer_list<std::pair<const char*, const Tensor*>> tensors);

@@ -137,6 +137,9 @@ export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap
   }
 }
 
+/** Whether an opened model's maps (config: its architecture) are causal: paintMapScaled's `causal` then holds. */
+export const causalMaps = (config) => config.kind === 'causal_lm' && config.causal;
+
 // Per run: for each colours-and-size key, each head's ImageData (index layer · H + head). Two keys at most are
 // kept (a resize or another colour map makes a new one); a third drops the oldest.
 let kept = { run: null, sizes: new Map() };

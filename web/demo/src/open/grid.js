@@ -4,7 +4,7 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { showTip, hideTip } from '../maps/tooltip.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { paintMapScaled } from '../maps/paint.js';
+import { causalMaps, paintMapScaled } from '../maps/paint.js';
 
 /** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
 const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;
@@ -124,7 +124,7 @@ export function createOpenGridView(app) {
         const whole = new ImageData(canvas.width, canvas.height);
         const px = new Uint32Array(whole.data.buffer);
         const data = r.run.attention.data;
-        const causal = c.kind === 'causal_lm' && c.causal; // keys after their query hold 0: not read
+        const causal = causalMaps(c); // keys after their query hold 0: not read
         const t0 = performance.now();
         let ms = 0;
         // Painted straight into one image of the whole view (a picture per head, then copied in, measured 2–2.5×

@@ -3,7 +3,7 @@
 import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { showTip, hideTip } from '../maps/tooltip.js';
-import { headImage, mapTop, placeImage } from '../maps/paint.js';
+import { causalMaps, headImage, mapTop, placeImage } from '../maps/paint.js';
 import { cellAt, drawHeatmap, heatmapLayout, paintLegend, prepareCanvas } from '../maps/heatmap.js';
 import { HeadView } from '../maps/headview.js';
 import { cellSize } from './grid.js';
@@ -104,7 +104,7 @@ export function createOpenLayerView(app) {
         ctx.setTransform(1, 0, 0, 1, 0, 0);
         const whole = new ImageData(strip.width, strip.height);
         const px = new Uint32Array(whole.data.buffer);
-        for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale, causal: r.config.kind === 'causal_lm' && r.config.causal }));
+        for (let h = 0; h < H; h++) placeImage(px, strip.width, Math.round(h * (small + 4) * dpr), 0, headImage(r.run, r.layer, h, size, { cmap: state.cmap, scale: state.scale, causal: causalMaps(r.config) }));
         ctx.putImageData(whole, 0, 0);
         ctx.scale(dpr, dpr);
         ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
