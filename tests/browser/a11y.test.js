@@ -191,3 +191,22 @@ test('the model view is one Tab stop per group of maps: the arrow keys move betw
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('axe within a part of the page finds a violation placed in that part, and not one placed outside it', async () => {
+  // The other tests check the part of the page they are about (helpers.js, axe's `within`): that must still fail.
+  const { page, problems, close } = await open('#mode=self&model=trained');
+  assert.deepEqual(await axe(page, '#hv-section'), []);
+  // An unlabelled text box (axe's "label" rule, critical) in the head view's section, then one outside it.
+  await page.evaluate(() => document.querySelector('#hv-section').append(Object.assign(document.createElement('input'), { id: 'unlabelled-in' })));
+  assert.match((await axe(page, '#hv-section')).join('\n'), /^label \(critical\): #unlabelled-in$/m);
+  assert.match((await axe(page, ['#maps-section', '#hv-section'])).join('\n'), /#unlabelled-in/);
+  assert.deepEqual(await axe(page, '#maps-section'), []);
+  await page.evaluate(() => document.querySelector('#unlabelled-in').remove());
+  await page.evaluate(() => document.querySelector('#maps-section').append(Object.assign(document.createElement('input'), { id: 'unlabelled-out' })));
+  assert.deepEqual(await axe(page, '#hv-section'), []);
+  assert.match((await axe(page)).join('\n'), /#unlabelled-out/);
+  // A part that is not on the page is an error, not a pass.
+  await assert.rejects(axe(page, '#no-such-part'));
+  assert.deepEqual(problems, []);
+  await close();
+});

@@ -53,12 +53,12 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     assert.equal(await page.isVisible('#why-standin'), wired === 'stand-in');
     assert.equal(d.why.standIn, wired === 'stand-in');
     assert.match(await page.textContent('#why-section h2'), lang === 'zh' ? /为什么需要注意力/ : /Why attention/);
-    assert.deepEqual(await axe(page), []);
+    assert.deepEqual(await axe(page, '#why-section'), []);
     await page.locator('#why-section').screenshot({ path: join(ART, `why-section-${lang}-desktop.png`) });
     await page.setViewportSize({ width: 390, height: 844 });
     await settled(page);
     assert.equal(await sideways(page), false, 'the page scrolls sideways at 390 px');
-    assert.deepEqual(await axe(page), []);
+    assert.deepEqual(await axe(page, '#why-section'), []);
     await page.locator('#why-section').screenshot({ path: join(ART, `why-section-${lang}-phone.png`) });
     assert.deepEqual(problems, []);
     await close();
@@ -170,14 +170,14 @@ test('the bottleneck curve: a plot with one line per model and a table, or a not
   // The last row (64 words): both GRUs measured, the transformers cannot read that far (an empty cell, no point).
   assert.deepEqual(await page.$$eval('#why-curve table tbody tr:last-child td', (tds) => tds.map((td) => td.textContent)), ['5.0%', '95.0%', '', '']);
   assert.equal(await page.$eval('#why-curve polyline:last-of-type', (p) => p.getAttribute('points').split(' ').length), 4);
-  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(await axe(page, '#why-curve'), []);
   await page.locator('#why-curve').screenshot({ path: join(ART, 'why-curve.png') });
   assert.deepEqual(problems, []);
   await close();
 });
 
 for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
-  test(`the guided path: six steps, next/previous, the URL round trip, live numbers (${lang})`, async () => {
+  test(`the guided path: six steps, next/previous, ${lang === 'en' ? 'the URL round trip, ' : ''}live numbers (${lang})`, async () => {
     const { page, problems, close } = await openWhy(`#lang=${lang}`, { locale });
     await page.click('#guide-start');
     await settled(page);
@@ -266,7 +266,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
         await settled(page);
         assert.equal(await sideways(page), false, `step ${step} scrolls sideways at ${width} px`);
         if (step === 2 || step === 4 || step === 5 || step === 6) {
-          assert.deepEqual(await axe(page), [], `step ${step} at ${width} px`);
+          assert.deepEqual(await axe(page, '#guide-section'), [], `step ${step} at ${width} px`);
           await page.locator('#guide-section').screenshot({ path: join(ART, `why-guide${step}-${lang}-${width}.png`) });
         }
       }
@@ -279,13 +279,15 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
     await urlSettled(page);
     const hash = await page.evaluate(() => location.hash);
     assert.equal(await hashParam(page, 'guide'), '5');
-    // The link reopens the same step with the same numbers.
-    const { page: p2, close: c2 } = await openWhy(hash, { locale });
-    const a = await demo(page), b = await demo(p2);
-    assert.equal(b.state.guide, 5);
-    assert.deepEqual(b.guide, a.guide);
-    assert.equal(await p2.textContent('#guide-step-title'), await page.textContent('#guide-step-title'));
-    await c2();
+    // The link reopens the same step with the same numbers (once: a second page is the same in both languages).
+    if (lang === 'en') {
+      const { page: p2, close: c2 } = await openWhy(hash, { locale });
+      const a = await demo(page), b = await demo(p2);
+      assert.equal(b.state.guide, 5);
+      assert.deepEqual(b.guide, a.guide);
+      assert.equal(await p2.textContent('#guide-step-title'), await page.textContent('#guide-step-title'));
+      await c2();
+    }
     await page.click('[data-guide="close"]');
     await settled(page);
     assert.equal((await demo(page)).state.guide, 0);
@@ -370,7 +372,7 @@ for (const [lang, locale] of [['en', 'en-US'], ['zh', 'zh-CN']]) {
       assert.match(verdict, lang === 'zh' ? /两个答案不同/ : /the two answers differ/);
       assert.match(await page.textContent('#why-compare'), lang === 'zh' ? /没有注意力.*有注意力/s : /Without attention.*With attention/s);
       assert.equal(await sideways(page), false);
-      assert.deepEqual(await axe(page), []);
+      assert.deepEqual(await axe(page, '#why-section'), []);
       await page.locator('#why-section').screenshot({ path: join(ART, `why-long-${lang}-${i ? 'phone' : 'desktop'}.png`) });
     }
     assert.deepEqual(problems, []);
