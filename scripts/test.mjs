@@ -51,6 +51,14 @@ const largestFirst = (dir, keep = () => true) => readdirSync(path.join(root, dir
 // The JS files that never load a build (the docs, the set-up, the layout tables, the budget, the page's own logic, the
 // tokenizers, which are JavaScript): run once, by the js suite, and not again against the threaded and relaxed builds.
 const buildFree = /^(package|threads|docs|setup|readme-layout|size|presets|circuits-gram|demo-percent|demo-scheduler|demo-head-lines|demo-paint|demo-research-maps|hf-tokenizer|tokenizer-reference)\./;
+// The files about the package's JavaScript over whichever build: the tokenizers' guards against hostile
+// tokenizer.json files (12 s a run) and the figures' SVG. Run once, by the js suite.
+const jsSide = /^(tokenizer-hostile|figures)\./;
+// The relaxed-SIMD module differs from the SIMD128 one only in the GEMM's multiply-adds: the same glue, the same
+// memory settings and the same code elsewhere (docs/toolchain.md, "Relaxed SIMD: two builds"). js-relaxed runs the
+// files whose numbers go through the GEMM, not the ones about refusing input, reading files, the memory plan, the
+// registry or start-up, which the js suite runs on the SIMD128 module.
+const gemmFree = /^(model-files|hostile-checkpoints|hostile-models|checkpoint-property|pretrained-files|pretrained-plan|errors|model-api|model-header|families|startup|memory|demo-session|demo-client|demo-head-scores)\./;
 
 const suites = {
   // The Catch2 suite natively, then the installed library from a separate CMake project.
@@ -97,13 +105,13 @@ const suites = {
   // The same JS tests against the threaded build (init({ threads: 2 }) preloaded); the package and threads tests
   // start their own builds, so they run once, above, with the files that load no build.
   'js-threads': () => run('node', ['--import', './tests/js/threaded-init.mjs', '--test', files, '--test-reporter=dot',
-    ...largestFirst('tests/js', (f) => !buildFree.test(f))]),
+    ...largestFirst('tests/js', (f) => !buildFree.test(f) && !jsSide.test(f))]),
   // The same JS tests against the relaxed-SIMD build (init({ simd: 'relaxed' }) preloaded; Node 20 runs relaxed SIMD
   // only with the flag). As for js-threads, the package and threads tests start builds of their own and run above;
   // simd-builds compares the two builds itself.
   'js-relaxed': () => run('node', [...(Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : []),
     '--import', './tests/js/relaxed-init.mjs', '--test', files, '--test-reporter=dot',
-    ...largestFirst('tests/js', (f) => !buildFree.test(f) && !f.startsWith('simd-builds.'))]),
+    ...largestFirst('tests/js', (f) => !buildFree.test(f) && !jsSide.test(f) && !gemmFree.test(f) && !f.startsWith('simd-builds.'))]),
   // The packed tarball in small consumer apps, one per bundler (Vite 5–8 dev and build, webpack, Rollup, esbuild),
   // run in headless Chromium (and Node for esbuild's Node bundles).
   bundlers: () => run('node', ['--test', '--test-reporter=spec', 'tests/bundlers/']),
