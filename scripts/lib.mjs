@@ -114,9 +114,10 @@ export function ctest(preset, extra = []) {
 }
 
 /**
- * Whether this machine runs 32-bit x86 programs: a one-line program built with g++ -m32 (as the fuzz32 suite builds
- * its replayers) is started. A kernel without IA-32 emulation (some virtual machines) refuses it with ENOEXEC. A
- * probe that does not build (no g++-multilib) counts as runnable: the suite's own build then says what is missing.
+ * Whether this machine runs 32-bit x86 programs: a one-line program built with g++ -m32 (as the asan suite builds
+ * its programs, the asan32 preset) is started. A kernel without IA-32 emulation (some virtual machines) refuses it
+ * with ENOEXEC. A probe that does not build (no g++-multilib) counts as runnable: the suite's own build then says
+ * what is missing.
  */
 export function runs32Bit() {
   const exe = path.join(root, 'build', 'probe-m32');

@@ -1,5 +1,5 @@
 // Runs every test suite of the project in order and prints one summary line per suite and a total.
-// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan fuzz32 wasm js python js-threads js-relaxed bundlers browser bench;
+// Usage: node scripts/test.mjs [suite ...]   (suites: native avx2 asan tsan wasm js python js-threads js-relaxed bundlers browser bench;
 // default all)
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -75,25 +75,22 @@ const suites = {
       '--no-tests=error', '--output-on-failure', '--parallel', String(availableParallelism())]));
   },
   // The Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer, and every fuzz target replaying its committed
-  // corpus once over the same library build: the asan preset links the targets with replay_main.cpp instead of
-  // libFuzzer (tests/fuzz/CMakeLists.txt). A clang-14 build of the library for libFuzzer's replay cost about a minute;
-  // `npm run fuzz` explores with libFuzzer (the fuzz preset).
-  asan: () => steps(() => cmakeBuild('asan'), () => ctest('asan')),
+  // corpus once over the same library build: the presets link the targets with replay_main.cpp instead of libFuzzer
+  // (tests/fuzz/CMakeLists.txt); `npm run fuzz` explores with libFuzzer (the fuzz preset, clang-14).
+  // Built 32-bit (g++ -m32, the asan32 preset) where the kernel runs 32-bit x86 programs: size_t is 32 bits there, as
+  // in WASM, so a product of a model file's sizes that wraps is found here rather than only in the browser. (A 64-bit
+  // build of the same suite and a 32-bit build of the fuzz targets alone were about 100 s more of compiling; the
+  // native suite runs every test 64-bit.) A kernel that refuses 32-bit programs (ENOEXEC, some virtual machines) gets
+  // the 64-bit asan preset, and the wasm suite still runs the library with a 32-bit size_t.
+  asan: () => {
+    const preset = runs32Bit() ? 'asan32' : 'asan';
+    if (preset === 'asan') console.log('asan: 64-bit: this machine\'s kernel does not run 32-bit x86 programs (ENOEXEC); the wasm suite runs the library with a 32-bit size_t');
+    return steps(() => cmakeBuild(preset), () => ctest(preset));
+  },
   // The thread pool and the threaded forward pass under ThreadSanitizer (the [threads] tests only: the rest is serial;
   // CMakeLists.txt builds only their files).
   tsan: () => steps(() => cmakeBuild('tsan'),
     () => run(path.join(root, presetDir('tsan'), 'attnscope_tests'), ['--use-colour', 'no', '[threads]'], { env: { ...process.env, TSAN_OPTIONS: 'halt_on_error=1' } })),
-  // The fuzz corpora replayed once more, by a 32-bit build (g++ -m32, ASan + UBSan): size_t is 32 bits there, as in WASM,
-  // so a product of a model file's sizes that wraps is found here rather than only in the browser.
-  // A kernel that cannot run 32-bit x86 programs skips the suite, and says so, before building replayers it could not
-  // run (about 70 s of compiling); the WASM suites still build and run the library with a 32-bit size_t.
-  fuzz32: () => {
-    if (!runs32Bit()) {
-      console.log('fuzz32: skipped: this machine\'s kernel does not run 32-bit x86 programs (ENOEXEC); the wasm suite runs the library with a 32-bit size_t');
-      return 0;
-    }
-    return steps(() => cmakeBuild('fuzz32'), () => ctest('fuzz32'));
-  },
   // The same Catch2 sources compiled to WASM and run under Node; builds the npm package's module too.
   wasm: () => steps(() => run('node', ['scripts/build.mjs', '--all']), () => ctest('wasm')),
   // The public JS API against the package in dist/.

@@ -114,7 +114,7 @@ TEST_CASE("sizes whose products overflow are refused before anything is allocate
 {
     // checked_mul: 2^16 · 2^16 wraps a 32-bit size_t (WASM) and must throw there; natively it is exact.
     if (sizeof(std::size_t) == 4) CHECK_THROWS_AS(detail::checked_mul(65536, 65536, "test"), std::length_error);
-    else CHECK(detail::checked_mul(65536, 65536, "test") == std::size_t(1) << 32);
+    else CHECK(std::uint64_t(detail::checked_mul(65536, 65536, "test")) == std::uint64_t(1) << 32);
     CHECK_THROWS_AS(detail::checked_mul(std::numeric_limits<std::size_t>::max() / 2 + 1, 2, "test"), std::length_error);
     // 2^16 tokens × 2^14 features = 2^30 parameters: 4 GiB of F32, whose byte count wraps 32 bits.
     Json big = config_of("llama-gqa");
