@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { colormapHex } from 'attnscope/figures';
 import { useBrowser, open, settled, demo, shot } from './helpers.js';
-import { loaded } from './open-helpers.js';
+import { loaded, openLongFixture, typeIds, typeSettled } from './open-helpers.js';
 
 useBrowser();
 
@@ -88,4 +88,32 @@ test('our model’s map and an opened checkpoint’s map: the same painter, lege
   await shot(page, 'one-painter-open');
   assert.deepEqual([...ours.problems, ...opened.problems], []);
   await opened.close();
+});
+
+test('an opened causal model’s grid, its last token edited, folds only the rows after the kept ones: a whole paint’s pixels', async () => {
+  // phi3-longrope-partial: 100 ids in 72-pixel maps, so each map is folded (open/grid.js keeps each pixel's maximum).
+  const { page, problems, close } = await open('#mode=open&lang=en');
+  await openLongFixture(page);
+  await typeIds(page, 100);
+  await settled(page);
+  const grid = () => page.$eval('#open-grid canvas', (c) => ({ kept: Number(c.dataset.keptRows), px: c.toDataURL() }));
+  assert.equal((await grid()).kept, 0, 'the first pass paints every row');
+  // The last id changed: the Worker's cache reuses three blocks of 32 positions, so 96 rows of every map are the
+  // same bits and only the rows after them are read again.
+  const ids = Array.from({ length: 100 }, (_, i) => (i * 7) % 48);
+  ids[99] = (ids[99] + 5) % 48;
+  await typeSettled(page, ids.join(' '));
+  const edited = await grid();
+  assert.equal(edited.kept, 96);
+  // Another scale and back: each a whole paint of the same run, whose pixels the edit's repaint must be.
+  await page.selectOption('#scale', 'max');
+  await settled(page);
+  assert.equal((await grid()).kept, 0);
+  await page.selectOption('#scale', 'rest');
+  await settled(page);
+  const whole = await grid();
+  assert.equal(whole.kept, 0);
+  assert.ok(whole.px === edited.px, 'the repaint from row 96 has a whole paint’s pixels');
+  assert.deepEqual(problems, []);
+  await close();
 });

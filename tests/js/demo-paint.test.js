@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { colormapHex } from 'attnscope/figures';
-import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage } from '../../web/demo/src/maps/paint.js';
+import { paintMap, paintMapScaled, mapTop, lut, headImage, placeImage, foldsMap } from '../../web/demo/src/maps/paint.js';
+import { unchangedRows } from '../../web/demo/src/open/grid.js';
 
 function randomMap(T, seed = 7) {
   let x = seed;
@@ -68,6 +69,64 @@ for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
     }
   });
 }
+
+// The grid's repaint of a map whose first rows are those of the map it painted before (a causal model's text edited
+// near its end): only the pixel rows from the one holding `fromRow` are folded again, and the pixels are a whole
+// paint's of the new map. The new rows change the top too, up and down.
+for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
+  test(`kept maxima: a map whose rows from p on changed repaints as a whole paint would, at ${T} tokens in ${size} pixels`, () => {
+    for (const scale of ['rest', 'max', 'one']) {
+      // Below, at and past a pixel row's first row of weights, the first row, and the last.
+      for (const p of [1, Math.ceil((7 * T) / size), Math.ceil((7 * T) / size) + 1, T - 1, Math.floor(T / 2)]) {
+        const before = causalMap(T, size), after = causalMap(T, size + 1000 + p);
+        after.set(before.subarray(0, p * T)); // the first p rows kept
+        // The new rows' largest weight far above the old top, then far below it: the top moves both ways.
+        for (const lift of [4, 0.01]) {
+          const changed = Float32Array.from(after, (v, k) => (k >= p * T ? v * lift : v));
+          const kept = { blocks: new Float32Array(size * size), rowTops: new Float32Array(size) };
+          const first = new Uint32Array(size * size), again = new Uint32Array(size * size), whole = new Uint32Array(size * size);
+          paintMapScaled(first, size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, kept });
+          assert.deepEqual(first, referencePixels(before, T, size, scale), `${scale}: the first paint`);
+          paintMapScaled(again, size, 0, 0, size, changed, 0, T, { cmap: 'viridis', scale, causal: true, kept, fromRow: p });
+          paintMapScaled(whole, size, 0, 0, size, changed, 0, T, { cmap: 'viridis', scale, causal: true });
+          assert.deepEqual(again, whole, `${scale}, rows from ${p} changed, ×${lift}`);
+          assert.deepEqual(again, referencePixels(changed, T, size, scale), `${scale}, rows from ${p}: the definition`);
+        }
+      }
+    }
+  });
+}
+
+test('kept maxima: a fromRow past the rows that changed gives other pixels (the count matters), and every row kept repaints nothing', () => {
+  const T = 500, size = 37, scale = 'max';
+  const before = causalMap(T, 5), after = Float32Array.from(before);
+  for (let k = 200 * T; k < 201 * T; k++) after[k] *= 3; // row 200 changed
+  const kept = { blocks: new Float32Array(size * size), rowTops: new Float32Array(size) };
+  const px = () => new Uint32Array(size * size);
+  paintMapScaled(px(), size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, kept });
+  const wrong = px();
+  paintMapScaled(wrong, size, 0, 0, size, after, 0, T, { cmap: 'viridis', scale, causal: true, kept: { blocks: kept.blocks.slice(), rowTops: kept.rowTops.slice() }, fromRow: 400 });
+  assert.notDeepEqual(wrong, referencePixels(after, T, size, scale));
+  // fromRow T: nothing read, the kept maxima recoloured (another colour map).
+  const same = px(), want = px();
+  paintMapScaled(same, size, 0, 0, size, new Float32Array(T * T), 0, T, { cmap: 'cividis', scale, causal: true, kept, fromRow: T });
+  paintMapScaled(want, size, 0, 0, size, before, 0, T, { cmap: 'cividis', scale, causal: true });
+  assert.deepEqual(same, want);
+  assert.equal(foldsMap(T, size, scale), true);
+  assert.equal(foldsMap(T, size, 'row'), false, 'row scaling paints weight by weight');
+  assert.equal(foldsMap(30, 37, scale), false, 'an enlarged map paints weight by weight');
+});
+
+test('unchangedRows: the whole map for the same run, the Worker\'s count for a run it lists, else none', () => {
+  const run = { seq: 'w:9', unchanged: [['w:8', 480], ['w:7', 32]] };
+  assert.equal(unchangedRows(run, 'w:9', 500), 500);
+  assert.equal(unchangedRows(run, 'w:8', 500), 480);
+  assert.equal(unchangedRows(run, 'w:7', 500), 32);
+  assert.equal(unchangedRows(run, 'w:6', 500), 0);
+  assert.equal(unchangedRows(run, 'x:8', 500), 0, 'another Worker\'s run of the same number');
+  assert.equal(unchangedRows(run, null, 500), 0);
+  assert.equal(unchangedRows({ seq: 'w:1' }, 'w:0', 500), 0);
+});
 
 test('a single strong weight in a 512-token map keeps the top colour in a 40-pixel map', () => {
   const T = 512, size = 40, data = new Float32Array(T * T);

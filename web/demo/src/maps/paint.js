@@ -88,18 +88,32 @@ export function paintMap(px, stride, x0, y0, w, h, data, offset, L, S, { cmap, c
 }
 
 /**
+ * Whether paintMapScaled folds a T-token map into `size` pixels (and so can keep its pixels' maxima in `kept`);
+ * otherwise it paints the map weight by weight (paintMap).
+ */
+export const foldsMap = (T, size, scale) => scale !== 'row' && T > size;
+
+/**
  * As paintMap with the map's own top (mapTop), in one pass over the weights where the map is larger than its pixels:
  * each weight goes to its pixel's maximum while the top is found, so a 512-token map is read once, not twice.
  * `causal`: the weights of keys after their query are 0 or less (a causal model's map), so they are not read; the
  * pixels are the same.
+ * `kept` ({ blocks: size × size floats, rowTops: size floats }, where foldsMap holds): the pixels' maxima and each
+ * pixel row's largest weight for the top, written for the next call; with `fromRow` > 0, they are the same T, size
+ * and scale's of an earlier map whose rows before `fromRow` were these ones, and only the pixel rows from the one
+ * holding `fromRow` are read again. The pixels are a whole paint's.
  */
-export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale, causal = false }) {
-  if (scale === 'row' || T <= size) {
+export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale, causal = false, kept = null, fromRow = 0 }) {
+  if (!foldsMap(T, size, scale)) {
     paintMap(px, stride, x0, y0, size, size, data, offset, T, T, { cmap, scale, top: mapTop(scale, data, offset, T) });
     return;
   }
   const colors = lut(cmap);
-  const blocks = new Float32Array(size * size);
+  const blocks = kept?.blocks ?? new Float32Array(size * size);
+  const rowTops = kept?.rowTops ?? new Float32Array(size);
+  // The first pixel row to read again, and its first row of weights (the first i with floor(i · size / T) = a0).
+  const a0 = kept && fromRow > 0 ? Math.floor((Math.min(fromRow, T) * size) / T) : 0;
+  blocks.fill(0, a0 * size); // maxima from here on; each of these pixel rows gets its rowTops entry below
   const colBlock = new Int32Array(T);
   for (let j = 0; j < T; j++) colBlock[j] = Math.floor((j * size) / T);
   // The rows of one pixel row are folded into one row of maxima first, a plain pass along each row, and that row into
@@ -107,8 +121,7 @@ export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap
   // tokens in 37–60 pixels; with `causal`, half the weights are read).
   const fold = new Float32Array(T);
   const skipFirst = scale === 'rest' && T > 1;
-  let top = 0;
-  for (let i0 = 0; i0 < T;) {
+  for (let i0 = Math.floor((a0 * T + size - 1) / size); i0 < T;) {
     const a = Math.floor((i0 * size) / T);
     let i1 = i0 + 1;
     while (i1 < T && Math.floor((i1 * size) / T) === a) i1++;
@@ -122,14 +135,18 @@ export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap
       }
     }
     const at = a * size;
+    let rowTop = 0;
     for (let j = 0; j < keys; j++) {
       const v = fold[j], k = at + colBlock[j];
       if (v > blocks[k]) blocks[k] = v;
       // 'rest' leaves the first key out of the top, not out of its pixel.
-      if (v > top && (j > 0 || !skipFirst)) top = v;
+      if (v > rowTop && (j > 0 || !skipFirst)) rowTop = v;
     }
+    rowTops[a] = rowTop;
     i0 = i1;
   }
+  let top = 0;
+  for (let a = 0; a < size; a++) if (rowTops[a] > top) top = rowTops[a];
   const k = 255 / (scale === 'one' ? 1 : top || 1);
   for (let a = 0; a < size; a++) {
     const out = (y0 + a) * stride + x0;

@@ -4,7 +4,7 @@ import { t, getLang } from '../i18n.js';
 import { $, escapeHtml } from '../dom.js';
 import { showTip, hideTip } from '../maps/tooltip.js';
 import { FONT_FAMILY } from 'attnscope/figures';
-import { causalMaps, paintMapScaled } from '../maps/paint.js';
+import { causalMaps, foldsMap, paintMapScaled } from '../maps/paint.js';
 
 /** The model view's layout in CSS pixels: the row labels' margin, the top margin, the gaps between heads and groups. */
 const LEFT = 34, TOP = 18, GAP = 2, GROUP_GAP = 8;
@@ -52,6 +52,16 @@ function labels(ctx, c, xs, cell, dpr) {
   }
 }
 
+/**
+ * The rows of `run`'s maps that are those of the forward run `seq` (of `T` tokens too), bit for bit: all of them for
+ * the same run, the Worker's count for an earlier one it still lists (open/worker/model-worker.js), else none.
+ */
+export function unchangedRows(run, seq, T) {
+  if (seq === null || seq === undefined) return 0;
+  if (seq === run.seq) return T;
+  return run.unchanged?.find(([s]) => s === seq)?.[1] ?? 0;
+}
+
 /** @param {{ state: object, invalidate: () => void, pick: (layer: number, head: number) => void }} app */
 export function createOpenGridView(app) {
   const root = $('#open-grid');
@@ -63,6 +73,11 @@ export function createOpenGridView(app) {
   let shown = null; // { r, cell, xs } of the last drawing, for hover and click
   const base = document.createElement('canvas'); // the maps and labels, off the page (see render)
   let cache = { run: null, key: '', ms: 0, wall: 0 };
+  // Each map's pixel maxima as last folded (paintMapScaled's `kept`), for the model's own weights, and per layer the
+  // forward run (`seq`) they are of: a pass abandoned between layers leaves each layer's right. A next run that
+  // keeps the first rows of that one (a causal model's text edited near its end: the Worker's `unchanged`) reads only
+  // the rows after them.
+  let kept = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
     if (Math.abs(w - width) > 1) { width = w; app.invalidate(); }
@@ -125,15 +140,27 @@ export function createOpenGridView(app) {
         const px = new Uint32Array(whole.data.buffer);
         const data = r.run.attention.data;
         const causal = causalMaps(c); // keys after their query hold 0: not read
+        const own = r.run === r.modelRun && r.modelRun.seq !== undefined; // not a view of research/maps.js
+        const keptKey = `${state.scale}|${size}|${T}|${L}x${H}`;
+        if (!own || !foldsMap(T, size, state.scale)) kept = null;
+        else if (kept?.key !== keptKey) {
+          kept = { key: keptKey, seq: new Array(L).fill(null), blocks: new Float32Array(L * H * size * size), rowTops: new Float32Array(L * H * size) };
+        }
         const t0 = performance.now();
-        let ms = 0;
+        let ms = 0, keptRows = T;
         // Painted straight into one image of the whole view (a picture per head, then copied in, measured 2–2.5×
         // slower here), a layer's row of maps per piece: input gets its turn between them.
         for (let l = 0; l < L; l++) {
           const t1 = performance.now();
+          const fromRow = kept ? unchangedRows(r.modelRun, kept.seq[l], T) : 0;
+          keptRows = Math.min(keptRows, fromRow);
           for (let hh = 0; hh < H; hh++) {
-            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, (l * H + hh) * T * T, T, { cmap: state.cmap, scale: state.scale, causal });
+            const m = l * H + hh;
+            const maps = kept && { blocks: kept.blocks.subarray(m * size * size, (m + 1) * size * size), rowTops: kept.rowTops.subarray(m * size, (m + 1) * size) };
+            paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, m * T * T, T,
+              { cmap: state.cmap, scale: state.scale, causal, kept: maps, fromRow });
           }
+          if (kept) kept.seq[l] = r.modelRun.seq;
           ms += performance.now() - t1;
           yield;
         }
@@ -146,11 +173,12 @@ export function createOpenGridView(app) {
         // loaded 2-core machine (bench:demo --typing).
         yield;
         labels(b, c, xs, cell, dpr);
-        cache = { run: r.run, key, ms, wall: performance.now() - t0 };
+        cache = { run: r.run, key, ms, wall: performance.now() - t0, keptRows };
         yield;
       }
       // The script time of the maps' pixels, and its wall time with the pieces' waits (bench/demo-open.mjs reads them).
       canvas.dataset.paintMs = cache.ms.toFixed(1);
+      canvas.dataset.keptRows = String(cache.keptRows ?? 0); // the rows of every map not read again (tests, bench)
       canvas.dataset.paintWallMs = cache.wall.toFixed(1);
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       ctx.clearRect(0, 0, canvas.width, canvas.height); // the last marks go (the picture has transparent gaps)

@@ -13,6 +13,14 @@ let typing = null;
 // them from the values it keeps (L · H · T norms, a small part of a pass), and the value-weighted view reads them
 // from here instead of asking for a pass of its own.
 let typingNorms = null;
+// Forward runs are named (`seq`, unique across Workers: the page can outlive one); each run through the typing cache
+// lists the runs before it whose first rows it keeps, [seq, rows] (the cache's `reused`: those rows of every map are
+// the same bits). The chain reaches back UNCHANGED_KEPT runs, so the grid can repaint only the rows after them
+// (open/grid.js), even for runs the page skipped.
+const UNCHANGED_KEPT = 8;
+const WORKER_ID = Math.random().toString(36).slice(2, 10);
+let forwardSeq = 0;
+let typingRun = { seq: null, unchanged: [] };
 let loading = null; // the AbortController of the load in progress
 // The maps of a forward pass leave with its reply (transferred), and the page sends their array back once it has
 // drawn newer ones (open/session.js): the next pass copies its maps into it. A new array's first writes cost the system
@@ -148,6 +156,7 @@ function closeModel() {
   typing?.dispose();
   typing = null;
   typingNorms = null;
+  typingRun = { seq: null, unchanged: [] };
   model?.dispose();
   model = null;
 }
@@ -218,12 +227,17 @@ const handlers = {
     // A causal model's page reads only the next token: the last row of logits, not a vocabulary's row per position
     // (at 500 tokens 100 MB copied out of WebAssembly at every key, and the head run over every new row).
     const r = model.forward(ids, { ablate, ...mapsInto(ids.length), ...(tokenTypeIds ? { tokenTypeIds } : {}), ...(causal ? { cache: typing ?? true, logitsToKeep: 1, valueNorms: true } : {}) });
+    const seq = `${WORKER_ID}:${++forwardSeq}`;
+    let unchanged = [];
     if (causal) {
       typing = r.cache;
       typingNorms = { ids, ablate: JSON.stringify(ablate ?? []), valueNorms: r.valueNorms };
+      const rows = r.cache.reused; // of the pass the cache held: the last run through it
+      if (typingRun.seq !== null) unchanged = [[typingRun.seq, rows], ...typingRun.unchanged.map(([s, n]) => [s, Math.min(n, rows)])].slice(0, UNCHANGED_KEPT);
+      typingRun = { seq, unchanged };
     }
     const ms = performance.now() - t0;
-    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms } };
+    return { transfer: [r.attention.data.buffer], value: { ids, tokens, tokenTypeIds, total, attention: r.attention, predictions: predictionsOf(r.logits, tokens), ms, seq, unchanged } };
   },
   /** The predictions with every head, without the maps: the side "all heads" beside a run with heads switched off. */
   predict({ text, pair }) {
