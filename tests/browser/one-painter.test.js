@@ -102,8 +102,13 @@ test('an opened causal model’s grid, its last token edited, folds only the row
   // same bits and only the rows after them are read again.
   const ids = Array.from({ length: 100 }, (_, i) => (i * 7) % 48);
   ids[99] = (ids[99] + 5) % 48;
+  const first = (await demo(page)).last.run;
   await typeSettled(page, ids.join(' '));
   const edited = await grid();
+  // The Worker names the run it edited, and the rows the two share.
+  const run = (await demo(page)).last.run;
+  assert.notEqual(run.seq, first.seq);
+  assert.deepEqual(run.unchanged[0], [first.seq, 96]);
   assert.equal(edited.kept, 96);
   // Another scale and back: each a whole paint of the same run, whose pixels the edit's repaint must be.
   await page.selectOption('#scale', 'max');

@@ -50,7 +50,9 @@ function trainedForTests(r, isPlaying) {
  * tests that read them.
  */
 function openedForTests(r) {
-  return { kind: 'hf', empty: !!r.empty, loading: r.load?.status !== 'ready', status: r.load?.status ?? null, translation: !!r.translation, rows: [], cols: [] };
+  return { kind: 'hf', empty: !!r.empty, loading: r.load?.status !== 'ready', status: r.load?.status ?? null, translation: !!r.translation, rows: [], cols: [],
+    // The forward run shown: its name and the rows it shares with the runs before it (open/worker/model-worker.js).
+    run: r.modelRun ? { seq: r.modelRun.seq ?? null, unchanged: r.modelRun.unchanged ?? [] } : null };
 }
 
 /** The text input of the current mode (what a keystroke changes). */
