@@ -23,7 +23,7 @@ export const requirements = [
   { tool: 'clang 14 (the fuzzer)', debian: 'clang-14', where: 'clang++-14 on PATH', found: () => onPath('clang++-14'), commands: ['fuzz'] },
   { tool: "clang 14's libFuzzer and sanitizer runtimes", debian: 'libclang-rt-14-dev', where: '/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a',
     found: () => anyFile('/usr/lib/llvm-14/lib/clang', /libclang_rt\.fuzzer-[^/]*\.a$/), commands: ['fuzz'] },
-  { tool: 'g++ -m32 with ASan + UBSan (the 32-bit fuzz replay; lib32asan8 and lib32ubsan1 come with it)', debian: 'g++-multilib',
+  { tool: 'g++ -m32 with ASan + UBSan (the asan suite, 32-bit; lib32asan8 and lib32ubsan1 come with it)', debian: 'g++-multilib',
     where: '/usr/lib/gcc/x86_64-linux-gnu/12/32/libasan.so', found: () => existsSync('/usr/lib/gcc/x86_64-linux-gnu/12/32/libasan.so'), commands: ['test'] },
   { tool: "NumPy for Debian's /usr/bin/python3 (the python suite)", debian: 'python3-numpy', where: '/usr/lib/python3/dist-packages/numpy/__init__.py',
     found: () => existsSync('/usr/lib/python3/dist-packages/numpy/__init__.py'), commands: ['test'] },

@@ -54,11 +54,12 @@ const buildFree = /^(package|threads|docs|setup|readme-layout|size|presets|circu
 // The files about the package's JavaScript over whichever build: the tokenizers' guards against hostile
 // tokenizer.json files (12 s a run) and the figures' SVG. Run once, by the js suite.
 const jsSide = /^(tokenizer-hostile|figures)\./;
-// The relaxed-SIMD module differs from the SIMD128 one only in the GEMM's multiply-adds: the same glue, the same
-// memory settings and the same code elsewhere (docs/toolchain.md, "Relaxed SIMD: two builds"). js-relaxed runs the
-// files whose numbers go through the GEMM, not the ones about refusing input, reading files, the memory plan, the
-// registry or start-up, which the js suite runs on the SIMD128 module.
-const gemmFree = /^(model-files|hostile-checkpoints|hostile-models|checkpoint-property|pretrained-files|pretrained-plan|errors|model-api|model-header|families|startup|memory|demo-session|demo-client|demo-head-scores)\./;
+// The relaxed-SIMD module is its own link of the same sources, the SIMD128 one's glue and memory settings, its GEMM's
+// multiply-adds fused after the link (docs/toolchain.md, "Relaxed SIMD: two builds"). js-relaxed runs the files
+// whose numbers go through a pass (errors.test.js and model-api.test.js check the layer's numbers after each
+// refusal), not the ones about reading and refusing files, the memory plan, the registry, start-up (its own
+// processes and builds) or the demo's Worker client, which the js suite runs on the SIMD128 module.
+const gemmFree = /^(model-files|hostile-checkpoints|hostile-models|checkpoint-property|pretrained-files|pretrained-plan|model-header|families|startup|memory|demo-session|demo-client|demo-head-scores)\./;
 
 const suites = {
   // The Catch2 suite natively, then the installed library from a separate CMake project.

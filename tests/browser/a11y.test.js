@@ -205,8 +205,9 @@ test('axe within a part of the page finds a violation placed in that part, and n
   await page.evaluate(() => document.querySelector('#maps-section').append(Object.assign(document.createElement('input'), { id: 'unlabelled-out' })));
   assert.deepEqual(await axe(page, '#hv-section'), []);
   assert.match((await axe(page)).join('\n'), /#unlabelled-out/);
-  // A part that is not on the page is an error, not a pass.
-  await assert.rejects(axe(page, '#no-such-part'));
+  // A part that is not on the page is an error, not a pass, alone or in a list.
+  await assert.rejects(axe(page, '#no-such-part'), /nothing on the page matches #no-such-part/);
+  await assert.rejects(axe(page, ['#hv-section', '#no-such-part']), /nothing on the page matches #no-such-part/);
   assert.deepEqual(problems, []);
   await close();
 });

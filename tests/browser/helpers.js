@@ -149,6 +149,8 @@ export async function axe(page, within) {
   // Injected once per document (about 0.1–0.3 s a time on the trained page): a reload or a new page needs it again.
   if (!(await page.evaluate(() => typeof window.axe?.run === 'function'))) await page.addScriptTag({ content: AXE });
   const include = within === undefined ? null : [within].flat();
+  // axe itself refuses only a context none of whose selectors match: a renamed part of a list would shrink the check.
+  for (const sel of include ?? []) if (!(await page.$(sel))) throw new Error(`axe: nothing on the page matches ${sel}`);
   const res = await page.evaluate((sel) => window.axe.run(sel ? { include: sel.map((s) => [s]) } : document, { resultTypes: ['violations'] }), include);
   return res.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -29,23 +29,28 @@ namespace {
 // Under AddressSanitizer each run checked is a whole forward pass at -O1 with every access checked, about 45 times
 // native: the whole lists at 100 tokens made this file two minutes of the asan suite, and every third run still 94 s,
 // the longest test of the suite by 44 s. There the long inputs have 70 tokens (past the query blocks' edges at 32 and
-// 64 either way), every sixth run of runs_for's lists is checked (each layer keeps runs at both ends of the positions
-// and at the block edges) and every fifth position of the cached prompt below; the other builds check every run at
-// 100 tokens. What the sanitizer looks for, an access out of bounds, depends on which layers, heads and positions a
-// run takes, not on how many runs repeat them.
+// 64 either way), runs_for's lists are a sample (kSampled, below) and every fifth position of the cached prompt below
+// is checked; the other builds check every run at 100 tokens. What the sanitizer looks for, an access out of
+// bounds, depends on which layers, heads and positions a run takes, not on how many runs repeat them.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr std::size_t kLongT = 70, kRunStride = 6, kPositionStride = 5;
+constexpr std::size_t kLongT = 70, kPositionStride = 5;
+constexpr bool kSampled = true;
 #else
-constexpr std::size_t kLongT = 100, kRunStride = 1, kPositionStride = 1;
+constexpr std::size_t kLongT = 100, kPositionStride = 1;
+constexpr bool kSampled = false;
 #endif
 
 // Every head at every position, then every layer's first and last head at the given single positions, then a few
 // runs of several positions (unsorted, repeated), in a mixed order of layers.
+// kSampled: every layer's whole-head run of head l % H, each single position of the list once (position k of the
+// list in layer k % L, the first head or the last by turns) and the runs of several positions: every layer, both
+// ends of the positions and each block edge stay in, as many runs as every sixth of the list.
 std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::size_t T, unsigned seed)
 {
     std::vector<Transformer::PatchRun> runs;
     for (std::size_t l = 0; l < L; ++l)
-        for (std::size_t h = 0; h < H; ++h) runs.push_back({l, h, {}});
+        for (std::size_t h = 0; h < H; ++h)
+            if (!kSampled || h == l % H) runs.push_back({l, h, {}});
     std::vector<std::int32_t> at = {0, 1, std::int32_t(T - 2), std::int32_t(T - 1)};
     for (const std::int32_t edge : {31, 32, 33, 63, 64, 65})
         if (std::size_t(edge) < T) at.push_back(edge);
@@ -53,18 +58,16 @@ std::vector<Transformer::PatchRun> runs_for(std::size_t L, std::size_t H, std::s
     for (int i = 0; i < 4; ++i) at.push_back(std::int32_t(rng() % T));
     for (std::size_t l = L; l-- > 0;)
         for (const std::size_t h : {std::size_t(0), H - 1})
-            for (const std::int32_t p : at) runs.push_back({l, h, {p}});
+            for (std::size_t k = 0; k < at.size(); ++k) {
+                const bool turn = l == k % L && (h == 0) == ((k / L) % 2 == 0);
+                if (!kSampled || turn) runs.push_back({l, h, {at[k]}});
+            }
     const std::int32_t last = std::int32_t(T - 1), mid = std::int32_t(T / 2);
     runs.push_back({0, 1 % H, {mid, 2}});
     runs.push_back({L - 1, 0, {last, 0}});
     runs.push_back({L / 2, H / 2, {mid, mid, std::int32_t(rng() % T)}});
     runs.push_back({L - 1, H - 1, {mid}});
-    // Every kRunStride-th run, and always the four of several positions: every layer and both ends of the
-    // positions stay in.
-    std::vector<Transformer::PatchRun> some;
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        if (i % kRunStride == 0 || i + 4 >= runs.size()) some.push_back(runs[i]);
-    return some;
+    return runs;
 }
 
 // patch_each(corrupted, runs) row by row against forward() of each run; twice: from another input's pass in the

@@ -76,8 +76,8 @@ for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
 for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
   test(`kept maxima: a map whose rows from p on changed repaints as a whole paint would, at ${T} tokens in ${size} pixels`, () => {
     for (const scale of ['rest', 'max', 'one']) {
-      // Below, at and past a pixel row's first row of weights, the first row, and the last.
-      for (const p of [1, Math.ceil((7 * T) / size), Math.ceil((7 * T) / size) + 1, T - 1, Math.floor(T / 2)]) {
+      // Below, at and past a pixel row's first row of weights, the second row, the middle and the last.
+      for (const p of [Math.ceil((7 * T) / size) - 1, Math.ceil((7 * T) / size), Math.ceil((7 * T) / size) + 1, 1, Math.floor(T / 2), T - 1]) {
         const before = causalMap(T, size), after = causalMap(T, size + 1000 + p);
         after.set(before.subarray(0, p * T)); // the first p rows kept
         // The new rows' largest weight far above the old top, then far below it: the top moves both ways.
@@ -85,9 +85,9 @@ for (const [T, size] of [[500, 37], [500, 61], [97, 13], [130, 64]]) {
           const changed = Float32Array.from(after, (v, k) => (k >= p * T ? v * lift : v));
           const kept = { blocks: new Float32Array(size * size), rowTops: new Float32Array(size) };
           const first = new Uint32Array(size * size), again = new Uint32Array(size * size), whole = new Uint32Array(size * size);
-          paintMapScaled(first, size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, kept });
+          paintMapScaled(first, size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, folded: kept });
           assert.deepEqual(first, referencePixels(before, T, size, scale), `${scale}: the first paint`);
-          paintMapScaled(again, size, 0, 0, size, changed, 0, T, { cmap: 'viridis', scale, causal: true, kept, fromRow: p });
+          paintMapScaled(again, size, 0, 0, size, changed, 0, T, { cmap: 'viridis', scale, causal: true, folded: kept, fromRow: p });
           paintMapScaled(whole, size, 0, 0, size, changed, 0, T, { cmap: 'viridis', scale, causal: true });
           assert.deepEqual(again, whole, `${scale}, rows from ${p} changed, ×${lift}`);
           assert.deepEqual(again, referencePixels(changed, T, size, scale), `${scale}, rows from ${p}: the definition`);
@@ -103,13 +103,13 @@ test('kept maxima: a fromRow past the rows that changed gives other pixels (the 
   for (let k = 200 * T; k < 201 * T; k++) after[k] *= 3; // row 200 changed
   const kept = { blocks: new Float32Array(size * size), rowTops: new Float32Array(size) };
   const px = () => new Uint32Array(size * size);
-  paintMapScaled(px(), size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, kept });
+  paintMapScaled(px(), size, 0, 0, size, before, 0, T, { cmap: 'viridis', scale, causal: true, folded: kept });
   const wrong = px();
-  paintMapScaled(wrong, size, 0, 0, size, after, 0, T, { cmap: 'viridis', scale, causal: true, kept: { blocks: kept.blocks.slice(), rowTops: kept.rowTops.slice() }, fromRow: 400 });
+  paintMapScaled(wrong, size, 0, 0, size, after, 0, T, { cmap: 'viridis', scale, causal: true, folded: { blocks: kept.blocks.slice(), rowTops: kept.rowTops.slice() }, fromRow: 400 });
   assert.notDeepEqual(wrong, referencePixels(after, T, size, scale));
   // fromRow T: nothing read, the kept maxima recoloured (another colour map).
   const same = px(), want = px();
-  paintMapScaled(same, size, 0, 0, size, new Float32Array(T * T), 0, T, { cmap: 'cividis', scale, causal: true, kept, fromRow: T });
+  paintMapScaled(same, size, 0, 0, size, new Float32Array(T * T), 0, T, { cmap: 'cividis', scale, causal: true, folded: kept, fromRow: T });
   paintMapScaled(want, size, 0, 0, size, before, 0, T, { cmap: 'cividis', scale, causal: true });
   assert.deepEqual(same, want);
   assert.equal(foldsMap(T, size, scale), true);

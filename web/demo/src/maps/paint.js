@@ -88,7 +88,7 @@ export function paintMap(px, stride, x0, y0, w, h, data, offset, L, S, { cmap, c
 }
 
 /**
- * Whether paintMapScaled folds a T-token map into `size` pixels (and so can keep its pixels' maxima in `kept`);
+ * Whether paintMapScaled folds a T-token map into `size` pixels (and so can keep its pixels' maxima in `folded`);
  * otherwise it paints the map weight by weight (paintMap).
  */
 export const foldsMap = (T, size, scale) => scale !== 'row' && T > size;
@@ -98,21 +98,21 @@ export const foldsMap = (T, size, scale) => scale !== 'row' && T > size;
  * each weight goes to its pixel's maximum while the top is found, so a 512-token map is read once, not twice.
  * `causal`: the weights of keys after their query are 0 or less (a causal model's map), so they are not read; the
  * pixels are the same.
- * `kept` ({ blocks: size × size floats, rowTops: size floats }, where foldsMap holds): the pixels' maxima and each
+ * `folded` ({ blocks: size × size floats, rowTops: size floats }, where foldsMap holds): the pixels' maxima and each
  * pixel row's largest weight for the top, written for the next call; with `fromRow` > 0, they are the same T, size
  * and scale's of an earlier map whose rows before `fromRow` were these ones, and only the pixel rows from the one
  * holding `fromRow` are read again. The pixels are a whole paint's.
  */
-export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale, causal = false, kept = null, fromRow = 0 }) {
+export function paintMapScaled(px, stride, x0, y0, size, data, offset, T, { cmap, scale, causal = false, folded = null, fromRow = 0 }) {
   if (!foldsMap(T, size, scale)) {
     paintMap(px, stride, x0, y0, size, size, data, offset, T, T, { cmap, scale, top: mapTop(scale, data, offset, T) });
     return;
   }
   const colors = lut(cmap);
-  const blocks = kept?.blocks ?? new Float32Array(size * size);
-  const rowTops = kept?.rowTops ?? new Float32Array(size);
+  const blocks = folded?.blocks ?? new Float32Array(size * size);
+  const rowTops = folded?.rowTops ?? new Float32Array(size);
   // The first pixel row to read again, and its first row of weights (the first i with floor(i · size / T) = a0).
-  const a0 = kept && fromRow > 0 ? Math.floor((Math.min(fromRow, T) * size) / T) : 0;
+  const a0 = folded && fromRow > 0 ? Math.floor((Math.min(fromRow, T) * size) / T) : 0;
   blocks.fill(0, a0 * size); // maxima from here on; each of these pixel rows gets its rowTops entry below
   const colBlock = new Int32Array(T);
   for (let j = 0; j < T; j++) colBlock[j] = Math.floor((j * size) / T);

@@ -73,10 +73,11 @@ export function createOpenGridView(app) {
   let shown = null; // { r, cell, xs } of the last drawing, for hover and click
   const base = document.createElement('canvas'); // the maps and labels, off the page (see render)
   let cache = { run: null, key: '', ms: 0, wall: 0 };
-  // Each map's pixel maxima as last folded (paintMapScaled's `kept`), for the model's own weights, and per layer the
-  // forward run (`seq`) they are of: a pass abandoned between layers leaves each layer's right. A next run that
-  // keeps the first rows of that one (a causal model's text edited near its end: the Worker's `unchanged`) reads only
-  // the rows after them.
+  // Each map's pixel maxima as last folded (paintMapScaled's `folded`), for the model's own weights, and per layer
+  // the forward run (`seq`) they are of: a pass abandoned between layers leaves each layer's right. A next run of the
+  // same length that keeps the first rows of that one (a causal model's text edited near its end: the Worker's
+  // `unchanged`) reads only the rows after them; a run of another length moves every pixel row's rows, and is
+  // folded whole.
   let kept = null;
   new ResizeObserver(([e]) => {
     const w = Math.floor(e.contentRect.width);
@@ -158,7 +159,7 @@ export function createOpenGridView(app) {
             const m = l * H + hh;
             const maps = kept && { blocks: kept.blocks.subarray(m * size * size, (m + 1) * size * size), rowTops: kept.rowTops.subarray(m * size, (m + 1) * size) };
             paintMapScaled(px, canvas.width, Math.round(xs[hh] * dpr), Math.round((TOP + l * (cell + GAP)) * dpr), size, data, m * T * T, T,
-              { cmap: state.cmap, scale: state.scale, causal, kept: maps, fromRow });
+              { cmap: state.cmap, scale: state.scale, causal, folded: maps, fromRow });
           }
           if (kept) kept.seq[l] = r.modelRun.seq;
           ms += performance.now() - t1;
