@@ -80,9 +80,11 @@ const suites = {
   // (tests/fuzz/CMakeLists.txt); `npm run fuzz` explores with libFuzzer (the fuzz preset, clang-14).
   // Built 32-bit (g++ -m32, the asan32 preset) where the kernel runs 32-bit x86 programs: size_t is 32 bits there, as
   // in WASM, so a product of a model file's sizes that wraps is found here rather than only in the browser. (A 64-bit
-  // build of the same suite and a 32-bit build of the fuzz targets alone were about 100 s more of compiling; the
-  // native suite runs every test 64-bit.) A kernel that refuses 32-bit programs (ENOEXEC, some virtual machines) gets
-  // the 64-bit asan preset, and the wasm suite still runs the library with a 32-bit size_t.
+  // build of the same suite and a 32-bit build of the fuzz targets alone were about 100 s more of compiling. No test
+  // then runs sanitized with a 64-bit size_t, and the sanitized kernels are xsimd's sse4_1 ones, WASM's: the native
+  // suite runs every test 64-bit, at SSE2 and AVX2 width, unsanitized.) A kernel that refuses 32-bit programs
+  // (ENOEXEC, some virtual machines) gets the 64-bit asan preset, and the wasm suite still runs the library with a
+  // 32-bit size_t.
   asan: () => {
     const preset = runs32Bit() ? 'asan32' : 'asan';
     if (preset === 'asan') console.log('asan: 64-bit: this machine\'s kernel does not run 32-bit x86 programs (ENOEXEC); the wasm suite runs the library with a 32-bit size_t');
