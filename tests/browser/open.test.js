@@ -29,9 +29,13 @@ test('gpt2-lm through the file input: maps, steps and next token match reference
   await page.waitForFunction((n) => document.querySelectorAll('#open-tokens .tok').length === n, T);
   assert.deepEqual(await page.$$eval('#open-tokens .tok', (els) => els.map((e) => e.textContent)), ['the', '␣cat', '␣sat', '␣on', '␣the', '␣', 'm', 'at']);
   await checkWeights(page, ref, 0, 0, T - 1);
-  // The test hooks' `last` describes an opened model's result briefly (its maps are `openMaps`'), and does not throw.
-  assert.deepEqual(await page.evaluate(() => window.__attnscopeDemo.last),
-    { kind: 'hf', empty: false, loading: false, status: 'ready', translation: false, rows: [], cols: [] });
+  // The test hooks' `last` describes an opened model's result briefly (its maps are `openMaps`'), and does not throw:
+  // the forward run shown is named, and shares no row with the one before (8 tokens: the cache reuses blocks of 32).
+  const brief = await page.evaluate(() => window.__attnscopeDemo.last);
+  assert.match(brief.run?.seq ?? '', /^[a-z0-9]+:\d+$/);
+  assert.ok(brief.run.unchanged.every(([seq, rows]) => seq !== brief.run.seq && rows === 0), JSON.stringify(brief.run));
+  assert.deepEqual({ ...brief, run: undefined },
+    { kind: 'hf', empty: false, loading: false, status: 'ready', translation: false, rows: [], cols: [], run: undefined });
   // One colour-map and scale picker with its legend for every model, here over the opened model's maps: the legend's
   // top is the enlarged map's largest weight outside the first column (the default scale), from reference.json.
   assert.equal(await page.locator('#open-tools .map-tools #scale').count(), 1);
