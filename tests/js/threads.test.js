@@ -2,7 +2,7 @@
 // single-threaded build, and lets Node exit on its own. Each build runs in a fresh process (a process loads one).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,6 +96,38 @@ test('init({ threads }) rejects bad counts with a RangeError and a changed count
   assert.match(errors[3], /got string "many"/);
   assert.match(errors[6], /^Error: init: attnscope is already initialised with \{ threads: number 2 \}; it cannot load again with \{ threads: number 1 \}/);
   assert.deepEqual(info, { build: 'threads', threads: 2, simd: 'baseline' });
+});
+
+test("the threaded build leaves the process's error handling and globals to the program", () => {
+  // Emscripten's Node glue adds process-wide listeners that rethrow unless linked with NODEJS_CATCH_EXIT=0 and
+  // NODEJS_CATCH_REJECTION=0 (CMakeLists.txt): a program's own handler then no longer keeps it alive. It also needs
+  // `require`, `__dirname` and a global `Worker`, which runtime-threads.js takes away again once the pool runs.
+  const out = runFresh(`
+    import { init, runtimeInfo } from 'attnscope';
+    const count = () => [...['uncaughtException', 'unhandledRejection', 'exit'].map((e) => process.listenerCount(e)),
+      ...['require', '__dirname', 'Worker'].map((name) => typeof globalThis[name])];
+    const before = count();
+    await init({ threads: 2 });
+    const after = count();
+    const seen = [];
+    process.on('unhandledRejection', (reason) => seen.push(String(reason)));
+    Promise.reject(new Error('the program handles this'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    console.log(JSON.stringify({ before, after, seen, build: runtimeInfo().build }));
+  `);
+  const { before, after, seen, build } = JSON.parse(out);
+  assert.equal(build, 'threads');
+  assert.deepEqual(after, before);
+  assert.deepEqual(seen, ['Error: the program handles this']);
+  // An error the program does not catch is reported at its own line, not at the glue's (one line of about 100 KB).
+  const crash = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import { init } from 'attnscope';
+    await init({ threads: 2 });
+    throw new RangeError('the program fails');
+  `], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(crash.status, 1);
+  assert.match(crash.stderr, /RangeError: the program fails/);
+  assert.ok(crash.stderr.length < 2000, `stderr holds ${crash.stderr.length} characters: ${crash.stderr.slice(0, 300)}`);
 });
 
 test('threadsUrl: threads from a folder holding the threaded files; one thread, with the reason, from a folder without them', () => {

@@ -25,20 +25,30 @@ export const defaultThreadedWasmUrl = (simd = 'baseline') =>
 export async function loadThreadedModule({ threads, wasmBinary, simd }) {
   const { default: createThreadedModule } = simd === 'relaxed' ? await import('./attnscope-mt-relaxed.mjs') : await import('./attnscope-mt.mjs');
   const settings = { wasmBinary, attnscopePoolSize: threads - 1 };
+  // The globals the Node glue needs that the program did not have (it sets `Worker` itself): taken away again once
+  // the pool has started, the glue's last use of them (its helpers all start at instantiation, and the thread count
+  // cannot change), so that an ES module program does not find `require` or a browser-like `Worker` after init().
+  let lent = [];
   if (isNode) {
     // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (docs/toolchain.md, "Node ESM and Emscripten's glue"), and
     // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
     // `.cjs` copy of each worker for Node.
     const { createRequire } = builtin('node:module');
     const { fileURLToPath } = builtin('node:url');
+    lent = ['require', '__dirname', 'Worker'].filter((name) => !(name in globalThis));
     globalThis.require ??= createRequire(import.meta.url);
     globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
     const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url)
       : new URL('./attnscope-mt.worker.cjs', import.meta.url));
     settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
   }
-  const wasm = await createThreadedModule(settings);
-  const running = wasm._setNumThreads(threads);
+  let wasm, running;
+  try {
+    wasm = await createThreadedModule(settings);
+    running = wasm._setNumThreads(threads);
+  } finally {
+    for (const name of lent) delete globalThis[name];
+  }
   if (isNode) {
     // Idle helpers sleep on a futex; they must not keep Node alive after the program is done.
     for (const worker of [...wasm.PThread.runningWorkers, ...wasm.PThread.unusedWorkers]) worker.unref();
