@@ -100,26 +100,36 @@ test('init({ threads }) rejects bad counts with a RangeError and a changed count
 
 test("the threaded build leaves the process's error handling and globals to the program", () => {
   // Emscripten's Node glue adds process-wide listeners that rethrow unless linked with NODEJS_CATCH_EXIT=0 and
-  // NODEJS_CATCH_REJECTION=0 (CMakeLists.txt): a program's own handler then no longer keeps it alive. It also needs
-  // `require`, `__dirname` and a global `Worker`, which runtime-threads.js takes away again once the pool runs.
-  const out = runFresh(`
+  // NODEJS_CATCH_REJECTION=0 (CMakeLists.txt); with them, a program's own handler did not keep it running. The glue
+  // also reads `require` and `__dirname` and sets a global `Worker`: runtime-threads.js gives the program its
+  // globals back once the pool runs. A program without a `Worker`, and one with its own (a polyfill, Deno's).
+  const run = (setUp) => JSON.parse(runFresh(`
     import { init, runtimeInfo } from 'attnscope';
+    ${setUp}
+    const globalsNow = () => ['require', '__dirname', 'Worker'].map((name) => [name, globalThis[name]]);
     const count = () => [...['uncaughtException', 'unhandledRejection', 'exit'].map((e) => process.listenerCount(e)),
-      ...['require', '__dirname', 'Worker'].map((name) => typeof globalThis[name])];
-    const before = count();
+      ...globalsNow().map(([, value]) => typeof value)];
+    const before = count(), globalsBefore = globalsNow();
     await init({ threads: 2 });
-    const after = count();
+    const after = count(), same = globalsNow().map(([name, value], i) => [name, value === globalsBefore[i][1]]);
     const seen = [];
     process.on('unhandledRejection', (reason) => seen.push(String(reason)));
     Promise.reject(new Error('the program handles this'));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    console.log(JSON.stringify({ before, after, seen, build: runtimeInfo().build }));
-  `);
-  const { before, after, seen, build } = JSON.parse(out);
-  assert.equal(build, 'threads');
-  assert.deepEqual(after, before);
-  assert.deepEqual(seen, ['Error: the program handles this']);
-  // An error the program does not catch is reported at its own line, not at the glue's (one line of about 100 KB).
+    console.log(JSON.stringify({ before, after, same, seen, build: runtimeInfo().build }));
+  `));
+  const everySame = [['require', true], ['__dirname', true], ['Worker', true]];
+  const bare = run('');
+  assert.equal(bare.build, 'threads');
+  assert.deepEqual(bare.before.slice(3), ['undefined', 'undefined', 'undefined']);
+  assert.deepEqual(bare.after, bare.before);
+  assert.deepEqual(bare.same, everySame);
+  assert.deepEqual(bare.seen, ['Error: the program handles this']);
+  const withWorker = run('globalThis.Worker = class ProgramWorker {};');
+  assert.equal(withWorker.build, 'threads');
+  assert.deepEqual(withWorker.before.slice(3), ['undefined', 'undefined', 'function']);
+  assert.deepEqual(withWorker.same, everySame);
+  // An error the program does not catch is reported at its own line, not at the glue's (one line of about 90 KB).
   const crash = spawnSync(process.execPath, ['--input-type=module', '-e', `
     import { init } from 'attnscope';
     await init({ threads: 2 });

@@ -79,8 +79,7 @@ export interface InitOptions {
    * single-threaded build loads and {@link runtimeInfo} says why. Results are bit-identical for every count.
    *
    * The default is 1 because threads cost something that only the caller can weigh: a second download, a
-   * SharedArrayBuffer memory, one Worker per extra thread, and in Node the CommonJS globals `require`,
-   * `__dirname` and `Worker` that Emscripten's glue needs. A small layer gains nothing from them.
+   * SharedArrayBuffer memory and one Worker per extra thread. A small layer gains nothing from them.
    * Fixed by the first call: a later call asking a different count throws.
    * @throws RangeError unless `'auto'` or an integer from 1 to 64.
    */

@@ -14,8 +14,16 @@ import { Seq2SeqModel } from './seq2seq-model.js';
 
 // The tokenizer reader and its checks (hf-tokenizer.js and the three modules it imports, 50 KB of the 270 KB that
 // `import 'attnscope'` read before) load with the first checkpoint that has a tokenizer.json: a cold start does not
-// wait for them (import to the first result at (16, 64, 4), bench/cold-start.mjs: median 48.6 → 46.7 ms).
-const loadTokenizer = (files, caller) => import('./hf-tokenizer.js').then((reader) => reader.loadTokenizer(files, caller));
+// wait for them.
+async function loadTokenizer(files, caller) {
+  let reader;
+  try {
+    reader = await import('./hf-tokenizer.js');
+  } catch (cause) {
+    throw new Error(`${caller}: the tokenizer reader (hf-tokenizer.js, beside attnscope's index.js) could not be loaded: ${cause?.message ?? cause}`, { cause });
+  }
+  return reader.loadTokenizer(files, caller);
+}
 
 async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {

@@ -8,6 +8,8 @@
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 // Node's built-in modules without an import bundlers would follow (see runtime.js's nodeFs).
 const builtin = (name) => globalThis.process?.getBuiltinModule?.(name);
+// What Emscripten's Node glue reads from or writes to the global object (docs/toolchain.md, "Node ESM and Emscripten's glue").
+const GLUE_GLOBALS = ['require', '__dirname', 'Worker'];
 
 /**
  * Where the threaded .wasm is by default: beside this module, wherever it is served from; `attnscope-mt.wasm`
@@ -25,33 +27,35 @@ export const defaultThreadedWasmUrl = (simd = 'baseline') =>
 export async function loadThreadedModule({ threads, wasmBinary, simd }) {
   const { default: createThreadedModule } = simd === 'relaxed' ? await import('./attnscope-mt-relaxed.mjs') : await import('./attnscope-mt.mjs');
   const settings = { wasmBinary, attnscopePoolSize: threads - 1 };
-  // The globals the Node glue needs that the program did not have (it sets `Worker` itself): taken away again once
-  // the pool has started, the glue's last use of them (its helpers all start at instantiation, and the thread count
-  // cannot change), so that an ES module program does not find `require` or a browser-like `Worker` after init().
-  let lent = [];
-  if (isNode) {
-    // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (docs/toolchain.md, "Node ESM and Emscripten's glue"), and
-    // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
-    // `.cjs` copy of each worker for Node.
-    const { createRequire } = builtin('node:module');
-    const { fileURLToPath } = builtin('node:url');
-    lent = ['require', '__dirname', 'Worker'].filter((name) => !(name in globalThis));
-    globalThis.require ??= createRequire(import.meta.url);
-    globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
-    const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url)
-      : new URL('./attnscope-mt.worker.cjs', import.meta.url));
-    settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
-  }
-  let wasm, running;
+  // The globals the Node glue reads or sets (`require`, `__dirname`; it assigns `Worker` itself) are the program's
+  // again once the pool has started, the glue's last use of them: its helpers all start at instantiation, and the
+  // thread count is read once. An ES module program finds no `require` or browser-like `Worker` after init(), and
+  // a `Worker` of its own (a polyfill, Deno's or Bun's) is put back.
+  const kept = isNode ? GLUE_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]) : [];
   try {
-    wasm = await createThreadedModule(settings);
-    running = wasm._setNumThreads(threads);
+    if (isNode) {
+      // Node ESM: Emscripten's node glue expects CommonJS's `require` and `__dirname` (see GLUE_GLOBALS), and
+      // its workers must be CommonJS, which a `.js` file inside a "type": "module" package is not; the build ships a
+      // `.cjs` copy of each worker for Node.
+      const { createRequire } = builtin('node:module');
+      const { fileURLToPath } = builtin('node:url');
+      globalThis.require ??= createRequire(import.meta.url);
+      globalThis.__dirname ??= fileURLToPath(new URL('.', import.meta.url));
+      const workerFile = fileURLToPath(simd === 'relaxed' ? new URL('./attnscope-mt-relaxed.worker.cjs', import.meta.url)
+        : new URL('./attnscope-mt.worker.cjs', import.meta.url));
+      settings.locateFile = (name, prefix) => (name.endsWith('.worker.js') ? workerFile : prefix + name);
+    }
+    const wasm = await createThreadedModule(settings);
+    if (isNode) {
+      // Idle helpers sleep on a futex; they must not keep Node alive after the program is done (nor after a failed
+      // start: the pool's workers exist once the module does).
+      for (const worker of [...wasm.PThread.runningWorkers, ...wasm.PThread.unusedWorkers]) worker.unref();
+    }
+    return { wasm, threads: wasm._setNumThreads(threads) };
   } finally {
-    for (const name of lent) delete globalThis[name];
+    for (const [name, descriptor] of kept) {
+      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
+      else delete globalThis[name];
+    }
   }
-  if (isNode) {
-    // Idle helpers sleep on a futex; they must not keep Node alive after the program is done.
-    for (const worker of [...wasm.PThread.runningWorkers, ...wasm.PThread.unusedWorkers]) worker.unref();
-  }
-  return { wasm, threads: running };
 }
